@@ -1,0 +1,8 @@
+/** Unit tests: `*.spec.ts` next to the code. */
+module.exports = {
+  rootDir: 'src',
+  testRegex: '.*\\.spec\\.ts$',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  testEnvironment: 'node',
+};

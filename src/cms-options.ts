@@ -1,0 +1,51 @@
+import type { Type } from '@nestjs/common';
+
+/** Options of `CmsModule.forRoot()`. Every field has a default. */
+export interface CmsModuleOptions {
+  /** Public base URL of the site, e.g. `https://example.com` (default: taken from each request's Host). */
+  baseUrl?: string;
+  /** Path segment of the API root (default `cms-json`). */
+  routePrefix?: string;
+  /** Table prefix of the WordPress schema (default: the DataSource's `entityPrefix`, else `cms_`). */
+  tablePrefix?: string;
+  /** Name of the TypeORM DataSource to use (default: the default one). */
+  dataSourceName?: string;
+  /** Run the schema migrations and the first-start site set-up when the module starts (default `true`). */
+  runMigrations?: boolean;
+  /** Address written as `siteurl`/`home` on first start of an empty database (default `baseUrl`). */
+  siteUrl?: string;
+  /** Site title written on first start of an empty database. */
+  siteTitle?: string;
+  /** Directory for uploaded media (default `./uploads`). */
+  uploadDir?: string;
+  /** Largest accepted request body, in bytes (default 10 MiB). */
+  bodyLimit?: number;
+  /** Base URI of link relations that are compacted with the `cms` curie (default `https://api.w.org/`). */
+  linkRelBase?: string;
+  /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
+  extensions?: Type<unknown>[];
+}
+
+/** The options after defaults are applied. */
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl'>> &
+  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl'>;
+
+export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
+
+/** The namespace this server serves. */
+export const CMS_NAMESPACE = 'cms/v2';
+
+export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+
+export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
+  return {
+    ...options,
+    routePrefix: (options.routePrefix ?? 'cms-json').replace(/^\/+|\/+$/g, ''),
+    runMigrations: options.runMigrations ?? true,
+    uploadDir: options.uploadDir ?? './uploads',
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    linkRelBase: options.linkRelBase ?? 'https://api.w.org/',
+    extensions: options.extensions ?? [],
+    baseUrl: options.baseUrl?.replace(/\/+$/, ''),
+  };
+}

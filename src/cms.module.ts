@@ -1,0 +1,105 @@
+import { DynamicModule, Global, MiddlewareConsumer, Module, ModuleMetadata, NestModule, Provider, RequestMethod, Type } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { CMS_OPTIONS, CmsModuleOptions, resolveCmsOptions } from './cms-options';
+import { AuthenticationService } from './core/auth/authentication.service';
+import { CapabilityService } from './core/auth/capability.service';
+import { RolesService } from './core/auth/roles.service';
+import { CMS_DATA_SOURCE } from './core/database/cms-data-source';
+import { SiteBootstrapService } from './core/database/site-bootstrap.service';
+import { TablePrefix } from './core/database/table-prefix';
+import { HookRegistry } from './core/hooks/hook-registry.service';
+import { IndexRoutes } from './core/http/index-routes';
+import { RestHttpMiddleware } from './core/http/rest-http.middleware';
+import { OptionsService } from './core/options/options.service';
+import { ContentRegistry } from './core/registry/content-registry.service';
+import { RestServer } from './core/rest/rest-server.service';
+import { RouteRegistry } from './core/rest/route-registry.service';
+import { CmsExtensionRegistry } from './extensions/extension-registry.service';
+import { RESOURCE_PROVIDERS } from './resources/resource-providers';
+
+/** Options of `CmsModule.forRootAsync()`: runtime values from a factory, structure given up front. */
+export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  useFactory: (...args: any[]) => CmsModuleOptions | Promise<CmsModuleOptions>;
+  inject?: any[];
+  /** Extension modules (structure: needed when the module is defined). */
+  extensions?: Type<unknown>[];
+  /** Name of the TypeORM DataSource (structure). */
+  dataSourceName?: string;
+}
+
+const SHARED_EXPORTS = [
+  CMS_OPTIONS,
+  CMS_DATA_SOURCE,
+  RouteRegistry,
+  RestServer,
+  HookRegistry,
+  CapabilityService,
+  AuthenticationService,
+  RolesService,
+  ContentRegistry,
+  CmsExtensionRegistry,
+  OptionsService,
+  TablePrefix,
+];
+
+/**
+ * The whole API as a Nest module. A host app imports it next to its own TypeORM connection; the API is then
+ * served under `/{routePrefix}/` (default `/cms-json/`) and `/?rest_route=/`.
+ *
+ * @example
+ * @Module({
+ *   imports: [
+ *     TypeOrmModule.forRoot({ ...buildDataSourceOptions({ databaseUrl: 'sqlite:./data/cms.sqlite', tablePrefix: 'cms_' }) }),
+ *     CmsModule.forRoot({ baseUrl: 'https://example.com' }),
+ *   ],
+ * })
+ * export class AppModule {}
+ */
+@Global()
+@Module({})
+export class CmsModule implements NestModule {
+  static forRoot(options: CmsModuleOptions = {}): DynamicModule {
+    return this.build({ provide: CMS_OPTIONS, useValue: resolveCmsOptions(options) }, options.extensions ?? [], options.dataSourceName);
+  }
+
+  static forRootAsync(options: CmsModuleAsyncOptions): DynamicModule {
+    const provider: Provider = {
+      provide: CMS_OPTIONS,
+      useFactory: async (...args: unknown[]) =>
+        resolveCmsOptions({ ...(await options.useFactory(...args)), extensions: options.extensions, dataSourceName: options.dataSourceName }),
+      inject: options.inject ?? [],
+    };
+    return this.build(provider, options.extensions ?? [], options.dataSourceName, options.imports ?? []);
+  }
+
+  private static build(optionsProvider: Provider, extensions: Type<unknown>[], dataSourceName?: string, imports: DynamicModule['imports'] = []): DynamicModule {
+    return {
+      module: CmsModule,
+      global: true,
+      imports: [...imports, ...extensions],
+      providers: [
+        optionsProvider,
+        { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) },
+        RouteRegistry,
+        RestServer,
+        HookRegistry,
+        CapabilityService,
+        AuthenticationService,
+        RolesService,
+        ContentRegistry,
+        CmsExtensionRegistry,
+        OptionsService,
+        TablePrefix,
+        SiteBootstrapService,
+        IndexRoutes,
+        RestHttpMiddleware,
+        ...RESOURCE_PROVIDERS,
+      ],
+      exports: SHARED_EXPORTS,
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(RestHttpMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+  }
+}

@@ -1,0 +1,57 @@
+import DataLoader from 'dataloader';
+import { CapabilityService } from './capability.service';
+import { CurrentUser } from './current-user';
+
+/**
+ * Per-request state shared by a request and its internal sub-requests (`_embed`): the user, the capability check,
+ * the site address, and request-scoped batching loaders, so that embedding N items costs one query per kind of
+ * link, not one per item.
+ */
+export class RequestContext {
+  private readonly loaders = new Map<string, DataLoader<unknown, unknown>>();
+
+  constructor(
+    public user: CurrentUser,
+    private readonly caps: CapabilityService,
+    /** The site's base URL, without a trailing slash (e.g. `http://localhost:3000`). */
+    readonly baseUrl: string,
+    /** The API root path segment (`cms-json`). */
+    readonly apiPrefix: string,
+    /** `true` when the request came from a browser page of another origin. */
+    readonly crossOrigin = false,
+  ) {}
+
+  get isLoggedIn(): boolean {
+    return this.user.isLoggedIn;
+  }
+
+  /** The reference's `rest_authorization_required_code()`: 401 for anonymous callers, 403 for logged-in ones. */
+  get authorizationRequiredCode(): 401 | 403 {
+    return this.user.isLoggedIn ? 403 : 401;
+  }
+
+  /** Capability check for the current user (meta capabilities take their object as arguments). */
+  can(cap: string, ...args: unknown[]): Promise<boolean> {
+    return this.caps.userCan(this.user, cap, ...args);
+  }
+
+  /** The URL of an API route, e.g. `restUrl('cms/v2/types')`. */
+  restUrl(path = ''): string {
+    return `${this.baseUrl}/${this.apiPrefix}/${path.replace(/^\/+/, '')}`;
+  }
+
+  /**
+   * A request-scoped batching loader: every `load(key)` made in the same tick becomes one `batch(keys)` call.
+   *
+   * @example
+   * const user = await ctx.loader('users', (ids) => repo.findByIds(ids)).load(7);
+   */
+  loader<K, V>(name: string, batch: (keys: readonly K[]) => Promise<ReadonlyArray<V | Error>>): DataLoader<K, V> {
+    let loader = this.loaders.get(name) as DataLoader<K, V> | undefined;
+    if (!loader) {
+      loader = new DataLoader<K, V>(batch, { maxBatchSize: 500, batchScheduleFn: (run) => setImmediate(run) });
+      this.loaders.set(name, loader as DataLoader<unknown, unknown>);
+    }
+    return loader;
+  }
+}

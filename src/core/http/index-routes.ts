@@ -1,0 +1,68 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { OptionsService } from '../options/options.service';
+import { RestException } from './rest.exception';
+import { RestRequest } from '../rest/rest-request';
+import { linkMap, RestResponse } from '../rest/rest-response';
+import { RestServer } from '../rest/rest-server.service';
+
+const CONTEXT_ARG = { type: 'string' as const, default: 'view', enum: ['view', 'help'] };
+
+/**
+ * The API index (`/`) and one index per namespace (`/cms/v2`, ...): site facts, namespaces and the description
+ * of every route (with schemas under `context=help`). Namespace indexes also list all namespaces, so a client
+ * can detect features from either.
+ */
+@Injectable()
+export class IndexRoutes implements OnModuleInit {
+  constructor(
+    private readonly server: RestServer,
+    private readonly options: OptionsService,
+  ) {
+    // Every namespace gets its index as soon as its first route is registered, as in the reference.
+    server.registry.onNewNamespace = (namespace) =>
+      server.registry.register(namespace, '', {
+        methods: 'GET',
+        args: { namespace: { type: 'string', default: namespace }, context: CONTEXT_ARG },
+        handler: (req) => this.namespaceIndex(req, namespace),
+      });
+  }
+
+  onModuleInit(): void {
+    this.server.registry.register('', '/', {
+      methods: 'GET',
+      args: { context: CONTEXT_ARG },
+      handler: (req) => this.index(req),
+    });
+  }
+
+  private async index(req: RestRequest): Promise<RestResponse> {
+    const o = await this.options.getMany(['blogname', 'blogdescription', 'siteurl', 'home', 'gmt_offset', 'timezone_string']);
+    const response = new RestResponse({
+      name: o.blogname ?? '',
+      description: o.blogdescription ?? '',
+      url: o.siteurl ?? req.ctx.baseUrl,
+      home: o.home ?? req.ctx.baseUrl,
+      gmt_offset: o.gmt_offset ?? '0',
+      timezone_string: o.timezone_string ?? '',
+      namespaces: this.server.registry.namespaces(),
+      authentication: [],
+      routes: this.server.routesData(req.ctx, req.context),
+    });
+    response.addLinks(linkMap({ help: { href: 'https://developer.wordpress.org/rest-api/' } }));
+    return response;
+  }
+
+  private namespaceIndex(req: RestRequest, namespace: string): RestResponse {
+    const asked = String(req.get('namespace') ?? namespace);
+    if (!this.server.registry.namespaces().includes(asked)) {
+      throw new RestException('rest_invalid_namespace', 'The specified namespace could not be found.', 404);
+    }
+    const response = new RestResponse({
+      namespace: asked,
+      routes: this.server.routesData(req.ctx, req.context, asked),
+      namespaces: this.server.registry.namespaces(),
+    });
+    response.addLinks(linkMap({ up: { href: req.ctx.restUrl('') } }));
+    return response;
+  }
+}

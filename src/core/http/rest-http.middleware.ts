@@ -1,0 +1,230 @@
+import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import multer from 'multer';
+import { parse as parseQuery } from 'qs';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { AuthenticationService } from '../auth/authentication.service';
+import { CapabilityService } from '../auth/capability.service';
+import { RequestContext } from '../auth/request-context';
+import { RestRequest, UploadedFile } from '../rest/rest-request';
+import { RestServer, ServedResponse } from '../rest/rest-server.service';
+import { CoreErrors } from './error-codes';
+import { RestException } from './rest.exception';
+
+const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+interface ParsedBody {
+  body: Record<string, unknown>;
+  json: Record<string, unknown> | null;
+  files: UploadedFile[];
+  raw: Buffer | null;
+}
+
+/**
+ * The HTTP front of the API. It answers requests under `/{prefix}/…` and the `/?rest_route=/…` form: parses the
+ * query (PHP-style bracket keys), the body (JSON, urlencoded, multipart), applies method overrides, authenticates,
+ * hands the request to the RestServer and writes the response with the API's headers (no-cache, nosniff,
+ * discovery, CORS). Every other response of the site gets the API discovery `Link` header.
+ */
+@Injectable()
+export class RestHttpMiddleware implements NestMiddleware {
+  private readonly upload: ReturnType<typeof multer>;
+
+  constructor(
+    private readonly server: RestServer,
+    private readonly auth: AuthenticationService,
+    private readonly caps: CapabilityService,
+    @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
+  ) {
+    this.upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: options.bodyLimit, fields: 1000, files: 20 } });
+  }
+
+  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
+    const url = new URL(req.originalUrl, 'http://localhost');
+    const prefix = `/${this.options.routePrefix}`;
+    const query = parseQuery(url.search.replace(/^\?/, ''), QUERY_OPTIONS) as Record<string, unknown>;
+    let route: string;
+    if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
+      route = url.pathname.slice(prefix.length);
+    } else if (typeof query.rest_route === 'string' && (url.pathname === '/' || url.pathname === '')) {
+      route = query.rest_route;
+      delete query.rest_route;
+    } else {
+      res.setHeader('Link', `<${this.baseUrl(req)}${prefix}/>; rel="https://api.w.org/"`);
+      return next();
+    }
+    try {
+      route = decodeURIComponent(route).replace(/\/+$/, '') || '/';
+    } catch {
+      route = '/__invalid__';
+    }
+
+    const method = this.method(req, query);
+    const origin = req.headers.origin;
+    const baseUrl = this.baseUrl(req);
+    const crossOrigin = isCrossOrigin(req, baseUrl);
+    try {
+      const parsed = await this.parseBody(req, res);
+      const headers = lowerHeaders(req);
+      const user = await this.auth.authenticate({
+        method,
+        headers,
+        query,
+        cookies: parseCookies(req.headers.cookie),
+        ip: req.ip ?? '',
+        crossOrigin,
+      });
+      const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin);
+      const restReq = new RestRequest(
+        { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
+        ctx,
+      );
+      this.write(res, req, await this.server.serve(restReq), origin);
+    } catch (error) {
+      const response = this.server.errorToResponse(error);
+      this.write(res, req, { status: response.status, headers: {}, data: response.data }, origin);
+    }
+  }
+
+  private baseUrl(req: Request): string {
+    return this.options.baseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  }
+
+  /** `_method` in the query wins, then `X-HTTP-Method-Override`. */
+  private method(req: Request, query: Record<string, unknown>): string {
+    const override = typeof query._method === 'string' ? query._method : req.get('x-http-method-override');
+    return (override || req.method).toUpperCase();
+  }
+
+  private async parseBody(req: Request, res: Response): Promise<ParsedBody> {
+    const empty: ParsedBody = { body: {}, json: null, files: [], raw: null };
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (!BODY_METHODS.has(req.method.toUpperCase()) && !Number(req.headers['content-length'])) return empty;
+    // A host app's body parser may have consumed the body already.
+    const preParsed = (req as Request & { _body?: boolean })._body === true;
+    if (type === 'multipart/form-data') {
+      if (preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
+      await new Promise<void>((resolve, reject) =>
+        this.upload.any()(req, res, (err: unknown) => (err ? reject(multipartError(err)) : resolve())),
+      );
+      const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f) => ({
+        fieldName: f.fieldname,
+        originalName: f.originalname,
+        mimeType: f.mimetype,
+        size: f.size,
+        buffer: f.buffer,
+      }));
+      // Multer reads bracketed field names (`categories[]`, `meta[key]`) into nested values itself.
+      return { body: { ...((req.body as Record<string, unknown>) ?? {}) }, json: null, files, raw: null };
+    }
+    if (preParsed) {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      return type === 'application/json' ? { ...empty, json: body } : { ...empty, body };
+    }
+    const raw = await readBody(req, this.options.bodyLimit);
+    if (!raw.length) return empty;
+    if (type === 'application/json') {
+      try {
+        const json: unknown = JSON.parse(raw.toString('utf8'));
+        return { ...empty, raw, json: json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {} };
+      } catch {
+        throw new RestException(...CoreErrors.invalidJson);
+      }
+    }
+    if (type === '' || type === 'application/x-www-form-urlencoded') {
+      return { ...empty, raw, body: parseQuery(raw.toString('utf8'), QUERY_OPTIONS) as Record<string, unknown> };
+    }
+    return { ...empty, raw };
+  }
+
+  private write(res: Response, req: Request, served: ServedResponse, origin: string | undefined): void {
+    const prefix = `/${this.options.routePrefix}`;
+    res.status(served.status);
+    res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+    res.setHeader('X-Robots-Tag', 'noindex');
+    res.setHeader('Link', `<${this.baseUrl(req)}${prefix}/>; rel="https://api.w.org/"`);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Access-Control-Expose-Headers', 'X-CMS-Total, X-CMS-TotalPages, Link');
+    res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type');
+    res.setHeader('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
+    res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0');
+    if (origin) {
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
+      res.setHeader('Access-Control-Allow-Credentials', 'true');
+      res.setHeader('Vary', 'Origin');
+    }
+    for (const [name, value] of Object.entries(served.headers)) res.setHeader(name, value);
+    if (req.method.toUpperCase() === 'HEAD') {
+      res.end();
+      return;
+    }
+    res.end(JSON.stringify(served.data ?? null));
+  }
+}
+
+function lowerHeaders(req: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+  return out;
+}
+
+/** A browser request from a page of another origin (the `Origin` header names a different site). */
+function isCrossOrigin(req: Request, baseUrl: string): boolean {
+  const origin = req.headers.origin;
+  if (req.headers['sec-fetch-site'] === 'cross-site') return true;
+  if (!origin) return false;
+  try {
+    const own = new URL(baseUrl).origin;
+    const host = `${req.protocol}://${req.get('host')}`;
+    return origin !== own && origin !== host;
+  } catch {
+    return true;
+  }
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (header ?? '').split(';')) {
+    const i = part.indexOf('=');
+    if (i < 0) continue;
+    try {
+      out[part.slice(0, i).trim()] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      out[part.slice(0, i).trim()] = part.slice(i + 1).trim();
+    }
+  }
+  return out;
+}
+
+function readBody(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > limit) {
+      req.resume();
+      reject(new RestException(...CoreErrors.tooLarge));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new RestException(...CoreErrors.tooLarge));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function multipartError(err: unknown): RestException {
+  const code = (err as { code?: string }).code;
+  if (code === 'LIMIT_FILE_SIZE') return new RestException(...CoreErrors.tooLarge);
+  return new RestException('rest_invalid_multipart', `The multipart body could not be read: ${(err as Error).message}`, 400);
+}

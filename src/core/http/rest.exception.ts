@@ -1,0 +1,35 @@
+/**
+ * An error answered to the client as `{ code, message, data: { status, ...data } }`, the reference's error shape.
+ *
+ * @example
+ * throw new RestException('rest_type_invalid', 'Invalid resource.', 404);
+ */
+export class RestException extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 500,
+    readonly data: Record<string, unknown> = {},
+    /** Further errors reported after the first one (`additional_errors`). */
+    readonly additional: RestException[] = [],
+  ) {
+    super(message);
+    this.name = 'RestException';
+  }
+
+  /** The JSON body of the error. */
+  toBody(): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      code: this.code,
+      message: this.message,
+      data: { status: this.status, ...this.data },
+    };
+    if (this.additional.length) body.additional_errors = this.additional.map((e) => e.toBody());
+    return body;
+  }
+}
+
+/** `true` when `value` is a RestException (also across module copies). */
+export function isRestException(value: unknown): value is RestException {
+  return value instanceof RestException;
+}

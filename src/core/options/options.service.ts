@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CMS_DATA_SOURCE } from '../database/cms-data-source';
+import { OptionEntity } from '../database/entities/option.entity';
+import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
+
+/** How long autoloaded options are kept in memory before they are read again (nodes share one database). */
+const AUTOLOAD_TTL_MS = 5_000;
+
+/**
+ * Site options, stored where WordPress stores them (`<prefix>options`, PHP-serialized values, `autoload`).
+ * Autoloaded options are read in one query and kept briefly; other options are read on demand.
+ */
+@Injectable()
+export class OptionsService {
+  private autoloaded: Map<string, string> | null = null;
+  private loadedAt = 0;
+
+  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
+
+  private get repo() {
+    return this.dataSource.getRepository(OptionEntity);
+  }
+
+  private async autoloadMap(): Promise<Map<string, string>> {
+    if (this.autoloaded && Date.now() - this.loadedAt < AUTOLOAD_TTL_MS) return this.autoloaded;
+    const rows = await this.repo
+      .createQueryBuilder('o')
+      .select(['o.name', 'o.value'])
+      .where('o.autoload IN (:...yes)', { yes: ['yes', 'on', 'auto', 'auto-on'] })
+      .getMany();
+    this.autoloaded = new Map(rows.map((r) => [r.name, r.value]));
+    this.loadedAt = Date.now();
+    return this.autoloaded;
+  }
+
+  /** The unserialized value of an option, or `fallback` when it does not exist. */
+  async get<T = unknown>(name: string, fallback?: T): Promise<T> {
+    const auto = await this.autoloadMap();
+    if (auto.has(name)) return maybeUnserialize(auto.get(name)) as T;
+    const row = await this.repo.findOne({ where: { name }, select: { id: true, value: true } });
+    return row ? (maybeUnserialize(row.value) as T) : (fallback as T);
+  }
+
+  /** Several options at once (autoloaded ones from memory, the rest in one query). */
+  async getMany(names: string[]): Promise<Record<string, unknown>> {
+    const auto = await this.autoloadMap();
+    const out: Record<string, unknown> = {};
+    const missing = names.filter((n) => !auto.has(n));
+    for (const n of names) if (auto.has(n)) out[n] = maybeUnserialize(auto.get(n));
+    if (missing.length) {
+      const rows = await this.repo.createQueryBuilder('o').where('o.name IN (:...missing)', { missing }).getMany();
+      for (const row of rows) out[row.name] = maybeUnserialize(row.value);
+    }
+    return out;
+  }
+
+  /** Creates or updates an option (serialized the way WordPress does). */
+  async set(name: string, value: unknown, autoload?: boolean): Promise<void> {
+    const stored = maybeSerialize(value);
+    await this.dataSource.transaction(async (em) => {
+      const repo = em.getRepository(OptionEntity);
+      const row = await repo.findOne({ where: { name } });
+      if (row) {
+        row.value = stored;
+        if (autoload !== undefined) row.autoload = autoload ? 'yes' : 'no';
+        await repo.save(row);
+      } else {
+        await repo.insert({ name, value: stored, autoload: autoload === false ? 'no' : 'yes' });
+      }
+    });
+    this.autoloaded = null;
+  }
+
+  async delete(name: string): Promise<boolean> {
+    const result = await this.repo.delete({ name });
+    this.autoloaded = null;
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Forgets cached values (after writes made elsewhere). */
+  invalidate(): void {
+    this.autoloaded = null;
+  }
+}

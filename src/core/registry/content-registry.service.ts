@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { buildBuiltinRegistry } from './builtin-content-types';
+import {
+  buildPostStatus,
+  buildPostType,
+  buildTaxonomy,
+  PostStatusArgs,
+  PostStatusObject,
+  PostTypeArgs,
+  PostTypeObject,
+  registerTaxonomyForObjectType,
+  TaxonomyArgs,
+  TaxonomyObject,
+} from './content-types';
+import { restTaxonomyNamesForType } from './rest-shapes';
+
+/**
+ * The post types, taxonomies and post statuses of the site: WordPress's built-ins plus those registered by
+ * extensions. Frozen once the application has bootstrapped.
+ */
+@Injectable()
+export class ContentRegistry {
+  private readonly postTypes: Map<string, PostTypeObject>;
+  private readonly taxonomies: Map<string, TaxonomyObject>;
+  private readonly statuses: Map<string, PostStatusObject>;
+  private frozen = false;
+
+  constructor() {
+    const builtins = buildBuiltinRegistry();
+    this.postTypes = builtins.postTypes;
+    this.taxonomies = builtins.taxonomies;
+    this.statuses = builtins.statuses;
+  }
+
+  private assertOpen(): void {
+    if (this.frozen) throw new Error('The content registry is frozen: register types in onModuleInit.');
+  }
+
+  registerPostType(name: string, args: PostTypeArgs): PostTypeObject {
+    this.assertOpen();
+    const postType = buildPostType(name, args);
+    this.postTypes.set(postType.name, postType);
+    for (const taxonomyName of postType.taxonomies) {
+      const taxonomy = this.taxonomies.get(taxonomyName);
+      if (taxonomy) this.taxonomies.set(taxonomyName, registerTaxonomyForObjectType(taxonomy, postType.name));
+    }
+    return postType;
+  }
+
+  registerTaxonomy(name: string, objectTypes: string[], args: TaxonomyArgs): TaxonomyObject {
+    this.assertOpen();
+    const taxonomy = buildTaxonomy(name, objectTypes, args);
+    this.taxonomies.set(taxonomy.name, taxonomy);
+    return taxonomy;
+  }
+
+  registerPostStatus(name: string, args: PostStatusArgs): PostStatusObject {
+    this.assertOpen();
+    const status = buildPostStatus(name, args);
+    this.statuses.set(status.name, status);
+    return status;
+  }
+
+  freeze(): void {
+    this.frozen = true;
+  }
+
+  postType(name: string): PostTypeObject | undefined {
+    return this.postTypes.get(name);
+  }
+
+  allPostTypes(): PostTypeObject[] {
+    return [...this.postTypes.values()];
+  }
+
+  /** Post types served by the API (`show_in_rest`). */
+  restPostTypes(): PostTypeObject[] {
+    return this.allPostTypes().filter((t) => t.show_in_rest);
+  }
+
+  taxonomy(name: string): TaxonomyObject | undefined {
+    return this.taxonomies.get(name);
+  }
+
+  allTaxonomies(): TaxonomyObject[] {
+    return [...this.taxonomies.values()];
+  }
+
+  restTaxonomies(): TaxonomyObject[] {
+    return this.allTaxonomies().filter((t) => t.show_in_rest);
+  }
+
+  /** REST-enabled taxonomy names of a post type, in registration order. */
+  restTaxonomiesOfType(postType: string): string[] {
+    return restTaxonomyNamesForType(postType, this.taxonomies.values());
+  }
+
+  status(name: string): PostStatusObject | undefined {
+    return this.statuses.get(name);
+  }
+
+  allStatuses(): PostStatusObject[] {
+    return [...this.statuses.values()];
+  }
+}

@@ -1,0 +1,190 @@
+import { OnModuleInit } from '@nestjs/common';
+import { CMS_NAMESPACE } from '../../cms-options';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { HookRegistry } from '../hooks/hook-registry.service';
+import { RestException } from '../http/rest.exception';
+import { filterByContext, contextsOfSchema } from '../schema/filter-by-context';
+import { ItemSchema, JsonSchema, RouteArg } from '../schema/json-schema';
+import { RestRequest } from './rest-request';
+import { LinkMap, RestResponse } from './rest-response';
+import { RestServer } from './rest-server.service';
+import { Methods } from './route-types';
+
+/**
+ * The shared base of every resource (the reference's `WP_REST_Controller`): item schema with registered fields,
+ * route arguments derived from the schema, context filtering, additional fields, response preparation with
+ * links and the `rest_prepare_*` filter, and collection pagination headers. A resource declares its routes in
+ * `registerRoutes()`, its schema in `baseSchema()`, and fills in handlers and permission checks.
+ */
+export abstract class RestController implements OnModuleInit {
+  /** Namespace of the routes (default `cms/v2`). */
+  readonly namespace: string = CMS_NAMESPACE;
+  /** Route base, e.g. `types`. */
+  abstract readonly restBase: string;
+  private schemaCache?: ItemSchema;
+
+  constructor(
+    protected readonly server: RestServer,
+    protected readonly extensions: CmsExtensionRegistry,
+    protected readonly hooks: HookRegistry,
+  ) {}
+
+  onModuleInit(): void {
+    this.registerRoutes();
+  }
+
+  /** Registers the resource's routes with `this.route(...)`. */
+  protected abstract registerRoutes(): void;
+
+  /** The resource's own item schema (registered fields are added by `getItemSchema`). */
+  protected abstract baseSchema(): ItemSchema;
+
+  protected route(path: string, endpoints: Parameters<RestServer['registry']['register']>[2], withSchema = true): void {
+    this.server.registry.register(this.namespace, path, endpoints, withSchema ? { schema: () => this.getPublicItemSchema() } : {});
+  }
+
+  /** The object type fields are registered on: the schema title. */
+  get objectType(): string {
+    return this.baseSchema().title;
+  }
+
+  /** The item schema with the registered additional fields. Cached once the registries are frozen. */
+  getItemSchema(): ItemSchema {
+    if (this.schemaCache) return this.schemaCache;
+    const schema = structuredClone(this.baseSchema()) as ItemSchema;
+    for (const [name, field] of this.extensions.restFields(schema.title)) {
+      if (field.schema) schema.properties[name] = field.schema;
+    }
+    if (this.server.registry.isFrozen) this.schemaCache = schema;
+    return schema;
+  }
+
+  /** The schema as published (without `arg_options`). */
+  getPublicItemSchema(): ItemSchema {
+    const schema = this.getItemSchema();
+    const properties: Record<string, JsonSchema> = {};
+    for (const [key, prop] of Object.entries(schema.properties)) {
+      const { arg_options: _omit, ...rest } = prop;
+      properties[key] = rest;
+    }
+    return { ...schema, properties };
+  }
+
+  /** The `context` argument: enum from the schema's contexts. */
+  getContextParam(extra: Partial<RouteArg> = {}): RouteArg {
+    return {
+      description: 'Scope under which the request is made; determines fields present in response.',
+      type: 'string',
+      enum: contextsOfSchema(this.getItemSchema().properties),
+      ...extra,
+    };
+  }
+
+  /** The base collection arguments: context, page, per_page, search. */
+  getCollectionParams(): Record<string, RouteArg> {
+    return {
+      context: this.getContextParam({ default: 'view' }),
+      page: { description: 'Current page of the collection.', type: 'integer', default: 1, minimum: 1 },
+      per_page: {
+        description: 'Maximum number of items to be returned in result set.',
+        type: 'integer',
+        default: 10,
+        minimum: 1,
+        maximum: 100,
+      },
+      search: { description: 'Limit results to those matching a string.', type: 'string' },
+    };
+  }
+
+  /** Arguments for a create or update endpoint: one per writable schema property. */
+  getEndpointArgsForItemSchema(methods: readonly string[] = Methods.CREATABLE): Record<string, RouteArg> {
+    const creating = methods.length === 1 && methods[0] === 'POST';
+    const args: Record<string, RouteArg> = {};
+    for (const [name, prop] of Object.entries(this.getItemSchema().properties)) {
+      if (prop.readonly) continue;
+      const { context: _c, readonly: _r, arg_options, default: def, required, ...rest } = prop;
+      const arg: RouteArg = { ...rest };
+      if (creating && def !== undefined) arg.default = def;
+      if (creating && required === true) arg.required = true;
+      const options = { ...(arg_options ?? {}) };
+      if (!creating) {
+        delete options.required;
+        delete options.default;
+      }
+      args[name] = { ...arg, ...options };
+    }
+    return args;
+  }
+
+  /** Adds the values of registered fields to an item (before context filtering). */
+  async addAdditionalFields(data: Record<string, unknown>, req: RestRequest): Promise<Record<string, unknown>> {
+    const type = this.objectType;
+    for (const [name, field] of this.extensions.restFields(type)) {
+      if (field.get) data[name] = await field.get(data, name, req, type);
+    }
+    return data;
+  }
+
+  /** Stores the registered fields sent in the request; a failing callback aborts with its error. */
+  async updateAdditionalFields(object: unknown, req: RestRequest): Promise<void> {
+    const type = this.objectType;
+    for (const [name, field] of this.extensions.restFields(type)) {
+      if (!field.update || !req.sent(name)) continue;
+      const result = await field.update(req.get(name), object, name, req, type);
+      if (result instanceof RestException) throw result;
+    }
+  }
+
+  filterByContext(data: Record<string, unknown>, context: string): Record<string, unknown> {
+    return filterByContext(data, this.getItemSchema().properties, context);
+  }
+
+  /**
+   * Builds an item response in the reference's order: additional fields, context filtering, links, then the
+   * `rest_prepare_{hookSuffix}` filter.
+   */
+  protected async prepareResponse(
+    data: Record<string, unknown>,
+    req: RestRequest,
+    links: LinkMap,
+    hookSuffix: string,
+    object: unknown,
+  ): Promise<RestResponse> {
+    const withFields = await this.addAdditionalFields(data, req);
+    const response = new RestResponse(this.filterByContext(withFields, req.context));
+    response.addLinks(links);
+    return this.hooks.applyFilters(`rest_prepare_${hookSuffix}`, response, object, req);
+  }
+
+  /** Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. */
+  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string): RestResponse {
+    const perPage = Number(req.get('per_page') ?? 10);
+    const page = Number(req.get('page') ?? 1);
+    const totalPages = Math.ceil(total / perPage);
+    response.header('X-CMS-Total', String(total));
+    response.header('X-CMS-TotalPages', String(totalPages));
+    const base = new URL(req.ctx.restUrl(collectionPath));
+    for (const [key, value] of Object.entries(req.query)) {
+      if (key === 'page' || value === undefined) continue;
+      appendQuery(base.searchParams, key, value);
+    }
+    if (page > 1) {
+      const prev = new URL(base);
+      prev.searchParams.set('page', String(Math.min(page - 1, Math.max(totalPages, 1))));
+      response.linkHeader('prev', prev.toString());
+    }
+    if (totalPages > page) {
+      const next = new URL(base);
+      next.searchParams.set('page', String(page + 1));
+      response.linkHeader('next', next.toString());
+    }
+    return response;
+  }
+}
+
+function appendQuery(params: URLSearchParams, key: string, value: unknown): void {
+  if (Array.isArray(value)) value.forEach((v) => appendQuery(params, `${key}[]`, v));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) appendQuery(params, `${key}[${k}]`, v);
+  } else params.append(key, String(value));
+}

@@ -1,0 +1,123 @@
+import type { RequestContext } from '../auth/request-context';
+import type { RouteEndpoint } from './route-types';
+
+/** An uploaded file of a multipart request. */
+export interface UploadedFile {
+  fieldName: string;
+  originalName: string;
+  mimeType: string;
+  size: number;
+  buffer: Buffer;
+}
+
+type Bucket = Record<string, unknown>;
+
+/**
+ * One API request, transport-free: the same object serves HTTP requests, the `?rest_route=` form and the
+ * internal requests of `_embed`. Parameters live in buckets looked up in the reference's order:
+ * JSON body, then form body (POST/PUT/PATCH only), then query, then path, then defaults.
+ */
+export class RestRequest {
+  /** Upper-case method (after `_method` / `X-HTTP-Method-Override`). */
+  method: string;
+  /** The route, always starting with `/` (e.g. `/cms/v2/types/post`). */
+  route: string;
+  readonly query: Bucket;
+  readonly body: Bucket;
+  readonly json: Bucket | null;
+  urlParams: Bucket = {};
+  defaults: Bucket = {};
+  readonly files: UploadedFile[];
+  /** Header names lower-cased. */
+  readonly headers: Record<string, string>;
+  readonly rawBody: Buffer | null;
+  /** The endpoint that matched, once dispatched. */
+  endpoint?: RouteEndpoint;
+  /** The registered route key that matched (e.g. `/cms/v2/types/(?P<type>[\w-]+)`). */
+  matchedRoute?: string;
+
+  constructor(
+    init: {
+      method?: string;
+      route?: string;
+      query?: Bucket;
+      body?: Bucket;
+      json?: Bucket | null;
+      files?: UploadedFile[];
+      headers?: Record<string, string>;
+      rawBody?: Buffer | null;
+    },
+    /** Who is asking, and what they may do. Shared by a request and its internal sub-requests. */
+    readonly ctx: RequestContext,
+  ) {
+    this.method = (init.method ?? 'GET').toUpperCase();
+    this.route = init.route ?? '/';
+    this.query = init.query ?? {};
+    this.body = init.body ?? {};
+    this.json = init.json ?? null;
+    this.files = init.files ?? [];
+    this.headers = init.headers ?? {};
+    this.rawBody = init.rawBody ?? null;
+  }
+
+  private buckets(): Bucket[] {
+    const order: Bucket[] = [];
+    if (this.json) order.push(this.json);
+    if (['POST', 'PUT', 'PATCH'].includes(this.method)) order.push(this.body);
+    order.push(this.query, this.urlParams, this.defaults);
+    return order;
+  }
+
+  /** The value of a parameter, or `undefined`. A `null` value counts as absent. */
+  get<T = unknown>(name: string): T | undefined {
+    for (const bucket of this.buckets()) {
+      const value = bucket[name];
+      if (value !== undefined && value !== null) return value as T;
+    }
+    return undefined;
+  }
+
+  /** `true` when the parameter is given (not null) in any bucket, defaults included. */
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  /** `true` when the client itself sent the parameter (defaults excluded). */
+  sent(name: string): boolean {
+    return this.buckets()
+      .filter((b) => b !== this.defaults)
+      .some((bucket) => bucket[name] !== undefined && bucket[name] !== null);
+  }
+
+  /** Sets a parameter in the bucket that wins for this method. */
+  set(name: string, value: unknown): void {
+    for (const bucket of this.buckets()) {
+      if (bucket[name] !== undefined && bucket[name] !== null) {
+        bucket[name] = value;
+        return;
+      }
+    }
+    (this.json ?? (this.method === 'POST' ? this.body : this.query))[name] = value;
+  }
+
+  /** All parameters merged, highest priority winning. */
+  params(): Bucket {
+    const out: Bucket = {};
+    for (const bucket of [...this.buckets()].reverse()) Object.assign(out, bucket);
+    return out;
+  }
+
+  /** Names of every parameter sent or defaulted. */
+  paramNames(): string[] {
+    return Object.keys(this.params());
+  }
+
+  header(name: string): string | undefined {
+    return this.headers[name.toLowerCase()];
+  }
+
+  /** The `context` the response is shaped for. */
+  get context(): string {
+    return String(this.get('context') ?? 'view');
+  }
+}

@@ -1,0 +1,354 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { RequestContext } from '../auth/request-context';
+import { HookRegistry } from '../hooks/hook-registry.service';
+import { CoreErrors } from '../http/error-codes';
+import { RestException } from '../http/rest.exception';
+import { JsonSchema, RouteArg } from '../schema/json-schema';
+import { sanitizeArg, validateArg } from '../schema/validate';
+import { compactLinks } from './links';
+import { RestRequest } from './rest-request';
+import { RestResponse } from './rest-response';
+import { RouteRegistry } from './route-registry.service';
+import { RouteDefinition, RouteEndpoint } from './route-types';
+import { parse as parseQuery } from 'qs';
+
+/** Argument keywords shown in the index and OPTIONS (the reference's allowed schema keywords). */
+const PUBLIC_ARG_KEYWORDS = [
+  'title', 'description', 'default', 'type', 'format', 'enum', 'items', 'properties', 'additionalProperties',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern',
+  'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf',
+];
+
+/** What the HTTP layer writes: status, headers and JSON data (`undefined` body for HEAD). */
+export interface ServedResponse {
+  status: number;
+  headers: Record<string, string>;
+  data: unknown;
+}
+
+export function makeError([code, message, status]: readonly [string, string, number], data: Record<string, unknown> = {}): RestException {
+  return new RestException(code, message, status, data);
+}
+
+/**
+ * The REST server: matches a request against the route table, validates and coerces its arguments from the
+ * route's schema, runs the permission check and the handler, and turns the result (or any error) into a
+ * response; then adds the `Allow` header, `_links`, `_embed`, `_fields` and `_envelope` handling. It serves
+ * HTTP requests, the `?rest_route=` form and internal requests (embedding) alike.
+ */
+@Injectable()
+export class RestServer implements OnApplicationBootstrap {
+  private readonly logger = new Logger('RestServer');
+
+  constructor(
+    readonly registry: RouteRegistry,
+    private readonly hooks: HookRegistry,
+    @Inject(CMS_OPTIONS) readonly options: ResolvedCmsOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.registry.freeze();
+  }
+
+  /** Runs one request through the route table; never throws. */
+  async dispatch(req: RestRequest): Promise<RestResponse> {
+    let matched: RouteDefinition | undefined;
+    try {
+      if (req.method === 'OPTIONS') return this.handleOptions(req);
+      const match = this.match(req);
+      if (!match) throw makeError(CoreErrors.noRoute);
+      const { route, endpoint, params } = match;
+      matched = route;
+      req.urlParams = params;
+      req.endpoint = endpoint;
+      req.matchedRoute = route.route;
+      req.defaults = {};
+      for (const [name, arg] of Object.entries(endpoint.args)) {
+        if (arg.default !== undefined && arg.default !== null) req.defaults[name] = structuredClone(arg.default);
+      }
+      this.validate(req, endpoint.args);
+      this.sanitize(req, endpoint.args);
+      if (endpoint.permission) {
+        const allowed = await endpoint.permission(req);
+        if (allowed instanceof RestException) throw allowed;
+        if (allowed !== true) throw makeError(CoreErrors.forbidden);
+      }
+      const result = await endpoint.handler(req);
+      const response = result instanceof RestResponse ? result : new RestResponse(result);
+      response.matchedRoute = route.route;
+      return response;
+    } catch (error) {
+      const response = this.errorToResponse(error);
+      response.matchedRoute = matched?.route;
+      return response;
+    }
+  }
+
+  /** Turns anything thrown into an error response; unexpected errors become a 500 without internals. */
+  errorToResponse(error: unknown): RestResponse {
+    if (error instanceof RestException) return new RestResponse(error.toBody(), error.status);
+    this.logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
+    return new RestResponse(makeError(CoreErrors.internal).toBody(), 500);
+  }
+
+  private match(req: RestRequest): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
+    const method = req.method;
+    for (const route of this.registry.all()) {
+      const m = route.regex.exec(req.route);
+      if (!m) continue;
+      const endpoint =
+        route.endpoints.find((e) => e.methods.includes(method)) ??
+        (method === 'HEAD' ? route.endpoints.find((e) => e.methods.includes('GET')) : undefined);
+      if (!endpoint) continue;
+      return { route, endpoint, params: { ...(m.groups ?? {}) } };
+    }
+    return null;
+  }
+
+  private validate(req: RestRequest, args: Record<string, RouteArg>): void {
+    const missing = Object.entries(args)
+      .filter(([name, arg]) => arg.required === true && !req.has(name))
+      .map(([name]) => name);
+    if (missing.length) {
+      throw new RestException('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing });
+    }
+    const invalid: Record<string, string> = {};
+    for (const [name, arg] of Object.entries(args)) {
+      if (!req.has(name)) continue;
+      const message = validateArg(req.get(name), arg, name);
+      if (message) invalid[name] = message;
+    }
+    if (Object.keys(invalid).length) {
+      throw new RestException('rest_invalid_param', `Invalid parameter(s): ${Object.keys(invalid).join(', ')}`, 400, { params: invalid });
+    }
+  }
+
+  private sanitize(req: RestRequest, args: Record<string, RouteArg>): void {
+    for (const [name, arg] of Object.entries(args)) {
+      if (req.has(name)) req.set(name, sanitizeArg(req.get(name), arg, name));
+    }
+  }
+
+  /** OPTIONS: the matching route's description with its schema; permission checks are not run for it. */
+  private handleOptions(req: RestRequest): RestResponse {
+    for (const route of this.registry.all()) {
+      if (!route.regex.test(req.route)) continue;
+      const response = new RestResponse(this.routeData(route, 'help', req.ctx));
+      response.matchedRoute = route.route;
+      return response;
+    }
+    return new RestResponse([]);
+  }
+
+  /** Adds `Allow`: the methods of the matched route whose permission check passes for this caller. */
+  async addAllowHeader(response: RestResponse, req: RestRequest): Promise<void> {
+    const route = response.matchedRoute ? this.registry.get(response.matchedRoute) : undefined;
+    if (!route) return;
+    const allowed: string[] = [];
+    for (const endpoint of route.endpoints) {
+      let ok = true;
+      if (endpoint.permission) {
+        try {
+          ok = (await endpoint.permission(req)) === true;
+        } catch {
+          ok = false;
+        }
+      }
+      if (ok) for (const m of endpoint.methods) if (!allowed.includes(m)) allowed.push(m);
+    }
+    response.header('Allow', allowed.join(', '));
+  }
+
+  /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */
+  routeData(route: RouteDefinition, context: string, ctx: RequestContext): Record<string, unknown> {
+    const endpoints = route.endpoints.filter((e) => e.showInIndex);
+    const data: Record<string, unknown> = {
+      namespace: route.namespace,
+      methods: endpoints.flatMap((e) => e.methods),
+      endpoints: endpoints.map((e) => ({
+        methods: e.methods,
+        args: Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)])),
+      })),
+    };
+    if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };
+    if (context === 'help' && route.schema) data.schema = publicSchema(route.schema());
+    return data;
+  }
+
+  /** Descriptions of all routes (of one namespace, if given), keyed by route. */
+  routesData(ctx: RequestContext, context: string, namespace?: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const route of this.registry.all()) {
+      if (namespace && route.namespace !== namespace) continue;
+      if (!route.endpoints.some((e) => e.showInIndex)) continue;
+      out[route.route] = this.routeData(route, context, ctx);
+    }
+    return out;
+  }
+
+  /** The full pipeline after dispatch: Allow, `rest_post_dispatch`, links, `_embed`, `_fields`, `_envelope`. */
+  async serve(req: RestRequest): Promise<ServedResponse> {
+    let response = await this.dispatch(req);
+    await this.addAllowHeader(response, req);
+    response = await this.hooks.applyFilters('rest_post_dispatch', response, req);
+    const embed = parseEmbedParam(req.query._embed);
+    let data = await this.responseToData(response, embed, req.ctx);
+    const fields = req.query._fields;
+    if (fields !== undefined && !response.isError) data = filterFields(data, fields, embed !== false);
+    if (req.query._envelope !== undefined) {
+      return { status: 200, headers: {}, data: { body: data, status: response.status, headers: response.headers } };
+    }
+    return { status: response.status, headers: response.headers, data };
+  }
+
+  /** Compacts a response's links into its data (`_links`) and embeds linked resources when asked. */
+  async responseToData(response: RestResponse, embed: false | true | string[], ctx: RequestContext): Promise<unknown> {
+    let data = response.data;
+    if (response.links.size && isPlainObject(data)) {
+      data = { ...data, _links: compactLinks(response.links, this.options.linkRelBase) };
+    }
+    if (embed !== false && !response.isError) {
+      if (Array.isArray(data)) data = await this.embedAll(data, embed, ctx);
+      else if (isPlainObject(data)) [data] = await this.embedAll([data], embed, ctx);
+    }
+    return data;
+  }
+
+  /** An item of a collection: its data with its compacted `_links` (the reference's prepare_response_for_collection). */
+  toCollectionItem(response: RestResponse): Record<string, unknown> {
+    const data = response.data as Record<string, unknown>;
+    if (!response.links.size) return data;
+    return { ...data, _links: compactLinks(response.links, this.options.linkRelBase) };
+  }
+
+  /**
+   * Embeds the embeddable links of every item. All sub-requests of all items are started together and each
+   * distinct URL is requested once, so request-scoped loaders batch them into a fixed number of queries.
+   */
+  private async embedAll(items: unknown[], embed: true | string[], ctx: RequestContext): Promise<unknown[]> {
+    const pending = new Map<string, Promise<unknown>>();
+    const wanted = (rel: string) => rel !== 'self' && (embed === true || embed.includes(rel));
+    for (const item of items) {
+      const links = isPlainObject(item) ? (item._links as Record<string, Array<Record<string, unknown>>> | undefined) : undefined;
+      if (!links) continue;
+      for (const [rel, list] of Object.entries(links)) {
+        if (!wanted(rel) || !Array.isArray(list)) continue;
+        for (const link of list) {
+          const href = String(link.href);
+          if (link.embeddable && !pending.has(href)) pending.set(href, this.embedOne(href, ctx));
+        }
+      }
+    }
+    if (!pending.size) return items;
+    const results = new Map<string, unknown>();
+    await Promise.all([...pending].map(async ([href, p]) => results.set(href, await p)));
+    return items.map((item) => {
+      const links = isPlainObject(item) ? (item._links as Record<string, Array<Record<string, unknown>>> | undefined) : undefined;
+      if (!links) return item;
+      const embedded: Record<string, unknown[]> = {};
+      for (const [rel, list] of Object.entries(links)) {
+        if (!wanted(rel) || !Array.isArray(list)) continue;
+        const values = list.map((link) => (link.embeddable ? results.get(String(link.href)) : []));
+        if (values.some((v) => !isEmpty(v))) embedded[rel] = values;
+      }
+      return Object.keys(embedded).length ? { ...(item as object), _embedded: embedded } : item;
+    });
+  }
+
+  private async embedOne(href: string, ctx: RequestContext): Promise<unknown> {
+    const target = this.requestFromUrl(href, ctx);
+    if (!target) return [];
+    if (target.query.context === undefined) target.query.context = 'embed';
+    let response = await this.dispatch(target);
+    response = await this.hooks.applyFilters('rest_post_dispatch', response, target);
+    return this.responseToData(response, false, ctx);
+  }
+
+  /** Builds an internal GET request from an API URL (pretty or `?rest_route=` form); `null` if not ours. */
+  requestFromUrl(href: string, ctx: RequestContext): RestRequest | null {
+    let url: URL;
+    try {
+      url = new URL(href, ctx.baseUrl);
+    } catch {
+      return null;
+    }
+    const query = parseQuery(url.search.replace(/^\?/, ''), { depth: 5, arrayLimit: 1000 }) as Record<string, unknown>;
+    const prefix = `/${this.options.routePrefix}`;
+    let route: string | null = null;
+    if (typeof query.rest_route === 'string') {
+      route = query.rest_route;
+      delete query.rest_route;
+    } else if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
+      route = url.pathname.slice(prefix.length) || '/';
+    }
+    if (route === null) return null;
+    return new RestRequest({ method: 'GET', route: decodeURIComponent(route), query }, ctx);
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
+}
+
+/** `_embed` present → `true` (all) or the list of relations asked for. */
+export function parseEmbedParam(value: unknown): false | true | string[] {
+  if (value === undefined) return false;
+  if (value === '' || value === '1' || value === 'true' || value === true) return true;
+  const list = (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((s) => s.trim()).filter(Boolean);
+  return list.length ? list : true;
+}
+
+/** Keeps only the fields named in `_fields` (dotted paths reach into objects). */
+export function filterFields(data: unknown, fieldsParam: unknown, embedding: boolean): unknown {
+  const fields = (Array.isArray(fieldsParam) ? fieldsParam.map(String) : String(fieldsParam).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!fields.length) return data;
+  if (embedding && !fields.includes('_embedded')) fields.push('_embedded', '_links');
+  const pick = (item: unknown): unknown => {
+    if (!isPlainObject(item)) return item;
+    const out: Record<string, unknown> = {};
+    for (const field of fields) {
+      const path = field.split('.');
+      let src: unknown = item;
+      let dst: Record<string, unknown> = out;
+      for (let i = 0; i < path.length; i++) {
+        if (!isPlainObject(src) || !(path[i] in src)) break;
+        const value: unknown = src[path[i]];
+        if (i === path.length - 1) dst[path[i]] = value;
+        else {
+          if (!isPlainObject(dst[path[i]])) dst[path[i]] = {};
+          dst = dst[path[i]] as Record<string, unknown>;
+          src = value;
+        }
+      }
+    }
+    return out;
+  };
+  return Array.isArray(data) ? data.map(pick) : pick(data);
+}
+
+function publicArg(arg: RouteArg): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of PUBLIC_ARG_KEYWORDS) if (arg[key] !== undefined && arg[key] !== null) out[key] = arg[key];
+  out.required = arg.required === true;
+  return out;
+}
+
+/** The schema as published: `arg_options` removed from each property. */
+export function publicSchema(schema: JsonSchema): JsonSchema {
+  if (!schema.properties) return schema;
+  const properties: Record<string, JsonSchema> = {};
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    const { arg_options: _ignored, ...rest } = prop;
+    properties[key] = rest;
+  }
+  return { ...schema, properties };
+}

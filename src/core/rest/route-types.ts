@@ -1,0 +1,55 @@
+import type { RestException } from '../http/rest.exception';
+import type { ItemSchema, RouteArg } from '../schema/json-schema';
+import type { RestRequest } from './rest-request';
+import type { RestResponse } from './rest-response';
+
+/** HTTP method sets of the reference (`WP_REST_Server::READABLE` etc.). */
+export const Methods = {
+  READABLE: ['GET'],
+  CREATABLE: ['POST'],
+  EDITABLE: ['POST', 'PUT', 'PATCH'],
+  DELETABLE: ['DELETE'],
+  ALLMETHODS: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+} as const;
+
+/** What a permission check answers: allowed (`true`), refused with the generic 403 (`false`), or a specific error. */
+export type PermissionResult = boolean | RestException;
+
+/** What a handler returns: response data, or a full response (status, headers, links). Errors are thrown. */
+export type HandlerResult = RestResponse | unknown;
+
+/** One endpoint of a route: its methods, arguments, permission check and handler. */
+export interface EndpointDefinition {
+  methods: string | readonly string[];
+  handler: (req: RestRequest) => Promise<HandlerResult> | HandlerResult;
+  /** The reference's `permission_callback`; runs after argument validation, before the handler. */
+  permission?: (req: RestRequest) => Promise<PermissionResult> | PermissionResult;
+  /** Arguments, declared as JSON Schema plus options. */
+  args?: Record<string, RouteArg>;
+  /** Hidden endpoints are served but not listed in the index. */
+  showInIndex?: boolean;
+}
+
+/** A normalised endpoint, as stored in the registry. */
+export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission'>> {
+  methods: string[];
+  permission?: EndpointDefinition['permission'];
+}
+
+/** Options of a route as a whole. */
+export interface RouteOptions {
+  /** The item schema, answered by OPTIONS and `context=help`. */
+  schema?: () => ItemSchema;
+  /** Replace instead of merging with an existing registration of the same route. */
+  override?: boolean;
+}
+
+/** A registered route. */
+export interface RouteDefinition {
+  namespace: string;
+  /** The route key as shown in the index, e.g. `/cms/v2/types/(?P<type>[\w-]+)`. */
+  route: string;
+  regex: RegExp;
+  endpoints: RouteEndpoint[];
+  schema?: () => ItemSchema;
+}

@@ -1,0 +1,51 @@
+/** The request contexts a response can be shaped for. */
+export type RestContext = 'view' | 'embed' | 'edit';
+
+/** A JSON Schema (draft-04 subset) as the reference uses it for item schemas and route arguments. */
+export interface JsonSchema {
+  $schema?: string;
+  title?: string;
+  description?: string;
+  type?: JsonSchemaType | JsonSchemaType[];
+  format?: 'date-time' | 'email' | 'uri' | 'ip' | 'ipv4' | 'hex-color' | 'uuid' | string;
+  enum?: readonly unknown[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: boolean | JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  default?: unknown;
+  required?: boolean | string[];
+  readonly?: boolean;
+  context?: RestContext[];
+  /** Options merged into the route argument built from this property (reference: `arg_options`). */
+  arg_options?: Partial<RouteArg>;
+  [key: string]: unknown;
+}
+
+export type JsonSchemaType = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object' | 'null';
+
+/** A route argument: a JSON Schema plus the request-handling options of the reference. */
+export interface RouteArg extends JsonSchema {
+  /** Custom validation; return `true`, or an error message / `false`. Runs instead of the schema validation. */
+  validate?: (value: unknown, name: string) => true | false | string;
+  /** Custom sanitising; runs after validation instead of the schema coercion. */
+  sanitize?: (value: unknown, name: string) => unknown;
+}
+
+/** The item schema of a route, as answered by OPTIONS. */
+export interface ItemSchema extends JsonSchema {
+  $schema: string;
+  title: string;
+  type: 'object';
+  properties: Record<string, JsonSchema>;
+}
+
+export const JSON_SCHEMA_DRAFT = 'http://json-schema.org/draft-04/schema#';

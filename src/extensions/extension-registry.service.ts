@@ -1,0 +1,92 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { ContentRegistry } from '../core/registry/content-registry.service';
+import type { PostStatusArgs, PostTypeArgs, TaxonomyArgs } from '../core/registry/content-types';
+import { RouteRegistry } from '../core/rest/route-registry.service';
+import type { EndpointDefinition, RouteOptions } from '../core/rest/route-types';
+import type { MetaKeyDefinition, RestFieldDefinition } from './extension.types';
+
+/**
+ * The extension API: what a third party may add to the server. Calls must be made before the application has
+ * bootstrapped (e.g. in an extension provider's `onModuleInit`); afterwards the registries are frozen and a
+ * late call throws.
+ *
+ * @example
+ * @Injectable()
+ * export class ReadingTimeExtension implements OnModuleInit {
+ *   constructor(private readonly cms: CmsExtensionRegistry) {}
+ *   onModuleInit() {
+ *     this.cms.registerRestField('post', 'reading_time', { get: (p) => 3, schema: { type: 'integer', context: ['view'] } });
+ *   }
+ * }
+ */
+@Injectable()
+export class CmsExtensionRegistry implements OnApplicationBootstrap {
+  private readonly fields = new Map<string, Map<string, RestFieldDefinition>>();
+  private readonly meta = new Map<string, Map<string, MetaKeyDefinition>>();
+  private frozen = false;
+
+  constructor(
+    private readonly routes: RouteRegistry,
+    private readonly content: ContentRegistry,
+  ) {}
+
+  private assertOpen(what: string): void {
+    if (this.frozen) throw new Error(`${what} must be registered before the application bootstraps (in onModuleInit).`);
+  }
+
+  /** Adds a field to one or more object types. */
+  registerRestField(objectTypes: string | string[], name: string, definition: RestFieldDefinition): void {
+    this.assertOpen(`REST field "${name}"`);
+    for (const type of Array.isArray(objectTypes) ? objectTypes : [objectTypes]) {
+      const map = this.fields.get(type) ?? new Map<string, RestFieldDefinition>();
+      map.set(name, definition);
+      this.fields.set(type, map);
+    }
+  }
+
+  /** The additional fields of an object type. */
+  restFields(objectType: string): ReadonlyMap<string, RestFieldDefinition> {
+    return this.fields.get(objectType) ?? new Map();
+  }
+
+  /** Exposes a meta key of an object type (`post`, `comment`, `user`, `term`). */
+  registerMeta(objectType: string, key: string, definition: MetaKeyDefinition): void {
+    this.assertOpen(`Meta key "${key}"`);
+    const map = this.meta.get(objectType) ?? new Map<string, MetaKeyDefinition>();
+    map.set(key, { single: false, ...definition });
+    this.meta.set(objectType, map);
+  }
+
+  /** Registered meta keys of an object type (optionally limited to a subtype), exposed or not. */
+  metaKeys(objectType: string, subtype?: string): Array<[string, MetaKeyDefinition]> {
+    return [...(this.meta.get(objectType) ?? new Map<string, MetaKeyDefinition>())].filter(
+      ([, def]) => !def.subtype || !subtype || def.subtype === subtype,
+    );
+  }
+
+  /** Adds a route in any namespace. */
+  registerRoute(namespace: string, route: string, endpoints: EndpointDefinition | EndpointDefinition[], options?: RouteOptions): void {
+    this.routes.register(namespace, route, endpoints, options);
+  }
+
+  registerPostType(name: string, args: PostTypeArgs): void {
+    this.assertOpen(`Post type "${name}"`);
+    this.content.registerPostType(name, args);
+  }
+
+  registerTaxonomy(name: string, objectTypes: string | string[], args: TaxonomyArgs): void {
+    this.assertOpen(`Taxonomy "${name}"`);
+    this.content.registerTaxonomy(name, Array.isArray(objectTypes) ? objectTypes : [objectTypes], args);
+  }
+
+  registerPostStatus(name: string, args: PostStatusArgs): void {
+    this.assertOpen(`Post status "${name}"`);
+    this.content.registerPostStatus(name, args);
+  }
+
+  /** Freezes the registries once every module has initialised (the reference's `rest_api_init` rule). */
+  onApplicationBootstrap(): void {
+    this.frozen = true;
+    this.content.freeze();
+  }
+}

@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CmsModule } from '../cms.module';
+import { buildDataSourceOptions } from '../core/database/data-source-options';
+import { CmsEnvironment, parseSize } from './env';
+
+/** The standalone server: one host app of CmsModule, configured from the environment. */
+@Module({})
+export class AppModule {
+  static fromEnvironment(env: CmsEnvironment): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX })),
+        CmsModule.forRoot({
+          baseUrl: env.CMS_BASE_URL,
+          siteUrl: env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`,
+          tablePrefix: env.CMS_TABLE_PREFIX,
+          uploadDir: env.CMS_UPLOAD_DIR,
+          bodyLimit: parseSize(env.CMS_BODY_LIMIT),
+          siteTitle: env.CMS_SITE_TITLE,
+          runMigrations: env.CMS_MIGRATIONS_RUN === 'true',
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,10 @@
+/** End-to-end tests over HTTP against the real app and database (`DB=sqlite` default, `DB=mysql`). */
+module.exports = {
+  rootDir: '..',
+  roots: ['<rootDir>/test'],
+  testRegex: '.*\\.e2e-spec\\.ts$',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  testEnvironment: 'node',
+  testTimeout: 60000,
+};
