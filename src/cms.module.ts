@@ -4,6 +4,8 @@ import { CMS_OPTIONS, CmsModuleOptions, resolveCmsOptions } from './cms-options'
 import { AuthenticationService } from './core/auth/authentication.service';
 import { CapabilityService } from './core/auth/capability.service';
 import { RolesService } from './core/auth/roles.service';
+import { ApplicationPasswordAuthenticator } from './core/auth/strategies/application-password.authenticator';
+import { UserIdentityService } from './core/auth/user-identity.service';
 import { CMS_DATA_SOURCE } from './core/database/cms-data-source';
 import { SiteBootstrapService } from './core/database/site-bootstrap.service';
 import { TablePrefix } from './core/database/table-prefix';
@@ -36,6 +38,7 @@ const SHARED_EXPORTS = [
   CapabilityService,
   AuthenticationService,
   RolesService,
+  UserIdentityService,
   ContentRegistry,
   CmsExtensionRegistry,
   OptionsService,
@@ -86,6 +89,8 @@ export class CmsModule implements NestModule {
         CapabilityService,
         AuthenticationService,
         RolesService,
+        UserIdentityService,
+        ApplicationPasswordAuthenticator,
         ContentRegistry,
         CmsExtensionRegistry,
         OptionsService,

@@ -10,6 +10,14 @@ import { CurrentUser } from './current-user';
 export class CapabilityService {
   private readonly metaMappers = new Map<string, (user: CurrentUser, ...args: unknown[]) => Promise<string[]> | string[]>();
 
+  constructor() {
+    // Taxonomy meta capabilities of the built-in taxonomies, as in the reference's map_meta_cap.
+    for (const cap of ['manage_post_tags', 'edit_categories', 'edit_post_tags', 'delete_categories', 'delete_post_tags']) {
+      this.registerMetaCap(cap, () => ['manage_categories']);
+    }
+    for (const cap of ['assign_categories', 'assign_post_tags']) this.registerMetaCap(cap, () => ['edit_posts']);
+  }
+
   /**
    * Registers how a meta capability maps to primitive ones.
    *

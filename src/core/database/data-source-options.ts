@@ -11,7 +11,8 @@ export type ParsedDatabaseUrl =
   | { type: 'mysql'; host: string; port: number; username: string; password: string; database: string };
 
 const ALLOWED_FORMS =
-  'sqlite:<path>, sqlite::memory:, mysql://user:password@host:port/database or mariadb://user:password@host:port/database';
+  'sqlite:<path>, sqlite::memory:, mysql://user:password@host:port/database ' +
+  'or mariadb://user:password@host:port/database';
 
 /** Hides the password of a URL for error messages. */
 function redact(url: string): string {
@@ -139,8 +140,8 @@ export interface BuildDataSourceOptionsInput {
  *
  * - SQLite (`better-sqlite3`): creates the file's parent directory if missing; WAL journal for files.
  * - MySQL/MariaDB (`mysql2`): utf8mb4 (`utf8mb4_unicode_520_ci`), dates as strings (zero dates included),
- *   BIGINT ids as JS numbers, UTC, and every pooled connection runs with WordPress's session `sql_mode`
- *   (see {@link WP_SQL_MODE_STATEMENT}).
+ *   BIGINT ids as JS numbers, UTC, no `IGNORE_SPACE` client flag, and every pooled connection runs with
+ *   WordPress's session `sql_mode` (see {@link WP_SQL_MODE_STATEMENT}).
  *
  * @example new DataSource(buildDataSourceOptions({ databaseUrl: 'sqlite:./data/cms.db', tablePrefix: 'wp_' }))
  */
@@ -182,6 +183,9 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     dateStrings: true,
     supportBigNumbers: true,
     bigNumberStrings: false,
+    // mysql2 asks for CLIENT_IGNORE_SPACE by default, which adds IGNORE_SPACE to the session sql_mode and makes
+    // function names such as COUNT reserved (`term_taxonomy.count`); PHP's mysqli, hence WordPress, does not.
+    flags: ['-IGNORE_SPACE'],
   };
 }
 

@@ -7,7 +7,7 @@ import {
   phpUnserialize,
   PhpUnserializeError,
 } from './php-serialize';
-import { DEFAULT_ROLES } from './site-install';
+import { DEFAULT_ROLES, type RoleDefinition } from './site-install';
 
 /** `wp_user_roles` option of a fresh WordPress 6.1 install (read from the wp_oracle database). */
 const WP_USER_ROLES =
@@ -55,7 +55,7 @@ const APPLICATION_PASSWORDS =
 
 describe('phpUnserialize', () => {
   it('reads the wp_user_roles option of a real WordPress', () => {
-    const roles = phpUnserialize(WP_USER_ROLES) as Record<string, { name: string; capabilities: Record<string, boolean> }>;
+    const roles = phpUnserialize(WP_USER_ROLES) as Record<string, RoleDefinition>;
     expect(Object.keys(roles)).toEqual(['administrator', 'editor', 'author', 'contributor', 'subscriber']);
     expect(roles.administrator.name).toBe('Administrator');
     expect(Object.keys(roles.administrator.capabilities)).toHaveLength(61);
@@ -132,14 +132,17 @@ describe('phpSerialize', () => {
     expect(phpSerialize([])).toBe('a:0:{}');
     expect(phpSerialize({})).toBe('a:0:{}');
     expect(phpSerialize(['a', ['b']])).toBe('a:2:{i:0;s:1:"a";i:1;a:1:{i:0;s:1:"b";}}');
-    expect(phpSerialize({ é: '€', '01': 1, '-5': 2, '7': 3 })).toBe('a:4:{i:7;i:3;s:2:"é";s:3:"€";s:2:"01";i:1;i:-5;i:2;}');
+    expect(phpSerialize({ é: '€', '01': 1, '-5': 2, '7': 3 })).toBe(
+      'a:4:{i:7;i:3;s:2:"é";s:3:"€";s:2:"01";i:1;i:-5;i:2;}',
+    );
     expect(phpSerialize(new Map<string, unknown>([['k', 1]]))).toBe('a:1:{s:1:"k";i:1;}');
   });
 
   it('writes floats like PHP (serialize_precision -1), checked against php 8', () => {
     const floats = [1e20, 0.1, 1.5e-7, 0.00001, 0.0001, -0, 1.2345678901234568e17, 1 / 3, NaN, Infinity, -Infinity];
     expect(floats.map(phpSerialize).join('')).toBe(
-      'd:1.0E+20;d:0.1;d:1.5E-7;d:1.0E-5;d:0.0001;d:-0;d:1.2345678901234568E+17;d:0.3333333333333333;d:NAN;d:INF;d:-INF;',
+      'd:1.0E+20;d:0.1;d:1.5E-7;d:1.0E-5;d:0.0001;d:-0;d:1.2345678901234568E+17;' +
+        'd:0.3333333333333333;d:NAN;d:INF;d:-INF;',
     );
   });
 

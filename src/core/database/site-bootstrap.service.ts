@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { CMS_DATA_SOURCE } from './cms-data-source';
+import { afterDataSourceInit } from './data-source-options';
 import { installSite } from './site-install';
 import { TablePrefix } from './table-prefix';
 
@@ -21,6 +22,7 @@ export class SiteBootstrapService implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    await afterDataSourceInit(this.dataSource);
     if (!this.options.runMigrations) return;
     const ran = await this.dataSource.runMigrations({ transaction: 'each' });
     if (ran.length) this.logger.log(`Applied ${ran.length} migration(s): ${ran.map((m) => m.name).join(', ')}`);

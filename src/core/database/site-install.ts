@@ -27,7 +27,9 @@ const EDITOR_160 = [
   'edit_others_posts', 'edit_published_posts', 'publish_posts', 'edit_pages', 'read', 'level_7', 'level_6',
   'level_5', 'level_4', 'level_3', 'level_2', 'level_1', 'level_0',
 ]; // prettier-ignore
-const AUTHOR_160 = ['upload_files', 'edit_posts', 'edit_published_posts', 'publish_posts', 'read', 'level_2', 'level_1', 'level_0']; // prettier-ignore
+const AUTHOR_160 = [
+  'upload_files', 'edit_posts', 'edit_published_posts', 'publish_posts', 'read', 'level_2', 'level_1', 'level_0',
+]; // prettier-ignore
 // populate_roles_210(), administrator and editor
 const PAGES_AND_POSTS_210 = [
   'edit_others_pages', 'edit_published_pages', 'publish_pages', 'delete_pages', 'delete_others_pages',
@@ -47,10 +49,16 @@ const ADMIN_210_300 = [
  * WordPress install.
  */
 export const DEFAULT_ROLES: Readonly<Record<string, RoleDefinition>> = {
-  administrator: { name: 'Administrator', capabilities: grant([...ADMIN_160, ...PAGES_AND_POSTS_210, ...ADMIN_210_300]) },
+  administrator: {
+    name: 'Administrator',
+    capabilities: grant([...ADMIN_160, ...PAGES_AND_POSTS_210, ...ADMIN_210_300]),
+  },
   editor: { name: 'Editor', capabilities: grant([...EDITOR_160, ...PAGES_AND_POSTS_210]) },
   author: { name: 'Author', capabilities: grant([...AUTHOR_160, 'delete_posts', 'delete_published_posts']) },
-  contributor: { name: 'Contributor', capabilities: grant(['edit_posts', 'read', 'level_1', 'level_0', 'delete_posts']) },
+  contributor: {
+    name: 'Contributor',
+    capabilities: grant(['edit_posts', 'read', 'level_1', 'level_0', 'delete_posts']),
+  },
   subscriber: { name: 'Subscriber', capabilities: grant(['read', 'level_0']) },
 };
 

@@ -42,7 +42,7 @@ export class IndexRoutes implements OnModuleInit {
       description: o.blogdescription ?? '',
       url: o.siteurl ?? req.ctx.baseUrl,
       home: o.home ?? req.ctx.baseUrl,
-      gmt_offset: o.gmt_offset ?? '0',
+      gmt_offset: Number(o.gmt_offset ?? 0) || 0,
       timezone_string: o.timezone_string ?? '',
       namespaces: this.server.registry.namespaces(),
       authentication: [],

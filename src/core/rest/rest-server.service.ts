@@ -133,7 +133,10 @@ export class RestServer implements OnApplicationBootstrap {
   /** OPTIONS: the matching route's description with its schema; permission checks are not run for it. */
   private handleOptions(req: RestRequest): RestResponse {
     for (const route of this.registry.all()) {
-      if (!route.regex.test(req.route)) continue;
+      const m = route.regex.exec(req.route);
+      if (!m) continue;
+      // Path parameters are set so that the Allow header's permission checks see them.
+      req.urlParams = { ...(m.groups ?? {}) };
       const response = new RestResponse(this.routeData(route, 'help', req.ctx));
       response.matchedRoute = route.route;
       return response;
@@ -157,7 +160,7 @@ export class RestServer implements OnApplicationBootstrap {
       }
       if (ok) for (const m of endpoint.methods) if (!allowed.includes(m)) allowed.push(m);
     }
-    response.header('Allow', allowed.join(', '));
+    if (allowed.length) response.header('Allow', allowed.join(', '));
   }
 
   /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */

@@ -71,7 +71,7 @@ export class StatusesController extends RestController {
       if (!(await this.canRead(status, req))) continue;
       data[status.name] = this.server.toCollectionItem(await this.prepareItem(status, req));
     }
-    return Object.keys(data).length ? data : [];
+    return data;
   }
 
   private prepareItem(status: PostStatusObject, req: RestRequest) {

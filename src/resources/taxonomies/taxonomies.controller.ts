@@ -74,7 +74,7 @@ export class TaxonomiesController extends RestController {
       if (req.context === 'edit' && !(await req.ctx.can(tax.cap.manage_terms))) continue;
       data[tax.name] = this.server.toCollectionItem(await this.prepareItem(tax, req));
     }
-    return Object.keys(data).length ? data : [];
+    return data;
   }
 
   private getItem(req: RestRequest) {

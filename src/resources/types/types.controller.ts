@@ -54,9 +54,13 @@ export class TypesController extends RestController {
       if (req.context === 'edit' && !(await req.ctx.can(type.cap.edit_posts))) continue;
       data[type.name] = this.server.toCollectionItem(await this.prepareItem(type, req));
     }
-    return Object.keys(data).length ? data : [];
+    return data;
   }
 
+  /**
+   * The reference checks inside the handler (the route has no permission callback, so `Allow: GET` is always sent),
+   * before any work: the type exists, is served by the API, and `context=edit` needs its `edit_posts`.
+   */
   private async getItem(req: RestRequest) {
     const type = this.content.postType(String(req.get('type')));
     if (!type) throw new RestException('rest_type_invalid', 'Invalid resource.', 404);

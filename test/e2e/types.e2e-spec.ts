@@ -1,0 +1,41 @@
+import { createTestApp, TestApp } from '../utils/test-app';
+
+let t: TestApp;
+beforeAll(async () => { t = await createTestApp('probe_types'); });
+afterAll(() => t.close());
+it('probe', async () => {
+  const out: Record<string, unknown> = {};
+  const get = async (k: string, p: string, auth?: string, method = 'get') => {
+    let r = (t.http as any)[method](p);
+    if (auth) r = r.set('Authorization', auth);
+    const res = await r;
+    out[k] = { status: res.status, headers: res.headers, body: res.body, text: res.text?.slice(0, 200) };
+  };
+  const ed = t.users.editor.authorization;
+  await get('ns', '/cms-json/cms/v2');
+  await get('types', '/cms-json/cms/v2/types');
+  await get('typesEditEditor', '/cms-json/cms/v2/types?context=edit', ed);
+  await get('typesEmbed', '/cms-json/cms/v2/types?context=embed');
+  await get('typesEditAnon', '/cms-json/cms/v2/types?context=edit');
+  await get('typesEditSub', '/cms-json/cms/v2/types?context=edit', t.users.subscriber.authorization);
+  await get('post', '/cms-json/cms/v2/types/post');
+  await get('postEditEd', '/cms-json/cms/v2/types/post?context=edit', ed);
+  await get('postEditAnon', '/cms-json/cms/v2/types/post?context=edit');
+  await get('postEditSub', '/cms-json/cms/v2/types/post?context=edit', t.users.subscriber.authorization);
+  await get('invalid', '/cms-json/cms/v2/types/invalid');
+  await get('revision', '/cms-json/cms/v2/types/revision');
+  await get('banana', '/cms-json/cms/v2/types?context=banana');
+  await get('opt', '/cms-json/cms/v2/types', undefined, 'options');
+  await get('optItem', '/cms-json/cms/v2/types/post', undefined, 'options');
+  await get('head', '/cms-json/cms/v2/types', undefined, 'head');
+  await get('statuses', '/cms-json/cms/v2/statuses', t.users.author.authorization);
+  await get('statusesAnon', '/cms-json/cms/v2/statuses');
+  await get('statusEmbed', '/cms-json/cms/v2/statuses/publish?context=embed');
+  await get('optStatus', '/cms-json/cms/v2/statuses/publish', undefined, 'options');
+  await get('tax', '/cms-json/cms/v2/taxonomies');
+  await get('taxPage', '/cms-json/cms/v2/taxonomies?type=page');
+  await get('taxEdit', '/cms-json/cms/v2/taxonomies?context=edit', ed);
+  await get('taxNav', '/cms-json/cms/v2/taxonomies/nav_menu');
+  await get('optTax', '/cms-json/cms/v2/taxonomies', undefined, 'options');
+  require('fs').writeFileSync('/tmp/probe.json', JSON.stringify(out, null, 1));
+});

@@ -1,0 +1,71 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { CmsModule } from '../../src/cms.module';
+import { CmsModuleOptions } from '../../src/cms-options';
+import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
+import { createUser, TestUser } from '../factories/user.factory';
+import { QueryCounter } from './query-counter';
+import { dropTestDatabase, testDatabaseUrl } from './test-db';
+
+export const TEST_BASE_URL = 'http://example.org';
+export const TEST_PREFIX = 'cms_';
+
+export interface TestApp {
+  app: INestApplication;
+  http: ReturnType<typeof request>;
+  dataSource: DataSource;
+  queries: QueryCounter;
+  /** One user per role, created at start-up: administrator, editor, author, contributor, subscriber. */
+  users: Record<'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber', TestUser>;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the API exactly as a host app would (TypeORM connection + `CmsModule.forRoot`) on a fresh database of
+ * the kind chosen by `DB` (`sqlite` default, `mysql`), with one user per role.
+ */
+export async function createTestApp(
+  name: string,
+  options: { cms?: CmsModuleOptions; extensions?: Type<unknown>[] } = {},
+): Promise<TestApp> {
+  const databaseUrl = await testDatabaseUrl(name);
+  const queries = new QueryCounter();
+  const moduleRef = await Test.createTestingModule({
+    imports: [
+      TypeOrmModule.forRoot({ ...buildDataSourceOptions({ databaseUrl, tablePrefix: TEST_PREFIX, logger: queries }), logging: ['query'] }),
+      CmsModule.forRoot({ baseUrl: TEST_BASE_URL, ...options.cms, extensions: options.extensions }),
+    ],
+  }).compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, logger: ['error', 'warn'] });
+  await app.init();
+  const dataSource = app.get<DataSource>(getDataSourceToken());
+  const users = {} as TestApp['users'];
+  for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const) {
+    users[role] = await createUser(dataSource, TEST_PREFIX, role, role);
+  }
+  return {
+    app,
+    http: request(app.getHttpServer()),
+    dataSource,
+    queries,
+    users,
+    async close() {
+      await app.close();
+      await dropTestDatabase(name);
+    },
+  };
+}
+
+/** Asserts a response is an error with the given code and status, in the API's error shape. */
+export function expectRestError(res: { status: number; body: unknown }, code: string, status: number): void {
+  const body = res.body as { code?: string; message?: unknown; data?: { status?: number } };
+  expect({ status: res.status, code: body.code, dataStatus: body.data?.status, messageType: typeof body.message }).toEqual({
+    status,
+    code,
+    dataStatus: status,
+    messageType: 'string',
+  });
+}
