@@ -10,6 +10,7 @@ import { CMS_DATA_SOURCE } from './core/database/cms-data-source';
 import { SiteBootstrapService } from './core/database/site-bootstrap.service';
 import { TablePrefix } from './core/database/table-prefix';
 import { HookRegistry } from './core/hooks/hook-registry.service';
+import { HostBodyErrors } from './core/http/host-body-errors';
 import { IndexRoutes } from './core/http/index-routes';
 import { RestHttpMiddleware } from './core/http/rest-http.middleware';
 import { OptionsService } from './core/options/options.service';
@@ -98,6 +99,7 @@ export class CmsModule implements NestModule {
         SiteBootstrapService,
         IndexRoutes,
         RestHttpMiddleware,
+        HostBodyErrors,
         ...RESOURCE_PROVIDERS,
       ],
       exports: SHARED_EXPORTS,

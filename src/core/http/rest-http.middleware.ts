@@ -101,8 +101,8 @@ export class RestHttpMiddleware implements NestMiddleware {
     const empty: ParsedBody = { body: {}, json: null, files: [], raw: null };
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (!BODY_METHODS.has(req.method.toUpperCase()) && !Number(req.headers['content-length'])) return empty;
-    // A host app's body parser may have consumed the body already.
-    const preParsed = (req as Request & { _body?: boolean })._body === true;
+    // A host app's body parser may have consumed the body already (the stream has ended).
+    const preParsed = req.readableEnded || (req as Request & { _body?: boolean })._body === true;
     if (type === 'multipart/form-data') {
       if (preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
       await new Promise<void>((resolve, reject) =>
