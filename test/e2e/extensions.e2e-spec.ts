@@ -1,6 +1,6 @@
 import { CmsExtensionRegistry, HookRegistry, RouteRegistry } from '../../src';
-import { LibraryExtensionModule } from '../fixtures/extensions/library.extension';
-import { createTestApp, TestApp } from '../utils/test-app';
+import { LibraryExtensionModule, SHELF_COLORS } from '../fixtures/extensions/library.extension';
+import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 
 describe('extension API', () => {
   let t: TestApp;
@@ -22,6 +22,21 @@ describe('extension API', () => {
       context: ['view', 'edit'],
       readonly: true,
     });
+  });
+
+  it('validates a registered field as an argument, stores it with its update callback and answers 201 with Location', async () => {
+    const res = await t.http.post('/cms-json/library/v1/shelves').send({ title: 'New', color: 'red' }).expect(201);
+    expect(res.headers.location).toBe('http://example.org/cms-json/library/v1/shelves/1000');
+    expect(res.body).toMatchObject({ id: 1000, title: 'New', color: 'red' });
+    expect(SHELF_COLORS.get(1000)).toBe('red');
+    const bad = await t.http.post('/cms-json/library/v1/shelves').send({ title: 'New', color: 'green' });
+    expectRestError(bad, 'rest_invalid_param', 400);
+    expect(bad.body.data.params).toEqual({ color: 'color is not one of plain, red, black.' });
+    const refused = await t.http.post('/cms-json/library/v1/shelves').send({ title: 'New', color: 'black' });
+    expectRestError(refused, 'rest_shelf_color', 409);
+    const options = await t.http.options('/cms-json/library/v1/shelves').expect(200);
+    expect(options.body.endpoints[1].args.color).toMatchObject({ type: 'string', enum: ['plain', 'red', 'black'], required: false });
+    expect(options.body.schema.properties.color.description).toBe('Colour of the shelf.');
   });
 
   it('filters registered fields by context like any other field', async () => {

@@ -156,6 +156,13 @@ export abstract class RestController implements OnModuleInit {
     return this.hooks.applyFilters(`rest_prepare_${hookSuffix}`, response, object, req);
   }
 
+  /** A `201 Created` response with the `Location` of the new item (`path` relative to the API root). */
+  protected created(response: RestResponse, req: RestRequest, path: string): RestResponse {
+    response.status = 201;
+    response.header('Location', req.ctx.restUrl(path));
+    return response;
+  }
+
   /** Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. */
   protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string): RestResponse {
     const perPage = Number(req.get('per_page') ?? 10);

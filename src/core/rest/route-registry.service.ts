@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { RouteArg } from '../schema/json-schema';
 import { EndpointDefinition, RouteDefinition, RouteEndpoint, RouteOptions } from './route-types';
 
 /** Converts the reference's PCRE route pattern (`(?P<id>[\d]+)`) into a JavaScript regular expression. */
@@ -51,7 +52,15 @@ export class RouteRegistry {
     const methods = (typeof e.methods === 'string' ? e.methods.split(',') : [...e.methods])
       .map((m) => m.trim().toUpperCase())
       .filter(Boolean);
-    return { methods, handler: e.handler, permission: e.permission, args: e.args ?? {}, showInIndex: e.showInIndex ?? true };
+    const lazy = typeof e.args === 'function' ? e.args : undefined;
+    return {
+      methods,
+      handler: e.handler,
+      permission: e.permission,
+      args: lazy ? {} : ((e.args as Record<string, RouteArg> | undefined) ?? {}),
+      argsFactory: lazy,
+      showInIndex: e.showInIndex ?? true,
+    };
   }
 
   /** Every route, in registration order. */
@@ -68,8 +77,13 @@ export class RouteRegistry {
     return this.routes.get(route);
   }
 
+  /** Ends registration and resolves lazily declared arguments. */
   freeze(): void {
+    if (this.frozen) return;
     this.frozen = true;
+    for (const route of this.routes.values()) {
+      for (const endpoint of route.endpoints) if (endpoint.argsFactory) endpoint.args = endpoint.argsFactory();
+    }
   }
 
   get isFrozen(): boolean {

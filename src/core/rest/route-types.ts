@@ -24,16 +24,22 @@ export interface EndpointDefinition {
   handler: (req: RestRequest) => Promise<HandlerResult> | HandlerResult;
   /** The reference's `permission_callback`; runs after argument validation, before the handler. */
   permission?: (req: RestRequest) => Promise<PermissionResult> | PermissionResult;
-  /** Arguments, declared as JSON Schema plus options. */
-  args?: Record<string, RouteArg>;
+  /**
+   * Arguments, declared as JSON Schema plus options. A function is resolved when the route table is frozen,
+   * so arguments derived from an item schema include the fields extensions registered.
+   */
+  args?: Record<string, RouteArg> | (() => Record<string, RouteArg>);
   /** Hidden endpoints are served but not listed in the index. */
   showInIndex?: boolean;
 }
 
 /** A normalised endpoint, as stored in the registry. */
-export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission'>> {
+export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission' | 'args'>> {
   methods: string[];
   permission?: EndpointDefinition['permission'];
+  args: Record<string, RouteArg>;
+  /** Resolves `args` when the table is frozen (declared lazily). */
+  argsFactory?: () => Record<string, RouteArg>;
 }
 
 /** Options of a route as a whole. */

@@ -27,7 +27,7 @@ export class StatusesController extends RestController {
   protected registerRoutes(): void {
     this.route('/statuses', {
       methods: 'GET',
-      args: { context: this.getContextParam({ default: 'view' }) },
+      args: () => ({ context: this.getContextParam({ default: 'view' }) }),
       permission: async (req) =>
         req.context !== 'edit' || (await this.canEditAnyType(req)) ||
         new RestException('rest_cannot_view', 'Sorry, you cannot view this resource with edit context.', req.ctx.authorizationRequiredCode),
@@ -35,10 +35,10 @@ export class StatusesController extends RestController {
     });
     this.route('/statuses/(?P<status>[\\w-]+)', {
       methods: 'GET',
-      args: {
+      args: () => ({
         status: { description: 'An alphanumeric identifier for the status.', type: 'string' },
         context: this.getContextParam({ default: 'view' }),
-      },
+      }),
       permission: (req) => this.canReadItem(req),
       handler: (req) => this.prepareItem(this.content.status(String(req.get('status'))) as PostStatusObject, req),
     });

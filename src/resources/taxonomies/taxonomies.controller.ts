@@ -27,19 +27,19 @@ export class TaxonomiesController extends RestController {
   protected registerRoutes(): void {
     this.route('/taxonomies', {
       methods: 'GET',
-      args: {
+      args: () => ({
         context: this.getContextParam({ default: 'view' }),
         type: { description: 'Limit results to resources associated with a specific post type.', type: 'string' },
-      },
+      }),
       permission: (req) => this.canListInContext(req),
       handler: (req) => this.getItems(req),
     });
     this.route('/taxonomies/(?P<taxonomy>[\\w-]+)', {
       methods: 'GET',
-      args: {
+      args: () => ({
         taxonomy: { description: 'An alphanumeric identifier for the taxonomy.', type: 'string' },
         context: this.getContextParam({ default: 'view' }),
-      },
+      }),
       permission: (req) => this.canReadItem(req),
       handler: (req) => this.getItem(req),
     });

@@ -27,16 +27,16 @@ export class TypesController extends RestController {
   protected registerRoutes(): void {
     this.route('/types', {
       methods: 'GET',
-      args: { context: this.getContextParam({ default: 'view' }) },
+      args: () => ({ context: this.getContextParam({ default: 'view' }) }),
       permission: (req) => this.canListInContext(req),
       handler: (req) => this.getItems(req),
     });
     this.route('/types/(?P<type>[\\w-]+)', {
       methods: 'GET',
-      args: {
+      args: () => ({
         type: { description: 'An alphanumeric identifier for the post type.', type: 'string' },
         context: this.getContextParam({ default: 'view' }),
-      },
+      }),
       handler: (req) => this.getItem(req),
     });
   }

@@ -1,0 +1,64 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { dropTestDatabase, testDatabaseUrl } from '../utils/test-db';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+
+/** Runs the built server (`node dist/main`) with an environment and collects its output. */
+function startServer(env: Record<string, string>): { child: ChildProcess; output: () => string } {
+  let output = '';
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d) => (output += String(d)));
+  child.stderr?.on('data', (d) => (output += String(d)));
+  return { child, output: () => output };
+}
+
+async function waitForServer(url: string, server: { child: ChildProcess; output: () => string }): Promise<Response> {
+  for (let i = 0; i < 100; i++) {
+    if (server.child.exitCode !== null) throw new Error(`server exited: ${server.output()}`);
+    try {
+      return await fetch(url);
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`server did not start: ${server.output()}`);
+}
+
+describe('standalone server (node dist/main)', () => {
+  beforeAll(() => {
+    if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: npm test builds it first (pretest)');
+  });
+  afterAll(() => dropTestDatabase('standalone'));
+
+  it('starts from the environment, migrates an empty database and serves the API', async () => {
+    const port = String(40000 + Math.floor(Math.random() * 10000));
+    const databaseUrl = await testDatabaseUrl('standalone');
+    const server = startServer({ PORT: port, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: 'cms_', CMS_SITE_TITLE: 'Standalone' });
+    try {
+      const res = await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { name: string; url: string; namespaces: string[] };
+      expect(body).toMatchObject({ name: 'Standalone', url: `http://localhost:${port}`, namespaces: ['cms/v2'] });
+      const types = await fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/types`);
+      expect(Object.keys((await types.json()) as object)).toEqual(['post', 'page', 'attachment']);
+    } finally {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['DATABASE_URL', 'postgres://localhost/x'],
+    ['CMS_TABLE_PREFIX', 'wp-'],
+    ['CMS_BODY_LIMIT', 'lots'],
+  ])('refuses to start when %s is invalid, naming the variable', async (name, value) => {
+    const server = startServer({ [name]: value, DATABASE_URL: 'sqlite::memory:', ...(name === 'DATABASE_URL' ? { DATABASE_URL: value } : {}) });
+    const [code] = await once(server.child, 'exit');
+    expect(code).toBe(1);
+    expect(server.output()).toContain(name);
+  });
+});
