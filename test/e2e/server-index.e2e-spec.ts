@@ -170,6 +170,22 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expect(preflight.headers['access-control-allow-methods']).toContain('DELETE');
     });
 
+    it('tells authenticators when a request comes from another origin, so cookies cannot carry it', async () => {
+      const cookie = 'library_session=reader';
+      await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).expect(200);
+      await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).set('Origin', 'http://example.org').expect(200);
+      expectRestError(
+        await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).set('Origin', 'https://evil.example'),
+        'rest_forbidden',
+        401,
+      );
+      expectRestError(
+        await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).set('Sec-Fetch-Site', 'cross-site'),
+        'rest_forbidden',
+        401,
+      );
+    });
+
     it('wraps the response in an envelope with _envelope', async () => {
       const res = await t.http.get('/cms-json/cms/v2/types/nope?_envelope').expect(200);
       expect(res.body).toMatchObject({ status: 404, body: { code: 'rest_type_invalid' }, headers: { Allow: 'GET' } });
