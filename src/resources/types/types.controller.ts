@@ -1,35 +1,36 @@
 import { Injectable } from '@nestjs/common';
-import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
-import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/http/rest.exception';
-import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { POST_TYPE_SCHEMA, postTypeToRest } from '../../core/registry/rest-shapes';
-import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap } from '../../core/rest/rest-response';
-import { RestServer } from '../../core/rest/rest-server.service';
 import { ItemSchema } from '../../core/schema/json-schema';
+import { ContentRegistryController } from '../content-registry.controller';
 
 /** `types` and `types/<type>`: the REST-enabled post types, as an object keyed by name. */
 @Injectable()
-export class TypesController extends RestController {
+export class TypesController extends ContentRegistryController {
   readonly restBase = 'types';
-
-  constructor(server: RestServer, extensions: CmsExtensionRegistry, hooks: HookRegistry, private readonly content: ContentRegistry) {
-    super(server, extensions, hooks);
-  }
 
   protected baseSchema(): ItemSchema {
     return POST_TYPE_SCHEMA as unknown as ItemSchema;
   }
 
   protected registerRoutes(): void {
+    const editPosts = (type: PostTypeObject) => type.cap.edit_posts;
     this.route('/types', {
       methods: 'GET',
       args: () => ({ context: this.getContextParam({ default: 'view' }) }),
-      permission: (req) => this.canListInContext(req),
-      handler: (req) => this.getItems(req),
+      // context=edit needs edit_posts of at least one REST-enabled type.
+      permission: (req) => this.canListInContext(req, this.content.restPostTypes(), editPosts),
+      handler: (req) =>
+        this.keyedCollection(
+          this.content.restPostTypes(),
+          req,
+          (type) => type.name,
+          (type) => req.context !== 'edit' || req.ctx.can(editPosts(type)),
+          (type) => this.prepareItem(type, req),
+        ),
     });
     this.route('/types/(?P<type>[\\w-]+)', {
       methods: 'GET',
@@ -39,22 +40,6 @@ export class TypesController extends RestController {
       }),
       handler: (req) => this.getItem(req),
     });
-  }
-
-  /** `context=edit` needs `edit_posts` of at least one REST-enabled type. */
-  private async canListInContext(req: RestRequest): Promise<true | RestException> {
-    if (req.context !== 'edit') return true;
-    for (const type of this.content.restPostTypes()) if (await req.ctx.can(type.cap.edit_posts)) return true;
-    return new RestException('rest_cannot_view', 'Sorry, you cannot view this resource with edit context.', req.ctx.authorizationRequiredCode);
-  }
-
-  private async getItems(req: RestRequest): Promise<unknown> {
-    const data: Record<string, unknown> = {};
-    for (const type of this.content.restPostTypes()) {
-      if (req.context === 'edit' && !(await req.ctx.can(type.cap.edit_posts))) continue;
-      data[type.name] = this.server.toCollectionItem(await this.prepareItem(type, req));
-    }
-    return data;
   }
 
   /**
