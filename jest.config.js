@@ -3,6 +3,6 @@ module.exports = {
   rootDir: 'src',
   testRegex: '.*\\.spec\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   testEnvironment: 'node',
 };

@@ -22,13 +22,17 @@ export interface CmsModuleOptions {
   bodyLimit?: number;
   /** Base URI of link relations that are compacted with the `cms` curie (default `https://api.w.org/`). */
   linkRelBase?: string;
+  /** Administrator created on first start when the database has no users. */
+  initialAdmin?: { login: string; password: string; email?: string };
+  /** Failed logins / application-password failures allowed per IP and per user within the window (default 10 per 900 s). */
+  rateLimit?: { max: number; windowSeconds: number };
   /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
   extensions?: Type<unknown>[];
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl'>> &
-  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl'>;
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin'>> &
+  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin'>;
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 
@@ -46,6 +50,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     linkRelBase: options.linkRelBase ?? 'https://api.w.org/',
     extensions: options.extensions ?? [],
+    rateLimit: options.rateLimit ?? { max: 10, windowSeconds: 900 },
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };
 }

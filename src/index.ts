@@ -6,7 +6,7 @@ export { CMS_NAMESPACE, CMS_OPTIONS, CmsModuleOptions, ResolvedCmsOptions } from
 
 // Extension API
 export { CmsExtensionRegistry } from './extensions/extension-registry.service';
-export { MetaKeyDefinition, RestFieldDefinition } from './extensions/extension.types';
+export { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from './extensions/extension.types';
 export { HookRegistry } from './core/hooks/hook-registry.service';
 export { RouteRegistry } from './core/rest/route-registry.service';
 export { EndpointDefinition, HandlerResult, Methods, PermissionResult, RouteOptions } from './core/rest/route-types';

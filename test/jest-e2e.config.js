@@ -4,7 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testRegex: '.*\\.e2e-spec\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
   testEnvironment: 'node',
   testTimeout: 60000,
 };

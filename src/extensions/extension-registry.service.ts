@@ -3,7 +3,7 @@ import { ContentRegistry } from '../core/registry/content-registry.service';
 import type { PostStatusArgs, PostTypeArgs, TaxonomyArgs } from '../core/registry/content-types';
 import { RouteRegistry } from '../core/rest/route-registry.service';
 import type { EndpointDefinition, RouteOptions } from '../core/rest/route-types';
-import type { MetaKeyDefinition, RestFieldDefinition } from './extension.types';
+import type { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from './extension.types';
 
 /**
  * The extension API: what a third party may add to the server. Calls must be made before the application has
@@ -23,6 +23,7 @@ import type { MetaKeyDefinition, RestFieldDefinition } from './extension.types';
 export class CmsExtensionRegistry implements OnApplicationBootstrap {
   private readonly fields = new Map<string, Map<string, RestFieldDefinition>>();
   private readonly meta = new Map<string, Map<string, MetaKeyDefinition>>();
+  private readonly settingsMap = new Map<string, SettingDefinition>();
   private frozen = false;
 
   constructor(
@@ -62,6 +63,17 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap {
     return [...(this.meta.get(objectType) ?? new Map<string, MetaKeyDefinition>())].filter(
       ([, def]) => !def.subtype || !subtype || def.subtype === subtype,
     );
+  }
+
+  /** Registers a site option (stored in the options table under `option`); exposed in `settings` when `showInRest`. */
+  registerSetting(option: string, definition: SettingDefinition): void {
+    this.assertOpen(`Setting "${option}"`);
+    this.settingsMap.set(option, definition);
+  }
+
+  /** Registered settings by option name, in registration order. */
+  settings(): Array<[string, SettingDefinition]> {
+    return [...this.settingsMap];
   }
 
   /** Adds a route in any namespace. */

@@ -30,3 +30,15 @@ export interface MetaKeyDefinition {
   /** Restricts the post type / taxonomy the key applies to (all of the object type when absent). */
   subtype?: string;
 }
+
+/** A site option exposed in the `settings` resource (the reference's `register_setting` with `show_in_rest`). */
+export interface SettingDefinition {
+  /** Value type of the setting. */
+  type: 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object';
+  description?: string;
+  default?: unknown;
+  /** Exposed to the API; an object may rename it (`name`) or refine its schema. */
+  showInRest?: boolean | { name?: string; schema?: JsonSchema };
+  /** Cleans a value before it is stored. */
+  sanitize?: (value: unknown) => unknown;
+}

@@ -61,7 +61,7 @@ export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnv
   if (typeof defined.PORT === 'string') env.PORT = /^\d+$/.test(defined.PORT) ? Number(defined.PORT) : (NaN as number);
   const errors = validateSync(env, { skipMissingProperties: false });
   if (errors.length) {
-    const lines = errors.flatMap((e) => Object.values(e.constraints ?? {}));
+    const lines = [...new Set(errors.flatMap((e) => Object.values(e.constraints ?? {})))];
     throw new Error(`Invalid configuration:\n  - ${lines.join('\n  - ')}`);
   }
   return env;

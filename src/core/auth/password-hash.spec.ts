@@ -16,7 +16,10 @@ const PHPASS_SECRET_LOW_COUNT = '$P$7abcdefghsV9J/lGkm3gDU593SXD5h1';
 const PHPASS_H_SECRET = '$H$9abcdefghU8VFtCLLavdW.IKqnQV7E0';
 /** phpass of a non-ASCII password, 'pässwörd ünicode' */
 const PHPASS_UNICODE = '$P$BcapITl8xcNaKp3uXLxu5r1xfCKFMx.';
-/** WordPress 6.8: `'$wp' . password_hash(base64_encode(hash_hmac('sha384', 'secret', 'wp-sha384', true)), PASSWORD_BCRYPT)` */
+/**
+ * WordPress 6.8:
+ * `'$wp' . password_hash(base64_encode(hash_hmac('sha384', 'secret', 'wp-sha384', true)), PASSWORD_BCRYPT)`
+ */
 const WP_BCRYPT_SECRET = '$wp$2y$10$.eGywz/psjiXflVxVfPTLuYONwIdkxywB6pYTDOTtc5tAVTSym.PO';
 /** The same for 'pässwörd ünicode', cost 4 */
 const WP_BCRYPT_UNICODE = '$wp$2y$04$lCqS.v83xB/2wuYxPEM5tOdKmK7JciDGySYRXtX.mx34nWn2X0GwK';

@@ -23,10 +23,12 @@ export class HookRegistry {
 
   addFilter(name: string, handler: Handler, priority = 10): () => void {
     const list = this.hooks.get(name) ?? [];
-    list.push({ handler, priority, seq: this.seq++ });
+    const entry = { handler, priority, seq: this.seq++ };
+    list.push(entry);
     list.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
     this.hooks.set(name, list);
-    return () => this.removeFilter(name, handler);
+    // The returned remover removes this registration only.
+    return () => this.hooks.set(name, (this.hooks.get(name) ?? []).filter((e) => e !== entry));
   }
 
   addAction(name: string, handler: Handler, priority = 10): () => void {

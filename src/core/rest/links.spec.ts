@@ -64,7 +64,8 @@ describe('compactLinks', () => {
   });
 
   it('ignores an attribute named href: the link target wins and href stays last (reference add_link drops it)', () => {
-    const links: LinkMap = new Map([['about', [{ href: `${ROOT}/types/post`, attributes: { href: 'other', title: 'T' } }]]]);
+    const stored = { href: `${ROOT}/types/post`, attributes: { href: 'other', title: 'T' } };
+    const links: LinkMap = new Map([['about', [stored]]]);
     const [link] = compactLinks(links, API).about;
     expect(link.href).toBe(`${ROOT}/types/post`);
     expect(Object.keys(link)).toEqual(['title', 'href']);

@@ -11,7 +11,10 @@ export function compactLinks(links: LinkMap, relBase: string, curieName = 'cms')
   const plain: Record<string, JsonLink[]> = {};
   const compacted: Record<string, JsonLink[]> = {};
   for (const [rel, list] of links) {
-    const json = list.map((l) => ({ ...l.attributes, href: l.href }));
+    const json = list.map((l) => {
+      const { href: _ignored, ...attributes } = l.attributes;
+      return { ...attributes, href: l.href };
+    });
     if (rel.startsWith(relBase) && rel.length > relBase.length) compacted[`${curieName}:${rel.slice(relBase.length)}`] = json;
     else plain[rel] = json;
   }

@@ -36,7 +36,9 @@ export class RestResponse {
 
   addLink(rel: string, href: string, attributes: Record<string, unknown> = {}): this {
     const list = this.links.get(rel) ?? [];
-    list.push({ href, attributes });
+    // As in the reference, an `href` among the attributes never overrides the link's own.
+    const { href: _ignored, ...rest } = attributes;
+    list.push({ href, attributes: rest });
     this.links.set(rel, list);
     return this;
   }

@@ -144,7 +144,11 @@ describe('RouteRegistry.register', () => {
     registry.register('cms/v2', '/posts', get());
     registry.register('other/v1', '/things', get());
     registry.register('cms/v2', '/posts/(?P<id>[\\d]+)', get());
-    expect(registry.all().map((r) => r.route)).toEqual(['/cms/v2/posts', '/other/v1/things', '/cms/v2/posts/(?P<id>[\\d]+)']);
+    expect(registry.all().map((r) => r.route)).toEqual([
+      '/cms/v2/posts',
+      '/other/v1/things',
+      '/cms/v2/posts/(?P<id>[\\d]+)',
+    ]);
   });
 
   it('lists namespaces once each, in order of first registration', () => {

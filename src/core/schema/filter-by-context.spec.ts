@@ -126,9 +126,12 @@ describe('contextsOfSchema', () => {
   });
 
   it('does not look at nested properties', () => {
-    expect(
-      contextsOfSchema({ title: { type: 'object', context: ['edit'], properties: { r: { type: 'string', context: ['embed'] } } } }),
-    ).toEqual(['edit']);
+    const title: JsonSchema = {
+      type: 'object',
+      context: ['edit'],
+      properties: { r: { type: 'string', context: ['embed'] } },
+    };
+    expect(contextsOfSchema({ title })).toEqual(['edit']);
   });
 
   it('is empty for a schema without contexts', () => {

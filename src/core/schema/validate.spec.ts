@@ -129,16 +129,32 @@ describe('validateValue: reference validation tests (6.1)', () => {
       expect(check('somedate', '2010-18-18T12:00:00')).toBe('The date you provided is invalid.');
     });
 
-    it.each(['2010-01-01T12:00:00Z', '2010-01-01T12:00:00z', '2010-01-01T12:00:00+02:00', '2010-01-01T12:00:00-0530',
-      '2010-01-01T12:00:00+02', '2010-01-01 12:00:00', '2010-01-01t12:00:00', '2010-01-01T12:00:00.123Z'])(
-      'accepts %s',
-      (value) => {
-        expect(check('somedate', value)).toBeNull();
-      },
-    );
+    const validDates = [
+      '2010-01-01T12:00:00Z',
+      '2010-01-01T12:00:00z',
+      '2010-01-01T12:00:00+02:00',
+      '2010-01-01T12:00:00-0530',
+      '2010-01-01T12:00:00+02',
+      '2010-01-01 12:00:00',
+      '2010-01-01t12:00:00',
+      '2010-01-01T12:00:00.123Z',
+    ];
+    const invalidDates = [
+      '2010-02-30T12:00:00',
+      '2011-02-29T00:00:00',
+      '2010-01-32T00:00:00',
+      '2010-01-01T24:00:00',
+      '2010-01-01T12:60:00',
+      '2010-01-01',
+      'yesterday',
+      '2010-01-01T12:00:00+2',
+    ];
 
-    it.each(['2010-02-30T12:00:00', '2011-02-29T00:00:00', '2010-01-32T00:00:00', '2010-01-01T24:00:00',
-      '2010-01-01T12:60:00', '2010-01-01', 'yesterday', '2010-01-01T12:00:00+2'])('rejects %s', (value) => {
+    it.each(validDates)('accepts %s', (value) => {
+      expect(check('somedate', value)).toBeNull();
+    });
+
+    it.each(invalidDates)('rejects %s', (value) => {
       expect(check('somedate', value)).toBe('The date you provided is invalid.');
     });
 
@@ -173,7 +189,13 @@ describe('validateValue: minimum and maximum (reference tests 6.3)', () => {
   const range = (extra: JsonSchema): JsonSchema => ({ type: 'integer', minimum: 2, maximum: 10, ...extra });
 
   const cases: Array<[string, JsonSchema, string, unknown[], unknown[]]> = [
-    ['within range, inclusive', range({}), 'minmaxrange must be between 2 (inclusive) and 10 (inclusive)', [1, 11], [2, 10]],
+    [
+      'within range, inclusive',
+      range({}),
+      'minmaxrange must be between 2 (inclusive) and 10 (inclusive)',
+      [1, 11],
+      [2, 10],
+    ],
     [
       'within range, minimum exclusive',
       range({ exclusiveMinimum: true }),
@@ -195,7 +217,13 @@ describe('validateValue: minimum and maximum (reference tests 6.3)', () => {
       [1, 2, 10, 11],
       [3, 9],
     ],
-    ['greater than minimum, inclusive', { type: 'integer', minimum: 2 }, 'greaterthanmin must be greater than 2 (inclusive)', [1], [2]],
+    [
+      'greater than minimum, inclusive',
+      { type: 'integer', minimum: 2 },
+      'greaterthanmin must be greater than 2 (inclusive)',
+      [1],
+      [2],
+    ],
     [
       'greater than minimum, exclusive',
       { type: 'integer', minimum: 2, exclusiveMinimum: true },
@@ -203,7 +231,13 @@ describe('validateValue: minimum and maximum (reference tests 6.3)', () => {
       [1, 2],
       [3],
     ],
-    ['less than maximum, inclusive', { type: 'integer', maximum: 10 }, 'lessthanmax must be less than 10 (inclusive)', [11], [10]],
+    [
+      'less than maximum, inclusive',
+      { type: 'integer', maximum: 10 },
+      'lessthanmax must be less than 10 (inclusive)',
+      [11],
+      [10],
+    ],
     [
       'less than maximum, exclusive',
       { type: 'integer', maximum: 10, exclusiveMaximum: true },
@@ -406,7 +440,9 @@ describe('isNumeric', () => {
     expect(isNumeric(value)).toBe(true);
   });
 
-  it.each(['abc', '', ' ', '1e', '0x1A', '1,5', '1.2.3', NaN, Infinity, null, true, ['1']])('is false for %p', (value) => {
+  const notNumeric = ['abc', '', ' ', '1e', '0x1A', '1,5', '1.2.3', NaN, Infinity, null, true, ['1']];
+
+  it.each(notNumeric)('is false for %p', (value) => {
     expect(isNumeric(value)).toBe(false);
   });
 });

@@ -16,7 +16,7 @@ const IPV4_RE = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1
 export function isBooleanLike(value: unknown): boolean {
   if (typeof value === 'boolean') return true;
   if (typeof value === 'number') return value === 0 || value === 1;
-  if (typeof value === 'string') return ['true', 'false', '1', '0', ''].includes(value.toLowerCase());
+  if (typeof value === 'string') return ['true', 'false', '1', '0'].includes(value.toLowerCase());
   return false;
 }
 
