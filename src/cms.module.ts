@@ -6,6 +6,11 @@ import { CapabilityService } from './core/auth/capability.service';
 import { RolesService } from './core/auth/roles.service';
 import { ApplicationPasswordAuthenticator } from './core/auth/strategies/application-password.authenticator';
 import { UserIdentityService } from './core/auth/user-identity.service';
+import { UserAccountsService } from './core/auth/user-accounts.service';
+import { RateLimiter } from './core/auth/rate-limiter.service';
+import { SessionRoutes } from './core/auth/session-routes';
+import { SessionService } from './core/auth/session.service';
+import { CookieAuthenticator } from './core/auth/strategies/cookie.authenticator';
 import { CMS_DATA_SOURCE } from './core/database/cms-data-source';
 import { SiteBootstrapService } from './core/database/site-bootstrap.service';
 import { TablePrefix } from './core/database/table-prefix';
@@ -40,6 +45,9 @@ const SHARED_EXPORTS = [
   AuthenticationService,
   RolesService,
   UserIdentityService,
+  UserAccountsService,
+  RateLimiter,
+  SessionService,
   ContentRegistry,
   CmsExtensionRegistry,
   OptionsService,
@@ -91,7 +99,11 @@ export class CmsModule implements NestModule {
         AuthenticationService,
         RolesService,
         UserIdentityService,
+        UserAccountsService,
         ApplicationPasswordAuthenticator,
+        RateLimiter,
+        SessionService,
+        CookieAuthenticator,
         ContentRegistry,
         CmsExtensionRegistry,
         OptionsService,
@@ -101,6 +113,8 @@ export class CmsModule implements NestModule {
         RestHttpMiddleware,
         HostBodyErrors,
         ...RESOURCE_PROVIDERS,
+        // After the resources, so that `cms/v2` stays the first namespace of the index.
+        SessionRoutes,
       ],
       exports: SHARED_EXPORTS,
     };

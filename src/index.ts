@@ -1,31 +1,37 @@
 /**
  * Public surface of cms-api: the Nest module, the extension API and the types a host or an extension needs.
  */
-export { CmsModule, CmsModuleAsyncOptions } from './cms.module';
-export { CMS_NAMESPACE, CMS_OPTIONS, CmsModuleOptions, ResolvedCmsOptions } from './cms-options';
+export { CmsModule } from './cms.module';
+export type { CmsModuleAsyncOptions } from './cms.module';
+export { CMS_NAMESPACE, CMS_OPTIONS } from './cms-options';
+export type { CmsModuleOptions, ResolvedCmsOptions } from './cms-options';
 
 // Extension API
 export { CmsExtensionRegistry } from './extensions/extension-registry.service';
-export { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from './extensions/extension.types';
+export type { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from './extensions/extension.types';
 export { HookRegistry } from './core/hooks/hook-registry.service';
 export { RouteRegistry } from './core/rest/route-registry.service';
-export { EndpointDefinition, HandlerResult, Methods, PermissionResult, RouteOptions } from './core/rest/route-types';
+export { Methods } from './core/rest/route-types';
+export type { EndpointDefinition, HandlerResult, PermissionResult, RouteOptions } from './core/rest/route-types';
 export { RestController } from './core/rest/rest-controller';
 export { RestServer } from './core/rest/rest-server.service';
-export { RestRequest, UploadedFile } from './core/rest/rest-request';
-export { Link, LinkMap, RestResponse, linkMap } from './core/rest/rest-response';
+export { RestRequest } from './core/rest/rest-request';
+export type { UploadedFile } from './core/rest/rest-request';
+export { RestResponse, linkMap } from './core/rest/rest-response';
+export type { Link, LinkMap } from './core/rest/rest-response';
 export { RestException } from './core/http/rest.exception';
-export { ItemSchema, JsonSchema, RestContext, RouteArg } from './core/schema/json-schema';
+export type { ItemSchema, JsonSchema, RestContext, RouteArg } from './core/schema/json-schema';
 
 // Identity
-export { Authenticator, AuthenticationInput, AuthenticationService } from './core/auth/authentication.service';
+export { AuthenticationService } from './core/auth/authentication.service';
+export type { Authenticator, AuthenticationInput } from './core/auth/authentication.service';
 export { CapabilityService } from './core/auth/capability.service';
 export { CurrentUser } from './core/auth/current-user';
 export { RequestContext } from './core/auth/request-context';
 
 // Content registry and options
 export { ContentRegistry } from './core/registry/content-registry.service';
-export { PostStatusArgs, PostTypeArgs, TaxonomyArgs } from './core/registry/content-types';
+export type { PostStatusArgs, PostTypeArgs, TaxonomyArgs } from './core/registry/content-types';
 export { OptionsService } from './core/options/options.service';
 
 // Data layer

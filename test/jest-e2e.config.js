@@ -4,7 +4,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testRegex: '.*\\.e2e-spec\\.ts$',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   testEnvironment: 'node',
   testTimeout: 60000,
 };

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CmsModule } from '../cms.module';
 import { buildDataSourceOptions } from '../core/database/data-source-options';
-import { CmsEnvironment, parseSize } from './env';
+import { CmsEnvironment, initialAdminFromEnvironment, parseSize } from './env';
 
 /** The standalone server: one host app of CmsModule, configured from the environment. */
 @Module({})
@@ -20,6 +20,8 @@ export class AppModule {
           bodyLimit: parseSize(env.CMS_BODY_LIMIT),
           siteTitle: env.CMS_SITE_TITLE,
           runMigrations: env.CMS_MIGRATIONS_RUN === 'true',
+          initialAdmin: initialAdminFromEnvironment(env),
+          rateLimit: { max: env.CMS_RATE_LIMIT_MAX, windowSeconds: env.CMS_RATE_LIMIT_WINDOW },
         }),
       ],
     };

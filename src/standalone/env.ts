@@ -1,5 +1,41 @@
 import { plainToInstance } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+  ValidationOptions,
+  validateSync,
+} from 'class-validator';
+import { isEmail, sanitizeUserLogin } from '../core/auth/user-accounts.service';
+
+/** A login WordPress accepts unchanged (`sanitize_user( $login, true )`), at most 60 characters. */
+function IsWordPressLogin(options: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isWordPressLogin', validator: { validate: (v) => typeof v === 'string' && v.length <= 60 && sanitizeUserLogin(v) === v } },
+    options,
+  );
+}
+
+/** An address WordPress's `is_email()` accepts, at most 100 characters (the `user_email` column). */
+function IsWordPressEmail(options: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    { name: 'isWordPressEmail', validator: { validate: (v) => typeof v === 'string' && v.length <= 100 && isEmail(v) } },
+    options,
+  );
+}
+
+/** The administrator variables are validated together: any of them needs CMS_ADMIN_USER and CMS_ADMIN_PASSWORD. */
+function adminVariablesUsed(env: CmsEnvironment): boolean {
+  return env.CMS_ADMIN_USER !== undefined || env.CMS_ADMIN_PASSWORD !== undefined || env.CMS_ADMIN_EMAIL !== undefined;
+}
 
 /**
  * The environment of the standalone server, validated at start-up. A bad value stops the server with a message
@@ -43,6 +79,43 @@ export class CmsEnvironment {
   /** Run migrations and first-start set-up on start (`true`/`false`). */
   @IsIn(['true', 'false'], { message: 'CMS_MIGRATIONS_RUN must be true or false' })
   CMS_MIGRATIONS_RUN = 'true';
+
+  /** Login of the administrator created on first start when the database has no users (with CMS_ADMIN_PASSWORD). */
+  @ValidateIf(adminVariablesUsed)
+  @IsWordPressLogin({ message: 'CMS_ADMIN_USER must be 1 to 60 characters: letters, digits, space, _ . - @ (no space at either end)' })
+  @IsDefined({ message: 'CMS_ADMIN_USER must be set when CMS_ADMIN_PASSWORD or CMS_ADMIN_EMAIL is set' })
+  CMS_ADMIN_USER?: string;
+
+  /** Password of that administrator (at least 8 characters; never logged). */
+  @ValidateIf(adminVariablesUsed)
+  @MinLength(8, { message: 'CMS_ADMIN_PASSWORD must be at least 8 characters' })
+  @IsDefined({ message: 'CMS_ADMIN_PASSWORD must be set when CMS_ADMIN_USER or CMS_ADMIN_EMAIL is set' })
+  CMS_ADMIN_PASSWORD?: string;
+
+  /** E-mail of that administrator (default `<CMS_ADMIN_USER>@localhost.localdomain`). */
+  @IsOptional()
+  @IsWordPressEmail({ message: 'CMS_ADMIN_EMAIL must be an e-mail address such as admin@example.com' })
+  CMS_ADMIN_EMAIL?: string;
+
+  /** Failed authentications allowed per IP and per user within the window. */
+  @IsInt({ message: 'CMS_RATE_LIMIT_MAX must be an integer of at least 1' })
+  @Min(1, { message: 'CMS_RATE_LIMIT_MAX must be an integer of at least 1' })
+  CMS_RATE_LIMIT_MAX = 10;
+
+  /** Length of the rate-limit window, in seconds. */
+  @IsInt({ message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
+  @Min(1, { message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
+  CMS_RATE_LIMIT_WINDOW = 900;
+}
+
+/** The administrator to create on first start, from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD / CMS_ADMIN_EMAIL. */
+export function initialAdminFromEnvironment(env: CmsEnvironment): { login: string; password: string; email: string } | undefined {
+  if (env.CMS_ADMIN_USER === undefined || env.CMS_ADMIN_PASSWORD === undefined) return undefined;
+  return {
+    login: env.CMS_ADMIN_USER,
+    password: env.CMS_ADMIN_PASSWORD,
+    email: env.CMS_ADMIN_EMAIL ?? `${env.CMS_ADMIN_USER}@localhost.localdomain`,
+  };
 }
 
 /** Parses a size such as `10mb` into bytes. */
@@ -58,8 +131,11 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  if (typeof defined.PORT === 'string') env.PORT = /^\d+$/.test(defined.PORT) ? Number(defined.PORT) : (NaN as number);
-  const errors = validateSync(env, { skipMissingProperties: false });
+  for (const name of ['PORT', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW'] as const) {
+    const text = defined[name];
+    if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
+  }
+  const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
   if (errors.length) {
     const lines = [...new Set(errors.flatMap((e) => Object.values(e.constraints ?? {})))];
     throw new Error(`Invalid configuration:\n  - ${lines.join('\n  - ')}`);

@@ -16,7 +16,7 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
         name: 'My CMS Site',
         url: 'http://example.org',
         home: 'http://example.org',
-        namespaces: ['cms/v2', 'library/v1'],
+        namespaces: ['cms/v2', 'cms-auth/v1', 'library/v1'],
         authentication: [],
       });
       expect(Object.keys(res.body.routes)).toEqual(
@@ -50,7 +50,7 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
     it('serves a namespace index listing its routes and every namespace', async () => {
       const res = await t.http.get('/cms-json/cms/v2').expect(200);
       expect(res.body.namespace).toBe('cms/v2');
-      expect(res.body.namespaces).toEqual(['cms/v2', 'library/v1']);
+      expect(res.body.namespaces).toEqual(['cms/v2', 'cms-auth/v1', 'library/v1']);
       expect(Object.keys(res.body.routes).every((r) => r.startsWith('/cms/v2'))).toBe(true);
       expect(res.body.routes['/cms/v2/taxonomies']).toBeDefined();
       expect(res.body._links.up[0].href).toBe('http://example.org/cms-json/');

@@ -41,7 +41,7 @@ describe('standalone server (node dist/main)', () => {
       const res = await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { name: string; url: string; namespaces: string[] };
-      expect(body).toMatchObject({ name: 'Standalone', url: `http://localhost:${port}`, namespaces: ['cms/v2'] });
+      expect(body).toMatchObject({ name: 'Standalone', url: `http://localhost:${port}`, namespaces: ['cms/v2', 'cms-auth/v1'] });
       const types = await fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/types`);
       expect(Object.keys((await types.json()) as object)).toEqual(['post', 'page', 'attachment']);
     } finally {

@@ -10,6 +10,8 @@ export interface TestUser {
   login: string;
   role: string;
   appPassword: string;
+  /** The user's login password. */
+  password: string;
   /** The `Authorization` header value for HTTP Basic with the application password. */
   authorization: string;
 }
@@ -17,9 +19,10 @@ export interface TestUser {
 /** Writes a user with a role and an application password straight into the WordPress tables. */
 export async function createUser(dataSource: DataSource, prefix: string, login: string, role: string): Promise<TestUser> {
   const appPassword = randomBytes(12).toString('base64url');
+  const password = `password-${login}`;
   const saved = await dataSource.getRepository(UserEntity).save({
     login,
-    pass: hashWordPressPassword(randomBytes(8).toString('hex')),
+    pass: hashWordPressPassword(password),
     nicename: login,
     email: `${login}@example.org`,
     url: '',
@@ -45,6 +48,7 @@ export async function createUser(dataSource: DataSource, prefix: string, login: 
     login,
     role,
     appPassword,
+    password,
     authorization: `Basic ${Buffer.from(`${login}:${appPassword}`).toString('base64')}`,
   };
 }

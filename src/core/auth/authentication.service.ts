@@ -7,11 +7,15 @@ export interface AuthenticationInput {
   method: string;
   headers: Record<string, string>;
   query: Record<string, unknown>;
+  /** Parsed body parameters (form or JSON). */
+  body: Record<string, unknown>;
   /** Parsed `Cookie` header. */
   cookies: Record<string, string>;
   ip: string;
   /** `true` when a browser sent the request from a page of another origin: cookies must not authenticate it. */
   crossOrigin: boolean;
+  /** Adds a header to the response (e.g. a fresh nonce). */
+  setResponseHeader: (name: string, value: string) => void;
 }
 
 /**

@@ -19,6 +19,8 @@ export class RequestContext {
     readonly apiPrefix: string,
     /** `true` when the request came from a browser page of another origin. */
     readonly crossOrigin = false,
+    /** The client's IP address. */
+    readonly ip = '',
   ) {}
 
   get isLoggedIn(): boolean {

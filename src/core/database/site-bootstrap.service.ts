@@ -1,36 +1,97 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { UserAccountsService } from '../auth/user-accounts.service';
 import { CMS_DATA_SOURCE } from './cms-data-source';
+import { UserEntity } from './entities/user.entity';
 import { afterDataSourceInit } from './data-source-options';
 import { installSite } from './site-install';
 import { TablePrefix } from './table-prefix';
 
+/** What {@link SiteBootstrapService.bootstrap} did. */
+export interface BootstrapReport {
+  /** Names of the migrations that ran (empty when the schema was up to date). */
+  migrations: string[];
+  /** Whether the default site (options, roles, default category) was written. */
+  siteInstalled: boolean;
+  /** Login of the administrator created from `initialAdmin`, or `null`. */
+  adminCreated: string | null;
+}
+
 /**
  * Brings the database up to date when the module starts: runs the schema migrations (which never alter
- * existing WordPress tables) and, on an empty database, writes the default site (options, roles, the
- * default category). Disabled with `runMigrations: false`.
+ * existing WordPress tables), on an empty database writes the default site (options, roles, the default
+ * category) and, when `initialAdmin` is set and there are no users, creates that administrator. Disabled with
+ * `runMigrations: false`; {@link bootstrap} runs the same steps on demand (the `migrate` CLI command).
  */
 @Injectable()
 export class SiteBootstrapService implements OnModuleInit {
   private readonly logger = new Logger('CmsBootstrap');
 
+  /** What the start-up run did (`null` when `runMigrations` is off). */
+  lastReport: BootstrapReport | null = null;
+
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
     private readonly prefix: TablePrefix,
+    private readonly accounts: UserAccountsService,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await afterDataSourceInit(this.dataSource);
     if (!this.options.runMigrations) return;
+    this.lastReport = await this.bootstrap();
+  }
+
+  /** Runs the migrations, installs the site on an empty database and creates the initial administrator. */
+  async bootstrap(): Promise<BootstrapReport> {
     const ran = await this.dataSource.runMigrations({ transaction: 'each' });
     if (ran.length) this.logger.log(`Applied ${ran.length} migration(s): ${ran.map((m) => m.name).join(', ')}`);
-    const installed = await installSite(this.dataSource, {
+    const siteInstalled = await installSite(this.dataSource, {
       tablePrefix: this.prefix.value,
       siteUrl: this.options.siteUrl ?? this.options.baseUrl ?? 'http://localhost:3000',
       title: this.options.siteTitle,
     });
-    if (installed) this.logger.log('Installed a new site with default options, roles and the default category.');
+    if (siteInstalled) this.logger.log('Installed a new site with default options, roles and the default category.');
+    const adminCreated = await this.createInitialAdmin();
+    return { migrations: ran.map((m) => m.name), siteInstalled, adminCreated };
+  }
+
+  /**
+   * Creates `options.initialAdmin` as an administrator when the users table is empty. The emptiness check and
+   * the insert share a transaction; on MySQL the check locks the table's range, so servers starting together
+   * on one empty database create a single administrator (the loser's transaction fails and finds the user).
+   */
+  private async createInitialAdmin(): Promise<string | null> {
+    const admin = this.options.initialAdmin;
+    if (!admin) return null;
+    const isMysql = this.dataSource.options.type === 'mysql' || this.dataSource.options.type === 'mariadb';
+    const count = (manager = this.dataSource.manager, lock = false) => {
+      const qb = manager.getRepository(UserEntity).createQueryBuilder('u');
+      if (lock && isMysql) qb.setLock('pessimistic_write');
+      return qb.getCount();
+    };
+    if ((await count()) > 0) return null;
+    try {
+      const created = await this.dataSource.transaction(async (manager) => {
+        if ((await count(manager, true)) > 0) return null;
+        return this.accounts.createUser(
+          {
+            login: admin.login,
+            email: admin.email || `${admin.login}@localhost.localdomain`,
+            password: admin.password,
+            roles: ['administrator'],
+          },
+          manager,
+        );
+      });
+      if (!created) return null;
+      this.logger.log(`Created the administrator "${created.login}" (user ${created.id}) from the initial admin settings.`);
+      return created.login;
+    } catch (error) {
+      if ((await count()) > 0) return null;
+      throw error;
+    }
   }
 }

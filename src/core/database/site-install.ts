@@ -94,7 +94,7 @@ const MONTH_IN_SECONDS = 30 * 24 * 60 * 60;
 
 /**
  * The options of a fresh install, in WordPress's order: `populate_options()` defaults, then what `wp_install()`
- * adds or changes (roles, `fresh_site`, `WPLANG`, pretty permalinks `/%postname%/`).
+ * adds or changes (roles, `fresh_site`, pretty permalinks `/%postname%/`).
  */
 function defaultOptions(options: InstallSiteOptions): [string, unknown][] {
   const url = options.siteUrl.replace(/\/+$/, '');
@@ -202,7 +202,6 @@ function defaultOptions(options: InstallSiteOptions): [string, unknown][] {
     ['initial_db_version', WP_DB_VERSION],
     [`${options.tablePrefix}user_roles`, DEFAULT_ROLES],
     ['fresh_site', 1],
-    ['WPLANG', ''],
   ];
 }
 

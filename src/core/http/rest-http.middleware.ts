@@ -67,23 +67,27 @@ export class RestHttpMiddleware implements NestMiddleware {
     try {
       const parsed = await this.parseBody(req, res);
       const headers = lowerHeaders(req);
+      const extraHeaders: Record<string, string> = {};
       const user = await this.auth.authenticate({
         method,
         headers,
         query,
+        body: parsed.json ?? parsed.body,
         cookies: parseCookies(req.headers.cookie),
         ip: req.ip ?? '',
         crossOrigin,
+        setResponseHeader: (name, value) => (extraHeaders[name] = value),
       });
-      const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin);
+      const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin, req.ip ?? '');
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
         ctx,
       );
-      this.write(res, req, await this.server.serve(restReq), origin);
+      const served = await this.server.serve(restReq);
+      this.write(res, req, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
     } catch (error) {
       const response = this.server.errorToResponse(error);
-      this.write(res, req, { status: response.status, headers: {}, data: response.data }, origin);
+      this.write(res, req, { status: response.status, headers: response.headers, data: response.data }, origin);
     }
   }
 

@@ -87,7 +87,11 @@ export class RestServer implements OnApplicationBootstrap {
 
   /** Turns anything thrown into an error response; unexpected errors become a 500 without internals. */
   errorToResponse(error: unknown): RestResponse {
-    if (error instanceof RestException) return new RestResponse(error.toBody(), error.status);
+    if (error instanceof RestException) {
+      const response = new RestResponse(error.toBody(), error.status);
+      if (error.status === 429 && typeof error.data.retry_after === 'number') response.header('Retry-After', String(error.data.retry_after));
+      return response;
+    }
     this.logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
     return new RestResponse(makeError(CoreErrors.internal).toBody(), 500);
   }

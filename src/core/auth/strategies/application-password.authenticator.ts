@@ -1,8 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import { RestException } from '../../http/rest.exception';
 import { AuthenticationInput, AuthenticationService } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import { verifyWordPressPassword } from '../password-hash';
+import { RateLimiter } from '../rate-limiter.service';
 import { UserIdentityService } from '../user-identity.service';
 
 interface StoredApplicationPassword {
@@ -21,7 +23,22 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
   constructor(
     private readonly auth: AuthenticationService,
     private readonly identity: UserIdentityService,
+    private readonly limiter: RateLimiter,
   ) {}
+
+  /** Recently verified (password, hash) pairs, keyed by a digest: hashing with bcrypt on every request would cost ~50 ms. */
+  private readonly verified = new Map<string, number>();
+
+  private check(password: string, hash: string): boolean {
+    const key = createHash('sha256').update(`${password}\0${hash}`).digest('hex');
+    const now = Date.now();
+    const until = this.verified.get(key);
+    if (until !== undefined && until > now) return true;
+    if (!verifyWordPressPassword(password, hash)) return false;
+    if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
+    this.verified.set(key, now + VERIFIED_TTL_MS);
+    return true;
+  }
 
   onModuleInit(): void {
     this.auth.register((input) => this.authenticate(input));
@@ -36,18 +53,25 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     if (colon < 0) return invalid();
     const login = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1).replace(/\s+/g, '');
+    this.limiter.assertAllowed(input.ip, login);
     const user = await this.identity.findByLoginOrEmail(login);
     if (!user) {
+      this.limiter.recordFailure(input.ip, login);
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
     const stored = await this.identity.meta(user.id, '_application_passwords');
     const list = Array.isArray(stored) ? (stored as StoredApplicationPassword[]) : [];
-    if (!list.some((item) => item && typeof item.password === 'string' && verifyWordPressPassword(password, item.password))) {
+    if (!list.some((item) => item && typeof item.password === 'string' && this.check(password, item.password))) {
+      this.limiter.recordFailure(input.ip, login);
       return invalid();
     }
+    this.limiter.recordSuccess(login);
     return this.identity.toCurrentUser(user);
   }
 }
+
+const VERIFIED_TTL_MS = 5 * 60_000;
+const VERIFIED_MAX = 10_000;
 
 function invalid(): RestException {
   return new RestException('incorrect_password', 'The provided password is an invalid application password.', 401);

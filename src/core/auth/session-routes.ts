@@ -1,0 +1,94 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_DATA_SOURCE } from '../database/cms-data-source';
+import { UserEntity } from '../database/entities/user.entity';
+import { RestException } from '../http/rest.exception';
+import { parseCookies } from '../http/rest-http.middleware';
+import { RestRequest } from '../rest/rest-request';
+import { RestResponse } from '../rest/rest-response';
+import { RouteRegistry } from '../rest/route-registry.service';
+import { hashWordPressPassword, verifyWordPressPassword } from './password-hash';
+import { RateLimiter } from './rate-limiter.service';
+import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
+import { UserIdentityService } from './user-identity.service';
+
+/** Namespace of the session routes. */
+export const AUTH_NAMESPACE = 'cms-auth/v1';
+
+/**
+ * Cookie login for browsers: `POST cms-auth/v1/login` checks a user's password (rate-limited per IP and user),
+ * upgrades an old password hash, sets an HttpOnly SameSite session cookie and answers the nonce that
+ * cookie-authenticated requests must send; `POST cms-auth/v1/logout` ends the session.
+ */
+@Injectable()
+export class SessionRoutes implements OnModuleInit {
+  constructor(
+    private readonly routes: RouteRegistry,
+    private readonly sessions: SessionService,
+    private readonly identity: UserIdentityService,
+    private readonly limiter: RateLimiter,
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
+  ) {}
+
+  onModuleInit(): void {
+    this.routes.register(AUTH_NAMESPACE, '/login', {
+      methods: 'POST',
+      args: {
+        username: { type: 'string', required: true, description: 'Login name or email address.' },
+        password: { type: 'string', required: true, description: 'The user\'s password.' },
+      },
+      handler: (req) => this.login(req),
+    });
+    this.routes.register(AUTH_NAMESPACE, '/logout', {
+      methods: 'POST',
+      permission: (req) =>
+        req.ctx.isLoggedIn || new RestException('rest_not_logged_in', 'You are not currently logged in.', 401),
+      handler: (req) => this.logout(req),
+    });
+  }
+
+  private async login(req: RestRequest): Promise<RestResponse> {
+    const name = String(req.get('username'));
+    const password = String(req.get('password'));
+    const ip = req.ctx.ip;
+    this.limiter.assertAllowed(ip, name);
+    const user = await this.identity.findByLoginOrEmail(name);
+    if (!user || !verifyWordPressPassword(password, user.pass)) {
+      this.limiter.recordFailure(ip, name);
+      throw new RestException('invalid_credentials', 'The username or password is incorrect.', 401);
+    }
+    this.limiter.recordSuccess(name);
+    if (!user.pass.startsWith('$wp$')) {
+      // Old phpass/md5 hashes are replaced by the current format on a successful login.
+      user.pass = hashWordPressPassword(password);
+      await this.dataSource.getRepository(UserEntity).update({ id: user.id }, { pass: user.pass });
+    }
+    const session = await this.sessions.create(user, ip, req.header('user-agent') ?? '');
+    const current = await this.identity.toCurrentUser(user);
+    const response = new RestResponse({
+      id: user.id,
+      username: user.login,
+      name: user.displayName,
+      roles: current.roles,
+      nonce: await this.sessions.createNonce(user.id, session.token),
+    });
+    response.header('Set-Cookie', this.cookie(session.cookie, SESSION_SECONDS, req));
+    return response;
+  }
+
+  private async logout(req: RestRequest): Promise<RestResponse> {
+    const cookie = parseCookies(req.header('cookie'))[SESSION_COOKIE];
+    const session = cookie ? await this.sessions.verify(cookie) : null;
+    if (session) await this.sessions.destroy(session.user.id, session.token);
+    const response = new RestResponse({ logged_out: true });
+    response.header('Set-Cookie', this.cookie('', 0, req));
+    return response;
+  }
+
+  private cookie(value: string, maxAge: number, req: RestRequest): string {
+    const secure = (this.options.baseUrl ?? req.ctx.baseUrl).startsWith('https:');
+    return `${SESSION_COOKIE}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  }
+}

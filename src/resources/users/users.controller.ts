@@ -1,0 +1,459 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { RolesService } from '../../core/auth/roles.service';
+import { UserAccountsService } from '../../core/auth/user-accounts.service';
+import { UserEntity } from '../../core/database/entities/user.entity';
+import { maybeSerialize } from '../../core/database/php-serialize';
+import { TablePrefix } from '../../core/database/table-prefix';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
+import { RestException } from '../../core/http/rest.exception';
+import { OptionsService } from '../../core/options/options.service';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { RestController } from '../../core/rest/rest-controller';
+import { RestRequest } from '../../core/rest/rest-request';
+import { linkMap, RestResponse } from '../../core/rest/rest-response';
+import { RestServer } from '../../core/rest/rest-server.service';
+import { Methods } from '../../core/rest/route-types';
+import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { USER_SCHEMA } from './users.schema';
+import { UserQuery, UsersService } from './users.service';
+
+const PROFILE_KEYS = ['first_name', 'last_name', 'nickname', 'description', 'locale'];
+const AVATAR_SIZES = [24, 48, 96];
+
+/** Per-request site facts used to prepare users. */
+interface UserPrepareContext {
+  home: string;
+  locale: string;
+  showAvatars: boolean;
+  avatarDefault: string;
+  avatarRating: string;
+}
+
+/**
+ * `users`, `users/<id>` and `users/me` (the reference's users controller): the public-user rule, role checks,
+ * WordPress's meta layout (`<prefix>capabilities`, profile meta), hooks `rest_insert_user`, `rest_delete_user` and
+ * `rest_prepare_user`. Collections load every user's meta in one query.
+ */
+@Injectable()
+export class UsersController extends RestController {
+  readonly restBase = 'users';
+
+  constructor(
+    server: RestServer,
+    extensions: CmsExtensionRegistry,
+    hooks: HookRegistry,
+    private readonly users: UsersService,
+    private readonly accounts: UserAccountsService,
+    private readonly roles: RolesService,
+    private readonly options: OptionsService,
+    private readonly content: ContentRegistry,
+    private readonly prefix: TablePrefix,
+  ) {
+    super(server, extensions, hooks);
+  }
+
+  protected baseSchema(): ItemSchema {
+    const schema = structuredClone(USER_SCHEMA);
+    schema.properties.meta.properties = Object.fromEntries(
+      this.extensions.metaKeys('user').filter(([, d]) => d.showInRest).map(([key, d]) => [
+        typeof d.showInRest === 'object' && d.showInRest.name ? d.showInRest.name : key,
+        { type: d.single ? d.type : 'array', ...(d.single ? {} : { items: { type: d.type } }), description: d.description ?? '', default: d.default ?? null, context: ['view', 'edit'] as ('view' | 'edit')[] },
+      ]),
+    );
+    return schema;
+  }
+
+  protected registerRoutes(): void {
+    const context = () => this.getContextParam({ default: 'view' });
+    this.route('/users', [
+      { methods: Methods.READABLE, args: () => this.collectionArgs(), permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },
+      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
+    ]);
+    const id: RouteArg = { description: 'Unique identifier for the user.', type: 'integer' };
+    const deleteArgs = (): Record<string, RouteArg> => ({
+      force: { type: 'boolean', default: false, description: 'Required to be true, as users do not support trashing.' },
+      reassign: {
+        type: 'integer',
+        required: true,
+        description: "Reassign the deleted user's posts and links to this user ID.",
+        // `false` (or empty) deletes the user's content instead of reassigning it.
+        validate: (value) => value === false || value === 'false' || value === '' || /^\d+$/.test(String(value)) || 'reassign is not of type integer',
+        sanitize: (value) => (value === false || value === 'false' || value === '' ? false : Math.abs(Math.trunc(Number(value)))),
+      },
+    });
+    this.route('/users/(?P<id>[\\d]+)', [
+      { methods: Methods.READABLE, args: () => ({ id, context: context() }), permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
+      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
+      { methods: Methods.DELETABLE, args: () => ({ id, ...deleteArgs() }), permission: (req) => this.canDelete(req), handler: (req) => this.deleteItem(req) },
+    ]);
+    this.route('/users/me', [
+      { methods: Methods.READABLE, args: () => ({ context: context() }), handler: (req) => this.getCurrent(req) },
+      { methods: Methods.EDITABLE, args: () => this.getEndpointArgsForItemSchema(Methods.EDITABLE), permission: (req) => this.withCurrentId(req, () => this.canUpdate(req)), handler: (req) => this.updateItem(req) },
+      { methods: Methods.DELETABLE, args: deleteArgs, permission: (req) => this.withCurrentId(req, () => this.canDelete(req)), handler: (req) => this.deleteItem(req) },
+    ]);
+  }
+
+  private collectionArgs(): Record<string, RouteArg> {
+    const base = this.getCollectionParams();
+    return {
+      ...base,
+      exclude: { description: 'Ensure result set excludes specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+      include: { description: 'Limit result set to specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+      offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
+      order: { default: 'asc', description: 'Order sort attribute ascending or descending.', enum: ['asc', 'desc'], type: 'string' },
+      orderby: {
+        default: 'name',
+        description: 'Sort collection by user attribute.',
+        enum: ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'],
+        type: 'string',
+      },
+      slug: { description: 'Limit result set to users with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+      roles: {
+        description: 'Limit result set to users matching at least one specific role provided. Accepts csv list or single role.',
+        type: 'array',
+        items: { type: 'string' },
+      },
+      capabilities: {
+        description: 'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.',
+        type: 'array',
+        items: { type: 'string' },
+      },
+      who: { description: 'Limit result set to users who are considered authors.', type: 'string', enum: ['authors'] },
+      has_published_posts: {
+        description: 'Limit result set to users who have published posts.',
+        type: ['boolean', 'array'],
+        items: { type: 'string', enum: this.restTypeNames() },
+      },
+    };
+  }
+
+  // --- permission checks (the reference's *_permissions_check) ---
+
+  private async canList(req: RestRequest): Promise<true | RestException> {
+    const code = req.ctx.authorizationRequiredCode;
+    const listUsers = await req.ctx.can('list_users');
+    if (nonEmpty(req.get('roles')) && !listUsers) return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by role.', code);
+    if (nonEmpty(req.get('capabilities')) && !listUsers) {
+      return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by capability.', code);
+    }
+    if (req.context === 'edit' && !listUsers) {
+      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this resource with edit context.', code);
+    }
+    if (['email', 'registered_date'].includes(String(req.get('orderby'))) && !listUsers) {
+      return new RestException('rest_forbidden_orderby', 'Sorry, you cannot order by this parameter.', code);
+    }
+    if (req.get('who') === 'authors') {
+      for (const type of this.content.restPostTypes()) if (await req.ctx.can(type.cap.edit_posts)) return true;
+      return new RestException('rest_forbidden_who', 'Sorry, you are not allowed to query users by this parameter.', code);
+    }
+    return true;
+  }
+
+  private async loadUser(req: RestRequest): Promise<UserEntity> {
+    const user = await this.users.findById(Number(req.get('id')));
+    if (!user) throw new RestException('rest_user_invalid_id', 'Invalid resource id.', 404);
+    return user;
+  }
+
+  private async canRead(req: RestRequest): Promise<true | RestException> {
+    const user = await this.loadUser(req);
+    if (req.ctx.user.id === user.id) return true;
+    const code = req.ctx.authorizationRequiredCode;
+    const listUsers = await req.ctx.can('list_users');
+    if (req.context === 'edit' && !listUsers) {
+      return new RestException('rest_user_cannot_view', 'Sorry, you cannot view this resource with edit context.', code);
+    }
+    if (!listUsers && !(await req.ctx.can('edit_user', user.id))) {
+      const published = await this.users.withPublishedPosts([user.id], this.restTypeNames());
+      if (!published.has(user.id)) return new RestException('rest_user_cannot_view', 'Sorry, you cannot view this resource.', code);
+    }
+    return true;
+  }
+
+  private async canCreate(req: RestRequest): Promise<true | RestException> {
+    if (await req.ctx.can('create_users')) return true;
+    return new RestException('rest_cannot_create_user', 'Sorry, you are not allowed to create resource.', req.ctx.authorizationRequiredCode);
+  }
+
+  private async canUpdate(req: RestRequest): Promise<true | RestException> {
+    const user = await this.loadUser(req);
+    const code = req.ctx.authorizationRequiredCode;
+    if (nonEmpty(req.get('roles'))) {
+      if (!(await req.ctx.can('promote_user', user.id))) {
+        return new RestException('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this resource.', code);
+      }
+      // Changing only the roles needs nothing more than promote_user.
+      const sent = req.paramNames().filter((n) => req.sent(n) && n !== 'id' && n !== 'roles' && n !== 'context');
+      if (!sent.length) return true;
+    }
+    if (!(await req.ctx.can('edit_user', user.id))) return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to edit resource.', code);
+    return true;
+  }
+
+  private async canDelete(req: RestRequest): Promise<true | RestException> {
+    const user = await this.loadUser(req);
+    if (await req.ctx.can('delete_user', user.id)) return true;
+    return new RestException('rest_user_cannot_delete', 'Sorry, you are not allowed to delete this resource.', req.ctx.authorizationRequiredCode);
+  }
+
+  /** `users/me` acts on the current user: anonymous callers get 401 `rest_not_logged_in`. */
+  private async withCurrentId(req: RestRequest, check: () => Promise<true | RestException>): Promise<true | RestException> {
+    if (!req.ctx.isLoggedIn) return new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
+    req.urlParams.id = String(req.ctx.user.id);
+    return check();
+  }
+
+  // --- handlers ---
+
+  private restTypeNames(): string[] {
+    return this.content.restPostTypes().map((t) => t.name);
+  }
+
+  private async getItems(req: RestRequest): Promise<RestResponse> {
+    const perPage = Number(req.get('per_page'));
+    const page = Number(req.get('page'));
+    const offset = req.has('offset') ? Number(req.get('offset')) : (page - 1) * perPage;
+    const query: UserQuery = {
+      include: (req.get<number[]>('include') ?? []).map(Number),
+      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
+      search: req.get<string>('search') || undefined,
+      slugs: (req.get<string[]>('slug') ?? []).map(String),
+      roles: (req.get<string[]>('roles') ?? []).map(String),
+      authorsOnly: req.get('who') === 'authors',
+      publishedIn: await this.publishedFilter(req),
+      capabilities: (req.get<string[]>('capabilities') ?? []).map(String),
+      orderby: String(req.get('orderby')) as UserQuery['orderby'],
+      order: String(req.get('order')) as UserQuery['order'],
+      limit: perPage,
+      offset,
+    };
+    const filtered = await this.hooks.applyFilters('rest_user_query', query, req);
+    const { users, total } = await this.users.list(filtered);
+    const prepared = await this.prepareMany(users, req);
+    const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
+    return this.paginate(response, req, total, `${this.namespace}/users`);
+  }
+
+  /** Callers without `list_users` only see authors of published posts; `has_published_posts` asks for it too. */
+  private async publishedFilter(req: RestRequest): Promise<string[] | undefined> {
+    if (!(await req.ctx.can('list_users'))) return this.restTypeNames();
+    const asked = req.get<unknown>('has_published_posts');
+    if (asked === true || asked === 'true' || asked === '1') return this.restTypeNames();
+    if (Array.isArray(asked)) return asked.map(String);
+    return undefined;
+  }
+
+  private async getItem(req: RestRequest): Promise<RestResponse> {
+    return (await this.prepareMany([await this.loadUser(req)], req))[0];
+  }
+
+  private async getCurrent(req: RestRequest): Promise<RestResponse> {
+    if (!req.ctx.isLoggedIn) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
+    const user = await this.users.findById(req.ctx.user.id);
+    if (!user) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
+    return (await this.prepareMany([user], req))[0];
+  }
+
+  private async createItem(req: RestRequest): Promise<RestResponse> {
+    if (req.get('id')) throw new RestException('rest_user_exists', 'Cannot create existing resource.', 400);
+    const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
+    if (roles) await this.checkRoleUpdate(req, 0, roles);
+    const user = await this.accounts.createUser({
+      login: String(req.get('username')),
+      email: String(req.get('email')),
+      password: String(req.get('password')),
+      roles,
+      displayName: req.get<string>('name'),
+      nicename: req.get<string>('slug'),
+      firstName: req.get<string>('first_name'),
+      lastName: req.get<string>('last_name'),
+      nickname: req.get<string>('nickname'),
+      url: req.get<string>('url'),
+      description: req.get<string>('description'),
+      locale: req.get<string>('locale'),
+    });
+    await this.writeMeta(user.id, req);
+    await this.updateAdditionalFields(user, req);
+    await this.hooks.doAction('rest_insert_user', user, req, true);
+    const response = (await this.prepareMany([user], withContext(req, 'edit')))[0];
+    return this.created(response, req, `${this.namespace}/users/${user.id}`);
+  }
+
+  private async updateItem(req: RestRequest): Promise<RestResponse> {
+    const user = await this.loadUser(req);
+    const email = req.get<string>('email');
+    if (email !== undefined && email.toLowerCase() !== user.email.toLowerCase()) {
+      const other = await this.users.findBy({ email });
+      if (other && other.id !== user.id) throw new RestException('rest_user_invalid_email', 'Email address is invalid.', 400);
+    }
+    const username = req.get<string>('username');
+    if (username && username !== user.login) throw new RestException('rest_user_invalid_argument', "Username isn't editable", 400);
+    const slug = req.get<string>('slug');
+    if (slug && slug !== user.nicename) {
+      const other = await this.users.findBy({ nicename: slug });
+      if (other && other.id !== user.id) throw new RestException('rest_user_invalid_slug', 'Slug is invalid.', 400);
+    }
+    const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
+    if (roles) await this.checkRoleUpdate(req, user.id, roles);
+
+    await this.usersTransaction(async (em) => {
+      const row: Partial<UserEntity> = {};
+      if (email !== undefined) row.email = email;
+      if (slug) row.nicename = slug;
+      if (req.has('name')) row.displayName = String(req.get('name'));
+      if (req.has('url')) row.url = String(req.get('url'));
+      if (Object.keys(row).length) await em.getRepository(UserEntity).update({ id: user.id }, row);
+      const meta: Record<string, string> = {};
+      for (const [param, key] of [['first_name', 'first_name'], ['last_name', 'last_name'], ['nickname', 'nickname'], ['description', 'description'], ['locale', 'locale']]) {
+        if (req.has(param)) meta[key] = String(req.get(param));
+      }
+      await this.users.setMeta(em, user.id, meta);
+      if (roles) await this.accounts.setRoles(user.id, roles, em);
+    });
+    if (req.has('password')) await this.accounts.setPassword(user.id, String(req.get('password')));
+    const updated = (await this.users.findById(user.id)) as UserEntity;
+    await this.writeMeta(user.id, req);
+    await this.updateAdditionalFields(updated, req);
+    await this.hooks.doAction('rest_insert_user', updated, req, false);
+    return (await this.prepareMany([updated], withContext(req, 'edit')))[0];
+  }
+
+  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+    if (req.get('force') !== true) {
+      throw new RestException('rest_trash_not_supported', "Users do not support trashing. Set 'force' to true to delete.", 501);
+    }
+    const user = await this.loadUser(req);
+    const reassign = req.get('reassign') ? Number(req.get('reassign')) : null;
+    if (reassign !== null && (reassign === user.id || !(await this.users.findById(reassign)))) {
+      throw new RestException('rest_user_invalid_reassign', 'Invalid resource id for reassignment.', 400);
+    }
+    const previous = (await this.prepareMany([user], withContext(req, 'edit')))[0];
+    const deleteWithUser = this.content
+      .allPostTypes()
+      .filter((t) => t.delete_with_user === true || (t.delete_with_user == null && t.supports.author !== undefined))
+      .map((t) => t.name);
+    await this.users.delete(user.id, reassign, deleteWithUser);
+    await this.hooks.doAction('rest_delete_user', user, previous, req);
+    return previous;
+  }
+
+  /** The reference's role check: known roles only, no self-demotion below `edit_users`. */
+  private async checkRoleUpdate(req: RestRequest, userId: number, roles: string[]): Promise<void> {
+    const known = await this.roles.roles();
+    for (const role of roles) {
+      const def = known[role];
+      if (!def) throw new RestException('rest_user_invalid_role', `The role ${role} does not exist.`, 400);
+      if (req.ctx.user.id === userId && !def.capabilities.edit_users) {
+        throw new RestException('rest_user_invalid_role', 'You cannot give resource that role.', req.ctx.authorizationRequiredCode);
+      }
+    }
+  }
+
+  private usersTransaction(work: (em: EntityManager) => Promise<void>): Promise<void> {
+    return this.users['dataSource'].transaction(work);
+  }
+
+  /** Stores the registered meta keys sent in `meta`. */
+  private async writeMeta(userId: number, req: RestRequest): Promise<void> {
+    const input = req.get<Record<string, unknown>>('meta');
+    if (!input || typeof input !== 'object') return;
+    const values: Record<string, string> = {};
+    for (const [key, def] of this.extensions.metaKeys('user')) {
+      const name = typeof def.showInRest === 'object' && def.showInRest.name ? def.showInRest.name : key;
+      if (!def.showInRest || !(name in input)) continue;
+      const value = def.sanitize ? def.sanitize(input[name]) : input[name];
+      values[key] = maybeSerialize(value);
+    }
+    await this.usersTransaction((em) => this.users.setMeta(em, userId, values));
+  }
+
+  // --- preparation ---
+
+  private async siteContext(req: RestRequest): Promise<UserPrepareContext> {
+    const o = await this.options.getMany(['home', 'WPLANG', 'show_avatars', 'avatar_default', 'avatar_rating']);
+    return {
+      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      locale: String(o.WPLANG || 'en_US'),
+      showAvatars: o.show_avatars === undefined ? true : Boolean(Number(o.show_avatars) || o.show_avatars === 'true'),
+      avatarDefault: String(o.avatar_default ?? 'mystery'),
+      avatarRating: String(o.avatar_rating ?? 'G'),
+    };
+  }
+
+  /** Prepares several users with one meta query for all of them. */
+  private async prepareMany(users: UserEntity[], req: RestRequest): Promise<RestResponse[]> {
+    const capsKey = `${this.prefix.value}capabilities`;
+    const registered = this.extensions.metaKeys('user').filter(([, d]) => d.showInRest);
+    const meta = await this.users.metaOf(
+      users.map((u) => u.id),
+      [...PROFILE_KEYS, capsKey, ...registered.map(([k]) => k)],
+    );
+    const site = await this.siteContext(req);
+    const known = await this.roles.roles();
+    const out: RestResponse[] = [];
+    for (const user of users) {
+      const m = meta.get(user.id) ?? {};
+      const stored = m[capsKey] && typeof m[capsKey] === 'object' ? (m[capsKey] as Record<string, unknown>) : {};
+      const roleNames = Object.keys(stored).filter((k) => stored[k] && known[k]);
+      const allcaps = await this.roles.capabilitiesOf(roleNames);
+      for (const [cap, granted] of Object.entries(stored)) if (!known[cap]) allcaps[cap] = Boolean(granted);
+      const data: Record<string, unknown> = {
+        id: user.id,
+        username: user.login,
+        name: user.displayName,
+        first_name: str(m.first_name),
+        last_name: str(m.last_name),
+        email: user.email,
+        url: user.url,
+        description: str(m.description),
+        link: `${site.home}/author/${user.nicename}/`,
+        locale: str(m.locale) || site.locale,
+        nickname: str(m.nickname),
+        slug: user.nicename,
+        roles: roleNames,
+        registered_date: `${user.registered.replace(' ', 'T')}+00:00`,
+        capabilities: allcaps,
+        extra_capabilities: Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Boolean(v)])),
+      };
+      if (site.showAvatars) data.avatar_urls = avatarUrls(user.email, site, req.ctx.baseUrl.startsWith('https:'));
+      const metaOut: Record<string, unknown> = {};
+      for (const [key, def] of registered) {
+        const name = typeof def.showInRest === 'object' && def.showInRest.name ? def.showInRest.name : key;
+        metaOut[name] = key in m ? m[key] : (def.default ?? null);
+      }
+      data.meta = metaOut;
+      const links = linkMap({
+        self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}`) },
+        collection: { href: req.ctx.restUrl(`${this.namespace}/users`) },
+      });
+      out.push(await this.prepareResponse(data, req, links, 'user', user));
+    }
+    return out;
+  }
+}
+
+function str(value: unknown): string {
+  return value === undefined || value === null ? '' : String(value);
+}
+
+function nonEmpty(value: unknown): boolean {
+  return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== null && value !== '';
+}
+
+/** The same request, answered in another context (create/update/delete answer in `edit`). */
+function withContext(req: RestRequest, context: string): RestRequest {
+  req.set('context', context);
+  return req;
+}
+
+/** Gravatar URLs as the reference builds them (`d` from the default avatar, `r` from the rating). */
+function avatarUrls(email: string, site: UserPrepareContext, https: boolean): Record<string, string> {
+  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  const host = https ? 'https://secure.gravatar.com' : `http://${parseInt(hash[0], 16) % 3}.gravatar.com`;
+  const d = site.avatarDefault === 'mystery' ? 'mm' : site.avatarDefault;
+  const r = site.avatarRating.toLowerCase();
+  return Object.fromEntries(AVATAR_SIZES.map((s) => [String(s), `${host}/avatar/${hash}?s=${s}&d=${d}&r=${r}`]));
+}

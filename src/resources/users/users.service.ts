@@ -1,0 +1,189 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
+import { CommentEntity } from '../../core/database/entities/comment.entity';
+import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
+import { OptionEntity } from '../../core/database/entities/option.entity';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
+import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
+import { UserEntity } from '../../core/database/entities/user.entity';
+import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
+import { maybeUnserialize } from '../../core/database/php-serialize';
+import { TablePrefix } from '../../core/database/table-prefix';
+
+/** Filters of the users collection, already validated and coerced. */
+export interface UserQuery {
+  include: number[];
+  exclude: number[];
+  search?: string;
+  slugs: string[];
+  roles: string[];
+  /** Only users whose roles grant at least one of these capabilities (or who hold one directly). */
+  capabilities: string[];
+  /** Only users who published at least one post of these types. */
+  publishedIn?: string[];
+  /** Only users with a non-zero user level (authors). */
+  authorsOnly: boolean;
+  orderby: 'id' | 'include' | 'name' | 'registered_date' | 'slug' | 'include_slugs' | 'email' | 'url';
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+}
+
+const ORDER_COLUMNS: Record<string, string> = {
+  id: 'u.id',
+  name: 'u.displayName',
+  registered_date: 'u.registered',
+  slug: 'u.nicename',
+  email: 'u.email',
+  url: 'u.url',
+};
+
+/** Database access of the users resource: the collection query and batched loads of users and their meta. */
+@Injectable()
+export class UsersService {
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly prefix: TablePrefix,
+  ) {}
+
+  /** One page of users and the total, in two queries. */
+  async list(q: UserQuery): Promise<{ users: UserEntity[]; total: number }> {
+    const qb = this.dataSource.getRepository(UserEntity).createQueryBuilder('u');
+    if (q.include.length) qb.andWhere('u.id IN (:...include)', { include: q.include });
+    if (q.exclude.length) qb.andWhere('u.id NOT IN (:...exclude)', { exclude: q.exclude });
+    if (q.slugs.length) qb.andWhere('u.nicename IN (:...slugs)', { slugs: q.slugs });
+    if (q.search) {
+      // Wildcards on both sides, over the columns WordPress picks for the shape of the term.
+      const term = `%${escapeLike(q.search)}%`;
+      const columns = q.search.includes('@')
+        ? ['u.email']
+        : /^\d+$/.test(q.search)
+          ? ['u.login', 'CAST(u.id AS CHAR)']
+          : /^https?:\/\//.test(q.search)
+            ? ['u.url']
+            : ['u.login', 'u.url', 'u.email', 'u.nicename', 'u.displayName'];
+      qb.andWhere(`(${columns.map((c) => `${c} LIKE :term ESCAPE '!'`).join(' OR ')})`, { term });
+    }
+    const metaTable = this.dataSource.getMetadata(UserMetaEntity).tableName;
+    if (q.roles.length) {
+      const clauses = q.roles.map((_, i) => `m.meta_value LIKE :role${i} ESCAPE '!'`).join(' OR ');
+      qb.andWhere(
+        `u.id IN (SELECT m.user_id FROM ${metaTable} m WHERE m.meta_key = :capsKey AND (${clauses}))`,
+        Object.fromEntries([['capsKey', `${this.prefix.value}capabilities`], ...q.roles.map((r, i) => [`role${i}`, `%"${escapeLike(r)}"%`])]),
+      );
+    }
+    if (q.capabilities.length) {
+      const roleDefs = (await this.dataSource.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } }))?.value;
+      const roles = maybeUnserialize(roleDefs ?? '') as Record<string, { capabilities?: Record<string, boolean> }> | false;
+      const names = [...q.capabilities];
+      for (const [role, def] of Object.entries(roles || {})) if (q.capabilities.some((c) => def.capabilities?.[c])) names.push(role);
+      const clauses = names.map((_, i) => `m.meta_value LIKE :cap${i} ESCAPE '!'`).join(' OR ');
+      qb.andWhere(
+        `u.id IN (SELECT m.user_id FROM ${metaTable} m WHERE m.meta_key = :capsKey2 AND (${clauses}))`,
+        Object.fromEntries([['capsKey2', `${this.prefix.value}capabilities`], ...names.map((r, i) => [`cap${i}`, `%"${escapeLike(r)}";b:1%`])]),
+      );
+    }
+    if (q.authorsOnly) {
+      qb.andWhere(`u.id IN (SELECT m.user_id FROM ${metaTable} m WHERE m.meta_key = :levelKey AND m.meta_value <> '0')`, {
+        levelKey: `${this.prefix.value}user_level`,
+      });
+    }
+    if (q.publishedIn) {
+      if (!q.publishedIn.length) return { users: [], total: 0 };
+      const postsTable = this.dataSource.getMetadata(PostEntity).tableName;
+      qb.andWhere(
+        `EXISTS (SELECT 1 FROM ${postsTable} p WHERE p.post_author = u.ID AND p.post_status = 'publish' AND p.post_type IN (:...publicTypes))`,
+        { publicTypes: q.publishedIn },
+      );
+    }
+    const direction = q.order === 'desc' ? 'DESC' : 'ASC';
+    if (q.orderby === 'include' && q.include.length) {
+      qb.orderBy(`CASE ${q.include.map((id, i) => `WHEN u.id = ${Number(id)} THEN ${i}`).join(' ')} ELSE ${q.include.length} END`, 'ASC');
+    } else if (q.orderby === 'include_slugs' && q.slugs.length) {
+      q.slugs.forEach((slug, i) => qb.setParameter(`os${i}`, slug));
+      qb.orderBy(`CASE ${q.slugs.map((_, i) => `WHEN u.nicename = :os${i} THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END`, 'ASC');
+    } else {
+      // Ties keep the table's order (by id), as MySQL gives them to WordPress.
+      qb.orderBy(ORDER_COLUMNS[q.orderby] ?? 'u.displayName', direction).addOrderBy('u.id', 'ASC');
+    }
+    const [users, total] = await qb.skip(q.offset).take(q.limit).getManyAndCount();
+    return { users, total };
+  }
+
+  findById(id: number): Promise<UserEntity | null> {
+    return id > 0 ? this.dataSource.getRepository(UserEntity).findOne({ where: { id } }) : Promise.resolve(null);
+  }
+
+  findBy(where: Partial<Pick<UserEntity, 'email' | 'nicename' | 'login'>>): Promise<UserEntity | null> {
+    return this.dataSource.getRepository(UserEntity).findOne({ where });
+  }
+
+  /** The given meta keys of many users, unserialized, in one query: userId → key → first value. */
+  async metaOf(userIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown>>> {
+    const out = new Map<number, Record<string, unknown>>(userIds.map((id) => [id, {}]));
+    if (!userIds.length) return out;
+    const rows = await this.dataSource.getRepository(UserMetaEntity).find({ where: { userId: In(userIds), key: In(keys) }, order: { id: 'ASC' } });
+    for (const row of rows) {
+      const bucket = out.get(row.userId);
+      if (bucket && row.key !== null && !(row.key in bucket)) bucket[row.key] = maybeUnserialize(row.value);
+    }
+    return out;
+  }
+
+  /** Of the given users, those who published at least one post of the types, in one query. */
+  async withPublishedPosts(userIds: number[], types: string[]): Promise<Set<number>> {
+    if (!userIds.length || !types.length) return new Set();
+    const rows = await this.dataSource
+      .getRepository(PostEntity)
+      .createQueryBuilder('p')
+      .select('DISTINCT p.author', 'author')
+      .where('p.author IN (:...ids)', { ids: userIds })
+      .andWhere("p.status = 'publish'")
+      .andWhere('p.type IN (:...types)', { types })
+      .getRawMany<{ author: number | string }>();
+    return new Set(rows.map((r) => Number(r.author)));
+  }
+
+  /** Writes user meta values (one row per key, updated in place when present). */
+  async setMeta(em: EntityManager, userId: number, values: Record<string, string>): Promise<void> {
+    const repo = em.getRepository(UserMetaEntity);
+    for (const [key, value] of Object.entries(values)) {
+      const row = await repo.findOne({ where: { userId, key } });
+      if (row) await repo.update({ id: row.id }, { value });
+      else await repo.insert({ userId, key, value });
+    }
+  }
+
+  /**
+   * Deletes a user in one transaction: their posts go to `reassign`, or are deleted (with their meta, term links and
+   * comments) for the post types deleted with their author; then their meta and the user row.
+   */
+  async delete(userId: number, reassign: number | null, typesDeletedWithUser: string[]): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      const posts = em.getRepository(PostEntity);
+      if (reassign) {
+        await posts.update({ author: userId }, { author: reassign });
+      } else if (typesDeletedWithUser.length) {
+        const ids = (await posts.find({ select: { id: true }, where: { author: userId, type: In(typesDeletedWithUser) } })).map((p) => p.id);
+        for (let i = 0; i < ids.length; i += 500) {
+          const chunk = ids.slice(i, i + 500);
+          const commentIds = (await em.getRepository(CommentEntity).find({ select: { id: true }, where: { postId: In(chunk) } })).map((c) => c.id);
+          if (commentIds.length) await em.getRepository(CommentMetaEntity).delete({ commentId: In(commentIds) });
+          await em.getRepository(CommentEntity).delete({ postId: In(chunk) });
+          await em.getRepository(PostMetaEntity).delete({ postId: In(chunk) });
+          await em.getRepository(TermRelationshipEntity).delete({ objectId: In(chunk) });
+          await posts.delete({ id: In(chunk) });
+        }
+      }
+      await em.getRepository(UserMetaEntity).delete({ userId });
+      await em.getRepository(UserEntity).delete({ id: userId });
+    });
+  }
+}
+
+/** Escapes `!`, `%` and `_` for a LIKE pattern with `ESCAPE '!'` (one escape character both databases read alike). */
+function escapeLike(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
+}
