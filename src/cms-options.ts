@@ -26,6 +26,11 @@ export interface CmsModuleOptions {
   initialAdmin?: { login: string; password: string; email?: string };
   /** Failed logins / application-password failures allowed per IP and per user within the window (default 10 per 900 s). */
   rateLimit?: { max: number; windowSeconds: number };
+  /**
+   * Answer `GET /` with a small JSON page about the site (with the API discovery `Link` header), for a server
+   * that is only this API. Hosts that serve their own home page leave it off (default `false`).
+   */
+  serveSiteRoot?: boolean;
   /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
   extensions?: Type<unknown>[];
 }
@@ -51,6 +56,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     linkRelBase: options.linkRelBase ?? 'https://api.w.org/',
     extensions: options.extensions ?? [],
     rateLimit: options.rateLimit ?? { max: 10, windowSeconds: 900 },
+    serveSiteRoot: options.serveSiteRoot ?? false,
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };
 }

@@ -3,8 +3,9 @@ import { SettingsController } from './settings/settings.controller';
 import { StatusesController } from './statuses/statuses.controller';
 import { TaxonomiesController } from './taxonomies/taxonomies.controller';
 import { TypesController } from './types/types.controller';
+import { ApplicationPasswordsController } from './users/application-passwords.controller';
 import { UsersController } from './users/users.controller';
 import { UsersService } from './users/users.service';
 
 /** Every resource of the API; each registers its routes when the module initialises. */
-export const RESOURCE_PROVIDERS: Provider[] = [TypesController, StatusesController, TaxonomiesController, UsersService, UsersController, SettingsController];
+export const RESOURCE_PROVIDERS: Provider[] = [TypesController, StatusesController, TaxonomiesController, UsersService, UsersController, ApplicationPasswordsController, SettingsController];

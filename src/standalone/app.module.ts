@@ -14,6 +14,7 @@ export class AppModule {
         TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX })),
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
+          serveSiteRoot: true,
           siteUrl: env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`,
           tablePrefix: env.CMS_TABLE_PREFIX,
           uploadDir: env.CMS_UPLOAD_DIR,

@@ -52,6 +52,12 @@ export class RestHttpMiddleware implements NestMiddleware {
       delete query.rest_route;
     } else {
       res.setHeader('Link', `<${this.baseUrl(req)}${prefix}/>; rel="https://api.w.org/"`);
+      if (this.options.serveSiteRoot && url.pathname === '/' && ['GET', 'HEAD'].includes(req.method)) {
+        // A server that is only this API still answers its home page, so clients can discover the API from it.
+        res.status(200).setHeader('Content-Type', 'application/json; charset=UTF-8');
+        res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(req)}${prefix}/` }));
+        return;
+      }
       return next();
     }
     try {

@@ -136,7 +136,11 @@ export abstract class RestController implements OnModuleInit {
   }
 
   filterByContext(data: Record<string, unknown>, context: string): Record<string, unknown> {
-    return filterByContext(data, this.getItemSchema().properties, context);
+    const filtered = filterByContext(data, this.getItemSchema().properties, context);
+    // The reference encodes a `meta` object left without keys as an empty JSON array.
+    const meta = filtered.meta;
+    if (meta && typeof meta === 'object' && !Array.isArray(meta) && !Object.keys(meta).length) filtered.meta = [];
+    return filtered;
   }
 
   /**

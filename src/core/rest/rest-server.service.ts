@@ -175,7 +175,8 @@ export class RestServer implements OnApplicationBootstrap {
       methods: endpoints.flatMap((e) => e.methods),
       endpoints: endpoints.map((e) => ({
         methods: e.methods,
-        args: Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)])),
+        // An endpoint without arguments shows `[]`, as in the reference.
+        args: Object.keys(e.args).length ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)])) : [],
       })),
     };
     if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };

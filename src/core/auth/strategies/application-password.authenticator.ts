@@ -5,13 +5,17 @@ import { AuthenticationInput, AuthenticationService } from '../authentication.se
 import { CurrentUser } from '../current-user';
 import { verifyWordPressPassword } from '../password-hash';
 import { RateLimiter } from '../rate-limiter.service';
+import { UserAccountsService } from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
 
 interface StoredApplicationPassword {
   uuid: string;
   name: string;
   password: string;
+  last_used?: number | null;
 }
+
+const DAY_SECONDS = 24 * 3600;
 
 /**
  * HTTP Basic authentication with application passwords, stored as WordPress stores them (hashed, in the
@@ -24,6 +28,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     private readonly auth: AuthenticationService,
     private readonly identity: UserIdentityService,
     private readonly limiter: RateLimiter,
+    private readonly accounts: UserAccountsService,
   ) {}
 
   /** Recently verified (password, hash) pairs, keyed by a digest: hashing with bcrypt on every request would cost ~50 ms. */
@@ -61,11 +66,16 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     }
     const stored = await this.identity.meta(user.id, '_application_passwords');
     const list = Array.isArray(stored) ? (stored as StoredApplicationPassword[]) : [];
-    if (!list.some((item) => item && typeof item.password === 'string' && this.check(password, item.password))) {
+    const used = list.find((item) => item && typeof item.password === 'string' && this.check(password, item.password));
+    if (!used) {
       this.limiter.recordFailure(input.ip, login);
       return invalid();
     }
     this.limiter.recordSuccess(login);
+    // `last_used`/`last_ip` are written at most once a day, as WordPress does, so most requests write nothing.
+    if (Number(used.last_used ?? 0) + DAY_SECONDS <= Date.now() / 1000) {
+      await this.accounts.recordApplicationPasswordUse(user.id, used.uuid, input.ip || null);
+    }
     return this.identity.toCurrentUser(user);
   }
 }

@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { ApplicationPasswordItem, UserAccountsService } from '../../core/auth/user-accounts.service';
+import { UserEntity } from '../../core/database/entities/user.entity';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
+import { RestException } from '../../core/http/rest.exception';
+import { RestController } from '../../core/rest/rest-controller';
+import { RestRequest } from '../../core/rest/rest-request';
+import { linkMap, RestResponse } from '../../core/rest/rest-response';
+import { RestServer } from '../../core/rest/rest-server.service';
+import { Methods } from '../../core/rest/route-types';
+import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { UsersService } from './users.service';
+
+const SCHEMA: ItemSchema = {
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  title: 'application-password',
+  type: 'object',
+  properties: {
+    uuid: { description: 'The unique identifier for the application password.', type: 'string', format: 'uuid', context: ['view', 'edit', 'embed'], readonly: true },
+    app_id: { description: 'A UUID provided by the application to uniquely identify it. It is recommended to use an UUID v5 with the URL or DNS namespace.', type: 'string', format: 'uuid', context: ['view', 'edit', 'embed'] },
+    name: { description: 'The name of the application password.', type: 'string', required: true, context: ['view', 'edit', 'embed'], minLength: 1, pattern: '.*\\S.*' },
+    password: { description: 'The generated password. Only available after adding an application.', type: 'string', context: ['edit'], readonly: true },
+    created: { description: 'The GMT date the application password was created.', type: 'string', format: 'date-time', context: ['view', 'edit'], readonly: true },
+    last_used: { description: 'The GMT date the application password was last used.', type: ['string', 'null'], format: 'date-time', context: ['view', 'edit'], readonly: true },
+    last_ip: { description: 'The IP address the application password was last used by.', type: ['string', 'null'], format: 'ip', context: ['view', 'edit'], readonly: true },
+  },
+};
+
+/**
+ * `users/<id|me>/application-passwords[/<uuid>]`: list, create (the plain password is answered once), read,
+ * rename, delete one and delete all, stored the way WordPress stores them.
+ */
+@Injectable()
+export class ApplicationPasswordsController extends RestController {
+  readonly restBase = 'application-passwords';
+
+  constructor(
+    server: RestServer,
+    extensions: CmsExtensionRegistry,
+    hooks: HookRegistry,
+    private readonly accounts: UserAccountsService,
+    private readonly users: UsersService,
+  ) {
+    super(server, extensions, hooks);
+  }
+
+  protected baseSchema(): ItemSchema {
+    return SCHEMA;
+  }
+
+  protected registerRoutes(): void {
+    const base = '/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
+    const context = (): RouteArg => this.getContextParam({ default: 'view' });
+    this.route(base, [
+      { methods: Methods.READABLE, args: () => ({ context: context() }), permission: (req) => this.check(req, 'list_app_passwords', 'rest_cannot_list_application_passwords', 'Sorry, you are not allowed to list application passwords for this user.'), handler: (req) => this.list(req) },
+      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.check(req, 'create_app_password', 'rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'), handler: (req) => this.create(req) },
+      { methods: Methods.DELETABLE, permission: (req) => this.check(req, 'delete_app_passwords', 'rest_cannot_delete_application_passwords', 'Sorry, you are not allowed to delete application passwords for this user.'), handler: (req) => this.deleteAll(req) },
+    ]);
+    this.route(`${base}/(?P<uuid>[\\w\\-]+)`, [
+      { methods: Methods.READABLE, args: () => ({ context: context() }), permission: (req) => this.check(req, 'read_app_password', 'rest_cannot_read_application_password', 'Sorry, you are not allowed to read this application password.'), handler: (req) => this.get(req) },
+      { methods: Methods.EDITABLE, args: () => this.getEndpointArgsForItemSchema(Methods.EDITABLE), permission: (req) => this.check(req, 'edit_app_password', 'rest_cannot_edit_application_password', 'Sorry, you are not allowed to edit this application password.'), handler: (req) => this.update(req) },
+      { methods: Methods.DELETABLE, permission: (req) => this.check(req, 'delete_app_password', 'rest_cannot_delete_application_password', 'Sorry, you are not allowed to delete this application password.'), handler: (req) => this.deleteOne(req) },
+    ]);
+  }
+
+  private async user(req: RestRequest): Promise<UserEntity> {
+    const id = String(req.get('user_id'));
+    if (id === 'me') {
+      if (!req.ctx.isLoggedIn) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
+      return (await this.users.findById(req.ctx.user.id)) as UserEntity;
+    }
+    const user = await this.users.findById(Number(id));
+    if (!user) throw new RestException('rest_user_invalid_id', 'Invalid user ID.', 404);
+    return user;
+  }
+
+  private async check(req: RestRequest, cap: string, code: string, message: string): Promise<true | RestException> {
+    const user = await this.user(req);
+    const uuid = req.get<string>('uuid');
+    if (await req.ctx.can(cap, user.id, uuid)) return true;
+    return new RestException(code, message, req.ctx.authorizationRequiredCode);
+  }
+
+  private async item(req: RestRequest, user: UserEntity): Promise<ApplicationPasswordItem> {
+    const item = await this.accounts.getApplicationPassword(user.id, String(req.get('uuid')));
+    if (!item) throw new RestException('rest_application_password_not_found', 'Application password not found.', 404);
+    return item;
+  }
+
+  private async list(req: RestRequest): Promise<unknown[]> {
+    const user = await this.user(req);
+    const items = await this.accounts.listApplicationPasswords(user.id);
+    return Promise.all(items.map(async (item) => this.server.toCollectionItem(await this.prepare(item, user, req))));
+  }
+
+  private async get(req: RestRequest): Promise<RestResponse> {
+    const user = await this.user(req);
+    return this.prepare(await this.item(req, user), user, req);
+  }
+
+  private async create(req: RestRequest): Promise<RestResponse> {
+    const user = await this.user(req);
+    const created = await this.accounts.createApplicationPassword(user.id, String(req.get('name')).trim(), String(req.get('app_id') ?? ''));
+    req.set('context', 'edit');
+    const response = await this.prepare(created.item, user, req, created.password);
+    return this.created(response, req, `${this.namespace}/users/${user.id}/application-passwords/${created.item.uuid}`);
+  }
+
+  private async update(req: RestRequest): Promise<RestResponse> {
+    const user = await this.user(req);
+    const item = await this.item(req, user);
+    const name = req.get<string>('name');
+    const updated = name !== undefined ? await this.accounts.updateApplicationPassword(user.id, item.uuid, { name: name.trim() }) : item;
+    req.set('context', 'edit');
+    return this.prepare(updated ?? item, user, req);
+  }
+
+  private async deleteOne(req: RestRequest): Promise<unknown> {
+    const user = await this.user(req);
+    const item = await this.item(req, user);
+    req.set('context', 'edit');
+    const previous = await this.prepare(item, user, req);
+    await this.accounts.deleteApplicationPassword(user.id, item.uuid);
+    return { deleted: true, previous: previous.data };
+  }
+
+  private async deleteAll(req: RestRequest): Promise<unknown> {
+    const user = await this.user(req);
+    return { deleted: true, count: await this.accounts.deleteAllApplicationPasswords(user.id) };
+  }
+
+  private prepare(item: ApplicationPasswordItem, user: UserEntity, req: RestRequest, plain?: string): Promise<RestResponse> {
+    const data: Record<string, unknown> = {
+      uuid: item.uuid,
+      app_id: item.app_id,
+      name: item.name,
+      created: unixToRfc3339(item.created),
+      last_used: item.last_used ? unixToRfc3339(item.last_used) : null,
+      last_ip: item.last_ip || null,
+    };
+    // Shown once, in groups of four as WordPress shows it.
+    if (plain) data.password = plain.match(/.{1,4}/g)?.join(' ') ?? plain;
+    const links = linkMap({ self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}/application-passwords/${item.uuid}`) } });
+    return this.prepareResponse(data, req, links, 'application_password', item);
+  }
+}
+
+function unixToRfc3339(seconds: number): string {
+  return new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
+}
