@@ -27,6 +27,11 @@ export interface CmsModuleOptions {
   /** Failed logins / application-password failures allowed per IP and per user within the window (default 10 per 900 s). */
   rateLimit?: { max: number; windowSeconds: number };
   /**
+   * Hash format for new login passwords: `bcrypt` (WordPress 6.8+, default) or `phpass` when a WordPress older than
+   * 6.8 shares the database (it cannot read the newer hashes). Old hashes are upgraded to this format on login.
+   */
+  passwordHash?: 'bcrypt' | 'phpass';
+  /**
    * Answer `GET /` with a small JSON page about the site (with the API discovery `Link` header), for a server
    * that is only this API. Hosts that serve their own home page leave it off (default `false`).
    */
@@ -57,6 +62,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     extensions: options.extensions ?? [],
     rateLimit: options.rateLimit ?? { max: 10, windowSeconds: 900 },
     serveSiteRoot: options.serveSiteRoot ?? false,
+    passwordHash: options.passwordHash ?? 'bcrypt',
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };
 }

@@ -23,6 +23,7 @@ export class AppModule {
           runMigrations: env.CMS_MIGRATIONS_RUN === 'true',
           initialAdmin: initialAdminFromEnvironment(env),
           rateLimit: { max: env.CMS_RATE_LIMIT_MAX, windowSeconds: env.CMS_RATE_LIMIT_WINDOW },
+          passwordHash: env.CMS_PASSWORD_HASH,
         }),
       ],
     };

@@ -106,6 +106,10 @@ export class CmsEnvironment {
   @IsInt({ message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
   @Min(1, { message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
   CMS_RATE_LIMIT_WINDOW = 900;
+
+  /** Hash format of new login passwords: `bcrypt` (WordPress 6.8+) or `phpass` (a WordPress before 6.8 shares the database). */
+  @IsIn(['bcrypt', 'phpass'], { message: 'CMS_PASSWORD_HASH must be bcrypt or phpass' })
+  CMS_PASSWORD_HASH: 'bcrypt' | 'phpass' = 'bcrypt';
 }
 
 /** The administrator to create on first start, from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD / CMS_ADMIN_EMAIL. */

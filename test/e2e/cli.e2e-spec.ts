@@ -3,6 +3,7 @@ import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
@@ -37,6 +38,17 @@ function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 function cli(args: string[], extra: Record<string, string> = {}): Run {
   const result = spawnSync(process.execPath, [CLI, ...args], { env: baseEnv(extra), encoding: 'utf8', timeout: 60000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A TCP port free at the time of the call (the OS picks it). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
 }
 
 async function withDataSource<T>(work: (ds: DataSource) => Promise<T>): Promise<T> {
@@ -246,7 +258,7 @@ describe('commands on one database', () => {
     });
 
     it('the printed passwords authenticate against the server (node dist/main) on the same database', async () => {
-      port = 40000 + Math.floor(Math.random() * 10000);
+      port = await freePort();
       server = startServer(port);
       try {
         await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);

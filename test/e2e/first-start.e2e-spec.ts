@@ -3,6 +3,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
@@ -63,7 +64,7 @@ async function waitForServer(port: number, server: Server): Promise<void> {
 
 /** Starts the server, waits until it answers, stops it, and returns its output. */
 async function runOnce(databaseUrl: string, env: Record<string, string>): Promise<string> {
-  const port = 40000 + Math.floor(Math.random() * 10000);
+  const port = await freePort();
   const server = startServer({ PORT: String(port), DATABASE_URL: databaseUrl, ...env });
   try {
     await waitForServer(port, server);
@@ -72,6 +73,17 @@ async function runOnce(databaseUrl: string, env: Record<string, string>): Promis
     if (server.child.exitCode === null) await once(server.child, 'exit');
   }
   return server.output();
+}
+
+/** A TCP port free at the time of the call (the OS picks it). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
 }
 
 async function withDataSource<T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
@@ -167,7 +179,8 @@ describe('initial administrator from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD', () =>
     const url = await freshDatabase('first_start_race');
     // Schema and site first (concurrent migrations are not what this test is about).
     await runOnce(url, {});
-    const ports = [0, 1].map(() => 40000 + Math.floor(Math.random() * 10000));
+    const ports = [await freePort(), await freePort()];
+    while (ports[1] === ports[0]) ports[1] = await freePort();
     const servers = ports.map((port, i) =>
       startServer({ PORT: String(port), DATABASE_URL: url, CMS_ADMIN_USER: `racer${i}`, CMS_ADMIN_PASSWORD: PASSWORD }),
     );

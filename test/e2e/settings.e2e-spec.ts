@@ -496,7 +496,8 @@ describe('OPTIONS', () => {
     const res = await options('administrator').expect(200);
     expect(res.body.methods).toEqual(['GET', 'POST', 'PUT', 'PATCH']);
     expect(res.body.endpoints.map((e: { methods: string[] }) => e.methods)).toEqual([['GET'], ['POST', 'PUT', 'PATCH']]);
-    expect(res.body.endpoints[0].args).toEqual({});
+    // The reference encodes an endpoint without arguments as an empty JSON array.
+    expect(res.body.endpoints[0].args).toEqual([]);
     const args = res.body.endpoints[1].args;
     expect(Object.keys(args)).toEqual([...WP_KEYS, ...FIXTURE_KEYS]);
     expect(args.title).toEqual({ description: 'Site title.', type: 'string', required: false });

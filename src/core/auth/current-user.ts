@@ -8,6 +8,8 @@ export class CurrentUser {
     readonly roles: readonly string[],
     /** Every primitive capability the user holds (`allcaps`), from roles and user-specific grants. */
     readonly allcaps: Readonly<Record<string, boolean>>,
+    /** The application password (uuid) the request authenticated with, if any. */
+    readonly applicationPassword?: string,
   ) {}
 
   static anonymous(): CurrentUser {

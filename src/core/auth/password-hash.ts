@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -64,4 +64,23 @@ export function verifyWordPressPassword(password: string, stored: string): boole
 /** Hashes a password the way current WordPress does (`$wp$2y$10$...`). */
 export function hashWordPressPassword(password: string): string {
   return '$wp' + bcrypt.hashSync(wpPrehash(password), 10).replace(/^\$2b\$/, '$2y$');
+}
+
+/** How new login passwords are hashed: WordPress 6.8's bcrypt (`$wp$2y$`), or phpass (`$P$`) for older WordPress. */
+export type PasswordHashFormat = 'bcrypt' | 'phpass';
+
+/** A phpass portable hash (`$P$B...`, 2^13 rounds), which every WordPress version verifies. */
+export function hashPhpass(password: string): string {
+  const setting = `$P$B${encode64(randomBytes(6), 6)}`;
+  return phpassCrypt(password, setting) as string;
+}
+
+/** Hashes a login password in the configured format. */
+export function hashPassword(password: string, format: PasswordHashFormat = 'bcrypt'): string {
+  return format === 'phpass' ? hashPhpass(password) : hashWordPressPassword(password);
+}
+
+/** `true` when a stored hash is older than the configured format and should be replaced on the next login. */
+export function needsRehash(stored: string, format: PasswordHashFormat = 'bcrypt'): boolean {
+  return format === 'bcrypt' ? !stored.startsWith('$wp$') : !stored.startsWith('$P$') && !stored.startsWith('$wp$');
 }

@@ -8,7 +8,7 @@ import { parseCookies } from '../http/rest-http.middleware';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import { RouteRegistry } from '../rest/route-registry.service';
-import { hashWordPressPassword, verifyWordPressPassword } from './password-hash';
+import { hashPassword, needsRehash, verifyWordPressPassword } from './password-hash';
 import { RateLimiter } from './rate-limiter.service';
 import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
 import { UserIdentityService } from './user-identity.service';
@@ -60,9 +60,9 @@ export class SessionRoutes implements OnModuleInit {
       throw new RestException('invalid_credentials', 'The username or password is incorrect.', 401);
     }
     this.limiter.recordSuccess(name);
-    if (!user.pass.startsWith('$wp$')) {
-      // Old phpass/md5 hashes are replaced by the current format on a successful login.
-      user.pass = hashWordPressPassword(password);
+    if (needsRehash(user.pass, this.options.passwordHash)) {
+      // Old hashes are replaced by the configured format on a successful login.
+      user.pass = hashPassword(password, this.options.passwordHash);
       await this.dataSource.getRepository(UserEntity).update({ id: user.id }, { pass: user.pass });
     }
     const session = await this.sessions.create(user, ip, req.header('user-agent') ?? '');

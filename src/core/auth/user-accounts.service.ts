@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { randomInt, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { OptionEntity } from '../database/entities/option.entity';
@@ -9,7 +10,7 @@ import { formatMysqlDate } from '../database/mysql-date';
 import { maybeSerialize, maybeUnserialize, phpTrim } from '../database/php-serialize';
 import { TablePrefix } from '../database/table-prefix';
 import { RestException } from '../http/rest.exception';
-import { hashWordPressPassword, verifyWordPressPassword } from './password-hash';
+import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
 import { RoleDefinition, RolesService } from './roles.service';
 
 /** Input of {@link UserAccountsService.createUser} (the fields of `wp_insert_user()` this server writes). */
@@ -18,7 +19,7 @@ export interface CreateUserInput {
   login: string;
   /** `user_email` (checked like WordPress's `is_email()`). */
   email: string;
-  /** Plain password, hashed with {@link hashWordPressPassword}; a random one when absent. */
+  /** Plain password, hashed in the configured format (`passwordHash` option); a random one when absent. */
   password?: string;
   /** Roles (default: the `default_role` option, `subscriber` on a new site). `[]` gives the user no role. */
   roles?: string[];
@@ -154,32 +155,10 @@ export function isEmail(email: string): boolean {
 /** PHP 8 `strtolower()` (ASCII only). */
 const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
+
 /** `mb_strlen()` / `mb_substr()`: counts code points, not UTF-16 units. */
 const mbLength = (text: string): number => [...text].length;
 const mbSubstr = (text: string, length: number): string => [...text].slice(0, length).join('');
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Hash of application passwords: phpass portable, as WordPress 6.1's wp_hash_password() writes ($P$B...)
-// ---------------------------------------------------------------------------------------------------------------------
-
-const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-
-function encode64(input: Buffer, count: number): string {
-  let output = '';
-  let i = 0;
-  do {
-    let value = input[i++];
-    output += ITOA64[value & 0x3f];
-    if (i < count) value |= input[i] << 8;
-    output += ITOA64[(value >> 6) & 0x3f];
-    if (i++ >= count) break;
-    if (i < count) value |= input[i] << 16;
-    output += ITOA64[(value >> 12) & 0x3f];
-    if (i++ >= count) break;
-    output += ITOA64[(value >> 18) & 0x3f];
-  } while (i < count);
-  return output;
-}
 
 /**
  * `PasswordHash(8, true)->HashPassword()`: the `$P$B` hash WordPress up to 6.7 stores for application passwords.
@@ -187,11 +166,7 @@ function encode64(input: Buffer, count: number): string {
  * 24 random characters, so a fast hash loses nothing (WordPress 6.8 moved them to an even faster one).
  */
 export function hashApplicationPassword(password: string): string {
-  const salt = encode64(randomBytes(6), 6);
-  const pass = Buffer.from(password, 'utf8');
-  let hash = createHash('md5').update(Buffer.concat([Buffer.from(salt, 'binary'), pass])).digest();
-  for (let count = 1 << 13; count > 0; count--) hash = createHash('md5').update(Buffer.concat([hash, pass])).digest();
-  return `$P$B${salt}${encode64(hash, 16)}`;
+  return hashPhpass(password);
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -212,6 +187,7 @@ export class UserAccountsService {
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly prefix: TablePrefix,
     private readonly roles: RolesService,
+    @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
   ) {}
 
   private get capabilitiesKey(): string {
@@ -329,7 +305,7 @@ export class UserAccountsService {
     if (mbLength(nicename) > 50) {
       throw new RestException('user_nicename_too_long', 'Nicename may not be longer than 50 characters.', 400);
     }
-    const pass = hashWordPressPassword(input.password ?? generatePassword(24));
+    const pass = hashPassword(input.password ?? generatePassword(24), this.options.passwordHash);
 
     return this.inTransaction(manager, async (em) => {
       const users = em.getRepository(UserEntity);
@@ -439,7 +415,7 @@ export class UserAccountsService {
    * @throws RestException `rest_user_invalid_id` (404).
    */
   async setPassword(userId: number, password: string): Promise<void> {
-    const pass = hashWordPressPassword(password);
+    const pass = hashPassword(password, this.options.passwordHash);
     const result = await this.dataSource.getRepository(UserEntity).update({ id: userId }, { pass, activationKey: '' });
     if (!result.affected) {
       if (!(await this.dataSource.getRepository(UserEntity).existsBy({ id: userId }))) throw invalidUser();

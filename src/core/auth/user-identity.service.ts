@@ -32,13 +32,13 @@ export class UserIdentityService {
     return row ? maybeUnserialize(row.value) : undefined;
   }
 
-  async toCurrentUser(user: UserEntity): Promise<CurrentUser> {
+  async toCurrentUser(user: UserEntity, applicationPassword?: string): Promise<CurrentUser> {
     const stored = await this.meta(user.id, `${this.prefix.value}capabilities`);
     const grants = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
     const known = await this.roles.roles();
     const roleNames = Object.keys(grants).filter((k) => grants[k] && known[k]);
     const caps = await this.roles.capabilitiesOf(roleNames);
     for (const [cap, granted] of Object.entries(grants)) if (!known[cap]) caps[cap] = Boolean(granted);
-    return new CurrentUser(user.id, user.login, roleNames, caps);
+    return new CurrentUser(user.id, user.login, roleNames, caps, applicationPassword);
   }
 }

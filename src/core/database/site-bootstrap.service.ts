@@ -60,8 +60,9 @@ export class SiteBootstrapService implements OnModuleInit {
 
   /**
    * Creates `options.initialAdmin` as an administrator when the users table is empty. The emptiness check and
-   * the insert share a transaction; on MySQL the check locks the table's range, so servers starting together
-   * on one empty database create a single administrator (the loser's transaction fails and finds the user).
+   * the insert share a transaction; on MySQL the check locks the table's range (`SELECT ... FOR UPDATE`), so
+   * servers starting together on one empty database create a single administrator: the other transactions wait,
+   * or fail with a deadlock / busy error and are run again, and then find the user.
    */
   private async createInitialAdmin(): Promise<string | null> {
     const admin = this.options.initialAdmin;
@@ -73,25 +74,40 @@ export class SiteBootstrapService implements OnModuleInit {
       return qb.getCount();
     };
     if ((await count()) > 0) return null;
-    try {
-      const created = await this.dataSource.transaction(async (manager) => {
-        if ((await count(manager, true)) > 0) return null;
-        return this.accounts.createUser(
-          {
-            login: admin.login,
-            email: admin.email || `${admin.login}@localhost.localdomain`,
-            password: admin.password,
-            roles: ['administrator'],
-          },
-          manager,
-        );
-      });
-      if (!created) return null;
-      this.logger.log(`Created the administrator "${created.login}" (user ${created.id}) from the initial admin settings.`);
-      return created.login;
-    } catch (error) {
-      if ((await count()) > 0) return null;
-      throw error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const created = await this.dataSource.transaction(async (manager) => {
+          if ((await count(manager, true)) > 0) return null;
+          return this.accounts.createUser(
+            {
+              login: admin.login,
+              email: admin.email || `${admin.login}@localhost.localdomain`,
+              password: admin.password,
+              roles: ['administrator'],
+            },
+            manager,
+          );
+        });
+        if (!created) return null;
+        this.logger.log(`Created the administrator "${created.login}" (user ${created.id}) from the initial admin settings.`);
+        return created.login;
+      } catch (error) {
+        // Another server won the race: its transaction was chosen to commit (MySQL deadlock victim, SQLite busy
+        // snapshot). Try again: the locking count waits for its commit and then finds the user.
+        if (attempt < 5 && isLockConflict(error)) continue;
+        if ((await count()) > 0) return null;
+        throw error;
+      }
     }
   }
+}
+
+/** A deadlock or lock/busy error after which the transaction can simply be run again. */
+function isLockConflict(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  for (let e = error as { code?: unknown; driverError?: unknown } | undefined; e && !seen.has(e); e = e.driverError as typeof e) {
+    seen.add(e);
+    if (typeof e.code === 'string' && /^(ER_LOCK_DEADLOCK|ER_LOCK_WAIT_TIMEOUT|SQLITE_BUSY\w*|SQLITE_LOCKED\w*)$/.test(e.code)) return true;
+  }
+  return false;
 }

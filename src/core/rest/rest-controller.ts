@@ -51,7 +51,9 @@ export abstract class RestController implements OnModuleInit {
   /** The item schema with the registered additional fields. Cached once the registries are frozen. */
   getItemSchema(): ItemSchema {
     if (this.schemaCache) return this.schemaCache;
-    const schema = structuredClone(this.baseSchema()) as ItemSchema;
+    // Shallow copies: properties may carry functions (`arg_options`), and only the property map is extended here.
+    const base = this.baseSchema();
+    const schema: ItemSchema = { ...base, properties: { ...base.properties } };
     for (const [name, field] of this.extensions.restFields(schema.title)) {
       if (field.schema) schema.properties[name] = field.schema;
     }
@@ -168,9 +170,9 @@ export abstract class RestController implements OnModuleInit {
   }
 
   /** Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. */
-  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string): RestResponse {
+  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, currentPage?: number): RestResponse {
     const perPage = Number(req.get('per_page') ?? 10);
-    const page = Number(req.get('page') ?? 1);
+    const page = currentPage ?? Number(req.get('page') ?? 1);
     const totalPages = Math.ceil(total / perPage);
     response.header('X-CMS-Total', String(total));
     response.header('X-CMS-TotalPages', String(totalPages));

@@ -149,6 +149,12 @@ export function validateValue(value: unknown, schema: JsonSchema, name: string):
       case 'uri':
         if (text !== '' && !isUri(text)) return `${name} is not a valid URI.`;
         break;
+      case 'uuid':
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(text)) return `${name} is not a valid UUID.`;
+        break;
+    }
+    if (typeof schema.pattern === 'string' && !safePattern(schema.pattern).test(text)) {
+      return `${name} does not match pattern ${schema.pattern}.`;
     }
     if (schema.minLength !== undefined && [...text].length < schema.minLength) {
       return `${name} must be at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'} long.`;
@@ -166,6 +172,18 @@ export function validateValue(value: unknown, schema: JsonSchema, name: string):
     if (belowMin || aboveMax) return rangeMessage(name, schema);
   }
   return null;
+}
+
+const patterns = new Map<string, RegExp>();
+
+/** A schema `pattern` as a regular expression (unanchored, like the reference's `preg_match('#…#u')`), cached. */
+function safePattern(pattern: string): RegExp {
+  let re = patterns.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern, 'u');
+    patterns.set(pattern, re);
+  }
+  return re;
 }
 
 function isIpv6(text: string): boolean {

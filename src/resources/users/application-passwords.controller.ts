@@ -57,6 +57,13 @@ export class ApplicationPasswordsController extends RestController {
       { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.check(req, 'create_app_password', 'rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'), handler: (req) => this.create(req) },
       { methods: Methods.DELETABLE, permission: (req) => this.check(req, 'delete_app_passwords', 'rest_cannot_delete_application_passwords', 'Sorry, you are not allowed to delete application passwords for this user.'), handler: (req) => this.deleteAll(req) },
     ]);
+    // Before the uuid route, which would otherwise match it.
+    this.route(`${base}/introspect`, {
+      methods: Methods.READABLE,
+      args: () => ({ context: context() }),
+      permission: (req) => this.canIntrospect(req),
+      handler: (req) => this.introspect(req),
+    });
     this.route(`${base}/(?P<uuid>[\\w\\-]+)`, [
       { methods: Methods.READABLE, args: () => ({ context: context() }), permission: (req) => this.check(req, 'read_app_password', 'rest_cannot_read_application_password', 'Sorry, you are not allowed to read this application password.'), handler: (req) => this.get(req) },
       { methods: Methods.EDITABLE, args: () => this.getEndpointArgsForItemSchema(Methods.EDITABLE), permission: (req) => this.check(req, 'edit_app_password', 'rest_cannot_edit_application_password', 'Sorry, you are not allowed to edit this application password.'), handler: (req) => this.update(req) },
@@ -80,6 +87,28 @@ export class ApplicationPasswordsController extends RestController {
     const uuid = req.get<string>('uuid');
     if (await req.ctx.can(cap, user.id, uuid)) return true;
     return new RestException(code, message, req.ctx.authorizationRequiredCode);
+  }
+
+  private async canIntrospect(req: RestRequest): Promise<true | RestException> {
+    const user = await this.user(req);
+    if (req.ctx.user.id !== user.id) {
+      return new RestException(
+        'rest_cannot_introspect_app_password_for_non_authenticated_user',
+        'The authenticated application password can only be introspected for the current user.',
+        req.ctx.authorizationRequiredCode,
+      );
+    }
+    return true;
+  }
+
+  /** The application password the current request authenticated with. */
+  private async introspect(req: RestRequest): Promise<RestResponse> {
+    const user = await this.user(req);
+    const uuid = req.ctx.user.applicationPassword;
+    if (!uuid) throw new RestException('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
+    const item = await this.accounts.getApplicationPassword(user.id, uuid);
+    if (!item) throw new RestException('rest_application_password_not_found', 'Application password not found.', 500);
+    return this.prepare(item, user, req);
   }
 
   private async item(req: RestRequest, user: UserEntity): Promise<ApplicationPasswordItem> {

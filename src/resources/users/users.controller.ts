@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { RolesService } from '../../core/auth/roles.service';
-import { UserAccountsService } from '../../core/auth/user-accounts.service';
+import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
+import { sanitizeTitleWithDashes } from '../../core/registry/content-types';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { TablePrefix } from '../../core/database/table-prefix';
@@ -57,6 +58,23 @@ export class UsersController extends RestController {
 
   protected baseSchema(): ItemSchema {
     const schema = structuredClone(USER_SCHEMA);
+    // The reference's argument options: username and password checks, text and slug sanitising.
+    const p = schema.properties;
+    p.username.arg_options = {
+      validate: (v) =>
+        (typeof v === 'string' && v !== '' && sanitizeUserLogin(v) === v) ||
+        'This username is invalid because it uses illegal characters. Please enter only alphanumeric, _, space, ., -, *, and @.',
+    };
+    p.password.arg_options = {
+      validate: (v) =>
+        typeof v !== 'string' || v === ''
+          ? 'Passwords cannot be empty.'
+          : v.includes('\\')
+            ? 'Passwords cannot contain the "\\" character.'
+            : true,
+    };
+    for (const key of ['name', 'first_name', 'last_name', 'nickname']) p[key].arg_options = { sanitize: (v) => sanitizeTextField(String(v)) };
+    p.slug.arg_options = { sanitize: (v) => sanitizeTitleWithDashes(String(v)) };
     schema.properties.meta.properties = Object.fromEntries(
       this.extensions.metaKeys('user').filter(([, d]) => d.showInRest).map(([key, d]) => [
         typeof d.showInRest === 'object' && d.showInRest.name ? d.showInRest.name : key,
@@ -215,7 +233,8 @@ export class UsersController extends RestController {
   private async getItems(req: RestRequest): Promise<RestResponse> {
     const perPage = Number(req.get('per_page'));
     const page = Number(req.get('page'));
-    const offset = req.has('offset') ? Number(req.get('offset')) : (page - 1) * perPage;
+    // As the reference: a non-empty offset wins over page, and the page shown in links follows it.
+    const offset = Number(req.get('offset') ?? 0) > 0 ? Number(req.get('offset')) : (page - 1) * perPage;
     const query: UserQuery = {
       include: (req.get<number[]>('include') ?? []).map(Number),
       exclude: (req.get<number[]>('exclude') ?? []).map(Number),
@@ -224,6 +243,7 @@ export class UsersController extends RestController {
       roles: (req.get<string[]>('roles') ?? []).map(String),
       authorsOnly: req.get('who') === 'authors',
       publishedIn: await this.publishedFilter(req),
+      restrictedSearch: !(await req.ctx.can('list_users')),
       capabilities: (req.get<string[]>('capabilities') ?? []).map(String),
       orderby: String(req.get('orderby')) as UserQuery['orderby'],
       order: String(req.get('order')) as UserQuery['order'],
@@ -234,12 +254,12 @@ export class UsersController extends RestController {
     const { users, total } = await this.users.list(filtered);
     const prepared = await this.prepareMany(users, req);
     const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
-    return this.paginate(response, req, total, `${this.namespace}/users`);
+    return this.paginate(response, req, total, `${this.namespace}/users`, Math.ceil(offset / perPage + 1));
   }
 
   /** Callers without `list_users` only see authors of published posts; `has_published_posts` asks for it too. */
   private async publishedFilter(req: RestRequest): Promise<string[] | undefined> {
-    if (!(await req.ctx.can('list_users'))) return this.restTypeNames();
+    if (!(await req.ctx.can('list_users')) && req.get('who') !== 'authors') return this.restTypeNames();
     const asked = req.get<unknown>('has_published_posts');
     if (asked === true || asked === 'true' || asked === '1') return this.restTypeNames();
     if (Array.isArray(asked)) return asked.map(String);

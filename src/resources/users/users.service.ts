@@ -23,6 +23,8 @@ export interface UserQuery {
   capabilities: string[];
   /** Only users who published at least one post of these types. */
   publishedIn?: string[];
+  /** Search only ID, login, slug and display name (callers without `list_users` may not probe e-mails or URLs). */
+  restrictedSearch: boolean;
   /** Only users with a non-zero user level (authors). */
   authorsOnly: boolean;
   orderby: 'id' | 'include' | 'name' | 'registered_date' | 'slug' | 'include_slugs' | 'email' | 'url';
@@ -57,7 +59,9 @@ export class UsersService {
     if (q.search) {
       // Wildcards on both sides, over the columns WordPress picks for the shape of the term.
       const term = `%${escapeLike(q.search)}%`;
-      const columns = q.search.includes('@')
+      const columns = q.restrictedSearch
+        ? ['CAST(u.id AS CHAR)', 'u.login', 'u.nicename', 'u.displayName']
+        : q.search.includes('@')
         ? ['u.email']
         : /^\d+$/.test(q.search)
           ? ['u.login', 'CAST(u.id AS CHAR)']
@@ -105,8 +109,15 @@ export class UsersService {
       q.slugs.forEach((slug, i) => qb.setParameter(`os${i}`, slug));
       qb.orderBy(`CASE ${q.slugs.map((_, i) => `WHEN u.nicename = :os${i} THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END`, 'ASC');
     } else {
+      const column = ORDER_COLUMNS[q.orderby] ?? 'u.displayName';
+      if (column !== 'u.id' && column !== 'u.registered' && this.dataSource.options.type === 'better-sqlite3') {
+        // MySQL's collation (WordPress's) sorts text case-insensitively; SQLite needs to be told.
+        qb.addSelect(`LOWER(${column})`, 'sort_key').orderBy('sort_key', direction);
+      } else {
+        qb.orderBy(column, direction);
+      }
       // Ties keep the table's order (by id), as MySQL gives them to WordPress.
-      qb.orderBy(ORDER_COLUMNS[q.orderby] ?? 'u.displayName', direction).addOrderBy('u.id', 'ASC');
+      if (column !== 'u.id') qb.addOrderBy('u.id', 'ASC');
     }
     const [users, total] = await qb.skip(q.offset).take(q.limit).getManyAndCount();
     return { users, total };

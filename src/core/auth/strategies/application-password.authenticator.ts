@@ -64,8 +64,8 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
       this.limiter.recordFailure(input.ip, login);
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
-    const stored = await this.identity.meta(user.id, '_application_passwords');
-    const list = Array.isArray(stored) ? (stored as StoredApplicationPassword[]) : [];
+    // Deleting leaves gaps in the stored PHP array's keys, so read it through the accounts service.
+    const list: StoredApplicationPassword[] = await this.accounts.listApplicationPasswords(user.id);
     const used = list.find((item) => item && typeof item.password === 'string' && this.check(password, item.password));
     if (!used) {
       this.limiter.recordFailure(input.ip, login);
@@ -76,7 +76,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     if (Number(used.last_used ?? 0) + DAY_SECONDS <= Date.now() / 1000) {
       await this.accounts.recordApplicationPasswordUse(user.id, used.uuid, input.ip || null);
     }
-    return this.identity.toCurrentUser(user);
+    return this.identity.toCurrentUser(user, used.uuid);
   }
 }
 
