@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { Passport, Strategy } from 'passport';
+import { Strategy as CustomStrategy } from 'passport-custom';
 import { RestException } from '../http/rest.exception';
 import { CurrentUser } from './current-user';
 
@@ -24,24 +26,58 @@ export interface AuthenticationInput {
  */
 export type Authenticator = (input: AuthenticationInput) => Promise<CurrentUser | null | RestException> | CurrentUser | null | RestException;
 
+const INPUT = Symbol('cms-auth-input');
+
+/** The request object passport strategies see: the headers, plus the full input for our own strategies. */
+interface StrategyRequest {
+  headers: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+  [INPUT]: AuthenticationInput;
+}
+
+/** The authentication input behind a request handed to a passport strategy. */
+export function authenticationInputOf(req: unknown): AuthenticationInput {
+  return (req as StrategyRequest)[INPUT];
+}
+
 /**
- * Runs the registered authenticators in order; the first that recognises the request decides. Without any,
- * every caller is anonymous.
+ * Authenticates requests with passport: strategies run in registration order; the first that recognises the
+ * request decides (a user, or an error for wrong credentials), and a request none recognises is anonymous.
+ * Plain authenticator functions are wrapped in `passport-custom` strategies.
  */
 @Injectable()
 export class AuthenticationService {
-  private readonly authenticators: Authenticator[] = [];
+  private readonly passport = new Passport();
+  private readonly strategies: string[] = [];
 
-  register(authenticator: Authenticator): void {
-    this.authenticators.push(authenticator);
+  /** Registers a passport strategy; its `verify` must answer a CurrentUser, `false`, or an error. */
+  useStrategy(name: string, strategy: Strategy): void {
+    this.passport.use(name, strategy);
+    this.strategies.push(name);
   }
 
-  async authenticate(input: AuthenticationInput): Promise<CurrentUser> {
-    for (const authenticate of this.authenticators) {
-      const result = await authenticate(input);
-      if (result instanceof RestException) throw result;
-      if (result) return result;
-    }
-    return CurrentUser.anonymous();
+  /** Registers an authenticator function. */
+  register(authenticator: Authenticator, name = `cms-authenticator-${this.strategies.length + 1}`): void {
+    this.useStrategy(
+      name,
+      new CustomStrategy((req, done) => {
+        Promise.resolve()
+          .then(() => authenticator(authenticationInputOf(req)))
+          .then((result) => (result instanceof RestException ? done(result) : done(null, result ?? false)), done);
+      }),
+    );
+  }
+
+  authenticate(input: AuthenticationInput): Promise<CurrentUser> {
+    if (!this.strategies.length) return Promise.resolve(CurrentUser.anonymous());
+    const req: StrategyRequest = { headers: input.headers, query: input.query, body: input.body, [INPUT]: input };
+    return new Promise((resolve, reject) => {
+      const middleware = this.passport.authenticate(this.strategies, { session: false }, (error: unknown, user: unknown) => {
+        if (error) reject(error);
+        else resolve(user instanceof CurrentUser ? user : CurrentUser.anonymous());
+      });
+      middleware(req, {}, (error: unknown) => (error ? reject(error) : resolve(CurrentUser.anonymous())));
+    });
   }
 }

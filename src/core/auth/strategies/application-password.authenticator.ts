@@ -1,7 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RestException } from '../../http/rest.exception';
-import { AuthenticationInput, AuthenticationService } from '../authentication.service';
+import { BasicStrategy } from 'passport-http';
+import { AuthenticationInput, AuthenticationService, authenticationInputOf } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import { verifyWordPressPassword } from '../password-hash';
 import { RateLimiter } from '../rate-limiter.service';
@@ -46,18 +47,21 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.auth.register((input) => this.authenticate(input));
+    // passport-http parses `Authorization: Basic`; requests without it are left to the next strategy.
+    this.auth.useStrategy(
+      'application-password',
+      new BasicStrategy({ passReqToCallback: true }, (req, username, password, done) => {
+        this.verify(authenticationInputOf(req), username, password).then(
+          (result) => (result instanceof RestException ? done(result) : done(null, result)),
+          done,
+        );
+      }),
+    );
   }
 
-  async authenticate(input: AuthenticationInput): Promise<CurrentUser | null | RestException> {
-    const header = input.headers.authorization ?? '';
-    const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
-    if (!match) return null;
-    const decoded = Buffer.from(match[1], 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    if (colon < 0) return invalid();
-    const login = decoded.slice(0, colon);
-    const password = decoded.slice(colon + 1).replace(/\s+/g, '');
+  /** Checks a login name and application password (spaces ignored, as WordPress shows them in groups). */
+  async verify(input: AuthenticationInput, login: string, typed: string): Promise<CurrentUser | RestException> {
+    const password = typed.replace(/\s+/g, '');
     this.limiter.assertAllowed(input.ip, login);
     const user = await this.identity.findByLoginOrEmail(login);
     if (!user) {
