@@ -14,6 +14,8 @@ const AUTOLOAD_TTL_MS = 5_000;
 @Injectable()
 export class OptionsService {
   private autoloaded: Map<string, string> | null = null;
+  /** Unserialized autoloaded values (parsed once per reload; callers must not mutate them). */
+  private parsed = new Map<string, unknown>();
   private loadedAt = 0;
 
   constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
@@ -30,14 +32,21 @@ export class OptionsService {
       .where('o.autoload IN (:...yes)', { yes: ['yes', 'on', 'auto', 'auto-on'] })
       .getMany();
     this.autoloaded = new Map(rows.map((r) => [r.name, r.value]));
+    this.parsed = new Map();
     this.loadedAt = Date.now();
     return this.autoloaded;
+  }
+
+  /** An autoloaded option's unserialized value, parsed once. */
+  private parsedAutoload(auto: Map<string, string>, name: string): unknown {
+    if (!this.parsed.has(name)) this.parsed.set(name, maybeUnserialize(auto.get(name)));
+    return this.parsed.get(name);
   }
 
   /** The unserialized value of an option, or `fallback` when it does not exist. */
   async get<T = unknown>(name: string, fallback?: T): Promise<T> {
     const auto = await this.autoloadMap();
-    if (auto.has(name)) return maybeUnserialize(auto.get(name)) as T;
+    if (auto.has(name)) return this.parsedAutoload(auto, name) as T;
     const row = await this.repo.findOne({ where: { name }, select: { id: true, value: true } });
     return row ? (maybeUnserialize(row.value) as T) : (fallback as T);
   }
@@ -47,7 +56,7 @@ export class OptionsService {
     const auto = await this.autoloadMap();
     const out: Record<string, unknown> = {};
     const missing = names.filter((n) => !auto.has(n));
-    for (const n of names) if (auto.has(n)) out[n] = maybeUnserialize(auto.get(n));
+    for (const n of names) if (auto.has(n)) out[n] = this.parsedAutoload(auto, n);
     if (missing.length) {
       const rows = await this.repo.createQueryBuilder('o').where('o.name IN (:...missing)', { missing }).getMany();
       for (const row of rows) out[row.name] = maybeUnserialize(row.value);

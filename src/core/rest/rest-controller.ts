@@ -67,6 +67,8 @@ export abstract class RestController implements OnModuleInit {
     const properties: Record<string, JsonSchema> = {};
     for (const [key, prop] of Object.entries(schema.properties)) {
       const { arg_options: _omit, ...rest } = prop;
+      // The reference encodes an empty property map as an empty JSON array (e.g. `meta` without registered keys).
+      if (rest.properties && !Object.keys(rest.properties).length) (rest as Record<string, unknown>).properties = [];
       properties[key] = rest;
     }
     return { ...schema, properties };
@@ -176,28 +178,24 @@ export abstract class RestController implements OnModuleInit {
     const totalPages = Math.ceil(total / perPage);
     response.header('X-CMS-Total', String(total));
     response.header('X-CMS-TotalPages', String(totalPages));
-    const base = new URL(req.ctx.restUrl(collectionPath));
+    // The current query, `page` replaced, written the way PHP's http_build_query writes it (indexed brackets).
+    const pairs: string[] = [];
     for (const [key, value] of Object.entries(req.query)) {
       if (key === 'page' || value === undefined) continue;
-      appendQuery(base.searchParams, key, value);
+      appendQuery(pairs, key, value);
     }
-    if (page > 1) {
-      const prev = new URL(base);
-      prev.searchParams.set('page', String(Math.min(page - 1, Math.max(totalPages, 1))));
-      response.linkHeader('prev', prev.toString());
-    }
-    if (totalPages > page) {
-      const next = new URL(base);
-      next.searchParams.set('page', String(page + 1));
-      response.linkHeader('next', next.toString());
-    }
+    const base = req.ctx.restUrl(collectionPath);
+    const withPage = (n: number) => `${base}?${[...pairs, `page=${n}`].join('&')}`;
+    if (page > 1) response.linkHeader('prev', withPage(Math.min(page - 1, Math.max(totalPages, 1))));
+    if (totalPages > page) response.linkHeader('next', withPage(page + 1));
     return response;
   }
 }
 
-function appendQuery(params: URLSearchParams, key: string, value: unknown): void {
-  if (Array.isArray(value)) value.forEach((v) => appendQuery(params, `${key}[]`, v));
+function appendQuery(pairs: string[], key: string, value: unknown): void {
+  if (Array.isArray(value)) value.forEach((v, i) => appendQuery(pairs, `${key}[${i}]`, v));
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) appendQuery(params, `${key}[${k}]`, v);
-  } else params.append(key, String(value));
+    for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v);
+  } else if (value === '') pairs.push(encodeURIComponent(key));
+  else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
 }

@@ -18,6 +18,7 @@ export class RouteRegistry {
   private readonly routes = new Map<string, RouteDefinition>();
   private readonly namespaceOrder: string[] = [];
   private frozen = false;
+  private readonly beforeFreezeCallbacks: Array<() => void> = [];
   /** Called for the first route of a namespace, so the server can add the namespace index. */
   onNewNamespace?: (namespace: string) => void;
 
@@ -77,9 +78,18 @@ export class RouteRegistry {
     return this.routes.get(route);
   }
 
+  /**
+   * Runs `register` just before the table freezes, once every module has initialised: for routes that depend on
+   * what extensions registered (one set of routes per post type, for example).
+   */
+  beforeFreeze(register: () => void): void {
+    this.beforeFreezeCallbacks.push(register);
+  }
+
   /** Ends registration and resolves lazily declared arguments. */
   freeze(): void {
     if (this.frozen) return;
+    for (const register of this.beforeFreezeCallbacks.splice(0)) register();
     this.frozen = true;
     for (const route of this.routes.values()) {
       for (const endpoint of route.endpoints) if (endpoint.argsFactory) endpoint.args = endpoint.argsFactory();

@@ -1,0 +1,408 @@
+/**
+ * The WordPress 6.1 display filter chains used by the REST posts controller
+ * (`prepare_item_for_response()`), in default-filters.php priority order:
+ *
+ * - `title.rendered`   = get_the_title(): "Private: " prefix for private posts (not for password
+ *   protected ones: the controller's `protected_title_format` is `%s`), then `the_title`:
+ *   wptexturize, convert_chars, trim (10), capital_P_dangit (11).
+ * - `content.rendered` = `the_content`: WP_Embed run_shortcode/autoembed (8, not ported), do_blocks (9),
+ *   wptexturize, wpautop (skipped when the content has blocks), shortcode_unautop, prepend_attachment
+ *   (attachments only), wp_filter_content_tags, wp_replace_insecure_home_url (10),
+ *   capital_P_dangit, do_shortcode (11: shortcodes are only rendered by an `options.renderShortcode`
+ *   callback; WordPress's own [caption], [gallery], [audio], [video], [playlist], [embed] are not ported),
+ *   convert_smilies (20).
+ *   Note: `convert_chars` is *not* part of `the_content` in WordPress.
+ * - `excerpt.rendered` = `the_excerpt`( `get_the_excerpt`( post_excerpt ) ): wp_trim_excerpt (10) then
+ *   wptexturize, convert_smilies, convert_chars, wpautop, shortcode_unautop, wp_filter_content_tags,
+ *   wp_replace_insecure_home_url (all 10).
+ *
+ * Also here: the block parser (`WP_Block_Parser`) and static block rendering used by `do_blocks()`,
+ * and `wp_filter_content_tags()` without attachment metadata.
+ */
+import { shortcodeUnautop, wpautop } from './autop';
+import { capitalPDangit, convertChars, convertSmilies } from './convert-chars';
+import { doShortcode, getTheExcerpt, type ShortcodeRenderer } from './excerpt';
+import { DEFAULT_SHORTCODE_TAGS, PCRE_SPACE, phpTrim, strReplace, wptexturize } from './texturize';
+
+// ---------------------------------------------------------------------------
+// Blocks
+// ---------------------------------------------------------------------------
+
+/** A parsed block, as returned by `parse_blocks()` (`WP_Block_Parser_Block` cast to array). */
+export interface ParsedBlock {
+  blockName: string | null;
+  attrs: Record<string, unknown> | unknown[] | null;
+  innerBlocks: ParsedBlock[];
+  innerHTML: string;
+  innerContent: (string | null)[];
+  /** The raw attributes JSON of the block delimiter (only with `parseBlocks(text, { keepRawAttrs: true })`). */
+  rawAttrs?: string;
+}
+
+const SP = PCRE_SPACE;
+/**
+ * `WP_Block_Parser::next_token()`'s delimiter regex. The possessive `*+` of the attributes loop is
+ * emulated with a lookahead capture (group 5); `.` with the `s` flag is `[\s\S]`.
+ */
+const BLOCK_TOKEN = new RegExp(
+  `<!--${SP}+(\\/)?wp:([a-z][a-z0-9_-]*\\/)?([a-z][a-z0-9_-]*)${SP}+` +
+    `(\\{(?=((?:[^}]+|\\}+(?=\\})|(?!\\}${SP}+\\/?-->)[\\s\\S])*))\\5\\}${SP}+)?` +
+    '(\\/)?-->',
+  'g',
+);
+
+/** PHP `empty()` for a string. */
+function phpEmpty(s: string | null | undefined): boolean {
+  return s === undefined || s === null || s === '' || s === '0';
+}
+
+function freeform(innerHTML: string): ParsedBlock {
+  return { blockName: null, attrs: {}, innerBlocks: [], innerHTML, innerContent: [innerHTML] };
+}
+
+interface Frame {
+  block: ParsedBlock;
+  tokenStart: number;
+  tokenLength: number;
+  prevOffset: number;
+  leadingHtmlStart: number | null;
+}
+
+/** Decodes a block's attributes like `json_decode( $json, true )` (null when invalid). */
+function decodeAttrs(json: string): Record<string, unknown> | unknown[] | null {
+  try {
+    const v = JSON.parse(json) as unknown;
+    return v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `parse_blocks( $content )`: a port of `WP_Block_Parser` (WordPress 6.1). */
+export function parseBlocks(document: string, options: { keepRawAttrs?: boolean } = {}): ParsedBlock[] {
+  const output: ParsedBlock[] = [];
+  const stack: Frame[] = [];
+  let offset = 0;
+
+  const addFreeform = (length?: number): void => {
+    const len = length ? length : document.length - offset;
+    if (len === 0) return;
+    output.push(freeform(document.substr(offset, len)));
+  };
+
+  const addInnerBlock = (block: ParsedBlock, tokenStart: number, tokenLength: number, lastOffset?: number): void => {
+    const parent = stack[stack.length - 1];
+    parent.block.innerBlocks.push(block);
+    const html = document.slice(parent.prevOffset, tokenStart);
+    if (!phpEmpty(html)) {
+      parent.block.innerHTML += html;
+      parent.block.innerContent.push(html);
+    }
+    parent.block.innerContent.push(null);
+    parent.prevOffset = lastOffset ? lastOffset : tokenStart + tokenLength;
+  };
+
+  const addBlockFromStack = (endOffset?: number): void => {
+    const top = stack.pop() as Frame;
+    const prevOffset = top.prevOffset;
+    const html = endOffset !== undefined ? document.slice(prevOffset, endOffset) : document.slice(prevOffset);
+    if (!phpEmpty(html)) {
+      top.block.innerHTML += html;
+      top.block.innerContent.push(html);
+    }
+    if (top.leadingHtmlStart !== null) {
+      output.push(freeform(document.slice(top.leadingHtmlStart, top.tokenStart)));
+    }
+    output.push(top.block);
+  };
+
+  for (;;) {
+    BLOCK_TOKEN.lastIndex = offset;
+    const m = BLOCK_TOKEN.exec(document);
+    const stackDepth = stack.length;
+
+    if (m === null) {
+      // no-more-tokens
+      if (stackDepth === 0) {
+        addFreeform();
+        break;
+      }
+      if (stackDepth === 1) {
+        addBlockFromStack();
+        break;
+      }
+      while (stack.length > 0) addBlockFromStack();
+      break;
+    }
+
+    const startOffset = m.index;
+    const tokenLength = m[0].length;
+    const isCloser = m[1] !== undefined;
+    const isVoid = m[6] !== undefined;
+    const blockName = (m[2] !== undefined ? m[2] : 'core/') + m[3];
+    const hasAttrs = m[4] !== undefined;
+    const attrs = hasAttrs ? decodeAttrs(m[4]) : {};
+    const raw = options.keepRawAttrs && hasAttrs ? { rawAttrs: m[4] } : {};
+    const leadingHtmlStart = startOffset > offset ? offset : null;
+
+    if (isVoid) {
+      // void-block (PHP checks the void flag before the closer flag).
+      if (stackDepth === 0) {
+        if (leadingHtmlStart !== null) {
+          output.push(freeform(document.slice(leadingHtmlStart, startOffset)));
+        }
+        output.push({ blockName, attrs, innerBlocks: [], innerHTML: '', innerContent: [], ...raw });
+        offset = startOffset + tokenLength;
+        continue;
+      }
+      addInnerBlock({ blockName, attrs, innerBlocks: [], innerHTML: '', innerContent: [], ...raw }, startOffset, tokenLength);
+      offset = startOffset + tokenLength;
+      continue;
+    }
+    if (!isCloser) {
+      // block-opener
+      stack.push({
+        block: { blockName, attrs, innerBlocks: [], innerHTML: '', innerContent: [], ...raw },
+        tokenStart: startOffset,
+        tokenLength,
+        prevOffset: startOffset + tokenLength,
+        leadingHtmlStart,
+      });
+      offset = startOffset + tokenLength;
+      continue;
+    }
+    // block-closer
+    if (stackDepth === 0) {
+      // Stray closer: everything left is freeform.
+      addFreeform();
+      break;
+    }
+    if (stackDepth === 1) {
+      addBlockFromStack(startOffset);
+      offset = startOffset + tokenLength;
+      continue;
+    }
+    const top = stack.pop() as Frame;
+    const html = document.slice(top.prevOffset, startOffset);
+    top.block.innerHTML += html;
+    top.block.innerContent.push(html);
+    top.prevOffset = startOffset + tokenLength;
+    addInnerBlock(top.block, top.tokenStart, top.tokenLength, startOffset + tokenLength);
+    offset = startOffset + tokenLength;
+  }
+  return output;
+}
+
+/**
+ * `render_block()` for static blocks: the block's inner content with its inner blocks rendered in
+ * place. Dynamic blocks (those with a PHP `render_callback`, e.g. core/latest-posts) and the markup
+ * that 6.1's block supports add on render (layout classes such as `is-layout-flow`, typography,
+ * duotone, link colours) are not reproduced.
+ */
+export function renderBlock(block: ParsedBlock): string {
+  let content = '';
+  let index = 0;
+  for (const chunk of block.innerContent) {
+    if (typeof chunk === 'string') {
+      content += chunk;
+    } else {
+      const inner = block.innerBlocks[index++];
+      if (inner) content += renderBlock(inner);
+    }
+  }
+  return content;
+}
+
+/** `has_blocks( $content )`. */
+export function hasBlocks(content: string): boolean {
+  return content.includes('<!-- wp:');
+}
+
+/** `do_blocks( $content )` (static blocks only, see {@link renderBlock}). */
+export function doBlocks(content: string): string {
+  return parseBlocks(content).map(renderBlock).join('');
+}
+
+// ---------------------------------------------------------------------------
+// wp_filter_content_tags
+// ---------------------------------------------------------------------------
+
+export interface ContentTagsOptions {
+  /**
+   * Adds `width`/`height` and `srcset`/`sizes` to an `<img>` whose class names attachment `id`
+   * (`wp-image-{id}`), i.e. `wp_img_tag_add_width_and_height_attr()` + `wp_img_tag_add_srcset_and_sizes_attr()`,
+   * which need the attachment's metadata. Without it such images are left as WordPress leaves
+   * images whose attachment does not exist.
+   */
+  attachmentImage?: (tag: string, attachmentId: number, flags: { addDimensions: boolean; addSrcset: boolean }) => string;
+}
+
+/**
+ * `wp_filter_content_tags( $content, $context )` outside the main loop (REST requests):
+ * `loading="lazy"` on `<img>`/`<iframe>` with `src`, `width` and `height`, and `decoding="async"` on images.
+ */
+export function wpFilterContentTags(content: string, options: ContentTagsOptions = {}): string {
+  const re = new RegExp(`<(img|iframe)${SP}[^>]+>`, 'g');
+  const matches = [...content.matchAll(re)];
+  if (matches.length === 0) return content;
+
+  const images = new Map<string, number>();
+  const iframes = new Set<string>();
+  for (const m of matches) {
+    const [tag, tagName] = m;
+    if (tagName === 'img') {
+      const id = /wp-image-([0-9]+)/i.exec(tag);
+      const attachmentId = id ? Math.abs(parseInt(id[1], 10)) || 0 : 0;
+      images.set(tag, attachmentId);
+    } else {
+      iframes.add(tag);
+    }
+  }
+
+  for (const m of matches) {
+    const tag = m[0];
+    if (images.has(tag)) {
+      let filtered = tag;
+      const attachmentId = images.get(tag) as number;
+      if (attachmentId > 0 && options.attachmentImage) {
+        filtered = options.attachmentImage(filtered, attachmentId, {
+          addDimensions: !filtered.includes(' width=') && !filtered.includes(' height='),
+          addSrcset: !filtered.includes(' srcset='),
+        });
+      }
+      // Add 'loading' attribute if applicable.
+      if (!filtered.includes(' loading=')) {
+        if (filtered.includes(' src="') && filtered.includes(' width="') && filtered.includes(' height="')) {
+          filtered = strReplace(filtered, '<img', '<img loading="lazy"');
+        }
+      }
+      // Add 'decoding=async' attribute unless a 'decoding' attribute is already present.
+      if (!filtered.includes(' decoding=') && filtered.includes(' src="')) {
+        filtered = strReplace(filtered, '<img ', '<img decoding="async" ');
+      }
+      if (filtered !== tag) content = strReplace(content, tag, filtered);
+      images.delete(tag);
+    }
+    if (iframes.has(tag)) {
+      let filtered = tag;
+      if (!filtered.includes(' loading=') && !filtered.includes(' data-secret="')) {
+        if (filtered.includes(' src="') && filtered.includes(' width="') && filtered.includes(' height="')) {
+          filtered = strReplace(filtered, '<iframe', '<iframe loading="lazy"');
+        }
+      }
+      if (filtered !== tag) content = strReplace(content, tag, filtered);
+      iframes.delete(tag);
+    }
+  }
+  return content;
+}
+
+// ---------------------------------------------------------------------------
+// The filter chains
+// ---------------------------------------------------------------------------
+
+export interface RenderOptions extends ContentTagsOptions {
+  /** `site_url()`, for the `:mrgreen:` smiley image (default: relative URL). */
+  siteUrl?: string;
+  /** The `use_smilies` option (WordPress default: true). */
+  useSmilies?: boolean;
+  /**
+   * Registered shortcode tags. They are not rendered (do_shortcode is not ported) but they change
+   * how wptexturize, shortcode_unautop and excerpts treat the text. Default: the shortcodes of a
+   * default WordPress install ({@link DEFAULT_SHORTCODE_TAGS}).
+   */
+  shortcodeTags?: readonly string[];
+  /** Renders shortcodes in `do_shortcode` (default: none is rendered, each is left as written). */
+  renderShortcode?: ShortcodeRenderer;
+  /**
+   * Per-request filter state (see {@link createRenderState}). Without it every call behaves like the
+   * first `the_content` of a request.
+   */
+  state?: RenderState;
+}
+
+/**
+ * State that WordPress's `the_content` keeps for the rest of a request: once `do_blocks()` has seen
+ * block content it removes `wpautop` and `_restore_wpautop_hook` re-adds it at the *end* of priority 10,
+ * so for every later `the_content` of the same request wpautop runs after shortcode_unautop and
+ * wp_filter_content_tags (a `<p>[gallery]</p>` is then no longer unwrapped). Share one state object
+ * between the posts of one REST response, in the order WordPress prepares them.
+ */
+export interface RenderState {
+  wpautopMoved: boolean;
+}
+
+/** A fresh {@link RenderState} (one per request). */
+export function createRenderState(): RenderState {
+  return { wpautopMoved: false };
+}
+
+export interface TitleOptions {
+  /** Post status: private posts get WordPress's "Private: " prefix (unless password protected). */
+  status?: string;
+  /** Post password: protected posts get no prefix in REST responses (`protected_title_format` = `%s`). */
+  password?: string;
+}
+
+/** `the_title` filters: wptexturize, convert_chars, trim, capital_P_dangit. */
+export function applyTitleFilters(title: string, options: RenderOptions = {}): string {
+  title = wptexturize(title, { shortcodeTags: options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS });
+  title = convertChars(title);
+  title = phpTrim(title);
+  return capitalPDangit(title, 'title');
+}
+
+/**
+ * `title.rendered` of the REST API: `get_the_title()` (with the "Private: " prefix when `status` is
+ * `private` and there is no password) through the `the_title` filters.
+ */
+export function renderTitle(raw: string, options: TitleOptions & RenderOptions = {}): string {
+  let title = raw;
+  if (!options.password && options.status === 'private') {
+    title = `Private: ${title}`;
+  }
+  return applyTitleFilters(title, options);
+}
+
+/** `content.rendered`: the `the_content` filter chain (see the module comment for what is not ported). */
+export function renderContent(raw: string, options: RenderOptions = {}): string {
+  const shortcodeTags = options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS;
+  const state = options.state ?? createRenderState();
+  const blocks = hasBlocks(raw);
+  // 9: do_blocks (removes wpautop from this run when the content has blocks).
+  let text = doBlocks(raw);
+  // 10, in registration order (wpautop moves to the end once a block post has been rendered).
+  text = wptexturize(text, { shortcodeTags });
+  if (!blocks && !state.wpautopMoved) text = wpautop(text);
+  text = shortcodeUnautop(text, shortcodeTags);
+  text = wpFilterContentTags(text, options);
+  if (!blocks && state.wpautopMoved) text = wpautop(text);
+  if (blocks) state.wpautopMoved = true;
+  // 11
+  text = capitalPDangit(text, 'content');
+  text = doShortcode(text, { shortcodeTags, render: options.renderShortcode });
+  // 20
+  text = convertSmilies(text, { siteUrl: options.siteUrl, useSmilies: options.useSmilies });
+  return text;
+}
+
+/** `the_excerpt` filters applied to an excerpt string. */
+export function applyExcerptFilters(excerpt: string, options: RenderOptions = {}): string {
+  const shortcodeTags = options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS;
+  let text = wptexturize(excerpt, { shortcodeTags });
+  text = convertSmilies(text, { siteUrl: options.siteUrl, useSmilies: options.useSmilies });
+  text = convertChars(text);
+  text = wpautop(text);
+  text = shortcodeUnautop(text, shortcodeTags);
+  text = wpFilterContentTags(text, options);
+  return text;
+}
+
+/**
+ * `excerpt.rendered`: `apply_filters( 'the_excerpt', apply_filters( 'get_the_excerpt', $post_excerpt, $post ) )`,
+ * i.e. the hand-written excerpt, or one generated from the content by wp_trim_excerpt, through the
+ * `the_excerpt` filters.
+ */
+export function renderExcerpt(rawExcerpt: string, rawContent: string, options: RenderOptions = {}): string {
+  return applyExcerptFilters(getTheExcerpt(rawExcerpt, rawContent, options), options);
+}

@@ -1,0 +1,63 @@
+import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
+import { ItemSchema, JsonSchema } from '../../core/schema/json-schema';
+import { POST_PROPERTIES } from './post-properties';
+
+/** The post formats of the reference (`format` enum). */
+export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'];
+
+/** Field sets the reference fixes for built-in types (WP_REST_Posts_Controller::get_item_schema). */
+export const FIXED_FEATURES: Record<string, string[]> = {
+  post: ['title', 'editor', 'author', 'excerpt', 'thumbnail', 'comments', 'revisions', 'post-formats', 'custom-fields'],
+  page: ['title', 'editor', 'author', 'excerpt', 'thumbnail', 'comments', 'revisions', 'page-attributes', 'custom-fields'],
+  attachment: ['title', 'author', 'comments', 'revisions', 'custom-fields'],
+};
+
+/** Whether the posts controller treats `feature` as supported by the type (fixed sets for built-ins). */
+export function typeSupports(type: PostTypeObject, feature: string): boolean {
+  const fixed = FIXED_FEATURES[type.name];
+  return fixed ? fixed.includes(feature) : type.supports[feature] !== undefined;
+}
+
+/**
+ * The item schema of a post type, built the way the reference's posts controller builds it: base properties, then
+ * those its `supports` ask for, `sticky` for posts, and one term-id array per REST taxonomy of the type.
+ */
+export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject[], statuses: string[]): ItemSchema {
+  const props: Record<string, JsonSchema> = {};
+  const take = (name: string) => (props[name] = structuredClone(POST_PROPERTIES[name]));
+  for (const name of ['date', 'date_gmt', 'guid', 'id', 'link', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'password']) take(name);
+  props.status.enum = statuses;
+  if (type.hierarchical) take('parent');
+  const supports = (feature: string) => typeSupports(type, feature);
+  if (supports('title')) take('title');
+  if (supports('editor')) take('content');
+  if (supports('author')) take('author');
+  if (supports('excerpt')) take('excerpt');
+  if (supports('thumbnail')) take('featured_media');
+  if (supports('comments')) {
+    take('comment_status');
+    take('ping_status');
+  }
+  if (supports('page-attributes')) take('menu_order');
+  if (supports('post-formats')) {
+    take('format');
+    props.format.enum = POST_FORMATS;
+  }
+  if (supports('custom-fields')) take('meta');
+  if (type.name === 'post') take('sticky');
+  take('template');
+  for (const tax of taxonomies) {
+    const base = tax.rest_base || tax.name;
+    props[base] = {
+      description: `The terms assigned to the post in the ${tax.name} taxonomy.`,
+      type: 'array',
+      items: { type: 'integer' },
+      context: ['view', 'edit'],
+    };
+  }
+  // Titles, contents and excerpts are objects with `raw`, also accepted as plain strings on write.
+  for (const name of ['title', 'content', 'excerpt']) {
+    if (props[name]) props[name].arg_options = { validate: () => true };
+  }
+  return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.name, type: 'object', properties: props };
+}

@@ -1,0 +1,114 @@
+import { OptionEntity } from '../../src/core/database/entities/option.entity';
+import { assignTerms, createPost, createTerm, setPostMeta } from '../factories/post.factory';
+import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
+
+describe('posts: reading', () => {
+  let t: TestApp;
+  let published: number;
+  let draft: number;
+  let privatePost: number;
+  let protectedPost: number;
+  let tagId: number;
+
+  beforeAll(async () => {
+    t = await createTestApp('posts_read');
+    const author = t.users.author.id;
+    published = (await createPost(t.dataSource, { author, title: 'First "quoted" post', content: 'Line one\n\nLine two', date: '2024-02-01 09:00:00' })).id;
+    draft = (await createPost(t.dataSource, { author, status: 'draft', title: 'A draft' })).id;
+    privatePost = (await createPost(t.dataSource, { author: t.users.editor.id, status: 'private', title: 'Private', name: 'private-one' })).id;
+    protectedPost = (await createPost(t.dataSource, { author, title: 'Locked', content: 'Secret text', password: 'secret' })).id;
+    tagId = await createTerm(t.dataSource, 'post_tag', 'News');
+    await assignTerms(t.dataSource, published, 'post_tag', [tagId]);
+    await assignTerms(t.dataSource, published, 'category', [1]);
+    await setPostMeta(t.dataSource, published, '_thumbnail_id', '0');
+    await t.dataSource.getRepository(OptionEntity).update({ name: 'sticky_posts' }, { value: `a:1:{i:0;i:${published};}` });
+  });
+  afterAll(() => t.close());
+
+  it('lists published posts to anonymous callers, newest first, with totals', async () => {
+    const res = await t.http.get('/cms-json/cms/v2/posts').expect(200);
+    expect(res.body.map((p: { id: number }) => p.id)).toEqual([published, protectedPost]);
+    expect(res.headers['x-cms-total']).toBe('2');
+  });
+
+  it('prepares a post with its fields, terms, sticky flag and links', async () => {
+    const res = await t.http.get(`/cms-json/cms/v2/posts/${published}`).expect(200);
+    expect(Object.keys(res.body)).toEqual([
+      'id', 'date', 'date_gmt', 'guid', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'link', 'title', 'content',
+      'excerpt', 'author', 'featured_media', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'meta',
+      'categories', 'tags', '_links',
+    ]);
+    expect(res.body).toMatchObject({
+      id: published,
+      date: '2024-02-01T09:00:00',
+      date_gmt: '2024-02-01T09:00:00',
+      status: 'publish',
+      type: 'post',
+      link: `http://example.org/${res.body.slug}/`,
+      author: t.users.author.id,
+      sticky: true,
+      format: 'standard',
+      categories: [1],
+      tags: [tagId],
+      content: { protected: false },
+    });
+    expect(res.body.title.rendered).toBe('First &#8220;quoted&#8221; post');
+    expect(res.body.content.rendered).toBe('<p>Line one</p>\n<p>Line two</p>\n');
+    expect(res.body.title.raw).toBeUndefined();
+    const links = res.body._links;
+    expect(links.author[0]).toEqual({ embeddable: true, href: `http://example.org/cms-json/cms/v2/users/${t.users.author.id}` });
+    expect(links['cms:term'].map((l: { taxonomy: string }) => l.taxonomy)).toEqual(['category', 'post_tag']);
+    expect(links['version-history'][0]).toMatchObject({ count: 0 });
+  });
+
+  it('hides drafts and private posts from anonymous callers and shows them to those who may read them', async () => {
+    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${draft}`), 'rest_forbidden', 403);
+    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`), 'rest_forbidden', 403);
+    await t.http.get(`/cms-json/cms/v2/posts/${draft}`).set('Authorization', t.users.author.authorization).expect(200);
+    await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.editor.authorization).expect(200);
+    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.author.authorization), 'rest_forbidden', 403);
+  });
+
+  it('needs edit capabilities for other statuses and context=edit', async () => {
+    const forbidden = await t.http.get('/cms-json/cms/v2/posts?status=draft');
+    expectRestError(forbidden, 'rest_invalid_param', 400);
+    expect(forbidden.body.data.params).toEqual({ status: 'Status is forbidden.' });
+    const drafts = await t.http.get('/cms-json/cms/v2/posts?status=draft').set('Authorization', t.users.editor.authorization).expect(200);
+    expect(drafts.body.map((p: { id: number }) => p.id)).toEqual([draft]);
+    expectRestError(await t.http.get('/cms-json/cms/v2/posts?context=edit'), 'rest_forbidden_context', 401);
+    const edit = await t.http.get(`/cms-json/cms/v2/posts/${published}?context=edit`).set('Authorization', t.users.author.authorization).expect(200);
+    expect(edit.body.title.raw).toBe('First "quoted" post');
+    expect(edit.body.password).toBe('');
+  });
+
+  it('hides protected content unless the right password is sent', async () => {
+    const locked = await t.http.get(`/cms-json/cms/v2/posts/${protectedPost}`).expect(200);
+    expect(locked.body.content).toEqual({ rendered: '', protected: true });
+    const open = await t.http.get(`/cms-json/cms/v2/posts/${protectedPost}?password=secret`).expect(200);
+    expect(open.body.content.rendered).toBe('<p>Secret text</p>\n');
+    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${protectedPost}?password=wrong`), 'rest_post_incorrect_password', 403);
+  });
+
+  it('filters by terms, sticky, search, include and slug', async () => {
+    const ids = async (query: string) => (await t.http.get(`/cms-json/cms/v2/posts?${query}`).expect(200)).body.map((p: { id: number }) => p.id);
+    expect(await ids(`tags=${tagId}`)).toEqual([published]);
+    expect(await ids(`tags_exclude=${tagId}`)).toEqual([protectedPost]);
+    expect(await ids('sticky=true')).toEqual([published]);
+    expect(await ids('sticky=false')).toEqual([protectedPost]);
+    expect(await ids('search=quoted')).toEqual([published]);
+    expect(await ids(`include=${published}`)).toEqual([published]);
+    expect(await ids(`slug=${(await t.http.get(`/cms-json/cms/v2/posts/${published}`)).body.slug}`)).toEqual([published]);
+  });
+
+  it('answers unknown ids and posts of another type with rest_post_invalid_id', async () => {
+    expectRestError(await t.http.get('/cms-json/cms/v2/posts/999999'), 'rest_post_invalid_id', 404);
+    expectRestError(await t.http.get(`/cms-json/cms/v2/pages/${published}`), 'rest_post_invalid_id', 404);
+  });
+
+  it('costs the same number of queries for 2 and for 20 posts with _embed', async () => {
+    for (let i = 0; i < 20; i++) await createPost(t.dataSource, { author: t.users.author.id });
+    const small = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=2&_embed').expect(200));
+    const large = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=20&_embed').expect(200));
+    expect(large).toBe(small);
+  });
+});
