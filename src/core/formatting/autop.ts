@@ -4,7 +4,7 @@
  * PCRE → JavaScript notes: `\s` is PCRE's ASCII whitespace set ({@link PCRE_SPACE}), `.` is `[^\n]`
  * (no `s` flag) and a trailing `$` is "end or before a final newline" (`(?=\n?$)`).
  */
-import { PCRE_SPACE, WP_SPACES, phpTrim, strReplace, wpReplaceInHtmlTags } from './texturize';
+import { DEFAULT_SHORTCODE_TAGS, PCRE_SPACE, WP_SPACES, phpTrim, strReplace, wpReplaceInHtmlTags } from './texturize';
 
 const SP = PCRE_SPACE;
 
@@ -193,9 +193,9 @@ export function wpautop(text: string, br = true): string {
 
 /**
  * `shortcode_unautop( $text )`: unwraps `<p>[shortcode]</p>` for the given registered shortcode
- * tags (a no-op when there are none, as in WordPress).
+ * tags (default: those of a default WordPress install; a no-op when there are none, as in WordPress).
  */
-export function shortcodeUnautop(text: string, shortcodeTags: readonly string[] = []): string {
+export function shortcodeUnautop(text: string, shortcodeTags: readonly string[] = DEFAULT_SHORTCODE_TAGS): string {
   if (shortcodeTags.length === 0) return text;
   const tagregexp = shortcodeTags.map((t) => t.replace(/[.\\+*?[^\]$(){}=!<>|:\-#/]/g, '\\$&')).join('|');
   const spaces = WP_SPACES;

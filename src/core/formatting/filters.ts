@@ -18,6 +18,19 @@
  *
  * Also here: the block parser (`WP_Block_Parser`) and static block rendering used by `do_blocks()`,
  * and `wp_filter_content_tags()` without attachment metadata.
+ *
+ * Not ported (output differs from WordPress only for content that needs them):
+ * - WP_Embed (priority 8): `[embed]` and URLs alone on a line are left as text. With external HTTP
+ *   blocked (as on the oracle) WordPress also leaves unknown URLs alone, but it embeds the site's own
+ *   posts and uses oEmbed results cached in post meta.
+ * - Rendering of WordPress's own shortcodes (see `renderShortcode`).
+ * - Dynamic blocks and the markup 6.1 block supports add on render (see {@link renderBlock}).
+ * - `width`/`height`/`srcset`/`sizes` for `wp-image-{id}` images (attachment metadata; see `attachmentImage`).
+ * - prepend_attachment (only for attachment posts) and wp_replace_insecure_home_url (a no-op unless the
+ *   site was migrated to https).
+ * - Translations: WordPress's default (English) strings only; plugin/theme filters are not supported.
+ *
+ * WordPress keeps one piece of state between `the_content` calls of a request (see {@link RenderState}).
  */
 import { shortcodeUnautop, wpautop } from './autop';
 import { capitalPDangit, convertChars, convertSmilies } from './convert-chars';

@@ -440,7 +440,7 @@ function pushpopElement(text: string, stack: string[], disabledElements: readonl
 }
 
 export interface TexturizeOptions {
-  /** Registered shortcode tag names (default: none, i.e. a site without shortcodes). */
+  /** Registered shortcode tag names (default: those of a default WordPress install, {@link DEFAULT_SHORTCODE_TAGS}). */
   shortcodeTags?: readonly string[];
   noTexturizeTags?: readonly string[];
   noTexturizeShortcodes?: readonly string[];
@@ -483,7 +483,7 @@ export function wptexturize(text: string, options: TexturizeOptions = {}): strin
   if (!text) return text;
   const noTexturizeTags = options.noTexturizeTags ?? DEFAULT_NO_TEXTURIZE_TAGS;
   const noTexturizeShortcodes = options.noTexturizeShortcodes ?? DEFAULT_NO_TEXTURIZE_SHORTCODES;
-  const registered = options.shortcodeTags ?? [];
+  const registered = options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS;
 
   const tagsStack: string[] = [];
   const shortcodesStack: string[] = [];
