@@ -142,7 +142,8 @@ export function convertSmilies(text: string, options: SmiliesOptions = {}): stri
       ignoreBlockElement = m[1];
     }
     // If it's not a tag and not in ignore block.
-    if (ignoreBlockElement === '' && content.length > 0 && content[0] !== '<') {
+    // Every smiley contains ':' or ';' or starts with '8': skip the costly search when none is there.
+    if (ignoreBlockElement === '' && content.length > 0 && content[0] !== '<' && /[:;8]/.test(content)) {
       content = content.replace(WP_SMILIES_SEARCH, (s) => translateSmiley(s, siteUrl));
     }
     // Did we exit ignore block?

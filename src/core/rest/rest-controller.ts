@@ -45,7 +45,7 @@ export abstract class RestController implements OnModuleInit {
 
   /** The object type fields are registered on: the schema title. */
   get objectType(): string {
-    return this.baseSchema().title;
+    return this.getItemSchema().title;
   }
 
   /** The item schema with the registered additional fields. Cached once the registries are frozen. */

@@ -36,6 +36,27 @@ interface Batch {
 const BASE_META_KEYS = ['_thumbnail_id', '_wp_page_template'];
 
 /**
+ * Rendered HTML by source text. Rendering is a pure function of the text (and the site's formatting options), so
+ * repeated reads of the same post reuse it; entries are evicted oldest first.
+ */
+class RenderCache {
+  private readonly entries = new Map<string, string>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string, render: () => string): string {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) return hit;
+    const value = render();
+    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, value);
+    return value;
+  }
+}
+
+const RENDERED = new RenderCache(4000);
+
+/**
  * The reference's posts controller, one instance per REST post type (`posts`, `pages`, extension types with a
  * `rest_base`): routes, read permissions by status, password protection, fields filtered by the type's supports,
  * links, and everything a page of posts needs loaded in a fixed number of queries.
@@ -350,9 +371,19 @@ export class PostTypeController extends RestController {
     };
     if (edit) data.password = post.password;
     Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
-    if (supports('title')) data.title = { raw: post.title, rendered: renderTitle(post.title, { status: post.status, password: post.password }) };
-    if (supports('editor')) data.content = { raw: post.content, rendered: locked ? '' : renderContent(post.content), protected: Boolean(post.password) };
-    if (supports('excerpt')) data.excerpt = { raw: post.excerpt, rendered: locked ? '' : renderExcerpt(post.excerpt, post.content), protected: Boolean(post.password) };
+    if (supports('title')) {
+      const prefix = post.status === 'private' && !post.password ? 'p' : 't';
+      const rendered = RENDERED.get(`${prefix}\0${post.title}`, () => renderTitle(post.title, { status: post.status, password: post.password }));
+      data.title = { raw: post.title, rendered };
+    }
+    if (supports('editor')) {
+      const rendered = locked ? '' : RENDERED.get(`c\0${post.content}`, () => renderContent(post.content));
+      data.content = { raw: post.content, rendered, protected: Boolean(post.password) };
+    }
+    if (supports('excerpt')) {
+      const rendered = locked ? '' : RENDERED.get(`e\0${post.excerpt}\0${post.excerpt ? '' : post.content}`, () => renderExcerpt(post.excerpt, post.content));
+      data.excerpt = { raw: post.excerpt, rendered, protected: Boolean(post.password) };
+    }
     if (supports('author')) data.author = post.author;
     if (supports('thumbnail')) data.featured_media = Number(meta._thumbnail_id?.[0] ?? 0) || 0;
     if (this.type.hierarchical) data.parent = post.parent;
