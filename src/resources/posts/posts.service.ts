@@ -8,6 +8,7 @@ import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.e
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
+import { containsPattern, orderByList } from '../../core/database/query-helpers';
 
 /** Filters of a posts collection, validated and coerced. */
 export interface PostQuery {
@@ -89,7 +90,7 @@ export class PostsService {
       words.forEach((word, i) => {
         qb.andWhere(
           new Brackets((w) => {
-            const term = `%${escapeLike(word)}%`;
+            const term = containsPattern(word);
             w.where(`p.title LIKE :s${i} ESCAPE '!'`, { [`s${i}`]: term })
               .orWhere(`p.excerpt LIKE :s${i} ESCAPE '!'`)
               .orWhere(`p.content LIKE :s${i} ESCAPE '!'`);
@@ -100,7 +101,7 @@ export class PostsService {
     this.applyTerms(qb, q);
     const direction = q.order;
     if (q.orderby === 'include' && q.include.length) {
-      qb.orderBy(`CASE ${q.include.map((id, i) => `WHEN p.ID = ${Number(id)} THEN ${i}`).join(' ')} ELSE ${q.include.length} END`, 'ASC');
+      orderByList(qb, 'p.ID', q.include, 'oi');
     } else if (q.orderby === 'relevance' && q.search) {
       qb.orderBy('p.date', 'DESC');
     } else {
@@ -226,8 +227,4 @@ export class PostsService {
     for (const row of rows) out.set(Number(row.parent), { count: Number(row.count), last: Number(row.last) });
     return out;
   }
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (c) => `!${c}`);
 }

@@ -10,6 +10,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
+import { containsPattern, escapeLike, orderByList } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
 
 /** Filters of the users collection, already validated and coerced. */
@@ -58,7 +59,7 @@ export class UsersService {
     if (q.slugs.length) qb.andWhere('u.nicename IN (:...slugs)', { slugs: q.slugs });
     if (q.search) {
       // Wildcards on both sides, over the columns WordPress picks for the shape of the term.
-      const term = `%${escapeLike(q.search)}%`;
+      const term = containsPattern(q.search);
       const columns = q.restrictedSearch
         ? ['CAST(u.id AS CHAR)', 'u.login', 'u.nicename', 'u.displayName']
         : q.search.includes('@')
@@ -104,10 +105,9 @@ export class UsersService {
     }
     const direction = q.order === 'desc' ? 'DESC' : 'ASC';
     if (q.orderby === 'include' && q.include.length) {
-      qb.orderBy(`CASE ${q.include.map((id, i) => `WHEN u.id = ${Number(id)} THEN ${i}`).join(' ')} ELSE ${q.include.length} END`, 'ASC');
+      orderByList(qb, 'u.ID', q.include, 'oi');
     } else if (q.orderby === 'include_slugs' && q.slugs.length) {
-      q.slugs.forEach((slug, i) => qb.setParameter(`os${i}`, slug));
-      qb.orderBy(`CASE ${q.slugs.map((_, i) => `WHEN u.nicename = :os${i} THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END`, 'ASC');
+      orderByList(qb, 'u.user_nicename', q.slugs, 'os');
     } else {
       const column = ORDER_COLUMNS[q.orderby] ?? 'u.displayName';
       if (column !== 'u.id' && column !== 'u.registered' && this.dataSource.options.type === 'better-sqlite3') {
@@ -192,9 +192,4 @@ export class UsersService {
       await em.getRepository(UserEntity).delete({ id: userId });
     });
   }
-}
-
-/** Escapes `!`, `%` and `_` for a LIKE pattern with `ESCAPE '!'` (one escape character both databases read alike). */
-function escapeLike(text: string): string {
-  return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
