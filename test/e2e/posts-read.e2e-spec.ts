@@ -100,6 +100,30 @@ describe('posts: reading', () => {
     expect(await ids(`slug=${(await t.http.get(`/cms-json/cms/v2/posts/${published}`)).body.slug}`)).toEqual([published]);
   });
 
+  it('applies the spec filter[<query_var>] parameters, private ones only for editors, and reflects them in the totals', async () => {
+    const ids = async (query: string, auth?: string) => {
+      const req = t.http.get(`/cms-json/cms/v2/posts?${query}`);
+      if (auth) req.set('Authorization', auth);
+      const res = await req.expect(200);
+      return { ids: res.body.map((p: { id: number }) => p.id), total: res.headers['x-cms-total'], pages: res.headers['x-cms-totalpages'] };
+    };
+    expect((await ids('filter[s]=quoted')).ids).toEqual([published]);
+    expect((await ids('filter[s]=quoted')).total).toBe('1');
+    expect((await ids('filter[cat]=1')).ids).toEqual([published]);
+    expect((await ids('filter[cat]=-1')).ids).toEqual([protectedPost]);
+    expect((await ids('filter[tag]=news')).ids).toEqual([published]);
+    expect((await ids('filter[author_name]=author')).ids).toEqual([published, protectedPost]);
+    expect((await ids('filter[year]=2024&filter[monthnum]=2')).ids).toEqual([published]);
+    expect((await ids('filter[orderby]=title&filter[order]=asc')).ids).toEqual([published, protectedPost]);
+    // Private query variables are ignored for anonymous callers, applied for editors.
+    expect((await ids('filter[posts_per_page]=1')).pages).toBe('1');
+    const paged = await ids('filter[posts_per_page]=1', t.users.editor.authorization);
+    expect(paged.ids).toHaveLength(1);
+    expect(paged.pages).toBe('2');
+    // A filter that is not an object is ignored without error.
+    expect((await ids('filter=nonsense')).total).toBe('2');
+  });
+
   it('answers unknown ids and posts of another type with rest_post_invalid_id', async () => {
     expectRestError(await t.http.get('/cms-json/cms/v2/posts/999999'), 'rest_post_invalid_id', 404);
     expectRestError(await t.http.get(`/cms-json/cms/v2/pages/${published}`), 'rest_post_invalid_id', 404);

@@ -15,6 +15,7 @@ import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { renderContent, renderExcerpt, renderTitle } from '../../core/formatting';
 import { buildPostSchema, typeSupports } from './post-schema';
+import { applyFilterQueryVars } from './filter-query-vars';
 import { PostQuery, PostsService } from './posts.service';
 
 /** Site facts used while preparing posts of one request. */
@@ -257,12 +258,15 @@ export class PostTypeController extends RestController {
       limit: perPage,
       offset,
     };
-    const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, query, req);
+    const withVars = await applyFilterQueryVars(query, req, this.posts, await req.ctx.can(this.type.cap.edit_posts));
+    const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
     const { posts, total } = await this.posts.list(filtered);
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
     const prepared = await this.prepareMany(readable, req, site);
     const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
+    // `filter[posts_per_page]` changes the page size the totals are computed with.
+    if (filtered.limit !== perPage) req.set('per_page', filtered.limit);
     return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`);
   }
 

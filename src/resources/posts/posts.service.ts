@@ -146,6 +146,27 @@ export class PostsService {
     for (const t of q.terms.filter((x) => x.exclude)) qb.andWhere(`NOT ${clause(t, q.terms.indexOf(t))}`);
   }
 
+  /** Term ids of a taxonomy by slug. */
+  async termIdsBySlug(taxonomy: string, slugs: string[]): Promise<number[]> {
+    if (!slugs.length) return [];
+    const rows = await this.dataSource
+      .getRepository(TermTaxonomyEntity)
+      .createQueryBuilder('tt')
+      .innerJoin(TermEntity, 't', 't.id = tt.termId')
+      .select('tt.termId', 'term_id')
+      .where('tt.taxonomy = :taxonomy', { taxonomy })
+      .andWhere('t.slug IN (:...slugs)', { slugs })
+      .getRawMany<{ term_id: number }>();
+    return rows.map((r) => Number(r.term_id));
+  }
+
+  /** User ids by nicename (author slug). */
+  async userIdsByNicename(names: string[]): Promise<number[]> {
+    if (!names.length) return [];
+    const rows = await this.dataSource.getRepository(UserEntity).find({ select: { id: true }, where: { nicename: In(names) } });
+    return rows.map((r) => r.id);
+  }
+
   findById(id: number): Promise<PostEntity | null> {
     return id > 0 ? this.dataSource.getRepository(PostEntity).findOne({ where: { id } }) : Promise.resolve(null);
   }
