@@ -235,6 +235,38 @@ function typeCap(postType: PostTypeObject, name: string): string {
   return postType.cap[name] ?? DO_NOT_ALLOW;
 }
 
+/**
+ * The capabilities `edit_post` / `delete_post` need by ownership and status (shared by both, as in the reference):
+ * the author needs `<verb>_posts`, or `<verb>_published_posts` once published (a trashed post counts with the
+ * status it had before trash); others need `<verb>_others_posts` plus the published or private variant.
+ */
+async function ownershipCaps(
+  verb: 'edit' | 'delete',
+  post: PostLike,
+  postType: PostTypeObject,
+  user: MetaCapUser,
+  lookups: MetaCapLookups,
+): Promise<string[]> {
+  if (isAuthor(post, user)) {
+    let status = post.status;
+    if (status === 'trash') status = String(await lookups.postMeta(post.id, '_wp_trash_meta_status'));
+    return [typeCap(postType, PUBLISHED.includes(status) ? `${verb}_published_posts` : `${verb}_posts`)];
+  }
+  const caps = [typeCap(postType, `${verb}_others_posts`)];
+  if (PUBLISHED.includes(post.status)) caps.push(typeCap(postType, `${verb}_published_posts`));
+  else if (post.status === 'private') caps.push(typeCap(postType, `${verb}_private_posts`));
+  return caps;
+}
+
+/** The privacy policy page also needs `manage_privacy_options`. */
+async function privacyPageCaps(
+  post: PostLike,
+  lookups: MetaCapLookups,
+  recurse: (cap: string, args: readonly unknown[]) => Promise<string[]>,
+): Promise<string[]> {
+  return phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id ? recurse('manage_privacy_options', []) : [];
+}
+
 /** `$post_type_meta_caps`: the meta capabilities of post types registered with `map_meta_cap`. */
 function postTypeMetaCaps(registry: MetaCapRegistry): Map<string, string> {
   const map = new Map<string, string>();
@@ -336,26 +368,7 @@ async function map(
       if (!postType) return ['edit_others_posts'];
       if (!postType.map_meta_cap) return [typeCap(postType, cap)];
 
-      if (isAuthor(post, user)) {
-        if (PUBLISHED.includes(post.status)) {
-          caps.push(typeCap(postType, 'delete_published_posts'));
-        } else if (post.status === 'trash') {
-          const status = await lookups.postMeta(post.id, '_wp_trash_meta_status');
-          caps.push(
-            typeCap(postType, PUBLISHED.includes(status as string) ? 'delete_published_posts' : 'delete_posts'),
-          );
-        } else {
-          caps.push(typeCap(postType, 'delete_posts'));
-        }
-      } else {
-        caps.push(typeCap(postType, 'delete_others_posts'));
-        if (PUBLISHED.includes(post.status)) caps.push(typeCap(postType, 'delete_published_posts'));
-        else if (post.status === 'private') caps.push(typeCap(postType, 'delete_private_posts'));
-      }
-      if (phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id) {
-        caps.push(...(await recurse('manage_privacy_options', [])));
-      }
-      return caps;
+      return [...(await ownershipCaps('delete', post, postType, user, lookups)), ...(await privacyPageCaps(post, lookups, recurse))];
     }
 
     case 'edit_post':
@@ -371,24 +384,7 @@ async function map(
       if (!postType) return ['edit_others_posts'];
       if (!postType.map_meta_cap) return [typeCap(postType, cap)];
 
-      if (isAuthor(post, user)) {
-        if (PUBLISHED.includes(post.status)) {
-          caps.push(typeCap(postType, 'edit_published_posts'));
-        } else if (post.status === 'trash') {
-          const status = await lookups.postMeta(post.id, '_wp_trash_meta_status');
-          caps.push(typeCap(postType, PUBLISHED.includes(status as string) ? 'edit_published_posts' : 'edit_posts'));
-        } else {
-          caps.push(typeCap(postType, 'edit_posts'));
-        }
-      } else {
-        caps.push(typeCap(postType, 'edit_others_posts'));
-        if (PUBLISHED.includes(post.status)) caps.push(typeCap(postType, 'edit_published_posts'));
-        else if (post.status === 'private') caps.push(typeCap(postType, 'edit_private_posts'));
-      }
-      if (phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id) {
-        caps.push(...(await recurse('manage_privacy_options', [])));
-      }
-      return caps;
+      return [...(await ownershipCaps('edit', post, postType, user, lookups)), ...(await privacyPageCaps(post, lookups, recurse))];
     }
 
     case 'read_post':
