@@ -1,5 +1,5 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
-import { HookRegistry, RestRequest, RestResponse } from '../../src';
+import { CmsExtensionRegistry, HookRegistry, RestRequest, RestResponse } from '../../src';
 import { createTestApp, TestApp } from '../utils/test-app';
 
 const calls: Array<{ hook: string; id: number; extra?: unknown }> = [];
@@ -7,9 +7,21 @@ const calls: Array<{ hook: string; id: number; extra?: unknown }> = [];
 /** Records the users hooks as an extension would use them. */
 @Injectable()
 class UserHooksRecorder implements OnModuleInit {
-  constructor(private readonly hooks: HookRegistry) {}
+  constructor(
+    private readonly hooks: HookRegistry,
+    private readonly cms: CmsExtensionRegistry,
+  ) {}
 
   onModuleInit(): void {
+    this.cms.registerMeta('user', 'favourite_colour', {
+      type: 'string',
+      single: true,
+      default: 'blue',
+      description: 'Favourite colour.',
+      showInRest: { name: 'colour' },
+      sanitize: (value) => String(value).trim().toLowerCase(),
+    });
+    this.cms.registerMeta('user', 'badges', { type: 'string', showInRest: true });
     this.hooks.addAction('rest_insert_user', (user: { id: number }, _req: RestRequest, creating: boolean) => {
       calls.push({ hook: 'rest_insert_user', id: user.id, extra: creating });
     });
@@ -28,7 +40,7 @@ class UserHooksRecorder implements OnModuleInit {
 @Module({ providers: [UserHooksRecorder] })
 class UserHooksModule {}
 
-describe('users: hooks', () => {
+describe('users: hooks and registered meta', () => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -72,5 +84,22 @@ describe('users: hooks', () => {
     calls.length = 0;
     await t.http.delete(`/cms-json/cms/v2/users/${created.body.id}?force=true&reassign=false`).set('Authorization', admin).expect(200);
     expect(calls.filter((c) => c.hook === 'rest_delete_user')).toEqual([{ hook: 'rest_delete_user', id: created.body.id, extra: created.body.id }]);
+  });
+
+  it('exposes registered user meta in the schema and the response, and stores sanitised values sent in meta', async () => {
+    const admin = t.users.administrator.authorization;
+    const options = await t.http.options('/cms-json/cms/v2/users').set('Authorization', admin).expect(200);
+    expect(options.body.schema.properties.meta.properties).toEqual({
+      colour: { type: 'string', description: 'Favourite colour.', default: 'blue', context: ['view', 'edit'] },
+      badges: { type: 'array', items: { type: 'string' }, description: '', default: null, context: ['view', 'edit'] },
+    });
+    const before = await t.http.get(`/cms-json/cms/v2/users/${t.users.editor.id}?context=edit`).set('Authorization', admin).expect(200);
+    expect(before.body.meta).toEqual({ colour: 'blue', badges: [] });
+    const after = await t.http
+      .put(`/cms-json/cms/v2/users/${t.users.editor.id}`)
+      .set('Authorization', admin)
+      .send({ meta: { colour: '  GREEN ', unknown_key: 'ignored' } })
+      .expect(200);
+    expect(after.body.meta).toEqual({ colour: 'green', badges: [] });
   });
 });

@@ -11,6 +11,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
+import { exposedMetaKeys, metaResponse, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { renderContent, renderExcerpt, renderTitle } from '../../core/formatting';
@@ -91,7 +92,9 @@ export class PostTypeController extends RestController {
 
   protected baseSchema(): ItemSchema {
     const statuses = this.content.allStatuses().filter((s) => !s.internal).map((s) => s.name).filter((s) => s !== 'trash');
-    return buildPostSchema(this.type, this.taxonomies(), statuses);
+    const schema = buildPostSchema(this.type, this.taxonomies(), statuses);
+    if (schema.properties.meta) schema.properties.meta.properties = metaSchemaProperties(this.registeredMeta());
+    return schema;
   }
 
   protected registerRoutes(): void {
@@ -307,7 +310,7 @@ export class PostTypeController extends RestController {
   private async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts): Promise<RestResponse[]> {
     const ids = posts.map((p) => p.id);
     const taxonomies = this.taxonomies();
-    const metaKeys = [...BASE_META_KEYS, ...this.registeredMeta().map(([key]) => key)];
+    const metaKeys = [...BASE_META_KEYS, ...this.registeredMeta().map((m) => m.key)];
     const [terms, formats, meta, authors, revisions, parents] = await Promise.all([
       this.posts.termsOf(ids, taxonomies.map((t) => t.name)),
       typeSupports(this.type, 'post-formats') ? this.posts.formatsOf(ids) : Promise.resolve(new Map<number, string>()),
@@ -335,7 +338,7 @@ export class PostTypeController extends RestController {
   }
 
   private registeredMeta() {
-    return this.extensions.metaKeys('post', this.type.name).filter(([, d]) => d.showInRest);
+    return exposedMetaKeys(this.extensions, 'post', this.type.name);
   }
 
   private link(post: PostEntity, site: SiteFacts, batch: Batch, readable: boolean): string {
@@ -400,15 +403,7 @@ export class PostTypeController extends RestController {
     const template = String(meta._wp_page_template?.[0] ?? '');
     data.template = template === 'default' ? '' : template;
     if (supports('post-formats')) data.format = batch.formats.get(post.id) ?? 'standard';
-    if (supports('custom-fields')) {
-      const out: Record<string, unknown> = {};
-      for (const [key, def] of this.registeredMeta()) {
-        const name = typeof def.showInRest === 'object' && def.showInRest.name ? def.showInRest.name : key;
-        const values = meta[key] ?? [];
-        out[name] = def.single ? (values.length ? values[0] : (def.default ?? '')) : values;
-      }
-      data.meta = out;
-    }
+    if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), meta);
     const terms = batch.terms.get(post.id) ?? {};
     for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = terms[tax.name] ?? [];
     return this.prepareResponse(data, req, this.links(post, req, batch, data), this.type.name, post);

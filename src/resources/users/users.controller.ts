@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { EntityManager } from 'typeorm';
 import { RolesService } from '../../core/auth/roles.service';
 import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
 import { sanitizeTitleWithDashes } from '../../core/registry/content-types';
@@ -16,6 +15,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
+import { exposedMetaKeys, metaInput, metaResponse, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { USER_SCHEMA } from './users.schema';
@@ -75,12 +75,7 @@ export class UsersController extends RestController {
     };
     for (const key of ['name', 'first_name', 'last_name', 'nickname']) p[key].arg_options = { sanitize: (v) => sanitizeTextField(String(v)) };
     p.slug.arg_options = { sanitize: (v) => sanitizeTitleWithDashes(String(v)) };
-    schema.properties.meta.properties = Object.fromEntries(
-      this.extensions.metaKeys('user').filter(([, d]) => d.showInRest).map(([key, d]) => [
-        typeof d.showInRest === 'object' && d.showInRest.name ? d.showInRest.name : key,
-        { type: d.single ? d.type : 'array', ...(d.single ? {} : { items: { type: d.type } }), description: d.description ?? '', default: d.default ?? null, context: ['view', 'edit'] as ('view' | 'edit')[] },
-      ]),
-    );
+    schema.properties.meta.properties = metaSchemaProperties(exposedMetaKeys(this.extensions, 'user'));
     return schema;
   }
 
@@ -319,7 +314,7 @@ export class UsersController extends RestController {
     const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
     if (roles) await this.checkRoleUpdate(req, user.id, roles);
 
-    await this.usersTransaction(async (em) => {
+    await this.users.transaction(async (em) => {
       const row: Partial<UserEntity> = {};
       if (email !== undefined) row.email = email;
       if (slug) row.nicename = slug;
@@ -372,22 +367,12 @@ export class UsersController extends RestController {
     }
   }
 
-  private usersTransaction(work: (em: EntityManager) => Promise<void>): Promise<void> {
-    return this.users['dataSource'].transaction(work);
-  }
-
   /** Stores the registered meta keys sent in `meta`. */
   private async writeMeta(userId: number, req: RestRequest): Promise<void> {
-    const input = req.get<Record<string, unknown>>('meta');
-    if (!input || typeof input !== 'object') return;
-    const values: Record<string, string> = {};
-    for (const [key, def] of this.extensions.metaKeys('user')) {
-      const name = typeof def.showInRest === 'object' && def.showInRest.name ? def.showInRest.name : key;
-      if (!def.showInRest || !(name in input)) continue;
-      const value = def.sanitize ? def.sanitize(input[name]) : input[name];
-      values[key] = maybeSerialize(value);
-    }
-    await this.usersTransaction((em) => this.users.setMeta(em, userId, values));
+    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), req.get('meta'));
+    if (!Object.keys(sent).length) return;
+    const values = Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, maybeSerialize(value)]));
+    await this.users.transaction((em) => this.users.setMeta(em, userId, values));
   }
 
   // --- preparation ---
@@ -406,16 +391,18 @@ export class UsersController extends RestController {
   /** Prepares several users with one meta query for all of them. */
   private async prepareMany(users: UserEntity[], req: RestRequest): Promise<RestResponse[]> {
     const capsKey = `${this.prefix.value}capabilities`;
-    const registered = this.extensions.metaKeys('user').filter(([, d]) => d.showInRest);
+    const registered = exposedMetaKeys(this.extensions, 'user');
     const meta = await this.users.metaOf(
       users.map((u) => u.id),
-      [...PROFILE_KEYS, capsKey, ...registered.map(([k]) => k)],
+      [...PROFILE_KEYS, capsKey, ...registered.map((r) => r.key)],
     );
     const site = await this.siteContext(req);
     const known = await this.roles.roles();
     const out: RestResponse[] = [];
     for (const user of users) {
-      const m = meta.get(user.id) ?? {};
+      const all = meta.get(user.id) ?? {};
+      // Profile meta is single-valued: its first row.
+      const m = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v[0]]));
       const stored = m[capsKey] && typeof m[capsKey] === 'object' ? (m[capsKey] as Record<string, unknown>) : {};
       const roleNames = Object.keys(stored).filter((k) => stored[k] && known[k]);
       const allcaps = await this.roles.capabilitiesOf(roleNames);
@@ -439,12 +426,7 @@ export class UsersController extends RestController {
         extra_capabilities: Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Boolean(v)])),
       };
       if (site.showAvatars) data.avatar_urls = avatarUrls(user.email, site, req.ctx.baseUrl.startsWith('https:'));
-      const metaOut: Record<string, unknown> = {};
-      for (const [key, def] of registered) {
-        const name = typeof def.showInRest === 'object' && def.showInRest.name ? def.showInRest.name : key;
-        metaOut[name] = key in m ? m[key] : (def.default ?? null);
-      }
-      data.meta = metaOut;
+      data.meta = metaResponse(registered, all);
       const links = linkMap({
         self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}`) },
         collection: { href: req.ctx.restUrl(`${this.namespace}/users`) },

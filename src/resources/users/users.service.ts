@@ -131,16 +131,21 @@ export class UsersService {
     return this.dataSource.getRepository(UserEntity).findOne({ where });
   }
 
-  /** The given meta keys of many users, unserialized, in one query: userId → key → first value. */
-  async metaOf(userIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown>>> {
-    const out = new Map<number, Record<string, unknown>>(userIds.map((id) => [id, {}]));
+  /** The given meta keys of many users, unserialized, in one query: userId → key → values (in stored order). */
+  async metaOf(userIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
+    const out = new Map<number, Record<string, unknown[]>>(userIds.map((id) => [id, {}]));
     if (!userIds.length) return out;
     const rows = await this.dataSource.getRepository(UserMetaEntity).find({ where: { userId: In(userIds), key: In(keys) }, order: { id: 'ASC' } });
     for (const row of rows) {
       const bucket = out.get(row.userId);
-      if (bucket && row.key !== null && !(row.key in bucket)) bucket[row.key] = maybeUnserialize(row.value);
+      if (bucket && row.key !== null) (bucket[row.key] ??= []).push(maybeUnserialize(row.value));
     }
     return out;
+  }
+
+  /** Runs `work` in one transaction. */
+  transaction(work: (em: EntityManager) => Promise<void>): Promise<void> {
+    return this.dataSource.transaction(work);
   }
 
   /** Of the given users, those who published at least one post of the types, in one query. */
