@@ -24,6 +24,7 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap {
   private readonly fields = new Map<string, Map<string, RestFieldDefinition>>();
   private readonly meta = new Map<string, Map<string, MetaKeyDefinition>>();
   private readonly settingsMap = new Map<string, SettingDefinition>();
+  private readonly templates = new Map<string, { name: string; postTypes: string[] }>();
   private frozen = false;
 
   constructor(
@@ -74,6 +75,20 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap {
   /** Registered settings by option name, in registration order. */
   settings(): Array<[string, SettingDefinition]> {
     return [...this.settingsMap];
+  }
+
+  /**
+   * Offers a page template (a theme's `Template Name:` file) for posts of the given types; posts store its file
+   * name in `template`. Templates not offered are not kept.
+   */
+  registerPageTemplate(file: string, name: string, postTypes: string[] = ['page']): void {
+    this.assertOpen(`Page template "${file}"`);
+    this.templates.set(file, { name, postTypes });
+  }
+
+  /** The page templates offered for a post type, `file → name`. */
+  pageTemplates(postType: string): Record<string, string> {
+    return Object.fromEntries([...this.templates].filter(([, t]) => t.postTypes.includes(postType)).map(([file, t]) => [file, t.name]));
   }
 
   /** Adds a route in any namespace. */

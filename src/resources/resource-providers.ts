@@ -1,6 +1,8 @@
 import { Provider } from '@nestjs/common';
 import { PostTypeRoutes } from './posts/posts.module-providers';
 import { PostsService } from './posts/posts.service';
+import { PostWriter } from './posts/post-writer.service';
+import { FuturePosts } from './posts/future-posts.service';
 import { SettingsController } from './settings/settings.controller';
 import { StatusesController } from './statuses/statuses.controller';
 import { TaxonomiesController } from './taxonomies/taxonomies.controller';
@@ -10,4 +12,4 @@ import { UsersController } from './users/users.controller';
 import { UsersService } from './users/users.service';
 
 /** Every resource of the API; each registers its routes when the module initialises. */
-export const RESOURCE_PROVIDERS: Provider[] = [TypesController, StatusesController, TaxonomiesController, UsersService, UsersController, ApplicationPasswordsController, SettingsController, PostsService, PostTypeRoutes];
+export const RESOURCE_PROVIDERS: Provider[] = [TypesController, StatusesController, TaxonomiesController, UsersService, UsersController, ApplicationPasswordsController, SettingsController, PostsService, PostWriter, FuturePosts, PostTypeRoutes];

@@ -57,3 +57,4 @@ export {
   URI_ATTRIBUTES,
 } from './kses';
 export type { KsesOptions, AllowedHtml, AttrSpec } from './kses';
+export { removeAccents, sanitizeTitle, sanitizeTitleWithDashes, normalizeWhitespace, convertInvalidEntities, wpTargetedLinkRel } from './sanitize-title';

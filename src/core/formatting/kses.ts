@@ -145,6 +145,24 @@ export const ALLOWED_POST_TAGS: AllowedHtml = (() => {
   return out;
 })();
 
+/** `$allowedtags`: the short list `wp_filter_kses()` keeps (e.g. in titles saved by users without `unfiltered_html`). */
+export const ALLOWED_TAGS: AllowedHtml = {
+  a: { href: true, title: true },
+  abbr: { title: true },
+  acronym: { title: true },
+  b: {},
+  blockquote: { cite: true },
+  cite: {},
+  code: {},
+  del: { datetime: true },
+  em: {},
+  i: {},
+  q: { cite: true },
+  s: {},
+  strike: {},
+  strong: {},
+};
+
 /** `$allowedentitynames`. */
 export const ALLOWED_ENTITY_NAMES: readonly string[] = [
   'nbsp', 'iexcl', 'cent', 'pound', 'curren', 'yen', 'brvbar', 'sect', 'uml', 'copy', 'ordf', 'laquo', 'not', 'shy',
@@ -801,6 +819,11 @@ export function wpKses(str: string, options: KsesOptions = {}): string {
     uploadsUrl: options.uploadsUrl,
     blockAttributes: true,
   });
+}
+
+/** `wp_filter_kses( $data )` in a default context: only the tags of {@link ALLOWED_TAGS}. */
+export function wpFilterKses(html: string, options: Omit<KsesOptions, 'allowedHtml'> = {}): string {
+  return wpKses(html, { ...options, allowedHtml: ALLOWED_TAGS });
 }
 
 /** `wp_kses_post( $data )`: sanitizes content for allowed HTML tags for post content. */

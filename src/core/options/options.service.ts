@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { OptionEntity } from '../database/entities/option.entity';
 import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
@@ -78,6 +78,22 @@ export class OptionsService {
         await repo.insert({ name, value: stored, autoload: autoload === false ? 'no' : 'yes' });
       }
     });
+    this.autoloaded = null;
+  }
+
+  /**
+   * Changes an option from its current value inside the caller's transaction (the row is locked on MySQL), e.g. to
+   * add an id to `sticky_posts`. `change` returns the new value, or `undefined` to leave the option as it is.
+   */
+  async updateWithin(em: EntityManager, name: string, change: (current: unknown) => unknown): Promise<void> {
+    const repo = em.getRepository(OptionEntity);
+    const locking = em.connection.options.type === 'mysql' || em.connection.options.type === 'mariadb';
+    const row = await repo.findOne({ where: { name }, ...(locking ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const next = change(row ? maybeUnserialize(row.value) : undefined);
+    if (next === undefined) return;
+    const stored = maybeSerialize(next);
+    if (row) await repo.update({ id: row.id }, { value: stored });
+    else await repo.insert({ name, value: stored, autoload: 'yes' });
     this.autoloaded = null;
   }
 

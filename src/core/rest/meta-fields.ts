@@ -1,5 +1,8 @@
 import type { MetaKeyDefinition } from '../../extensions/extension.types';
 import type { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import type { EntityManager, FindOptionsWhere, Repository } from 'typeorm';
+import { maybeSerialize } from '../database/php-serialize';
+import { RestException } from '../http/rest.exception';
 import type { JsonSchema } from '../schema/json-schema';
 
 /** A meta key exposed in a resource's `meta` field: its stored key, its name in the API and its definition. */
@@ -55,4 +58,94 @@ export function metaInput(keys: ExposedMetaKey[], input: unknown): Record<string
     out[key] = definition.sanitize ? definition.sanitize(sent[name]) : sent[name];
   }
   return out;
+}
+
+/** One change to the values of a meta key (the reference's `WP_REST_Meta_Fields::update_value` steps). */
+export type MetaOp =
+  | { key: string; action: 'delete' }
+  | { key: string; action: 'single'; value: string }
+  | { key: string; action: 'multi'; values: string[] };
+
+/** Capability check of a meta write: `(cap, key)` → allowed. */
+export type MetaCan = (cap: string, key: string) => Promise<boolean>;
+
+/**
+ * Plans the writes asked for by a request's `meta` object, checking each key's capability first (so that a refusal
+ * leaves everything unwritten): `null` deletes the key (`delete_<type>_meta`), a list replaces the values of a
+ * multi-valued key and anything else sets a single value (`edit_<type>_meta`). Values are sanitised and converted
+ * to their stored form. Keys that are not exposed are ignored.
+ */
+export async function planMetaWrites(keys: ExposedMetaKey[], input: unknown, objectType: string, can: MetaCan): Promise<MetaOp[]> {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return [];
+  const sent = input as Record<string, unknown>;
+  const ops: MetaOp[] = [];
+  for (const { key, name, definition } of keys) {
+    if (!(name in sent)) continue;
+    const value = sent[name];
+    const sanitize = (v: unknown) => storedMetaValue(definition.sanitize ? definition.sanitize(v) : v);
+    if (value === null) {
+      if (!(await can(`delete_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_delete', name);
+      ops.push({ key, action: 'delete' });
+      continue;
+    }
+    if (!(await can(`edit_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_update', name);
+    if (!definition.single && Array.isArray(value)) ops.push({ key, action: 'multi', values: value.map(sanitize) });
+    else ops.push({ key, action: 'single', value: sanitize(value) });
+  }
+  return ops;
+}
+
+function metaForbidden(code: string, name: string): RestException {
+  return new RestException(code, `You do not have permission to edit the ${name} custom field.`, 403, { key: name });
+}
+
+/** A meta value as WordPress stores it (`maybe_serialize()`; booleans as `'1'`/`''`). */
+export function storedMetaValue(value: unknown): string {
+  return maybeSerialize(value);
+}
+
+/**
+ * Applies planned meta writes to one object, as WordPress does: a single value replaces every stored value (nothing
+ * is written when the one stored value is already equal); a list keeps the values already stored once, removes the
+ * others and adds the new ones; `delete` removes every value.
+ */
+export async function applyMetaWrites<E extends object>(
+  em: EntityManager,
+  entity: new () => E,
+  objectColumn: keyof E & string,
+  objectId: number,
+  ops: MetaOp[],
+): Promise<void> {
+  if (!ops.length) return;
+  const repo = em.getRepository(entity) as unknown as Repository<MetaRow>;
+  const where = (key: string, extra: Record<string, unknown> = {}) => ({ [objectColumn]: objectId, key, ...extra }) as FindOptionsWhere<MetaRow>;
+  for (const op of ops) {
+    if (op.action === 'delete') {
+      await repo.delete(where(op.key));
+      continue;
+    }
+    const stored = await repo.find({ where: where(op.key), order: { id: 'ASC' } });
+    if (op.action === 'single') {
+      if (stored.length === 1 && stored[0].value === op.value) continue;
+      if (stored.length) await repo.update(where(op.key), { value: op.value });
+      else await repo.insert({ [objectColumn]: objectId, key: op.key, value: op.value } as Partial<MetaRow>);
+      continue;
+    }
+    // Values stored once and sent again stay; duplicates are removed and added back, as WordPress does.
+    const current = stored.map((r) => r.value ?? '');
+    const kept = new Set<string>();
+    const toAdd: string[] = [];
+    for (const value of op.values) {
+      if (current.filter((v) => v === value).length === 1) kept.add(value);
+      else toAdd.push(value);
+    }
+    for (const value of new Set(current.filter((v) => !kept.has(v)))) await repo.delete(where(op.key, { value }));
+    for (const value of toAdd) await repo.insert({ [objectColumn]: objectId, key: op.key, value } as Partial<MetaRow>);
+  }
+}
+
+interface MetaRow {
+  id: number;
+  key: string | null;
+  value: string | null;
 }

@@ -57,7 +57,7 @@ export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject
   }
   // Titles, contents and excerpts are objects with `raw`, also accepted as plain strings on write.
   for (const name of ['title', 'content', 'excerpt']) {
-    if (props[name]) props[name].arg_options = { validate: () => true };
+    if (props[name]) props[name].arg_options = { validate: () => true, sanitize: (value) => value };
   }
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.name, type: 'object', properties: props };
 }

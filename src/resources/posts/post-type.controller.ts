@@ -14,7 +14,12 @@ import { Methods } from '../../core/rest/route-types';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
-import { renderContent, renderExcerpt, renderTitle } from '../../core/formatting';
+import { convertInvalidEntities, renderContent, renderExcerpt, renderTitle, wpKsesPost, wpTargetedLinkRel } from '../../core/formatting';
+import { wpFilterKses } from '../../core/formatting/kses';
+import { SiteClock } from '../../core/options/site-clock';
+import { planMetaWrites } from '../../core/rest/meta-fields';
+import { PostFields, PostRelations, PostWriter, stickyIds, WriteContext } from './post-writer.service';
+import { FuturePosts } from './future-posts.service';
 import { buildPostSchema, typeSupports } from './post-schema';
 import { applyFilterQueryVars } from './filter-query-vars';
 import { PostQuery, PostsService } from './posts.service';
@@ -23,6 +28,7 @@ import { PostQuery, PostsService } from './posts.service';
 interface SiteFacts {
   home: string;
   sticky: number[];
+  clock: SiteClock;
 }
 
 /** Everything loaded at once for a page of posts. */
@@ -75,6 +81,8 @@ export class PostTypeController extends RestController {
     private readonly content: ContentRegistry,
     private readonly posts: PostsService,
     private readonly options: OptionsService,
+    private readonly writer: PostWriter,
+    private readonly future: FuturePosts,
   ) {
     super(server, extensions, hooks);
     this.namespace = type.rest_namespace;
@@ -99,22 +107,30 @@ export class PostTypeController extends RestController {
 
   protected registerRoutes(): void {
     const base = `/${this.restBase}`;
-    this.route(base, {
-      methods: Methods.READABLE,
-      args: () => this.collectionArgs(),
-      permission: (req) => this.canList(req),
-      handler: (req) => this.getItems(req),
-    });
-    this.route(`${base}/(?P<id>[\\d]+)`, {
-      methods: Methods.READABLE,
-      args: () => ({
-        id: { description: 'Unique identifier for the post.', type: 'integer' },
-        context: this.getContextParam({ default: 'view' }),
-        password: { description: 'The password for the post if it is password protected.', type: 'string' },
-      }),
-      permission: (req) => this.canRead(req),
-      handler: (req) => this.getItem(req),
-    });
+    const id: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
+    this.route(base, [
+      { methods: Methods.READABLE, args: () => this.collectionArgs(), permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },
+      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
+    ]);
+    this.route(`${base}/(?P<id>[\\d]+)`, [
+      {
+        methods: Methods.READABLE,
+        args: () => ({
+          id,
+          context: this.getContextParam({ default: 'view' }),
+          password: { description: 'The password for the post if it is password protected.', type: 'string' },
+        }),
+        permission: (req) => this.canRead(req),
+        handler: (req) => this.getItem(req),
+      },
+      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
+      {
+        methods: Methods.DELETABLE,
+        args: () => ({ id, force: { type: 'boolean', default: false, description: 'Whether to bypass trash and force deletion.' } }),
+        permission: (req) => this.canDelete(req),
+        handler: (req) => this.deleteItem(req),
+      },
+    ]);
   }
 
   private collectionArgs(): Record<string, RouteArg> {
@@ -157,8 +173,8 @@ export class PostTypeController extends RestController {
       args.tax_relation = { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] };
       for (const tax of taxonomies) {
         const base = tax.rest_base || tax.name;
-        args[base] = { description: `Limit result set to items with specific terms assigned in the ${tax.name} taxonomy.`, type: 'array', items: { type: 'integer' }, default: [] };
-        args[`${base}_exclude`] = { description: `Limit result set to items except those with specific terms assigned in the ${tax.name} taxonomy.`, type: 'array', items: { type: 'integer' }, default: [] };
+        args[base] = { description: `Limit result set to items with specific terms assigned in the ${base} taxonomy.`, type: 'array', items: { type: 'integer' }, default: [] };
+        args[`${base}_exclude`] = { description: `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`, type: 'array', items: { type: 'integer' }, default: [] };
       }
     }
     if (this.type.name === 'post') args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
@@ -174,12 +190,12 @@ export class PostTypeController extends RestController {
     return true;
   }
 
-  private async loadPost(req: RestRequest): Promise<PostEntity> {
+  private async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
     const post = await req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
       const rows = await this.posts.findByIds(ids);
       return ids.map((id) => rows.find((r) => r.id === id) ?? null);
     }).load(Number(req.get('id')));
-    if (!post || post.type !== this.type.name) throw new RestException('rest_post_invalid_id', 'Invalid post id.', 404);
+    if (!post || post.type !== this.type.name) throw new RestException('rest_post_invalid_id', message, 404);
     return post;
   }
 
@@ -200,6 +216,7 @@ export class PostTypeController extends RestController {
   }
 
   private async canRead(req: RestRequest): Promise<true | RestException> {
+    await this.future.catchUp();
     const post = await this.loadPost(req);
     const code = req.ctx.authorizationRequiredCode;
     if (req.context === 'edit' && !(await req.ctx.can('edit_post', post))) {
@@ -213,9 +230,66 @@ export class PostTypeController extends RestController {
     return true;
   }
 
+  /** Author and sticky checks shared by create and update (the reference's order). */
+  private async checkAuthorAndSticky(req: RestRequest, verb: 'create' | 'update'): Promise<true | RestException> {
+    const code = req.ctx.authorizationRequiredCode;
+    const author = Number(req.get('author') ?? 0);
+    if (author && author !== req.ctx.user.id && !(await req.ctx.can(this.type.cap.edit_others_posts))) {
+      return new RestException('rest_cannot_edit_others', `You are not allowed to ${verb} posts as this user.`, code);
+    }
+    if (truthy(req.get('sticky')) && !(await req.ctx.can(this.type.cap.edit_others_posts))) {
+      return new RestException('rest_cannot_assign_sticky', 'You do not have permission to make posts sticky.', code);
+    }
+    return true;
+  }
+
+  /** Every term sent must be one the caller may assign. */
+  private async canAssignTerms(req: RestRequest): Promise<true | RestException> {
+    for (const tax of this.taxonomies()) {
+      const ids = req.get<number[]>(tax.rest_base || tax.name);
+      if (!Array.isArray(ids) || !ids.length) continue;
+      // Ids that are not terms of the taxonomy are skipped here and when the terms are stored.
+      for (const termId of await this.posts.termIdsIn(tax.name, ids.map(Number))) {
+        if (!(await req.ctx.can('assign_term', termId))) {
+          return new RestException('rest_cannot_assign_term', 'Sorry, you are not allowed to assign the provided terms.', req.ctx.authorizationRequiredCode);
+        }
+      }
+    }
+    return true;
+  }
+
+  private async canCreate(req: RestRequest): Promise<true | RestException> {
+    if (req.get('id')) return new RestException('rest_post_exists', 'Cannot create existing post.', 400);
+    const shared = await this.checkAuthorAndSticky(req, 'create');
+    if (shared !== true) return shared;
+    if (!(await req.ctx.can(this.type.cap.create_posts))) {
+      return new RestException('rest_cannot_create', 'Sorry, you are not allowed to create new posts.', req.ctx.authorizationRequiredCode);
+    }
+    return this.canAssignTerms(req);
+  }
+
+  private async canUpdate(req: RestRequest): Promise<true | RestException> {
+    const post = await this.loadPost(req, 'Post id is invalid.');
+    if (!(await req.ctx.can('edit_post', post))) {
+      return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to update this post.', req.ctx.authorizationRequiredCode);
+    }
+    const shared = await this.checkAuthorAndSticky(req, 'update');
+    if (shared !== true) return shared;
+    return this.canAssignTerms(req);
+  }
+
+  private async canDelete(req: RestRequest): Promise<true | RestException> {
+    const post = await this.loadPost(req);
+    if (!(await req.ctx.can('delete_post', post))) {
+      return new RestException('rest_cannot_delete', 'Sorry, you are not allowed to delete posts.', req.ctx.authorizationRequiredCode);
+    }
+    return true;
+  }
+
   // --- handlers ---
 
   private async getItems(req: RestRequest): Promise<RestResponse> {
+    await this.future.catchUp();
     const orderby = String(req.get('orderby'));
     if (orderby === 'relevance' && !req.get('search')) {
       throw new RestException('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
@@ -229,6 +303,7 @@ export class PostTypeController extends RestController {
     const page = Number(req.get('page'));
     const offset = Number(req.get('offset') ?? 0) > 0 ? Number(req.get('offset')) : (page - 1) * perPage;
     const site = await this.siteFacts(req);
+    const toMysql = (value: string | undefined) => requestDate(value, site.clock);
     const query: PostQuery = {
       type: this.type.name,
       statuses,
@@ -298,12 +373,177 @@ export class PostTypeController extends RestController {
     return response;
   }
 
+
+  private async createItem(req: RestRequest): Promise<RestResponse> {
+    if (req.get('id')) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
+    const ctx = await this.writeContext(req);
+    const fields = await this.fieldsFromRequest(req, null, ctx.clock);
+    const relations = await this.relationsFromRequest(req, null);
+    const post = await this.writer.create(this.type, fields, relations, ctx);
+    if (post.status === 'future') this.future.scheduled(post.dateGmt);
+    await this.updateAdditionalFields(post, req);
+    await this.hooks.doAction(`rest_insert_${this.type.name}`, post, req, true);
+    req.set('context', 'edit');
+    const response = (await this.prepareMany([post], req, await this.siteFacts(req)))[0];
+    return this.created(response, req, `${this.namespace}/${this.restBase}/${post.id}`);
+  }
+
+  private async updateItem(req: RestRequest): Promise<RestResponse> {
+    const before = await this.loadPost(req, 'Post id is invalid.');
+    const ctx = await this.writeContext(req, before);
+    const fields = await this.fieldsFromRequest(req, before, ctx.clock);
+    const relations = await this.relationsFromRequest(req, before);
+    const post = await this.writer.update(this.type, before, fields, relations, ctx);
+    if (post.status === 'future') this.future.scheduled(post.dateGmt);
+    await this.updateAdditionalFields(post, req);
+    await this.hooks.doAction(`rest_insert_${this.type.name}`, post, req, false);
+    req.set('context', 'edit');
+    return (await this.prepareMany([post], req, await this.siteFacts(req)))[0];
+  }
+
+  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+    const post = await this.loadPost(req);
+    const force = req.get('force') === true;
+    const trashable = await this.hooks.applyFilters(`rest_${this.type.name}_trashable`, true, post);
+    req.set('context', 'edit');
+    const previous = (await this.prepareMany([post], req, await this.siteFacts(req)))[0];
+    if (force) {
+      await this.writer.delete(this.type, post);
+    } else {
+      if (!trashable) throw new RestException('rest_trash_not_supported', 'The post does not support trashing.', 501);
+      if (post.status === 'trash') throw new RestException('rest_already_trashed', 'The post has already been deleted.', 410);
+      await this.writer.trash(this.type, post, await this.writeContext(req, post));
+    }
+    await this.hooks.doAction(`rest_delete_${this.type.name}`, post, previous, req);
+    return previous;
+  }
+
+  private async writeContext(req: RestRequest, before?: PostEntity): Promise<WriteContext> {
+    const clock = SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
+    const canPublish = before ? await req.ctx.can('publish_post', before) : await req.ctx.can(this.type.cap.publish_posts);
+    return {
+      actor: req.ctx.user.id,
+      clock,
+      canPublish,
+      templates: this.extensions.pageTemplates(this.type.name),
+      permalink: async (post) => {
+        const site = await this.siteFacts(req);
+        const plain = ['draft', 'pending', 'auto-draft', 'future'].includes(post.status) || !post.name;
+        const parents = this.type.hierarchical && !plain ? await this.parentChains([post]) : new Map<number, PostEntity>();
+        return this.link(plain ? { ...post, status: 'draft' } : { ...post, status: 'publish' }, site, { parents } as Batch, true);
+      },
+    };
+  }
+
+  /** The row changes a request asks for (the reference's prepare_item_for_database). */
+  private async fieldsFromRequest(req: RestRequest, before: PostEntity | null, clock: SiteClock): Promise<PostFields> {
+    const props = this.getItemSchema().properties;
+    const f: PostFields = {};
+    const filtered = !(await req.ctx.can('unfiltered_html'));
+    const text = (name: 'title' | 'content' | 'excerpt'): string | undefined => {
+      if (!props[name]) return undefined;
+      const value = req.get<unknown>(name);
+      let raw: string | undefined;
+      if (typeof value === 'string') raw = value;
+      else if (value && typeof value === 'object' && 'raw' in value) {
+        const r = (value as { raw: unknown }).raw;
+        // An empty title sent as an object is ignored, as in the reference.
+        if (name !== 'title' || (r !== '' && r !== null && r !== undefined)) raw = r === null || r === undefined ? '' : String(r);
+      } else if (typeof value === 'number' || typeof value === 'boolean') raw = String(value);
+      return raw === undefined ? undefined : sanitizeSavedText(name, raw, filtered);
+    };
+    f.title = text('title');
+    f.content = text('content');
+    f.excerpt = text('excerpt');
+
+    const status = req.get<string>('status');
+    if (props.status && status !== undefined && (!before || before.status !== status)) f.status = await this.checkStatus(req, status);
+
+    const params = req.params();
+    if (props.date && req.get('date')) {
+      const value = clock.restDateWithGmt(String(req.get('date')));
+      if (value && (!before || before.date !== value[0])) f.date = value;
+    } else if (props.date_gmt && req.get('date_gmt')) {
+      const value = clock.restDateWithGmt(String(req.get('date_gmt')), true);
+      if (value && (!before || before.dateGmt !== value[1])) f.date = value;
+    }
+    if (('date' in params && params.date === null) || ('date_gmt' in params && params.date_gmt === null)) f.date = null;
+
+    if (props.slug && req.has('slug')) f.name = String(req.get('slug'));
+    if (props.author && req.get('author')) {
+      const author = Number(req.get('author'));
+      if (author !== req.ctx.user.id && !(await this.posts.existingUsers([author])).has(author)) {
+        throw new RestException('rest_invalid_author', 'Invalid author id.', 400);
+      }
+      f.author = author;
+    }
+    if (props.password && req.has('password')) {
+      const password = String(req.get('password'));
+      f.password = password;
+      if (password !== '') {
+        if (props.sticky && truthy(req.get('sticky'))) throw new RestException('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
+        if (before && (await this.writer.isSticky(before.id))) throw new RestException('rest_invalid_field', 'A sticky post can not be password protected.', 400);
+      }
+    }
+    if (props.sticky && truthy(req.get('sticky')) && before && before.password && !(req.has('password') && req.get('password') === '')) {
+      throw new RestException('rest_invalid_field', 'A password protected post can not be set to sticky.', 400);
+    }
+    if (props.parent && req.has('parent')) {
+      const parent = Number(req.get('parent'));
+      if (parent !== 0) {
+        const found = parent > 0 ? await this.posts.findById(parent) : null;
+        if (!found) throw new RestException('rest_post_invalid_id', 'Invalid post parent id.', 400);
+      }
+      f.parent = Math.max(parent, 0);
+    }
+    if (props.menu_order && req.has('menu_order')) f.menuOrder = Math.trunc(Number(req.get('menu_order')));
+    if (props.comment_status && req.get('comment_status')) f.commentStatus = String(req.get('comment_status'));
+    if (props.ping_status && req.get('ping_status')) f.pingStatus = String(req.get('ping_status'));
+    return f;
+  }
+
+  /** The reference's handle_status_param: publishing (and private posts) need `publish_posts`. */
+  private async checkStatus(req: RestRequest, status: string): Promise<string> {
+    const code = req.ctx.authorizationRequiredCode;
+    if (status === 'draft' || status === 'pending') return status;
+    if (status === 'private' || status === 'publish' || status === 'future') {
+      if (!(await req.ctx.can(this.type.cap.publish_posts))) {
+        const what = status === 'private' ? 'create private posts' : 'publish posts';
+        throw new RestException('rest_cannot_publish', `Sorry, you are not allowed to ${what} in this post type.`, code);
+      }
+      return status;
+    }
+    return this.content.status(status) ? status : 'draft';
+  }
+
+  /** Sticky flag, featured image, format, template, terms and meta a request asks for. */
+  private async relationsFromRequest(req: RestRequest, before: PostEntity | null): Promise<PostRelations> {
+    const props = this.getItemSchema().properties;
+    const r: PostRelations = {};
+    if (props.sticky && req.has('sticky')) r.sticky = truthy(req.get('sticky'));
+    if (props.featured_media && req.has('featured_media')) r.featuredMedia = Math.max(0, Math.trunc(Number(req.get('featured_media'))));
+    if (props.format && req.get('format')) r.format = String(req.get('format'));
+    if (props.template && req.has('template')) r.template = String(req.get('template'));
+    const terms = new Map<string, number[]>();
+    for (const tax of this.taxonomies()) {
+      const value = req.get<unknown>(tax.rest_base || tax.name);
+      if (value === undefined) continue;
+      terms.set(tax.name, (Array.isArray(value) ? value : [value]).map((v) => Math.abs(Math.trunc(Number(v)))).filter((v) => v > 0));
+    }
+    if (terms.size) r.terms = terms;
+    if (props.meta && req.has('meta')) {
+      // A new post does not exist yet: its key permissions are those of a post of this type by the caller.
+      const target = before ?? { id: 0, type: this.type.name, status: 'draft', author: req.ctx.user.id, parent: 0 };
+      r.meta = await planMetaWrites(this.registeredMeta(), req.get('meta'), 'post', (cap, key) => req.ctx.can(cap, target, key));
+    }
+    return r;
+  }
+
   // --- preparation ---
 
   private async siteFacts(req: RestRequest): Promise<SiteFacts> {
-    const o = await this.options.getMany(['home', 'sticky_posts']);
-    const sticky = Array.isArray(o.sticky_posts) ? o.sticky_posts.map(Number) : [];
-    return { home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''), sticky };
+    const o = await this.options.getMany(['home', 'sticky_posts', 'timezone_string', 'gmt_offset']);
+    return { home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''), sticky: stickyIds(o.sticky_posts), clock: SiteClock.fromOptions(o) };
   }
 
   /** Loads what a page of posts needs in a fixed number of queries, then prepares each post. */
@@ -371,10 +611,10 @@ export class PostTypeController extends RestController {
     const data: Record<string, unknown> = {
       id: post.id,
       date: dateResponse(post.dateGmt, post.date),
-      date_gmt: dateResponse(post.dateGmt === ZERO_DATE ? post.date : post.dateGmt),
+      date_gmt: dateResponse(site.clock.gmtOf(post.date, post.dateGmt)),
       guid: { rendered: post.guid, raw: post.guid },
       modified: dateResponse(post.modifiedGmt, post.modified),
-      modified_gmt: dateResponse(post.modifiedGmt === ZERO_DATE ? post.modified : post.modifiedGmt),
+      modified_gmt: dateResponse(site.clock.gmtOf(post.modified, post.modifiedGmt)),
     };
     if (edit) data.password = post.password;
     Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
@@ -455,9 +695,29 @@ function samePassword(stored: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** An ISO 8601 request date as a MySQL datetime (site time zone UTC). */
-function toMysql(value: string | undefined): string | undefined {
+/** An RFC 3339 request date as a local MySQL datetime (compared with `post_date`, as WordPress's date queries do). */
+function requestDate(value: string | undefined, clock: SiteClock): string | undefined {
   if (!value) return undefined;
-  const d = new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(value) ? value : `${value}Z`);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString().slice(0, 19).replace('T', ' ');
+  return clock.restDateWithGmt(value)?.[0];
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1' || value === 1;
+}
+
+/**
+ * What WordPress's save filters do to a title, content or excerpt: `rel="noopener"` on links opening a new window,
+ * invalid entities fixed, titles trimmed, and — for users without `unfiltered_html` — HTML limited by kses (the
+ * short list for titles, the post list for the rest).
+ */
+function sanitizeSavedText(field: 'title' | 'content' | 'excerpt', raw: string, filtered: boolean): string {
+  let text = field === 'title' ? phpTrimWhitespace(raw) : convertInvalidEntities(raw);
+  text = wpTargetedLinkRel(text);
+  if (filtered) text = field === 'title' ? wpFilterKses(text) : wpKsesPost(text);
+  return text;
+}
+
+/** PHP's `trim()` with its default characters. */
+function phpTrimWhitespace(text: string): string {
+  return text.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
 }

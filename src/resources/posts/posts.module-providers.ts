@@ -6,12 +6,16 @@ import { RestServer } from '../../core/rest/rest-server.service';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { PostTypeController } from './post-type.controller';
 import { PostsService } from './posts.service';
+import { PostWriter } from './post-writer.service';
+import { FuturePosts } from './future-posts.service';
+import { typeSupports } from './post-schema';
+import { RevisionsController } from './revisions.controller';
 
 /** Post types served elsewhere (attachments have their own controller). */
 const NOT_SERVED_HERE = new Set(['attachment']);
 
 /**
- * Creates one posts controller per REST post type — `post`, `page` and every type extensions registered with
+ * Creates one posts controller (and one revisions controller when it keeps revisions) per REST post type — `post`, `page` and every type extensions registered with
  * `show_in_rest` — once all modules have registered their types, just before the route table freezes.
  */
 @Injectable()
@@ -23,13 +27,19 @@ export class PostTypeRoutes implements OnModuleInit {
     private readonly content: ContentRegistry,
     private readonly posts: PostsService,
     private readonly options: OptionsService,
+    private readonly writer: PostWriter,
+    private readonly future: FuturePosts,
   ) {}
 
   onModuleInit(): void {
     this.server.registry.beforeFreeze(() => {
       for (const type of this.content.restPostTypes()) {
         if (NOT_SERVED_HERE.has(type.name)) continue;
-        new PostTypeController(this.server, this.extensions, this.hooks, type, this.content, this.posts, this.options).register();
+        const controller = new PostTypeController(this.server, this.extensions, this.hooks, type, this.content, this.posts, this.options, this.writer, this.future);
+        controller.register();
+        if (typeSupports(type, 'revisions')) {
+          new RevisionsController(this.server, this.extensions, this.hooks, type, () => controller.getItemSchema(), this.posts, this.writer, this.options).register();
+        }
       }
     });
   }

@@ -160,6 +160,14 @@ export class PostsService {
     return rows.map((r) => Number(r.term_id));
   }
 
+  /** Which of the given term ids are terms of the taxonomy. */
+  async termIdsIn(taxonomy: string, termIds: number[]): Promise<number[]> {
+    const ids = termIds.filter((id) => Number.isInteger(id) && id > 0);
+    if (!ids.length) return [];
+    const rows = await this.dataSource.getRepository(TermTaxonomyEntity).find({ select: { termId: true }, where: { taxonomy, termId: In(ids) } });
+    return rows.map((r) => Number(r.termId));
+  }
+
   /** User ids by nicename (author slug). */
   async userIdsByNicename(names: string[]): Promise<number[]> {
     if (!names.length) return [];

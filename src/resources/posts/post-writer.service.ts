@@ -1,0 +1,495 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In, Not } from 'typeorm';
+import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
+import { CommentEntity } from '../../core/database/entities/comment.entity';
+import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
+import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
+import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
+import { TermEntity } from '../../core/database/entities/term.entity';
+import { ZERO_DATE } from '../../core/database/mysql-date';
+import { maybeSerialize } from '../../core/database/php-serialize';
+import { escapeLike } from '../../core/database/query-helpers';
+import { normalizeWhitespace, sanitizeTitle } from '../../core/formatting';
+import { RestException } from '../../core/http/rest.exception';
+import { OptionsService } from '../../core/options/options.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { PostTypeObject } from '../../core/registry/content-types';
+import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+
+/** Columns of a post a request may set (already validated and sanitised). */
+export interface PostFields {
+  title?: string;
+  content?: string;
+  excerpt?: string;
+  status?: string;
+  /** `[local, gmt]`; `null` resets the date (a draft's date floats again). */
+  date?: [string, string] | null;
+  name?: string;
+  author?: number;
+  password?: string;
+  parent?: number;
+  menuOrder?: number;
+  commentStatus?: string;
+  pingStatus?: string;
+}
+
+/** What else a write changes besides the row (`undefined`: leave as it is). */
+export interface PostRelations {
+  sticky?: boolean;
+  featuredMedia?: number;
+  /** A format slug; `standard` removes the format. */
+  format?: string;
+  template?: string;
+  /** Term ids by taxonomy; replaces the post's terms of each taxonomy listed. */
+  terms?: Map<string, number[]>;
+  meta?: MetaOp[];
+}
+
+/** Facts about the write that depend on the caller. */
+export interface WriteContext {
+  actor: number;
+  clock: SiteClock;
+  /** Whether the caller may publish (a contributor's pending post gets no slug, as in WordPress). */
+  canPublish: boolean;
+  /** Page templates the type offers (`file → name`). */
+  templates: Record<string, string>;
+  /** The permalink of a stored post, for its `guid`. */
+  permalink: (post: PostEntity) => Promise<string>;
+}
+
+const FLOATING = ['draft', 'pending', 'auto-draft'];
+/** Columns without a default in WordPress's schema, written explicitly on insert. */
+const EMPTY_COLUMNS: Partial<PostEntity> = { toPing: '', pinged: '', contentFiltered: '', guid: '', mimeType: '', commentCount: 0 };
+const FEEDS = ['feed', 'rdf', 'rss', 'rss2', 'atom'];
+
+/**
+ * Writes posts the way WordPress's `wp_insert_post()`, `wp_trash_post()` and `wp_delete_post()` do — dates in both
+ * columns, unique slugs, default comment statuses, the default category, sticky posts, formats, featured images,
+ * page templates, terms with their counts, meta and revisions — each write in one transaction, so that a failure
+ * leaves nothing half-written.
+ */
+@Injectable()
+export class PostWriter {
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly content: ContentRegistry,
+    private readonly options: OptionsService,
+  ) {}
+
+  /** Creates a post; returns it as stored. */
+  async create(type: PostTypeObject, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
+    const id = await this.dataSource.transaction(async (em) => {
+      const row = await this.prepareRow(em, type, null, fields, ctx);
+      const result = await em.getRepository(PostEntity).insert({ ...EMPTY_COLUMNS, ...row });
+      const postId = Number(result.identifiers[0].id);
+      const post = (await em.getRepository(PostEntity).findOneByOrFail({ id: postId })) as PostEntity;
+      // The slug of a published post without one comes from its title, once the id is known.
+      if (!post.name && !FLOATING.includes(post.status) && post.title) {
+        post.name = await this.uniqueSlug(em, sanitizeTitle(post.title, String(postId)), post);
+      }
+      post.guid = await ctx.permalink(post);
+      await em.getRepository(PostEntity).update({ id: postId }, { name: post.name, guid: post.guid });
+      const terms = new Map(relations.terms ?? []);
+      if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
+        const fallback = Number(await this.options.get('default_category', 0));
+        if (fallback > 0) terms.set('category', [fallback]);
+      }
+      await this.applyRelations(em, post, null, { ...relations, sticky: relations.sticky ?? false, terms }, ctx);
+      return postId;
+    });
+    this.options.invalidate();
+    return (await this.find(id)) as PostEntity;
+  }
+
+  /** Updates a post; returns it as stored. A change to its title, content or excerpt stores a revision. */
+  async update(type: PostTypeObject, before: PostEntity, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
+    await this.dataSource.transaction(async (em) => {
+      const row = await this.prepareRow(em, type, before, fields, ctx);
+      await em.getRepository(PostEntity).update({ id: before.id }, row);
+      const post = await em.getRepository(PostEntity).findOneByOrFail({ id: before.id });
+      await this.applyRelations(em, post, before, relations, ctx);
+      await this.saveRevision(em, type, post, ctx);
+    });
+    this.options.invalidate();
+    return (await this.find(before.id)) as PostEntity;
+  }
+
+  /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
+  async trash(type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      const meta = em.getRepository(PostMetaEntity);
+      await meta.insert([
+        { postId: post.id, key: '_wp_trash_meta_status', value: post.status },
+        { postId: post.id, key: '_wp_trash_meta_time', value: String(Math.floor(Date.now() / 1000)) },
+      ]);
+      const now = ctx.clock.now();
+      let name = post.name;
+      if (!name.endsWith('__trashed')) {
+        await meta.insert({ postId: post.id, key: '_wp_desired_post_slug', value: name });
+        name = `${truncateSlug(name, 191)}__trashed`;
+      }
+      // A draft whose date floated takes the time it was trashed, as any update of it would.
+      const dates = FLOATING.includes(post.status) && post.dateGmt === ZERO_DATE ? { date: now.local, dateGmt: now.gmt } : {};
+      await em.getRepository(PostEntity).update({ id: post.id }, { status: 'trash', name, modified: now.local, modifiedGmt: now.gmt, ...dates });
+      const trashed = await em.getRepository(PostEntity).findOneByOrFail({ id: post.id });
+      await this.recountTerms(em, await this.termTaxonomyIdsOf(em, post.id));
+      await this.saveRevision(em, type, trashed, ctx);
+      // wp_trash_post_comments(): comments wait in `post-trashed`, their statuses kept on the post.
+      const comments = await em.getRepository(CommentEntity).find({ select: { id: true, approved: true }, where: { postId: post.id } });
+      if (comments.length) {
+        const statuses = Object.fromEntries(comments.map((c) => [c.id, c.approved]));
+        await meta.insert({ postId: post.id, key: '_wp_trash_meta_comments_status', value: maybeSerialize(statuses) });
+        await em.getRepository(CommentEntity).update({ postId: post.id }, { approved: 'post-trashed' });
+      }
+    });
+  }
+
+  /**
+   * Deletes a post for good (`wp_delete_post()`): its terms (recounted), revisions, comments and meta; children of a
+   * hierarchical type and attachments move up to its parent; it leaves the sticky list.
+   */
+  async delete(type: PostTypeObject, post: PostEntity): Promise<void> {
+    await this.dataSource.transaction(async (em) => {
+      const posts = em.getRepository(PostEntity);
+      const ttIds = await this.termTaxonomyIdsOf(em, post.id);
+      await em.getRepository(TermRelationshipEntity).delete({ objectId: post.id });
+      await this.recountTerms(em, ttIds);
+      if (type.hierarchical) await posts.update({ parent: post.id, type: type.name }, { parent: post.parent });
+      const revisions = await posts.find({ select: { id: true }, where: { parent: post.id, type: 'revision' } });
+      await this.deletePostRows(em, [post.id, ...revisions.map((r) => r.id)]);
+      await posts.update({ parent: post.id, type: 'attachment' }, { parent: post.parent });
+      await this.options.updateWithin(em, 'sticky_posts', (current) => {
+        const ids = stickyIds(current);
+        return ids.includes(post.id) ? ids.filter((id) => id !== post.id) : undefined;
+      });
+    });
+    this.options.invalidate();
+  }
+
+  /** Publishes a scheduled post whose time has come (`wp_publish_post()`); `false` when another node did it first. */
+  async publishScheduled(post: PostEntity): Promise<boolean> {
+    return this.dataSource.transaction(async (em) => {
+      const result = await em.getRepository(PostEntity).update({ id: post.id, status: 'future' }, { status: 'publish' });
+      if (!result.affected) return false;
+      await this.recountTerms(em, await this.termTaxonomyIdsOf(em, post.id));
+      return true;
+    });
+  }
+
+  /** Deletes a revision (`wp_delete_post_revision()`). */
+  async deleteRevision(revision: PostEntity): Promise<void> {
+    await this.dataSource.transaction((em) => this.deletePostRows(em, [revision.id]));
+  }
+
+  private async deletePostRows(em: EntityManager, ids: number[]): Promise<void> {
+    if (!ids.length) return;
+    const comments = await em.getRepository(CommentEntity).find({ select: { id: true }, where: { postId: In(ids) } });
+    if (comments.length) await em.getRepository(CommentMetaEntity).delete({ commentId: In(comments.map((c) => c.id)) });
+    await em.getRepository(CommentEntity).delete({ postId: In(ids) });
+    await em.getRepository(PostMetaEntity).delete({ postId: In(ids) });
+    await em.getRepository(TermRelationshipEntity).delete({ objectId: In(ids) });
+    await em.getRepository(PostEntity).delete({ id: In(ids) });
+  }
+
+  find(id: number): Promise<PostEntity | null> {
+    return this.dataSource.getRepository(PostEntity).findOneBy({ id });
+  }
+
+  /** Whether the post is in the sticky list. */
+  async isSticky(id: number): Promise<boolean> {
+    return stickyIds(await this.options.get('sticky_posts', [])).includes(id);
+  }
+
+  /** Whether `id` is an image attachment (what a featured image must be). */
+  async isImage(id: number): Promise<boolean> {
+    const row = await this.dataSource.getRepository(PostEntity).findOne({ select: { id: true, mimeType: true }, where: { id, type: 'attachment' } });
+    return Boolean(row && row.mimeType.startsWith('image/'));
+  }
+
+  // --- the row (wp_insert_post) ---
+
+  private async prepareRow(em: EntityManager, type: PostTypeObject, before: PostEntity | null, f: PostFields, ctx: WriteContext): Promise<Partial<PostEntity>> {
+    const now = ctx.clock.now();
+    const title = f.title ?? before?.title ?? '';
+    const contentText = f.content ?? before?.content ?? '';
+    const excerpt = f.excerpt ?? before?.excerpt ?? '';
+    const supports = (feature: string) => type.supports[feature] !== undefined;
+    if (!contentText && !title && !excerpt && supports('editor') && supports('title') && supports('excerpt')) {
+      throw new RestException('empty_content', 'Content, title, and excerpt are empty.', 400);
+    }
+    let status = f.status || before?.status || 'draft';
+    const parent = f.parent ?? before?.parent ?? 0;
+
+    // Dates: a draft that never had a GMT date keeps floating at "now" until it is given one.
+    let date: string;
+    let dateGmt: string;
+    if (f.date) {
+      [date, dateGmt] = f.date;
+    } else if (before && !(f.date === null) && !(FLOATING.includes(before.status) && before.dateGmt === ZERO_DATE)) {
+      [date, dateGmt] = [before.date, before.dateGmt];
+    } else {
+      date = now.local;
+      dateGmt = '';
+    }
+    if (!dateGmt || dateGmt === ZERO_DATE) dateGmt = FLOATING.includes(status) ? ZERO_DATE : ctx.clock.gmtFromLocal(date);
+    const modified = before || date === ZERO_DATE ? now : { local: date, gmt: dateGmt };
+
+    // Scheduling: a post published with a date at least a minute ahead waits as `future`, and the other way round.
+    if (dateGmt !== ZERO_DATE) {
+      const ahead = Date.parse(`${dateGmt.replace(' ', 'T')}Z`) - Date.parse(`${now.gmt.replace(' ', 'T')}Z`);
+      if (status === 'publish' && ahead >= 60_000) status = 'future';
+      else if (status === 'future' && ahead < 60_000) status = 'publish';
+    }
+
+    // Slug: sanitised when sent, generated from the title when published, unique among its siblings.
+    let name = f.name !== undefined ? sanitizeTitle(f.name) : (before?.name ?? '');
+    if (status === 'pending' && !ctx.canPublish) name = '';
+    if (!name) name = FLOATING.includes(status) ? '' : sanitizeTitle(title);
+    if (before?.status === 'trash' && status !== 'trash') {
+      const desired = await em.getRepository(PostMetaEntity).findOne({ where: { postId: before.id, key: '_wp_desired_post_slug' } });
+      if (desired) {
+        await em.getRepository(PostMetaEntity).delete({ postId: before.id, key: '_wp_desired_post_slug' });
+        name = desired.value ?? name;
+      }
+    }
+    const draft = { id: before?.id ?? 0, type: type.name, parent, status, name } as PostEntity;
+    // A slug sent for a draft is made unique as if it were published (the reference's REST rule).
+    const uniqueAs = f.name !== undefined && name && ['draft', 'pending'].includes(status) ? { ...draft, status: 'publish' } : draft;
+    if (name) name = await this.uniqueSlug(em, name, uniqueAs as PostEntity);
+
+    const commentDefault = (kind: 'comment' | 'ping'): string => {
+      if (before) return 'closed';
+      if (type.name === 'page') return 'closed';
+      return supports(kind === 'comment' ? 'comments' : 'trackbacks') ? '' : 'closed';
+    };
+    const defaults = before ? {} : await this.options.getMany(['default_comment_status', 'default_ping_status']);
+    const commentStatus = f.commentStatus || before?.commentStatus || commentDefault('comment') || String(defaults.default_comment_status ?? 'open');
+    const pingStatus = f.pingStatus || before?.pingStatus || commentDefault('ping') || String(defaults.default_ping_status ?? 'open');
+
+    return {
+      author: f.author ?? before?.author ?? ctx.actor,
+      date,
+      dateGmt,
+      content: contentText,
+      title,
+      excerpt,
+      status,
+      type: type.name,
+      commentStatus,
+      pingStatus,
+      password: status === 'private' ? '' : (f.password ?? before?.password ?? ''),
+      name,
+      modified: modified.local,
+      modifiedGmt: modified.gmt,
+      parent,
+      menuOrder: f.menuOrder ?? before?.menuOrder ?? 0,
+    };
+  }
+
+  /** `wp_unique_post_slug()`: the slug, or the slug with the first free `-N` suffix. */
+  private async uniqueSlug(em: EntityManager, slug: string, post: PostEntity): Promise<string> {
+    if (FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision')) return slug;
+    const type = this.content.postType(post.type);
+    const qb = em
+      .getRepository(PostEntity)
+      .createQueryBuilder('p')
+      .select('p.name', 'name')
+      .where("(p.name = :slug OR p.name LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` })
+      .andWhere('p.id != :id', { id: post.id || 0 });
+    let reserved = FEEDS.includes(slug) || slug === 'embed';
+    if (post.type === 'attachment') {
+      // Attachment slugs are unique across every type.
+    } else if (type?.hierarchical) {
+      if (post.type === 'nav_menu_item') return slug;
+      qb.andWhere("p.type IN (:type, 'attachment')", { type: post.type }).andWhere('p.parent = :parent', { parent: post.parent || 0 });
+      reserved ||= /^(page)?\d+$/.test(slug);
+    } else {
+      qb.andWhere('p.type = :type', { type: post.type });
+      if (post.type === 'post' && /^[0-9]+$/.test(slug) && Number(slug) > 0) {
+        const structure = String(await this.options.get('permalink_structure', '')).split('/').filter(Boolean);
+        const at = structure.indexOf('%postname%');
+        const n = Number(slug);
+        reserved ||= at === 0 || (at > 0 && structure[at - 1] === '%year%' && n < 13) || (at > 0 && structure[at - 1] === '%monthnum%' && n < 32);
+      }
+    }
+    const taken = new Set((await qb.getRawMany<{ name: string }>()).map((r) => r.name));
+    if (!taken.has(slug) && !reserved) return slug;
+    for (let suffix = 2; ; suffix++) {
+      const candidate = `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`;
+      if (!taken.has(candidate)) return candidate;
+    }
+  }
+
+  // --- everything around the row ---
+
+  private async applyRelations(em: EntityManager, post: PostEntity, before: PostEntity | null, r: PostRelations, ctx: WriteContext): Promise<void> {
+    const meta = em.getRepository(PostMetaEntity);
+    if (r.sticky !== undefined && post.type === 'post') {
+      await this.options.updateWithin(em, 'sticky_posts', (current) => {
+        const ids = stickyIds(current);
+        const has = ids.includes(post.id);
+        if (r.sticky && !has) return [...ids, post.id];
+        if (!r.sticky && has) return ids.filter((id) => id !== post.id);
+        return undefined;
+      });
+    }
+    if (r.featuredMedia !== undefined) {
+      if (r.featuredMedia === 0) await meta.delete({ postId: post.id, key: '_thumbnail_id' });
+      else if (await this.isImageWithin(em, r.featuredMedia)) await this.setSingleMeta(em, post.id, '_thumbnail_id', String(r.featuredMedia));
+    }
+    if (r.template !== undefined) {
+      await this.setSingleMeta(em, post.id, '_wp_page_template', r.template in ctx.templates ? r.template : '');
+    }
+    const changed = new Set<number>();
+    if (r.format) {
+      const slug = r.format === 'standard' ? null : `post-format-${r.format}`;
+      const ids = slug ? [await this.ensureTerm(em, 'post_format', slug)] : [];
+      for (const id of await this.replaceTerms(em, post.id, 'post_format', ids, true)) changed.add(id);
+    }
+    for (const [taxonomy, termIds] of r.terms ?? []) {
+      for (const id of await this.replaceTerms(em, post.id, taxonomy, termIds, false)) changed.add(id);
+    }
+    if (before && before.status !== post.status) for (const id of await this.termTaxonomyIdsOf(em, post.id)) changed.add(id);
+    await this.recountTerms(em, [...changed]);
+    if (r.meta?.length) await applyMetaWrites(em, PostMetaEntity, 'postId', post.id, r.meta);
+  }
+
+  private async isImageWithin(em: EntityManager, id: number): Promise<boolean> {
+    const row = await em.getRepository(PostEntity).findOne({ select: { id: true, mimeType: true }, where: { id, type: 'attachment' } });
+    return Boolean(row && row.mimeType.startsWith('image/'));
+  }
+
+  private async setSingleMeta(em: EntityManager, postId: number, key: string, value: string): Promise<void> {
+    await applyMetaWrites(em, PostMetaEntity, 'postId', postId, [{ key, action: 'single', value }]);
+  }
+
+  private taxonomiesOf(type: PostTypeObject): string[] {
+    return this.content.allTaxonomies().filter((t) => t.object_type.includes(type.name)).map((t) => t.name);
+  }
+
+  /** The term-taxonomy id of a term (by slug) in a taxonomy, created when missing. */
+  private async ensureTerm(em: EntityManager, taxonomy: string, slug: string): Promise<number> {
+    const found = await em
+      .getRepository(TermTaxonomyEntity)
+      .createQueryBuilder('tt')
+      .innerJoin(TermEntity, 't', 't.id = tt.termId')
+      .select('tt.termId', 'term_id')
+      .where('tt.taxonomy = :taxonomy', { taxonomy })
+      .andWhere('t.slug = :slug', { slug })
+      .getRawOne<{ term_id: number }>();
+    if (found) return Number(found.term_id);
+    const term = await em.getRepository(TermEntity).insert({ name: slug, slug, group: 0 });
+    const termId = Number(term.identifiers[0].id);
+    await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: '', parent: 0, count: 0 });
+    return termId;
+  }
+
+  /**
+   * Replaces a post's terms of one taxonomy by term ids (`wp_set_object_terms()`; ids that are not terms of the
+   * taxonomy are skipped). Returns the term-taxonomy ids whose counts change.
+   */
+  private async replaceTerms(em: EntityManager, postId: number, taxonomy: string, termIds: number[], _exclusive: boolean): Promise<number[]> {
+    const tts = termIds.length
+      ? await em.getRepository(TermTaxonomyEntity).find({ select: { id: true, termId: true }, where: { taxonomy, termId: In([...new Set(termIds)]) } })
+      : [];
+    const wanted = new Set(tts.map((t) => t.id));
+    const current = await em
+      .getRepository(TermRelationshipEntity)
+      .createQueryBuilder('r')
+      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
+      .select('r.termTaxonomyId', 'id')
+      .where('r.objectId = :postId', { postId })
+      .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
+      .getRawMany<{ id: number }>();
+    const have = new Set(current.map((c) => Number(c.id)));
+    const removed = [...have].filter((id) => !wanted.has(id));
+    const added = [...wanted].filter((id) => !have.has(id));
+    if (removed.length) await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
+    if (added.length) await em.getRepository(TermRelationshipEntity).insert(added.map((id) => ({ objectId: postId, termTaxonomyId: id, termOrder: 0 })));
+    return [...removed, ...added];
+  }
+
+  private async termTaxonomyIdsOf(em: EntityManager, postId: number): Promise<number[]> {
+    const rows = await em.getRepository(TermRelationshipEntity).find({ select: { termTaxonomyId: true }, where: { objectId: postId } });
+    return rows.map((r) => r.termTaxonomyId);
+  }
+
+  /**
+   * `_update_post_term_count()`: a term's count is the number of published objects of its taxonomy's types (and
+   * attachments of published posts).
+   */
+  private async recountTerms(em: EntityManager, ttIds: number[]): Promise<void> {
+    if (!ttIds.length) return;
+    const tts = await em.getRepository(TermTaxonomyEntity).find({ where: { id: In(ttIds) } });
+    const posts = em.getRepository(PostEntity).metadata.tableName;
+    const rel = em.getRepository(TermRelationshipEntity).metadata.tableName;
+    for (const tt of tts) {
+      const types = this.content.taxonomy(tt.taxonomy)?.object_type ?? [];
+      if (!types.length) continue;
+      const marks = types.map(() => '?').join(', ');
+      const rows = (await em.query(
+        `SELECT COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
+         WHERE r.term_taxonomy_id = ? AND p1.post_type IN (${marks})
+           AND (p1.post_status = 'publish' OR (p1.post_status = 'inherit' AND p1.post_parent > 0
+             AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))`,
+        [tt.id, ...types],
+      )) as Array<{ n: number | string }>;
+      const count = Number(rows[0]?.n ?? 0);
+      if (count !== Number(tt.count)) await em.getRepository(TermTaxonomyEntity).update({ id: tt.id }, { count });
+    }
+  }
+
+  // --- revisions ---
+
+  /**
+   * `wp_save_post_revision()`: after an update, stores the post's title, content and excerpt as a revision when they
+   * differ from the latest revision (or when there is none yet).
+   */
+  private async saveRevision(em: EntityManager, type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
+    if (type.supports.revisions === undefined || post.status === 'auto-draft') return;
+    const posts = em.getRepository(PostEntity);
+    const latest = await posts.findOne({
+      where: { parent: post.id, type: 'revision', name: Not(`${post.id}-autosave-v1`) },
+      order: { date: 'DESC', id: 'DESC' },
+    });
+    if (latest) {
+      const same = (['title', 'content', 'excerpt'] as const).every((k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]));
+      if (same) return;
+    }
+    const result = await posts.insert({
+      ...EMPTY_COLUMNS,
+      author: ctx.actor,
+      date: post.modified,
+      dateGmt: post.modifiedGmt,
+      content: post.content,
+      title: post.title,
+      excerpt: post.excerpt,
+      status: 'inherit',
+      type: 'revision',
+      commentStatus: 'closed',
+      pingStatus: 'closed',
+      name: `${post.id}-revision-v1`,
+      modified: post.modified,
+      modifiedGmt: post.modifiedGmt,
+      parent: post.id,
+    });
+    const id = Number(result.identifiers[0].id);
+    const home = String(await this.options.get('home', '')).replace(/\/+$/, '');
+    await posts.update({ id }, { guid: `${home}/?p=${id}` });
+  }
+}
+
+/** The ids in the `sticky_posts` option. */
+export function stickyIds(value: unknown): number[] {
+  const list = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value) : [];
+  return list.map(Number).filter((n) => Number.isInteger(n) && n > 0);
+}
+
+/** `_truncate_post_slug()`: at most `length` characters, without cutting a percent-encoded octet. */
+function truncateSlug(slug: string, length: number): string {
+  if (slug.length <= length) return slug;
+  return slug.slice(0, length).replace(/%[0-9a-f]?$/i, '');
+}

@@ -1,0 +1,246 @@
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { ZERO_DATE, mysqlToRfc3339 } from '../../core/database/mysql-date';
+import { applyExcerptFilters, renderContent, renderTitle } from '../../core/formatting';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
+import { RestException } from '../../core/http/rest.exception';
+import { OptionsService } from '../../core/options/options.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { PostTypeObject } from '../../core/registry/content-types';
+import { RestController } from '../../core/rest/rest-controller';
+import { RestRequest } from '../../core/rest/rest-request';
+import { linkMap, RestResponse } from '../../core/rest/rest-response';
+import { RestServer } from '../../core/rest/rest-server.service';
+import { Methods } from '../../core/rest/route-types';
+import { ItemSchema, JsonSchema, RestContext, RouteArg } from '../../core/schema/json-schema';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { PostQuery, PostsService } from './posts.service';
+import { PostWriter } from './post-writer.service';
+
+/**
+ * The revisions of one post type (`posts/<id>/revisions`, `pages/<id>/revisions`, ...): list, get and delete.
+ * Revisions are stored by the post writer when a title, content or excerpt changes; only those who may edit the
+ * parent post see them.
+ */
+export class RevisionsController extends RestController {
+  override readonly namespace: string;
+  readonly restBase = 'revisions';
+  private readonly parentBase: string;
+
+  constructor(
+    server: RestServer,
+    extensions: CmsExtensionRegistry,
+    hooks: HookRegistry,
+    private readonly parentType: PostTypeObject,
+    private readonly parentSchema: () => ItemSchema,
+    private readonly posts: PostsService,
+    private readonly writer: PostWriter,
+    private readonly options: OptionsService,
+  ) {
+    super(server, extensions, hooks);
+    this.namespace = parentType.rest_namespace;
+    this.parentBase = parentType.rest_base || parentType.name;
+  }
+
+  register(): void {
+    this.registerRoutes();
+  }
+
+  protected baseSchema(): ItemSchema {
+    const parent = this.parentSchema().properties;
+    const embedViewEdit: RestContext[] = ['view', 'edit', 'embed'];
+    const props: Record<string, JsonSchema> = {
+      author: { description: 'The ID for the author of the revision.', type: 'integer', context: embedViewEdit },
+      date: { description: "The date the revision was published, in the site's timezone.", type: 'string', format: 'date-time', context: embedViewEdit },
+      date_gmt: { description: 'The date the revision was published, as GMT.', type: 'string', format: 'date-time', context: ['view', 'edit'] },
+      guid: { description: 'GUID for the object, as it exists in the database.', type: 'string', context: ['view', 'edit'] },
+      id: { description: 'Unique identifier for the revision.', type: 'integer', context: embedViewEdit },
+      modified: { description: "The date the revision was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: ['view', 'edit'] },
+      modified_gmt: { description: 'The date the revision was last modified, as GMT.', type: 'string', format: 'date-time', context: ['view', 'edit'] },
+      parent: { description: 'The ID for the parent of the revision.', type: 'integer', context: embedViewEdit },
+      slug: { description: 'An alphanumeric identifier for the revision unique to its type.', type: 'string', context: embedViewEdit },
+    };
+    for (const name of ['guid', 'title', 'content', 'excerpt']) {
+      if (parent[name]) {
+        const { arg_options: _omit, ...copy } = parent[name];
+        props[name] = structuredClone(copy);
+      }
+    }
+    return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${this.parentType.name}-revision`, type: 'object', properties: props };
+  }
+
+  protected registerRoutes(): void {
+    const base = `/${this.parentBase}/(?P<parent>[\\d]+)/revisions`;
+    const parent: RouteArg = { description: 'The ID for the parent of the revision.', type: 'integer' };
+    this.route(base, {
+      methods: Methods.READABLE,
+      args: () => ({ parent, ...this.collectionArgs() }),
+      permission: (req) => this.canReadRevisions(req),
+      handler: (req) => this.getItems(req),
+    });
+    this.route(`${base}/(?P<id>[\\d]+)`, [
+      {
+        methods: Methods.READABLE,
+        args: () => ({ parent, id: { description: 'Unique identifier for the revision.', type: 'integer' }, context: this.getContextParam({ default: 'view' }) }),
+        permission: (req) => this.canReadRevisions(req),
+        handler: (req) => this.getItem(req),
+      },
+      {
+        methods: Methods.DELETABLE,
+        args: () => ({
+          parent,
+          id: { description: 'Unique identifier for the revision.', type: 'integer' },
+          force: { type: 'boolean', default: false, description: 'Required to be true, as revisions do not support trashing.' },
+        }),
+        permission: (req) => this.canDelete(req),
+        handler: (req) => this.deleteItem(req),
+      },
+    ]);
+  }
+
+  private collectionArgs(): Record<string, RouteArg> {
+    const params = this.getCollectionParams();
+    delete params.per_page.default;
+    return {
+      ...params,
+      exclude: { description: 'Ensure result set excludes specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+      include: { description: 'Limit result set to specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+      offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
+      order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
+      orderby: {
+        description: 'Sort collection by object attribute.',
+        type: 'string',
+        default: 'date',
+        enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'],
+      },
+    };
+  }
+
+  // --- permissions ---
+
+  /** The parent post when it exists (a missing one is reported by the handler). */
+  private async findParent(req: RestRequest): Promise<PostEntity | null> {
+    const id = Number(req.get('parent'));
+    return id > 0 ? this.posts.findById(id) : null;
+  }
+
+  private async canReadRevisions(req: RestRequest): Promise<true | RestException> {
+    const parent = await this.loadParent(req);
+    if (!(await req.ctx.can('edit_post', parent))) {
+      return new RestException('rest_cannot_read', 'Sorry, you cannot view revisions of this post.', req.ctx.authorizationRequiredCode);
+    }
+    return true;
+  }
+
+  private async canDelete(req: RestRequest): Promise<true | RestException> {
+    const allowed = await this.canReadRevisions(req);
+    if (allowed !== true) return allowed;
+    const revision = await this.loadRevision(req);
+    return (await req.ctx.can('delete_post', revision)) ? true : new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
+  }
+
+  // --- handlers ---
+
+  private async loadParent(req: RestRequest): Promise<PostEntity> {
+    const parent = await this.findParent(req);
+    if (!parent || parent.type !== this.parentType.name) throw new RestException('rest_post_invalid_parent', 'Invalid post parent id.', 404);
+    return parent;
+  }
+
+  private async loadRevision(req: RestRequest): Promise<PostEntity> {
+    const id = Number(req.get('id'));
+    const revision = id > 0 ? await this.posts.findById(id) : null;
+    if (!revision || revision.type !== 'revision') throw new RestException('rest_post_invalid_id', 'Invalid revision id.', 404);
+    return revision;
+  }
+
+  private async getItems(req: RestRequest): Promise<RestResponse> {
+    const parent = await this.loadParent(req);
+    const orderby = String(req.get('orderby') ?? 'date');
+    const include = (req.get<number[]>('include') ?? []).map(Number);
+    if (orderby === 'relevance' && !req.get('search')) {
+      throw new RestException('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+    }
+    if (orderby === 'include' && !include.length) {
+      throw new RestException('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+    }
+    const perPage = req.has('per_page') ? Number(req.get('per_page')) : 0;
+    const page = Number(req.get('page') ?? 1);
+    const offset = req.has('offset') ? Number(req.get('offset')) : perPage ? (page - 1) * perPage : 0;
+    const query: PostQuery = {
+      type: 'revision',
+      statuses: ['inherit'],
+      include,
+      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
+      authors: [],
+      authorsExclude: [],
+      parents: [parent.id],
+      parentsExclude: [],
+      slugs: [],
+      search: req.get<string>('search') || undefined,
+      terms: [],
+      taxRelation: 'AND',
+      orderby,
+      order: req.get('order') === 'asc' ? 'ASC' : 'DESC',
+      limit: perPage || 1_000_000,
+      offset,
+    };
+    const { posts: revisions, total } = await this.posts.list(await this.hooks.applyFilters('rest_revision_query', query, req));
+    const maxPages = perPage ? Math.ceil(total / perPage) : total > 0 ? 1 : 0;
+    if (total > 0 && offset >= total && req.has('offset')) {
+      throw new RestException('rest_revision_invalid_offset_number', 'The offset number requested is larger than or equal to the number of available revisions.', 400);
+    }
+    if (total > 0 && !req.has('offset') && page > maxPages) {
+      throw new RestException('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+    }
+    const clock = await this.clock();
+    const items: unknown[] = [];
+    for (const revision of revisions) items.push(this.server.toCollectionItem(await this.prepare(revision, req, clock)));
+    const response = new RestResponse(items);
+    if (!perPage) req.set('per_page', Math.max(total, 1));
+    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`);
+  }
+
+  private async getItem(req: RestRequest): Promise<RestResponse> {
+    await this.loadParent(req);
+    return this.prepare(await this.loadRevision(req), req, await this.clock());
+  }
+
+  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+    if (req.get('force') !== true) {
+      throw new RestException('rest_trash_not_supported', "Revisions do not support trashing. Set 'force' to true to delete.", 501);
+    }
+    const revision = await this.loadRevision(req);
+    req.set('context', 'edit');
+    const previous = await this.prepare(revision, req, await this.clock());
+    await this.writer.deleteRevision(revision);
+    await this.hooks.doAction('rest_delete_revision', revision, req);
+    return previous;
+  }
+
+  // --- preparation ---
+
+  private async clock(): Promise<SiteClock> {
+    return SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
+  }
+
+  private async prepare(revision: PostEntity, req: RestRequest, clock: SiteClock): Promise<RestResponse> {
+    const props = this.getItemSchema().properties;
+    const data: Record<string, unknown> = {
+      author: Number(revision.author),
+      date: mysqlToRfc3339(revision.date),
+      date_gmt: mysqlToRfc3339(clock.gmtOf(revision.date, revision.dateGmt)),
+      id: revision.id,
+      modified: mysqlToRfc3339(revision.modified),
+      modified_gmt: mysqlToRfc3339(revision.modifiedGmt === ZERO_DATE ? clock.gmtFromLocal(revision.modified) : revision.modifiedGmt),
+      parent: revision.parent,
+      slug: revision.name,
+    };
+    if (props.guid) data.guid = { rendered: revision.guid, raw: revision.guid };
+    if (props.title) data.title = { raw: revision.title, rendered: renderTitle(revision.title, { status: 'inherit', password: '' }) };
+    if (props.content) data.content = { raw: revision.content, rendered: renderContent(revision.content) };
+    if (props.excerpt) data.excerpt = { raw: revision.excerpt, rendered: revision.excerpt ? applyExcerptFilters(revision.excerpt) : '' };
+    const links = linkMap({});
+    if (revision.parent > 0) links.set('parent', [{ href: req.ctx.restUrl(`${this.namespace}/${this.parentBase}/${revision.parent}`), attributes: {} }]);
+    return this.prepareResponse(data, req, links, 'revision', revision);
+  }
+}
