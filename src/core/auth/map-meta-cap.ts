@@ -264,7 +264,8 @@ async function privacyPageCaps(
   lookups: MetaCapLookups,
   recurse: (cap: string, args: readonly unknown[]) => Promise<string[]>,
 ): Promise<string[]> {
-  return phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id ? recurse('manage_privacy_options', []) : [];
+  // A post not stored yet (id 0, e.g. checked before it is created) is never the privacy page.
+  return post.id > 0 && phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id ? recurse('manage_privacy_options', []) : [];
 }
 
 /** `$post_type_meta_caps`: the meta capabilities of post types registered with `map_meta_cap`. */

@@ -4,6 +4,7 @@ import type { EntityManager, FindOptionsWhere, Repository } from 'typeorm';
 import { maybeSerialize } from '../database/php-serialize';
 import { RestException } from '../http/rest.exception';
 import type { JsonSchema } from '../schema/json-schema';
+import { sanitizeValue, validateValue } from '../schema/validate';
 
 /** A meta key exposed in a resource's `meta` field: its stored key, its name in the API and its definition. */
 export interface ExposedMetaKey {
@@ -38,14 +39,31 @@ export function metaSchemaProperties(keys: ExposedMetaKey[]): Record<string, Jso
   );
 }
 
-/** The `meta` field of one object: single keys give their first stored value (or the default), others the list. */
+/**
+ * The `meta` field of one object: single keys give their first stored value (or the default), others the list.
+ * Each value is cast to its schema type as WordPress's `prepare_value` does (`''` is the empty value of a boolean or
+ * number, and a value that does not fit the schema is `null`).
+ */
 export function metaResponse(keys: ExposedMetaKey[], stored: Record<string, unknown[] | undefined>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const schemas = metaSchemaProperties(keys);
   for (const { key, name, definition } of keys) {
     const values = stored[key] ?? [];
-    out[name] = definition.single ? (values.length ? values[0] : (definition.default ?? null)) : values;
+    const schema = schemas[name];
+    const itemSchema = definition.single ? schema : ((schema.items as JsonSchema | undefined) ?? { type: definition.type });
+    if (definition.single) out[name] = values.length ? castMetaValue(values[0], itemSchema) : (definition.default ?? null);
+    else out[name] = values.map((v) => castMetaValue(v, itemSchema));
   }
   return out;
+}
+
+const EMPTY_VALUES: Record<string, unknown> = { boolean: false, integer: 0, number: 0 };
+
+function castMetaValue(value: unknown, schema: JsonSchema): unknown {
+  const type = Array.isArray(schema.type) ? undefined : schema.type;
+  const input = value === '' && type && type in EMPTY_VALUES ? EMPTY_VALUES[type] : value;
+  if (validateValue(input, schema, 'meta') !== null) return null;
+  return sanitizeValue(input, schema);
 }
 
 /** The values sent in a request's `meta` object for exposed keys, sanitised, by stored key. Unknown keys are ignored. */

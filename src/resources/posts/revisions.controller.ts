@@ -135,7 +135,9 @@ export class RevisionsController extends RestController {
     const allowed = await this.canReadRevisions(req);
     if (allowed !== true) return allowed;
     const revision = await this.loadRevision(req);
-    return (await req.ctx.can('delete_post', revision)) ? true : new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
+    // Deleting a revision is deleting part of its post's history: it needs the right to delete that post.
+    const owner = await this.posts.findById(revision.parent);
+    return owner && (await req.ctx.can('delete_post', owner)) ? true : new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
   }
 
   // --- handlers ---
