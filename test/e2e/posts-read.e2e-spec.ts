@@ -1,6 +1,7 @@
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { assignTerms, createPost, createTerm, setPostMeta } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
+import { PostsService } from '../../src/resources/posts/posts.service';
 
 describe('posts: reading', () => {
   let t: TestApp;
@@ -131,8 +132,23 @@ describe('posts: reading', () => {
 
   it('costs the same number of queries for 2 and for 20 posts with _embed', async () => {
     for (let i = 0; i < 20; i++) await createPost(t.dataSource, { author: t.users.author.id });
+    const posts = t.app.get(PostsService);
+    posts.clearCounts();
     const small = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=2&_embed').expect(200));
+    posts.clearCounts();
     const large = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=20&_embed').expect(200));
     expect(large).toBe(small);
+  });
+
+  it('counts the same filters once within a moment, and again after a write', async () => {
+    t.app.get(PostsService).clearCounts();
+    const first = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=3').expect(200));
+    const again = await t.http.get('/cms-json/cms/v2/posts?per_page=5');
+    const second = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=3').expect(200));
+    expect(second).toBe(first - 1);
+    const total = Number(again.headers['x-cms-total']);
+    await createPost(t.dataSource, { author: t.users.author.id });
+    const after = await t.http.get('/cms-json/cms/v2/posts?per_page=3').expect(200);
+    expect(after.headers['x-cms-total']).toBe(String(total + 1));
   });
 });

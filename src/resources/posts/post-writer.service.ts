@@ -110,7 +110,15 @@ export class PostWriter {
       const row = await this.prepareRow(em, type, before, fields, ctx);
       await em.getRepository(PostEntity).update({ id: before.id }, row);
       const post = await em.getRepository(PostEntity).findOneByOrFail({ id: before.id });
-      await this.applyRelations(em, post, before, relations, ctx);
+      const terms = new Map(relations.terms ?? []);
+      // A post left without categories goes back to the default one, as every save in WordPress does.
+      if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
+        const current = await this.termIdsOf(em, post.id, 'category');
+        const fallback = Number(await this.options.get('default_category', 0));
+        if (!current.length && fallback > 0) terms.set('category', [fallback]);
+      }
+      await this.recordOldSlug(em, type, before, post);
+      await this.applyRelations(em, post, before, { ...relations, terms }, ctx);
       await this.saveRevision(em, type, post, ctx);
     });
     this.options.invalidate();
@@ -135,6 +143,7 @@ export class PostWriter {
       const dates = FLOATING.includes(post.status) && post.dateGmt === ZERO_DATE ? { date: now.local, dateGmt: now.gmt } : {};
       await em.getRepository(PostEntity).update({ id: post.id }, { status: 'trash', name, modified: now.local, modifiedGmt: now.gmt, ...dates });
       const trashed = await em.getRepository(PostEntity).findOneByOrFail({ id: post.id });
+      await this.unstick(em, post.id);
       await this.recountTerms(em, await this.termTaxonomyIdsOf(em, post.id));
       await this.saveRevision(em, type, trashed, ctx);
       // wp_trash_post_comments(): comments wait in `post-trashed`, their statuses kept on the post.
@@ -145,6 +154,7 @@ export class PostWriter {
         await em.getRepository(CommentEntity).update({ postId: post.id }, { approved: 'post-trashed' });
       }
     });
+    this.options.invalidate();
   }
 
   /**
@@ -161,12 +171,16 @@ export class PostWriter {
       const revisions = await posts.find({ select: { id: true }, where: { parent: post.id, type: 'revision' } });
       await this.deletePostRows(em, [post.id, ...revisions.map((r) => r.id)]);
       await posts.update({ parent: post.id, type: 'attachment' }, { parent: post.parent });
-      await this.options.updateWithin(em, 'sticky_posts', (current) => {
-        const ids = stickyIds(current);
-        return ids.includes(post.id) ? ids.filter((id) => id !== post.id) : undefined;
-      });
+      await this.unstick(em, post.id);
     });
     this.options.invalidate();
+  }
+
+  private async unstick(em: EntityManager, postId: number): Promise<void> {
+    await this.options.updateWithin(em, 'sticky_posts', (current) => {
+      const ids = stickyIds(current);
+      return ids.includes(postId) ? ids.filter((id) => id !== postId) : undefined;
+    });
   }
 
   /** Publishes a scheduled post whose time has come (`wp_publish_post()`); `false` when another node did it first. */
@@ -221,7 +235,9 @@ export class PostWriter {
       throw new RestException('empty_content', 'Content, title, and excerpt are empty.', 400);
     }
     let status = f.status || before?.status || 'draft';
-    const parent = f.parent ?? before?.parent ?? 0;
+    let parent = f.parent ?? before?.parent ?? 0;
+    // wp_check_post_hierarchy_for_loops(): a post cannot become its own ancestor.
+    if (before && f.parent !== undefined && parent > 0 && (await this.wouldLoop(em, before.id, parent))) parent = 0;
 
     // Dates: a draft that never had a GMT date keeps floating at "now" until it is given one.
     let date: string;
@@ -289,6 +305,18 @@ export class PostWriter {
     };
   }
 
+  /** Whether `parent` is the post itself or one of its descendants. */
+  private async wouldLoop(em: EntityManager, postId: number, parent: number): Promise<boolean> {
+    const seen = new Set<number>();
+    for (let id = parent; id > 0 && !seen.has(id); ) {
+      if (id === postId) return true;
+      seen.add(id);
+      const row = await em.getRepository(PostEntity).findOne({ select: { id: true, parent: true }, where: { id } });
+      id = row ? Number(row.parent) : 0;
+    }
+    return false;
+  }
+
   /** `wp_unique_post_slug()`: the slug, or the slug with the first free `-N` suffix. */
   private async uniqueSlug(em: EntityManager, slug: string, post: PostEntity): Promise<string> {
     if (FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision')) return slug;
@@ -338,7 +366,12 @@ export class PostWriter {
     }
     if (r.featuredMedia !== undefined) {
       if (r.featuredMedia === 0) await meta.delete({ postId: post.id, key: '_thumbnail_id' });
-      else if (await this.isImageWithin(em, r.featuredMedia)) await this.setSingleMeta(em, post.id, '_thumbnail_id', String(r.featuredMedia));
+      else {
+        // set_post_thumbnail(): an image is kept, another existing post removes the featured image, a missing id changes nothing.
+        const media = await em.getRepository(PostEntity).findOne({ select: { id: true, type: true, mimeType: true }, where: { id: r.featuredMedia } });
+        if (media?.type === 'attachment' && media.mimeType.startsWith('image/')) await this.setSingleMeta(em, post.id, '_thumbnail_id', String(r.featuredMedia));
+        else if (media) await meta.delete({ postId: post.id, key: '_thumbnail_id' });
+      }
     }
     if (r.template !== undefined) {
       await this.setSingleMeta(em, post.id, '_wp_page_template', r.template in ctx.templates ? r.template : '');
@@ -355,11 +388,6 @@ export class PostWriter {
     if (before && before.status !== post.status) for (const id of await this.termTaxonomyIdsOf(em, post.id)) changed.add(id);
     await this.recountTerms(em, [...changed]);
     if (r.meta?.length) await applyMetaWrites(em, PostMetaEntity, 'postId', post.id, r.meta);
-  }
-
-  private async isImageWithin(em: EntityManager, id: number): Promise<boolean> {
-    const row = await em.getRepository(PostEntity).findOne({ select: { id: true, mimeType: true }, where: { id, type: 'attachment' } });
-    return Boolean(row && row.mimeType.startsWith('image/'));
   }
 
   private async setSingleMeta(em: EntityManager, postId: number, key: string, value: string): Promise<void> {
@@ -410,6 +438,28 @@ export class PostWriter {
     if (removed.length) await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
     if (added.length) await em.getRepository(TermRelationshipEntity).insert(added.map((id) => ({ objectId: postId, termTaxonomyId: id, termOrder: 0 })));
     return [...removed, ...added];
+  }
+
+  private async termIdsOf(em: EntityManager, postId: number, taxonomy: string): Promise<number[]> {
+    const rows = await em
+      .getRepository(TermRelationshipEntity)
+      .createQueryBuilder('r')
+      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
+      .select('tt.termId', 'id')
+      .where('r.objectId = :postId', { postId })
+      .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
+      .getRawMany<{ id: number }>();
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** `wp_check_for_changed_slugs()`: a published post remembers its former slugs in `_wp_old_slug`. */
+  private async recordOldSlug(em: EntityManager, type: PostTypeObject, before: PostEntity, post: PostEntity): Promise<void> {
+    if (post.name === before.name || type.hierarchical) return;
+    if (!(post.status === 'publish' || (post.type === 'attachment' && post.status === 'inherit'))) return;
+    const meta = em.getRepository(PostMetaEntity);
+    const old = (await meta.find({ where: { postId: post.id, key: '_wp_old_slug' } })).map((m) => m.value);
+    if (before.name && !old.includes(before.name)) await meta.insert({ postId: post.id, key: '_wp_old_slug', value: before.name });
+    if (old.includes(post.name)) await meta.delete({ postId: post.id, key: '_wp_old_slug', value: post.name });
   }
 
   private async termTaxonomyIdsOf(em: EntityManager, postId: number): Promise<number[]> {

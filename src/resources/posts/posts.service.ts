@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Brackets, DataSource, In, SelectQueryBuilder } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
@@ -8,7 +8,9 @@ import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.e
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
-import { containsPattern, orderByList } from '../../core/database/query-helpers';
+import { containsPattern } from '../../core/database/query-helpers';
+import { CountCache } from '../../core/database/count-cache';
+import { hydrate, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 
 /** Filters of a posts collection, validated and coerced. */
 export interface PostQuery {
@@ -41,109 +43,132 @@ export interface PostQuery {
 }
 
 const ORDER_COLUMNS: Record<string, string> = {
-  date: 'p.date',
-  id: 'p.id',
-  title: 'p.title',
-  slug: 'p.name',
-  modified: 'p.modified',
-  parent: 'p.parent',
-  menu_order: 'p.menuOrder',
-  author: 'p.author',
+  date: 'p.post_date',
+  id: 'p.ID',
+  title: 'p.post_title',
+  slug: 'p.post_name',
+  modified: 'p.post_modified',
+  parent: 'p.post_parent',
+  menu_order: 'p.menu_order',
+  author: 'p.post_author',
 };
 
 /** Database access of the posts resource: the collection query and batched loads for preparing items. */
 @Injectable()
 export class PostsService {
-  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  private readonly counts = new CountCache();
+
+  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
+    // Any write through the data source (this server's writers, or code sharing the connection) clears the totals.
+    const clear = () => this.counts.clear();
+    dataSource.subscribers.push({ afterInsert: clear, afterUpdate: clear, afterRemove: clear });
+  }
 
   private table<T>(entity: new () => T): string {
     return this.dataSource.getMetadata(entity).tableName;
   }
 
-  /** One page of posts and the total, in two queries. */
+  /**
+   * One page of posts and the total: plain parameterised SQL on the covering index, the total counted once for
+   * the same filters within a moment (see {@link CountCache}).
+   */
   async list(q: PostQuery): Promise<{ posts: PostEntity[]; total: number }> {
-    const qb = this.dataSource.getRepository(PostEntity).createQueryBuilder('p').where('p.type = :type', { type: q.type });
-    this.applyStatus(qb, q);
-    if (q.include.length) qb.andWhere('p.id IN (:...include)', { include: q.include });
-    if (q.exclude.length) qb.andWhere('p.id NOT IN (:...exclude)', { exclude: q.exclude });
-    if (q.authors.length) qb.andWhere('p.author IN (:...authors)', { authors: q.authors });
-    if (q.authorsExclude.length) qb.andWhere('p.author NOT IN (:...authorsExclude)', { authorsExclude: q.authorsExclude });
-    if (q.parents.length) qb.andWhere('p.parent IN (:...parents)', { parents: q.parents });
-    if (q.parentsExclude.length) qb.andWhere('p.parent NOT IN (:...parentsExclude)', { parentsExclude: q.parentsExclude });
-    if (q.slugs.length) qb.andWhere('p.name IN (:...slugs)', { slugs: q.slugs });
-    if (q.menuOrder !== undefined) qb.andWhere('p.menuOrder = :menuOrder', { menuOrder: q.menuOrder });
-    if (q.after) qb.andWhere('p.date > :after', { after: q.after });
-    if (q.before) qb.andWhere('p.date < :before', { before: q.before });
-    if (q.modifiedAfter) qb.andWhere('p.modified > :modifiedAfter', { modifiedAfter: q.modifiedAfter });
-    if (q.modifiedBefore) qb.andWhere('p.modified < :modifiedBefore', { modifiedBefore: q.modifiedBefore });
+    const where = this.whereOf(q);
+    if (!where) return { posts: [], total: 0 };
+    const posts = this.table(PostEntity);
+    const sql = `SELECT p.* FROM ${posts} p WHERE ${where.sql} ORDER BY ${this.orderOf(q, where)} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
+    const params = [...where.params, ...this.orderParams(q)];
+    const countSql = `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`;
+    const [rows, total] = await Promise.all([
+      rawQuery(this.dataSource, sql, params),
+      this.counts.get(`${countSql}\0${JSON.stringify(where.params)}`, async () => {
+        const result = await rawQuery<{ n: number | string }>(this.dataSource, countSql, where.params);
+        return Number(result[0]?.n ?? 0);
+      }),
+    ]);
+    return { posts: hydrate<PostEntity>(this.postMeta, rows), total };
+  }
+
+  private get postMeta() {
+    return this.dataSource.getMetadata(PostEntity);
+  }
+
+  /** The WHERE clause of a posts query, or `null` when it can match nothing. */
+  private whereOf(q: PostQuery): Where | null {
+    const w = new Where().add('p.post_type = ?', q.type);
+    const own = q.ownStatuses;
+    if (own && own.statuses.length) {
+      const mine = `(p.post_status IN (${placeholders(own.statuses.length)}) AND p.post_author = ?)`;
+      if (q.statuses.length) w.add(`(p.post_status IN (${placeholders(q.statuses.length)}) OR ${mine})`, ...q.statuses, ...own.statuses, own.author);
+      else w.add(mine, ...own.statuses, own.author);
+    } else {
+      w.in('p.post_status', q.statuses);
+    }
+    if (q.include.length) w.in('p.ID', q.include);
+    if (q.exclude.length) w.in('p.ID', q.exclude, true);
+    if (q.authors.length) w.in('p.post_author', q.authors);
+    if (q.authorsExclude.length) w.in('p.post_author', q.authorsExclude, true);
+    if (q.parents.length) w.in('p.post_parent', q.parents);
+    if (q.parentsExclude.length) w.in('p.post_parent', q.parentsExclude, true);
+    if (q.slugs.length) w.in('p.post_name', q.slugs);
+    if (q.menuOrder !== undefined) w.add('p.menu_order = ?', q.menuOrder);
+    if (q.after) w.add('p.post_date > ?', q.after);
+    if (q.before) w.add('p.post_date < ?', q.before);
+    if (q.modifiedAfter) w.add('p.post_modified > ?', q.modifiedAfter);
+    if (q.modifiedBefore) w.add('p.post_modified < ?', q.modifiedBefore);
     if (q.sticky) {
       if (q.sticky.only) {
-        if (!q.sticky.ids.length) return { posts: [], total: 0 };
-        qb.andWhere('p.id IN (:...stickyIds)', { stickyIds: q.sticky.ids });
+        if (!q.sticky.ids.length) return null;
+        w.in('p.ID', q.sticky.ids);
       } else if (q.sticky.ids.length) {
-        qb.andWhere('p.id NOT IN (:...stickyIds)', { stickyIds: q.sticky.ids });
+        w.in('p.ID', q.sticky.ids, true);
       }
     }
     if (q.search) {
       // Every word must appear in the title, the excerpt or the content (WordPress's search).
-      const words = q.search.split(/\s+/).filter(Boolean).slice(0, 9);
-      words.forEach((word, i) => {
-        qb.andWhere(
-          new Brackets((w) => {
-            const term = containsPattern(word);
-            w.where(`p.title LIKE :s${i} ESCAPE '!'`, { [`s${i}`]: term })
-              .orWhere(`p.excerpt LIKE :s${i} ESCAPE '!'`)
-              .orWhere(`p.content LIKE :s${i} ESCAPE '!'`);
-          }),
-        );
-      });
+      for (const word of q.search.split(/\s+/).filter(Boolean).slice(0, 9)) {
+        const term = containsPattern(word);
+        w.add("(p.post_title LIKE ? ESCAPE '!' OR p.post_excerpt LIKE ? ESCAPE '!' OR p.post_content LIKE ? ESCAPE '!')", term, term, term);
+      }
     }
-    this.applyTerms(qb, q);
-    const direction = q.order;
-    if (q.orderby === 'include' && q.include.length) {
-      orderByList(qb, 'p.ID', q.include, 'oi');
-    } else if (q.orderby === 'relevance' && q.search) {
-      qb.orderBy('p.date', 'DESC');
-    } else {
-      qb.orderBy(ORDER_COLUMNS[q.orderby] ?? 'p.date', direction);
-      if (q.orderby !== 'id') qb.addOrderBy('p.id', direction);
-    }
-    const [posts, total] = await qb.skip(q.offset).take(q.limit).getManyAndCount();
-    return { posts, total };
+    this.termsWhere(w, q);
+    return w;
   }
 
-  private applyStatus(qb: SelectQueryBuilder<PostEntity>, q: PostQuery): void {
-    const own = q.ownStatuses;
-    if (own && own.statuses.length) {
-      qb.andWhere(
-        new Brackets((w) => {
-          if (q.statuses.length) w.where('p.status IN (:...statuses)', { statuses: q.statuses });
-          else w.where('1 = 0');
-          w.orWhere(new Brackets((o) => o.where('p.status IN (:...ownStatuses)', { ownStatuses: own.statuses }).andWhere('p.author = :me', { me: own.author })));
-        }),
-      );
-    } else if (q.statuses.length) {
-      qb.andWhere('p.status IN (:...statuses)', { statuses: q.statuses });
-    } else {
-      qb.andWhere('1 = 0');
-    }
-  }
-
-  private applyTerms(qb: SelectQueryBuilder<PostEntity>, q: PostQuery): void {
+  private termsWhere(w: Where, q: PostQuery): void {
     if (!q.terms.length) return;
     const rel = this.table(TermRelationshipEntity);
     const tt = this.table(TermTaxonomyEntity);
-    const includes = q.terms.filter((t) => !t.exclude);
-    const clause = (t: (typeof q.terms)[number], i: number) => {
-      qb.setParameter(`tax${i}`, t.taxonomy);
-      qb.setParameter(`terms${i}`, t.termIds.length ? t.termIds : [0]);
-      return `p.ID IN (SELECT r.object_id FROM ${rel} r INNER JOIN ${tt} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE tt.taxonomy = :tax${i} AND tt.term_id IN (:...terms${i}))`;
+    const clause = (t: (typeof q.terms)[number]) => {
+      const ids = t.termIds.length ? t.termIds : [0];
+      return {
+        sql: `p.ID IN (SELECT r.object_id FROM ${rel} r INNER JOIN ${tt} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE tt.taxonomy = ? AND tt.term_id IN (${placeholders(ids.length)}))`,
+        params: [t.taxonomy, ...ids],
+      };
     };
+    const includes = q.terms.filter((t) => !t.exclude).map(clause);
     if (includes.length) {
-      const parts = includes.map((t) => clause(t, q.terms.indexOf(t)));
-      qb.andWhere(`(${parts.join(q.taxRelation === 'OR' ? ' OR ' : ' AND ')})`);
+      w.add(`(${includes.map((c) => c.sql).join(q.taxRelation === 'OR' ? ' OR ' : ' AND ')})`, ...includes.flatMap((c) => c.params));
     }
-    for (const t of q.terms.filter((x) => x.exclude)) qb.andWhere(`NOT ${clause(t, q.terms.indexOf(t))}`);
+    for (const c of q.terms.filter((t) => t.exclude).map(clause)) w.add(`NOT ${c.sql}`, ...c.params);
+  }
+
+  private orderOf(q: PostQuery, _where: Where): string {
+    if (q.orderby === 'include' && q.include.length) {
+      return `CASE ${q.include.map((_, i) => `WHEN p.ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ASC`;
+    }
+    if (q.orderby === 'relevance' && q.search) return 'p.post_date DESC';
+    const column = ORDER_COLUMNS[q.orderby] ?? 'p.post_date';
+    return q.orderby === 'id' ? `${column} ${q.order}` : `${column} ${q.order}, p.ID ${q.order}`;
+  }
+
+  private orderParams(q: PostQuery): unknown[] {
+    return q.orderby === 'include' && q.include.length ? [...q.include] : [];
+  }
+
+  /** Forgets cached totals (after writes). */
+  clearCounts(): void {
+    this.counts.clear();
   }
 
   /** Term ids of a taxonomy by slug. */
@@ -179,26 +204,27 @@ export class PostsService {
     return id > 0 ? this.dataSource.getRepository(PostEntity).findOne({ where: { id } }) : Promise.resolve(null);
   }
 
-  findByIds(ids: readonly number[]): Promise<PostEntity[]> {
-    return ids.length ? this.dataSource.getRepository(PostEntity).findBy({ id: In([...ids]) }) : Promise.resolve([]);
+  async findByIds(ids: readonly number[]): Promise<PostEntity[]> {
+    if (!ids.length) return [];
+    const rows = await rawQuery(this.dataSource, `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`, [...ids]);
+    return hydrate<PostEntity>(this.postMeta, rows);
   }
 
   /** Term ids of the given posts for the given taxonomies, in one query: postId → taxonomy → term ids. */
   async termsOf(postIds: number[], taxonomies: string[]): Promise<Map<number, Record<string, number[]>>> {
     const out = new Map<number, Record<string, number[]>>(postIds.map((id) => [id, Object.fromEntries(taxonomies.map((t) => [t, []]))]));
     if (!postIds.length || !taxonomies.length) return out;
-    const rows = await this.dataSource
-      .getRepository(TermRelationshipEntity)
-      .createQueryBuilder('r')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-      .innerJoin(TermEntity, 't', 't.id = tt.termId')
-      .select(['r.objectId AS post_id', 'tt.termId AS term_id', 'tt.taxonomy AS taxonomy'])
-      .where('r.objectId IN (:...ids)', { ids: postIds })
-      .andWhere('tt.taxonomy IN (:...taxonomies)', { taxonomies })
-      // get_the_terms() orders by term name.
-      .orderBy('t.name', 'ASC')
-      .addOrderBy('tt.termId', 'ASC')
-      .getRawMany<{ post_id: number; term_id: number; taxonomy: string }>();
+    // get_the_terms() orders by term name.
+    const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string }>(
+      this.dataSource,
+      `SELECT r.object_id AS post_id, tt.term_id AS term_id, tt.taxonomy AS taxonomy
+       FROM ${this.table(TermRelationshipEntity)} r
+       INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
+       INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
+       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy IN (${placeholders(taxonomies.length)})
+       ORDER BY t.name ASC, tt.term_id ASC`,
+      [...postIds, ...taxonomies],
+    );
     for (const row of rows) out.get(Number(row.post_id))?.[row.taxonomy]?.push(Number(row.term_id));
     return out;
   }
@@ -207,15 +233,15 @@ export class PostsService {
   async formatsOf(postIds: number[]): Promise<Map<number, string>> {
     const out = new Map<number, string>();
     if (!postIds.length) return out;
-    const rows = await this.dataSource
-      .getRepository(TermRelationshipEntity)
-      .createQueryBuilder('r')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-      .innerJoin(TermEntity, 't', 't.id = tt.termId')
-      .select(['r.objectId AS post_id', 't.slug AS slug'])
-      .where('r.objectId IN (:...ids)', { ids: postIds })
-      .andWhere("tt.taxonomy = 'post_format'")
-      .getRawMany<{ post_id: number; slug: string }>();
+    const rows = await rawQuery<{ post_id: number; slug: string }>(
+      this.dataSource,
+      `SELECT r.object_id AS post_id, t.slug AS slug
+       FROM ${this.table(TermRelationshipEntity)} r
+       INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
+       INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
+       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy = 'post_format'`,
+      postIds,
+    );
     for (const row of rows) out.set(Number(row.post_id), row.slug.replace(/^post-format-/, ''));
     return out;
   }
@@ -224,11 +250,16 @@ export class PostsService {
   async metaOf(postIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
     const out = new Map<number, Record<string, unknown[]>>(postIds.map((id) => [id, {}]));
     if (!postIds.length || !keys.length) return out;
-    const rows = await this.dataSource.getRepository(PostMetaEntity).find({ where: { postId: In(postIds), key: In(keys) }, order: { id: 'ASC' } });
+    const rows = await rawQuery<{ post_id: number; meta_key: string | null; meta_value: string | null }>(
+      this.dataSource,
+      `SELECT post_id, meta_key, meta_value FROM ${this.table(PostMetaEntity)}
+       WHERE post_id IN (${placeholders(postIds.length)}) AND meta_key IN (${placeholders(keys.length)}) ORDER BY meta_id ASC`,
+      [...postIds, ...keys],
+    );
     for (const row of rows) {
-      const bucket = out.get(row.postId);
-      if (!bucket || row.key === null) continue;
-      (bucket[row.key] ??= []).push(maybeUnserialize(row.value));
+      const bucket = out.get(Number(row.post_id));
+      if (!bucket || row.meta_key === null) continue;
+      (bucket[row.meta_key] ??= []).push(maybeUnserialize(row.meta_value));
     }
     return out;
   }
@@ -236,23 +267,21 @@ export class PostsService {
   /** Which of the given user ids exist. */
   async existingUsers(ids: number[]): Promise<Set<number>> {
     if (!ids.length) return new Set();
-    const rows = await this.dataSource.getRepository(UserEntity).find({ select: { id: true }, where: { id: In(ids) } });
-    return new Set(rows.map((r) => r.id));
+    const rows = await rawQuery<{ ID: number }>(this.dataSource, `SELECT ID FROM ${this.table(UserEntity)} WHERE ID IN (${placeholders(ids.length)})`, ids);
+    return new Set(rows.map((r) => Number(r.ID)));
   }
 
   /** Revision counts and latest revision ids of the given posts, in one query. */
   async revisionsOf(postIds: number[]): Promise<Map<number, { count: number; last: number }>> {
     const out = new Map<number, { count: number; last: number }>();
     if (!postIds.length) return out;
-    const rows = await this.dataSource
-      .getRepository(PostEntity)
-      .createQueryBuilder('p')
-      .select(['p.parent AS parent', 'COUNT(*) AS count', 'MAX(p.id) AS last'])
-      .where('p.parent IN (:...ids)', { ids: postIds })
-      .andWhere("p.type = 'revision'")
-      .andWhere("p.status = 'inherit'")
-      .groupBy('p.parent')
-      .getRawMany<{ parent: number; count: number | string; last: number }>();
+    const rows = await rawQuery<{ parent: number; count: number | string; last: number }>(
+      this.dataSource,
+      `SELECT post_parent AS parent, COUNT(*) AS count, MAX(ID) AS last FROM ${this.table(PostEntity)}
+       WHERE post_parent IN (${placeholders(postIds.length)}) AND post_type = 'revision' AND post_status = 'inherit'
+       GROUP BY post_parent`,
+      postIds,
+    );
     for (const row of rows) out.set(Number(row.parent), { count: Number(row.count), last: Number(row.last) });
     return out;
   }

@@ -1,0 +1,62 @@
+import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+
+/**
+ * A WHERE clause built from parts with `?` placeholders (both SQLite and MySQL take them), for the hot read paths
+ * that run as plain parameterised SQL instead of going through the query builder and entity hydration.
+ *
+ * @example
+ * const w = new Where().add('p.post_type = ?', 'post').in('p.ID', [1, 2]);
+ * await ds.query(`SELECT * FROM posts p WHERE ${w.sql}`, w.params);
+ */
+export class Where {
+  private readonly parts: string[] = [];
+  readonly params: unknown[] = [];
+
+  /** Adds a condition (ANDed with the others) and its parameters. */
+  add(condition: string, ...params: unknown[]): this {
+    this.parts.push(condition);
+    this.params.push(...params);
+    return this;
+  }
+
+  /** `column IN (?, ...)`, or a condition that matches nothing for an empty list. */
+  in(column: string, values: readonly unknown[], not = false): this {
+    if (!values.length) return not ? this : this.add('1 = 0');
+    return this.add(`${column} ${not ? 'NOT IN' : 'IN'} (${placeholders(values.length)})`, ...values);
+  }
+
+  get sql(): string {
+    return this.parts.length ? this.parts.join(' AND ') : '1 = 1';
+  }
+}
+
+/** `?, ?, ?` for `n` values. */
+export function placeholders(n: number): string {
+  return new Array(n).fill('?').join(', ');
+}
+
+/**
+ * Turns raw rows into entities through the entity's column mapping (database column → property), converting numeric
+ * columns the drivers return as strings (MySQL BIGINT) to numbers.
+ */
+export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, unknown>>): T[] {
+  const columns = metadata.columns.map((c) => ({
+    column: c.databaseName,
+    property: c.propertyName,
+    numeric: ['bigint', 'int', 'integer', 'tinyint', 'smallint', Number].includes(c.type as string),
+  }));
+  return rows.map((row) => {
+    const entity = Object.create(metadata.target instanceof Function ? metadata.target.prototype : Object.prototype) as Record<string, unknown>;
+    for (const { column, property, numeric } of columns) {
+      if (!(column in row)) continue;
+      const value = row[column];
+      entity[property] = numeric && value !== null && value !== undefined ? Number(value) : value;
+    }
+    return entity as T;
+  });
+}
+
+/** Runs parameterised SQL on the data source or inside a transaction. */
+export function rawQuery<R = Record<string, unknown>>(db: DataSource | EntityManager, sql: string, params: unknown[] = []): Promise<R[]> {
+  return db.query(sql, params) as Promise<R[]>;
+}
