@@ -73,6 +73,7 @@ interface BenchOptions {
   only: RegExp | null;
   mysqlUrl: string;
   prefix: string;
+  workers: number;
   keep: boolean;
   build: boolean;
 }
@@ -87,6 +88,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --only REGEX          run only the scenarios whose name matches (the bound always runs; env BENCH_ONLY)
   --mysql-url URL       MySQL server (default mysql://root@127.0.0.1:3306; env MYSQL_URL); database cms_bench
   --prefix P            table prefix (default cms_; env CMS_TABLE_PREFIX)
+  --workers N           server processes (CMS_WORKERS; default 0 = one per CPU; env BENCH_WORKERS)
   --keep                keep the seeded database afterwards (and print where it is)
   --build               build the server (npx nest build) even when dist/main.js exists
   --help                this text
@@ -109,7 +111,7 @@ function parseOptions(argv: string[]): BenchOptions {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'only', 'mysql-url', 'prefix', 'keep', 'build'];
+  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'only', 'mysql-url', 'prefix', 'keep', 'build', 'workers'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new UsageError(`unknown option --${name}\n\n${USAGE}`);
   const value = (name: string, env: string, fallback: string) => flags.get(name) ?? process.env[env] ?? fallback;
   const positiveNumber = (name: string, env: string, fallback: string, integer: boolean) => {
@@ -132,6 +134,9 @@ function parseOptions(argv: string[]): BenchOptions {
   const warmupText = value('warmup', 'BENCH_WARMUP', '2');
   const warmup = Number(warmupText);
   if (!Number.isFinite(warmup) || warmup < 0) throw new UsageError(`--warmup must be a number of seconds ≥ 0 (got ${warmupText})`);
+  const workersText = value('workers', 'BENCH_WORKERS', '0');
+  const workers = Number(workersText);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`--workers must be an integer from 0 to 64 (got ${workersText})`);
   const prefix = value('prefix', 'CMS_TABLE_PREFIX', 'cms_');
   if (!/^\w{0,32}$/.test(prefix)) throw new UsageError(`--prefix may contain only letters, digits and _ (got ${prefix})`);
   return {
@@ -143,6 +148,7 @@ function parseOptions(argv: string[]): BenchOptions {
     only: onlyRegex,
     mysqlUrl: value('mysql-url', 'MYSQL_URL', 'mysql://root@127.0.0.1:3306'),
     prefix,
+    workers,
     keep: flags.has('keep') || process.env.BENCH_KEEP === '1',
     build: flags.has('build') || process.env.BENCH_BUILD === '1',
   };
@@ -617,6 +623,7 @@ async function main(): Promise<number> {
     DATABASE_URL: state.database.databaseUrl,
     CMS_TABLE_PREFIX: options.prefix,
     CMS_UPLOAD_DIR: path.join(state.tempDir, 'uploads'),
+    CMS_WORKERS: String(options.workers),
   });
   const server = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
@@ -624,7 +631,7 @@ async function main(): Promise<number> {
   const baseUrl = `http://127.0.0.1:${port}`;
   const t0 = Date.now();
   await waitForServer(`${baseUrl}/cms-json/`, server, logFile, 60_000);
-  log(`server up on ${baseUrl} in ${Date.now() - t0} ms (pid ${server.pid}, log ${logFile})`);
+  log(`server up on ${baseUrl} in ${Date.now() - t0} ms (pid ${server.pid}, ${options.workers || os.availableParallelism()} worker(s), log ${logFile})`);
 
   // 4. The bound: a bare Node server answering a body of the posts?per_page=10 size (or the index's).
   const list = await probe(`${baseUrl}/cms-json/cms/v2/posts?per_page=10`);
@@ -686,6 +693,7 @@ async function main(): Promise<number> {
       warmupSeconds: options.warmup,
       only: options.only?.source ?? null,
       tablePrefix: options.prefix,
+      workers: options.workers === 0 ? os.availableParallelism() : options.workers,
     },
     machine: {
       cpus: cpus.length,

@@ -1,12 +1,58 @@
 import 'reflect-metadata';
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './standalone/app.module';
-import { loadEnvironment } from './standalone/env';
+import { CmsEnvironment, loadEnvironment } from './standalone/env';
+
+async function serve(env: CmsEnvironment): Promise<void> {
+  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), { bodyParser: false });
+  app.set('trust proxy', 'loopback');
+  app.disable('x-powered-by');
+  app.enableShutdownHooks();
+  await app.listen(env.PORT);
+  if (cluster.isPrimary) new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/`);
+}
+
+/**
+ * Several processes sharing the port (Node cluster). The first worker prepares the database (migrations, first
+ * install) alone; the others start once it listens. A worker that dies is replaced.
+ */
+function superviseWorkers(env: CmsEnvironment, count: number): void {
+  const logger = new Logger('cms-api');
+  let stopping = false;
+  let ready = false;
+  const fork = () => cluster.fork();
+  cluster.once('listening', () => {
+    ready = true;
+    for (let i = 1; i < count; i++) fork();
+    logger.log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/ with ${count} workers`);
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    // The first worker could not start (bad database, port taken): stop rather than loop.
+    if (!ready) process.exit(code || 1);
+    logger.error(`Worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    fork();
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.kill(signal);
+      setTimeout(() => process.exit(0), 10_000).unref();
+      cluster.on('exit', () => {
+        if (!Object.keys(cluster.workers ?? {}).length) process.exit(0);
+      });
+    });
+  }
+  fork();
+}
 
 async function bootstrap(): Promise<void> {
-  let env;
+  let env: CmsEnvironment;
   try {
     env = loadEnvironment();
   } catch (error) {
@@ -14,13 +60,9 @@ async function bootstrap(): Promise<void> {
     console.error((error as Error).message);
     process.exit(1);
   }
-  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), { bodyParser: false });
-  app.set('trust proxy', 'loopback');
-  app.disable('x-powered-by');
-  app.enableShutdownHooks();
-  await app.listen(env.PORT);
-  new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/`);
+  const workers = env.CMS_WORKERS === 0 ? availableParallelism() : env.CMS_WORKERS;
+  if (cluster.isPrimary && workers > 1) superviseWorkers(env, workers);
+  else await serve(env);
 }
 
 void bootstrap();

@@ -48,6 +48,12 @@ export class CmsEnvironment {
   @Max(65535, { message: 'PORT must be an integer between 1 and 65535' })
   PORT = 3000;
 
+  /** Processes serving requests on the port (Node cluster); `0` means one per CPU. */
+  @IsInt({ message: 'CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)' })
+  @Min(0, { message: 'CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)' })
+  @Max(64, { message: 'CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)' })
+  CMS_WORKERS = 1;
+
   /** Public base URL of the site (links are built from it); default: the address of each request. */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'CMS_BASE_URL must be an http(s) URL such as https://example.com' })
@@ -135,7 +141,7 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW'] as const) {
+  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW'] as const) {
     const text = defined[name];
     if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }

@@ -50,7 +50,27 @@ describe('standalone server (node dist/main)', () => {
     }
   });
 
+  it('serves from several worker processes with CMS_WORKERS, and stops them all on SIGTERM', async () => {
+    const port = String(40000 + Math.floor(Math.random() * 10000));
+    const databaseUrl = await testDatabaseUrl('standalone');
+    const server = startServer({ PORT: port, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: 'cms_', CMS_WORKERS: '2' });
+    try {
+      await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);
+      for (let i = 0; i < 50 && !server.output().includes('with 2 workers'); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(server.output()).toContain('with 2 workers');
+      const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/posts`)));
+      expect(answers.map((r) => r.status)).toEqual(new Array(10).fill(200));
+      // Two processes besides the supervisor have started Nest.
+      expect(new Set(server.output().match(/\[Nest\] (\d+)/g)).size).toBe(2);
+    } finally {
+      server.child.kill('SIGTERM');
+      const [code] = await once(server.child, 'exit');
+      expect(code).toBe(0);
+    }
+  });
+
   it.each([
+    ['CMS_WORKERS', 'many'],
     ['PORT', 'abc'],
     ['DATABASE_URL', 'postgres://localhost/x'],
     ['CMS_TABLE_PREFIX', 'wp-'],

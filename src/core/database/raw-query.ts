@@ -56,7 +56,56 @@ export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, 
   });
 }
 
-/** Runs parameterised SQL on the data source or inside a transaction. */
+/**
+ * Runs parameterised SQL on the data source or inside a transaction. Reads on the data source go straight to the
+ * driver — a cached prepared statement on SQLite, a server-side prepared statement (`execute`) on MySQL — skipping
+ * TypeORM's per-query bookkeeping; they are still logged when query logging is on.
+ */
 export function rawQuery<R = Record<string, unknown>>(db: DataSource | EntityManager, sql: string, params: unknown[] = []): Promise<R[]> {
+  if (db instanceof DataSource && /^\s*SELECT\b/i.test(sql)) {
+    const fast = fastReader(db);
+    if (fast) {
+      if (db.options.logging) db.logger.logQuery(sql, params);
+      return fast(sql, params) as Promise<R[]>;
+    }
+  }
   return db.query(sql, params) as Promise<R[]>;
+}
+
+type Reader = (sql: string, params: unknown[]) => Promise<unknown[]>;
+
+const READERS = new WeakMap<DataSource, Reader | null>();
+
+interface SqliteDatabase {
+  prepare(sql: string): { all(...params: unknown[]): unknown[] };
+}
+
+interface MysqlPool {
+  execute(sql: string, params: unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+}
+
+/** A reader going straight to the driver, or `null` when the driver is not one this knows. */
+function fastReader(db: DataSource): Reader | null {
+  if (READERS.has(db)) return READERS.get(db) ?? null;
+  let reader: Reader | null = null;
+  const driver = db.driver as unknown as { databaseConnection?: SqliteDatabase; pool?: MysqlPool };
+  if (db.options.type === 'better-sqlite3' && driver.databaseConnection) {
+    const connection = driver.databaseConnection;
+    const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+    reader = async (sql, params) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size > 500) statements.clear();
+        statement = connection.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement.all(...params);
+    };
+  } else if ((db.options.type === 'mysql' || db.options.type === 'mariadb') && driver.pool) {
+    const pool = driver.pool;
+    reader = (sql, params) =>
+      new Promise((resolve, reject) => pool.execute(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as unknown[]))));
+  }
+  READERS.set(db, reader);
+  return reader;
 }

@@ -69,6 +69,7 @@ export class RestHttpMiddleware implements NestMiddleware {
     const method = this.method(req, query);
     const origin = req.headers.origin;
     const baseUrl = this.baseUrl(req);
+    const ip = req.ip ?? '';
     const crossOrigin = isCrossOrigin(req, baseUrl);
     try {
       const parsed = await this.parseBody(req, res);
@@ -80,20 +81,20 @@ export class RestHttpMiddleware implements NestMiddleware {
         query,
         body: parsed.json ?? parsed.body,
         cookies: parseCookies(req.headers.cookie),
-        ip: req.ip ?? '',
+        ip,
         crossOrigin,
         setResponseHeader: (name, value) => (extraHeaders[name] = value),
       });
-      const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin, req.ip ?? '');
+      const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin, ip);
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
         ctx,
       );
       const served = await this.server.serve(restReq);
-      this.write(res, req, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
+      this.write(res, req, baseUrl, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
     } catch (error) {
       const response = this.server.errorToResponse(error);
-      this.write(res, req, { status: response.status, headers: response.headers, data: response.data }, origin);
+      this.write(res, req, baseUrl, { status: response.status, headers: response.headers, data: response.data }, origin);
     }
   }
 
@@ -148,12 +149,12 @@ export class RestHttpMiddleware implements NestMiddleware {
     return { ...empty, raw };
   }
 
-  private write(res: Response, req: Request, served: ServedResponse, origin: string | undefined): void {
+  private write(res: Response, req: Request, baseUrl: string, served: ServedResponse, origin: string | undefined): void {
     const prefix = `/${this.options.routePrefix}`;
     res.status(served.status);
     res.setHeader('Content-Type', 'application/json; charset=UTF-8');
     res.setHeader('X-Robots-Tag', 'noindex');
-    res.setHeader('Link', `<${this.baseUrl(req)}${prefix}/>; rel="https://api.w.org/"`);
+    res.setHeader('Link', `<${baseUrl}${prefix}/>; rel="https://api.w.org/"`);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Access-Control-Expose-Headers', 'X-CMS-Total, X-CMS-TotalPages, Link');
     res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type');

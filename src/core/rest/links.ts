@@ -12,8 +12,10 @@ export function compactLinks(links: LinkMap, relBase: string, curieName = 'cms')
   const compacted: Record<string, JsonLink[]> = {};
   for (const [rel, list] of links) {
     const json = list.map((l) => {
-      const { href: _ignored, ...attributes } = l.attributes;
-      return { ...attributes, href: l.href };
+      const link: Record<string, unknown> = {};
+      for (const name in l.attributes) if (name !== 'href') link[name] = l.attributes[name];
+      link.href = l.href;
+      return link as JsonLink;
     });
     if (rel.startsWith(relBase) && rel.length > relBase.length) compacted[`${curieName}:${rel.slice(relBase.length)}`] = json;
     else plain[rel] = json;

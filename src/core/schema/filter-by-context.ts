@@ -10,23 +10,45 @@ export function filterByContext(
   properties: Record<string, JsonSchema>,
   context: string,
 ): Record<string, unknown> {
+  const plan = planFor(properties, context);
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
-    const prop = properties[key];
-    if (prop?.context && prop.context.length && !prop.context.includes(context as RestContext)) continue;
-    if (prop?.properties && value && typeof value === 'object' && !Array.isArray(value)) {
-      const nested: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        const sub = prop.properties[k];
-        if (sub?.context && sub.context.length && !sub.context.includes(context as RestContext)) continue;
-        nested[k] = v;
-      }
-      out[key] = nested;
+  for (const key in data) {
+    if (plan.dropped.has(key)) continue;
+    const value = data[key];
+    const nested = plan.nested.get(key);
+    if (nested && value && typeof value === 'object' && !Array.isArray(value)) {
+      const inner: Record<string, unknown> = {};
+      for (const k in value as Record<string, unknown>) if (!nested.has(k)) inner[k] = (value as Record<string, unknown>)[k];
+      out[key] = inner;
       continue;
     }
     out[key] = value;
   }
   return out;
+}
+
+/** Which keys a context drops, worked out once per schema and context. */
+interface ContextPlan {
+  dropped: Set<string>;
+  /** Object properties → their keys the context drops. */
+  nested: Map<string, Set<string>>;
+}
+
+const PLANS = new WeakMap<Record<string, JsonSchema>, Map<string, ContextPlan>>();
+
+function planFor(properties: Record<string, JsonSchema>, context: string): ContextPlan {
+  let byContext = PLANS.get(properties);
+  if (!byContext) PLANS.set(properties, (byContext = new Map()));
+  let plan = byContext.get(context);
+  if (plan) return plan;
+  const hides = (schema: JsonSchema | undefined) => Boolean(schema?.context && schema.context.length && !schema.context.includes(context as RestContext));
+  plan = { dropped: new Set(), nested: new Map() };
+  for (const [key, prop] of Object.entries(properties)) {
+    if (hides(prop)) plan.dropped.add(key);
+    else if (prop.properties) plan.nested.set(key, new Set(Object.entries(prop.properties).filter(([, sub]) => hides(sub)).map(([k]) => k)));
+  }
+  byContext.set(context, plan);
+  return plan;
 }
 
 /** The `context` enum of a schema: the union of its properties' contexts, in reverse alphabetical order. */

@@ -44,21 +44,21 @@ interface Batch {
 const BASE_META_KEYS = ['_thumbnail_id', '_wp_page_template'];
 
 /**
- * Rendered HTML by source text. Rendering is a pure function of the text (and the site's formatting options), so
- * repeated reads of the same post reuse it; entries are evicted oldest first.
+ * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
+ * formatting options), so an entry is reused while its source is unchanged; entries are evicted oldest first.
  */
 class RenderCache {
-  private readonly entries = new Map<string, string>();
+  private readonly entries = new Map<string, { source: string; html: string }>();
 
   constructor(private readonly max: number) {}
 
-  get(key: string, render: () => string): string {
+  get(key: string, source: string, render: () => string): string {
     const hit = this.entries.get(key);
-    if (hit !== undefined) return hit;
-    const value = render();
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, value);
-    return value;
+    if (hit !== undefined && hit.source === source) return hit.html;
+    const html = render();
+    if (!hit && this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { source, html });
+    return html;
   }
 }
 
@@ -551,9 +551,8 @@ export class PostTypeController extends RestController {
     const ids = posts.map((p) => p.id);
     const taxonomies = this.taxonomies();
     const metaKeys = [...BASE_META_KEYS, ...this.registeredMeta().map((m) => m.key)];
-    const [terms, formats, meta, authors, revisions, parents] = await Promise.all([
-      this.posts.termsOf(ids, taxonomies.map((t) => t.name)),
-      typeSupports(this.type, 'post-formats') ? this.posts.formatsOf(ids) : Promise.resolve(new Map<number, string>()),
+    const [{ terms, formats }, meta, authors, revisions, parents] = await Promise.all([
+      this.posts.termsOf(ids, taxonomies.map((t) => t.name), typeSupports(this.type, 'post-formats')),
       this.posts.metaOf(ids, metaKeys),
       this.posts.existingUsers([...new Set(posts.map((p) => p.author).filter((a) => a > 0))]),
       typeSupports(this.type, 'revisions') ? this.posts.revisionsOf(ids) : Promise.resolve(new Map<number, { count: number; last: number }>()),
@@ -620,15 +619,17 @@ export class PostTypeController extends RestController {
     Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
     if (supports('title')) {
       const prefix = post.status === 'private' && !post.password ? 'p' : 't';
-      const rendered = RENDERED.get(`${prefix}\0${post.title}`, () => renderTitle(post.title, { status: post.status, password: post.password }));
+      const rendered = RENDERED.get(`${post.id}:t`, `${prefix}${post.title}`, () => renderTitle(post.title, { status: post.status, password: post.password }));
       data.title = { raw: post.title, rendered };
     }
     if (supports('editor')) {
-      const rendered = locked ? '' : RENDERED.get(`c\0${post.content}`, () => renderContent(post.content));
+      const rendered = locked ? '' : RENDERED.get(`${post.id}:c`, post.content, () => renderContent(post.content));
       data.content = { raw: post.content, rendered, protected: Boolean(post.password) };
     }
     if (supports('excerpt')) {
-      const rendered = locked ? '' : RENDERED.get(`e\0${post.excerpt}\0${post.excerpt ? '' : post.content}`, () => renderExcerpt(post.excerpt, post.content));
+      // An excerpt is rendered from the excerpt, or generated from the content when there is none.
+      const key = post.excerpt ? `${post.id}:e` : `${post.id}:g`;
+      const rendered = locked ? '' : RENDERED.get(key, post.excerpt || post.content, () => renderExcerpt(post.excerpt, post.content));
       data.excerpt = { raw: post.excerpt, rendered, protected: Boolean(post.password) };
     }
     if (supports('author')) data.author = post.author;

@@ -210,40 +210,31 @@ export class PostsService {
     return hydrate<PostEntity>(this.postMeta, rows);
   }
 
-  /** Term ids of the given posts for the given taxonomies, in one query: postId → taxonomy → term ids. */
-  async termsOf(postIds: number[], taxonomies: string[]): Promise<Map<number, Record<string, number[]>>> {
-    const out = new Map<number, Record<string, number[]>>(postIds.map((id) => [id, Object.fromEntries(taxonomies.map((t) => [t, []]))]));
-    if (!postIds.length || !taxonomies.length) return out;
-    // get_the_terms() orders by term name.
-    const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string }>(
+  /**
+   * Term ids of the given posts for the given taxonomies (postId → taxonomy → term ids, ordered by term name like
+   * get_the_terms()), and their post formats (`aside`, ...) when asked, in one query.
+   */
+  async termsOf(postIds: number[], taxonomies: string[], withFormats = false): Promise<{ terms: Map<number, Record<string, number[]>>; formats: Map<number, string> }> {
+    const terms = new Map<number, Record<string, number[]>>(postIds.map((id) => [id, Object.fromEntries(taxonomies.map((t) => [t, []]))]));
+    const formats = new Map<number, string>();
+    const wanted = withFormats ? [...taxonomies, 'post_format'] : taxonomies;
+    if (!postIds.length || !wanted.length) return { terms, formats };
+    const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string; slug: string }>(
       this.dataSource,
-      `SELECT r.object_id AS post_id, tt.term_id AS term_id, tt.taxonomy AS taxonomy
+      `SELECT r.object_id AS post_id, tt.term_id AS term_id, tt.taxonomy AS taxonomy, t.slug AS slug
        FROM ${this.table(TermRelationshipEntity)} r
        INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
        INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
-       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy IN (${placeholders(taxonomies.length)})
+       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy IN (${placeholders(wanted.length)})
        ORDER BY t.name ASC, tt.term_id ASC`,
-      [...postIds, ...taxonomies],
+      [...postIds, ...wanted],
     );
-    for (const row of rows) out.get(Number(row.post_id))?.[row.taxonomy]?.push(Number(row.term_id));
-    return out;
-  }
-
-  /** Post format slugs (`aside`, ...) of the given posts, from the `post_format` taxonomy. */
-  async formatsOf(postIds: number[]): Promise<Map<number, string>> {
-    const out = new Map<number, string>();
-    if (!postIds.length) return out;
-    const rows = await rawQuery<{ post_id: number; slug: string }>(
-      this.dataSource,
-      `SELECT r.object_id AS post_id, t.slug AS slug
-       FROM ${this.table(TermRelationshipEntity)} r
-       INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
-       INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
-       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy = 'post_format'`,
-      postIds,
-    );
-    for (const row of rows) out.set(Number(row.post_id), row.slug.replace(/^post-format-/, ''));
-    return out;
+    for (const row of rows) {
+      const id = Number(row.post_id);
+      if (withFormats && row.taxonomy === 'post_format') formats.set(id, row.slug.replace(/^post-format-/, ''));
+      if (taxonomies.includes(row.taxonomy)) terms.get(id)?.[row.taxonomy]?.push(Number(row.term_id));
+    }
+    return { terms, formats };
   }
 
   /** The given meta keys of many posts, in one query: postId → key → values. */
