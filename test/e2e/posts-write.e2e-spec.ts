@@ -374,6 +374,20 @@ describe('posts: writing', () => {
     expect(anonymous.headers.allow).toBe('GET');
   });
 
+  it('serves many concurrent writes: every one succeeds, with unique slugs and a consistent sticky list', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Crowded title', status: 'publish', sticky: i % 2 === 0 }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(new Array(40).fill(201));
+    const slugs = results.map((r) => r.body.slug as string);
+    expect(new Set(slugs).size).toBe(40);
+    const read = await t.http.get(`${API}/posts`).query({ sticky: true, per_page: 100 }).expect(200);
+    const sticky = new Set(read.body.map((p: { id: number }) => p.id));
+    for (const [i, r] of results.entries()) expect(sticky.has(r.body.id)).toBe(i % 2 === 0);
+  });
+
   it('reads back through GET exactly what the write answered', async () => {
     const created = await t.http
       .post(`${API}/posts`)

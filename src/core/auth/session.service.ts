@@ -6,6 +6,7 @@ import { UserEntity } from '../database/entities/user.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
 import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
 import { OptionsService } from '../options/options.service';
+import { writeTransaction } from '../database/write-transaction';
 
 /** Name of the session cookie. */
 export const SESSION_COOKIE = 'cms_logged_in';
@@ -114,7 +115,7 @@ export class SessionService {
   }
 
   private async updateSessions(userId: number, change: (sessions: Record<string, StoredSession>) => void): Promise<void> {
-    await this.dataSource.transaction(async (em) => {
+    await writeTransaction(this.dataSource, async (em) => {
       const repo = em.getRepository(UserMetaEntity);
       const row = await repo.findOne({ where: { userId, key: 'session_tokens' } });
       const current = row ? maybeUnserialize(row.value) : null;

@@ -12,6 +12,7 @@ import { TablePrefix } from '../database/table-prefix';
 import { RestException } from '../http/rest.exception';
 import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
 import { RoleDefinition, RolesService } from './roles.service';
+import { writeTransaction } from '../database/write-transaction';
 
 /** Input of {@link UserAccountsService.createUser} (the fields of `wp_insert_user()` this server writes). */
 export interface CreateUserInput {
@@ -204,7 +205,7 @@ export class UserAccountsService {
 
   /** Runs `work` in the given manager, or in a new transaction. */
   private inTransaction<T>(manager: EntityManager | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return manager ? work(manager) : this.dataSource.transaction(work);
+    return manager ? work(manager) : writeTransaction(this.dataSource, work);
   }
 
   /** `WHERE column = value`, case-insensitive on SQLite as MySQL's collation is. */
@@ -496,7 +497,7 @@ export class UserAccountsService {
 
   /** Read-modify-write of the list in a transaction, the user row locked (MySQL) so concurrent writes queue. */
   private async modifyList<T>(userId: number, change: (list: StoredList, manager: EntityManager) => Promise<{ result: T; save: boolean }> | { result: T; save: boolean }): Promise<T> {
-    return this.dataSource.transaction(async (em) => {
+    return writeTransaction(this.dataSource, async (em) => {
       await this.lockUser(em, userId);
       const row = await this.getMeta(em, userId, APPLICATION_PASSWORDS_META_KEY);
       const { list, repaired } = UserAccountsService.parseList(row?.value);

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { OptionEntity } from '../database/entities/option.entity';
 import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
+import { writeTransaction } from '../database/write-transaction';
 
 /** How long autoloaded options are kept in memory before they are read again (nodes share one database). */
 const AUTOLOAD_TTL_MS = 5_000;
@@ -67,7 +68,7 @@ export class OptionsService {
   /** Creates or updates an option (serialized the way WordPress does). */
   async set(name: string, value: unknown, autoload?: boolean): Promise<void> {
     const stored = maybeSerialize(value);
-    await this.dataSource.transaction(async (em) => {
+    await writeTransaction(this.dataSource, async (em) => {
       const repo = em.getRepository(OptionEntity);
       const row = await repo.findOne({ where: { name } });
       if (row) {

@@ -20,6 +20,7 @@ import { SiteClock } from '../../core/options/site-clock';
 import { planMetaWrites } from '../../core/rest/meta-fields';
 import { PostFields, PostRelations, PostWriter, stickyIds, WriteContext } from './post-writer.service';
 import { FuturePosts } from './future-posts.service';
+import { permalink } from './permalink';
 import { buildPostSchema, typeSupports } from './post-schema';
 import { applyFilterQueryVars } from './filter-query-vars';
 import { PostQuery, PostsService } from './posts.service';
@@ -419,19 +420,18 @@ export class PostTypeController extends RestController {
   }
 
   private async writeContext(req: RestRequest, before?: PostEntity): Promise<WriteContext> {
-    const clock = SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
+    const o = await this.options.getMany(['timezone_string', 'gmt_offset', 'home', 'default_category', 'default_comment_status', 'default_ping_status', 'permalink_structure']);
     const canPublish = before ? await req.ctx.can('publish_post', before) : await req.ctx.can(this.type.cap.publish_posts);
     return {
       actor: req.ctx.user.id,
-      clock,
+      clock: SiteClock.fromOptions(o),
       canPublish,
       templates: this.extensions.pageTemplates(this.type.name),
-      permalink: async (post) => {
-        const site = await this.siteFacts(req);
-        const plain = ['draft', 'pending', 'auto-draft', 'future'].includes(post.status) || !post.name;
-        const parents = this.type.hierarchical && !plain ? await this.parentChains([post]) : new Map<number, PostEntity>();
-        return this.link(plain ? { ...post, status: 'draft' } : { ...post, status: 'publish' }, site, { parents } as Batch, true);
-      },
+      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      defaultCategory: Number(o.default_category ?? 0),
+      defaultCommentStatus: String(o.default_comment_status ?? 'open'),
+      defaultPingStatus: String(o.default_ping_status ?? 'open'),
+      permalinkStructure: String(o.permalink_structure ?? ''),
     };
   }
 
@@ -582,22 +582,7 @@ export class PostTypeController extends RestController {
 
   private link(post: PostEntity, site: SiteFacts, batch: Batch, readable: boolean): string {
     const viewable = post.status === 'publish' || (post.status === 'private' && readable);
-    if (viewable && post.name) {
-      if (this.type.name === 'post') return `${site.home}/${post.name}/`;
-      if (this.type.hierarchical) {
-        const path: string[] = [post.name];
-        let parent = post.parent ? batch.parents.get(post.parent) : undefined;
-        for (let i = 0; parent && i < 20; i++) {
-          path.unshift(parent.name);
-          parent = parent.parent ? batch.parents.get(parent.parent) : undefined;
-        }
-        return this.type.name === 'page' ? `${site.home}/${path.join('/')}/` : `${site.home}/${this.type.name}/${path.join('/')}/`;
-      }
-      return `${site.home}/${this.type.name}/${post.name}/`;
-    }
-    if (this.type.name === 'post') return `${site.home}/?p=${post.id}`;
-    if (this.type.name === 'page') return `${site.home}/?page_id=${post.id}`;
-    return `${site.home}/?post_type=${this.type.name}&p=${post.id}`;
+    return permalink(post, this.type, site.home, batch.parents, viewable);
   }
 
   private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch): Promise<RestResponse> {

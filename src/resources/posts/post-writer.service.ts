@@ -3,6 +3,7 @@ import { DataSource, EntityManager, In, Not } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
+import { OptionEntity } from '../../core/database/entities/option.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
@@ -18,6 +19,8 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+import { permalink, PLAIN_LINK_STATUSES } from './permalink';
+import { writeTransaction } from '../../core/database/write-transaction';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -48,7 +51,10 @@ export interface PostRelations {
   meta?: MetaOp[];
 }
 
-/** Facts about the write that depend on the caller. */
+/**
+ * Facts about the write that depend on the caller and the site, read before the transaction starts (work inside
+ * a transaction uses its own connection only).
+ */
 export interface WriteContext {
   actor: number;
   clock: SiteClock;
@@ -56,8 +62,12 @@ export interface WriteContext {
   canPublish: boolean;
   /** Page templates the type offers (`file → name`). */
   templates: Record<string, string>;
-  /** The permalink of a stored post, for its `guid`. */
-  permalink: (post: PostEntity) => Promise<string>;
+  /** The site's home URL, without a trailing slash. */
+  home: string;
+  defaultCategory: number;
+  defaultCommentStatus: string;
+  defaultPingStatus: string;
+  permalinkStructure: string;
 }
 
 const FLOATING = ['draft', 'pending', 'auto-draft'];
@@ -79,23 +89,36 @@ export class PostWriter {
     private readonly options: OptionsService,
   ) {}
 
+  /**
+   * Post writes take turns across every node: a slug must be checked against what other writers have committed
+   * (MySQL: a row lock on the `sticky_posts` option, held until commit; a read snapshot taken after it sees their
+   * rows). On SQLite, write transactions already take turns.
+   */
+  private async takeTurn(em: EntityManager): Promise<void> {
+    const type = em.connection.options.type;
+    if (type !== 'mysql' && type !== 'mariadb') return;
+    const repo = em.getRepository(OptionEntity);
+    const row = await repo.findOne({ where: { name: 'sticky_posts' }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
+    if (!row) await repo.insert({ name: 'sticky_posts', value: 'a:0:{}', autoload: 'yes' });
+  }
+
   /** Creates a post; returns it as stored. */
   async create(type: PostTypeObject, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
-    const id = await this.dataSource.transaction(async (em) => {
+    const id = await writeTransaction(this.dataSource, async (em) => {
+      await this.takeTurn(em);
       const row = await this.prepareRow(em, type, null, fields, ctx);
       const result = await em.getRepository(PostEntity).insert({ ...EMPTY_COLUMNS, ...row });
       const postId = Number(result.identifiers[0].id);
       const post = (await em.getRepository(PostEntity).findOneByOrFail({ id: postId })) as PostEntity;
       // The slug of a published post without one comes from its title, once the id is known.
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
-        post.name = await this.uniqueSlug(em, sanitizeTitle(post.title, String(postId)), post);
+        post.name = await this.uniqueSlug(em, sanitizeTitle(post.title, String(postId)), post, ctx.permalinkStructure);
       }
-      post.guid = await ctx.permalink(post);
+      post.guid = await this.permalinkWithin(em, type, post, ctx.home);
       await em.getRepository(PostEntity).update({ id: postId }, { name: post.name, guid: post.guid });
       const terms = new Map(relations.terms ?? []);
       if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
-        const fallback = Number(await this.options.get('default_category', 0));
-        if (fallback > 0) terms.set('category', [fallback]);
+        if (ctx.defaultCategory > 0) terms.set('category', [ctx.defaultCategory]);
       }
       await this.applyRelations(em, post, null, { ...relations, sticky: relations.sticky ?? false, terms }, ctx);
       return postId;
@@ -106,7 +129,8 @@ export class PostWriter {
 
   /** Updates a post; returns it as stored. A change to its title, content or excerpt stores a revision. */
   async update(type: PostTypeObject, before: PostEntity, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
-    await this.dataSource.transaction(async (em) => {
+    await writeTransaction(this.dataSource, async (em) => {
+      await this.takeTurn(em);
       const row = await this.prepareRow(em, type, before, fields, ctx);
       await em.getRepository(PostEntity).update({ id: before.id }, row);
       const post = await em.getRepository(PostEntity).findOneByOrFail({ id: before.id });
@@ -114,8 +138,7 @@ export class PostWriter {
       // A post left without categories goes back to the default one, as every save in WordPress does.
       if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
         const current = await this.termIdsOf(em, post.id, 'category');
-        const fallback = Number(await this.options.get('default_category', 0));
-        if (!current.length && fallback > 0) terms.set('category', [fallback]);
+        if (!current.length && ctx.defaultCategory > 0) terms.set('category', [ctx.defaultCategory]);
       }
       await this.recordOldSlug(em, type, before, post);
       await this.applyRelations(em, post, before, { ...relations, terms }, ctx);
@@ -127,7 +150,7 @@ export class PostWriter {
 
   /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
   async trash(type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
-    await this.dataSource.transaction(async (em) => {
+    await writeTransaction(this.dataSource, async (em) => {
       const meta = em.getRepository(PostMetaEntity);
       await meta.insert([
         { postId: post.id, key: '_wp_trash_meta_status', value: post.status },
@@ -162,7 +185,7 @@ export class PostWriter {
    * hierarchical type and attachments move up to its parent; it leaves the sticky list.
    */
   async delete(type: PostTypeObject, post: PostEntity): Promise<void> {
-    await this.dataSource.transaction(async (em) => {
+    await writeTransaction(this.dataSource, async (em) => {
       const posts = em.getRepository(PostEntity);
       const ttIds = await this.termTaxonomyIdsOf(em, post.id);
       await em.getRepository(TermRelationshipEntity).delete({ objectId: post.id });
@@ -185,7 +208,7 @@ export class PostWriter {
 
   /** Publishes a scheduled post whose time has come (`wp_publish_post()`); `false` when another node did it first. */
   async publishScheduled(post: PostEntity): Promise<boolean> {
-    return this.dataSource.transaction(async (em) => {
+    return writeTransaction(this.dataSource, async (em) => {
       const result = await em.getRepository(PostEntity).update({ id: post.id, status: 'future' }, { status: 'publish' });
       if (!result.affected) return false;
       await this.recountTerms(em, await this.termTaxonomyIdsOf(em, post.id));
@@ -195,7 +218,7 @@ export class PostWriter {
 
   /** Deletes a revision (`wp_delete_post_revision()`). */
   async deleteRevision(revision: PostEntity): Promise<void> {
-    await this.dataSource.transaction((em) => this.deletePostRows(em, [revision.id]));
+    await writeTransaction(this.dataSource, (em) => this.deletePostRows(em, [revision.id]));
   }
 
   private async deletePostRows(em: EntityManager, ids: number[]): Promise<void> {
@@ -274,16 +297,15 @@ export class PostWriter {
     const draft = { id: before?.id ?? 0, type: type.name, parent, status, name } as PostEntity;
     // A slug sent for a draft is made unique as if it were published (the reference's REST rule).
     const uniqueAs = f.name !== undefined && name && ['draft', 'pending'].includes(status) ? { ...draft, status: 'publish' } : draft;
-    if (name) name = await this.uniqueSlug(em, name, uniqueAs as PostEntity);
+    if (name) name = await this.uniqueSlug(em, name, uniqueAs as PostEntity, ctx.permalinkStructure);
 
     const commentDefault = (kind: 'comment' | 'ping'): string => {
       if (before) return 'closed';
       if (type.name === 'page') return 'closed';
       return supports(kind === 'comment' ? 'comments' : 'trackbacks') ? '' : 'closed';
     };
-    const defaults = before ? {} : await this.options.getMany(['default_comment_status', 'default_ping_status']);
-    const commentStatus = f.commentStatus || before?.commentStatus || commentDefault('comment') || String(defaults.default_comment_status ?? 'open');
-    const pingStatus = f.pingStatus || before?.pingStatus || commentDefault('ping') || String(defaults.default_ping_status ?? 'open');
+    const commentStatus = f.commentStatus || before?.commentStatus || commentDefault('comment') || ctx.defaultCommentStatus;
+    const pingStatus = f.pingStatus || before?.pingStatus || commentDefault('ping') || ctx.defaultPingStatus;
 
     return {
       author: f.author ?? before?.author ?? ctx.actor,
@@ -317,8 +339,21 @@ export class PostWriter {
     return false;
   }
 
+  /** The permalink a new post gets as its `guid`, its ancestors read through the transaction. */
+  private async permalinkWithin(em: EntityManager, type: PostTypeObject, post: PostEntity, home: string): Promise<string> {
+    const pretty = !PLAIN_LINK_STATUSES.includes(post.status) && Boolean(post.name);
+    const parents = new Map<number, PostEntity>();
+    for (let id = post.parent, depth = 0; pretty && type.hierarchical && id > 0 && depth < 20 && !parents.has(id); depth++) {
+      const parent = await em.getRepository(PostEntity).findOne({ where: { id } });
+      if (!parent) break;
+      parents.set(id, parent);
+      id = parent.parent;
+    }
+    return permalink(post, type, home, parents, pretty);
+  }
+
   /** `wp_unique_post_slug()`: the slug, or the slug with the first free `-N` suffix. */
-  private async uniqueSlug(em: EntityManager, slug: string, post: PostEntity): Promise<string> {
+  private async uniqueSlug(em: EntityManager, slug: string, post: PostEntity, permalinkStructure: string): Promise<string> {
     if (FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision')) return slug;
     const type = this.content.postType(post.type);
     const qb = em
@@ -337,7 +372,7 @@ export class PostWriter {
     } else {
       qb.andWhere('p.type = :type', { type: post.type });
       if (post.type === 'post' && /^[0-9]+$/.test(slug) && Number(slug) > 0) {
-        const structure = String(await this.options.get('permalink_structure', '')).split('/').filter(Boolean);
+        const structure = permalinkStructure.split('/').filter(Boolean);
         const at = structure.indexOf('%postname%');
         const n = Number(slug);
         reserved ||= at === 0 || (at > 0 && structure[at - 1] === '%year%' && n < 13) || (at > 0 && structure[at - 1] === '%monthnum%' && n < 32);
@@ -527,8 +562,7 @@ export class PostWriter {
       parent: post.id,
     });
     const id = Number(result.identifiers[0].id);
-    const home = String(await this.options.get('home', '')).replace(/\/+$/, '');
-    await posts.update({ id }, { guid: `${home}/?p=${id}` });
+    await posts.update({ id }, { guid: `${ctx.home}/?p=${id}` });
   }
 }
 

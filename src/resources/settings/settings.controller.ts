@@ -15,6 +15,7 @@ import { sanitizeValue, validateValue } from '../../core/schema/validate';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import type { SettingDefinition } from '../../extensions/extension.types';
 import { CORE_SETTINGS, CoreSettingDefinition, KEEP_CURRENT_VALUE } from './core-settings';
+import { writeTransaction } from '../../core/database/write-transaction';
 
 /** The setting types the API exposes (others, and untyped settings, are skipped). */
 const REST_TYPES = ['number', 'integer', 'string', 'boolean', 'array', 'object'];
@@ -163,7 +164,7 @@ export class SettingsController extends RestController {
   private async write(writes: Write[]): Promise<void> {
     if (!writes.length) return;
     try {
-      await this.dataSource.transaction(async (manager) => {
+      await writeTransaction(this.dataSource, async (manager) => {
         const repo = manager.getRepository(OptionEntity);
         for (const write of writes) {
           if (write.delete) {

@@ -12,6 +12,7 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByList } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
+import { writeTransaction } from '../../core/database/write-transaction';
 
 /** Filters of the users collection, already validated and coerced. */
 export interface UserQuery {
@@ -145,7 +146,7 @@ export class UsersService {
 
   /** Runs `work` in one transaction. */
   transaction(work: (em: EntityManager) => Promise<void>): Promise<void> {
-    return this.dataSource.transaction(work);
+    return writeTransaction(this.dataSource, work);
   }
 
   /** Of the given users, those who published at least one post of the types, in one query. */
@@ -177,7 +178,7 @@ export class UsersService {
    * comments) for the post types deleted with their author; then their meta and the user row.
    */
   async delete(userId: number, reassign: number | null, typesDeletedWithUser: string[]): Promise<void> {
-    await this.dataSource.transaction(async (em) => {
+    await writeTransaction(this.dataSource, async (em) => {
       const posts = em.getRepository(PostEntity);
       if (reassign) {
         await posts.update({ author: userId }, { author: reassign });
