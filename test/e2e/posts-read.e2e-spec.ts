@@ -1,4 +1,5 @@
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
+import { TermTaxonomyEntity } from '../../src/core/database/entities/term-taxonomy.entity';
 import { assignTerms, createPost, createTerm, setPostMeta } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 import { PostsService } from '../../src/resources/posts/posts.service';
@@ -94,6 +95,12 @@ describe('posts: reading', () => {
     const ids = async (query: string) => (await t.http.get(`/cms-json/cms/v2/posts?${query}`).expect(200)).body.map((p: { id: number }) => p.id);
     expect(await ids(`tags=${tagId}`)).toEqual([published]);
     expect(await ids(`tags_exclude=${tagId}`)).toEqual([protectedPost]);
+    // A term whose stored count says it has many posts is filtered the other way (probing posts in date order): same rows.
+    await t.dataSource.getRepository(TermTaxonomyEntity).update({ termId: tagId, taxonomy: 'post_tag' }, { count: 5000 });
+    expect(await ids(`tags=${tagId}`)).toEqual([published]);
+    expect(await ids(`tags_exclude=${tagId}`)).toEqual([protectedPost]);
+    expect(await ids(`tags=${tagId}&categories=1&tax_relation=OR`)).toEqual([published]);
+    await t.dataSource.getRepository(TermTaxonomyEntity).update({ termId: tagId, taxonomy: 'post_tag' }, { count: 1 });
     expect(await ids('sticky=true')).toEqual([published]);
     expect(await ids('sticky=false')).toEqual([protectedPost]);
     expect(await ids('search=quoted')).toEqual([published]);

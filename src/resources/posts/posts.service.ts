@@ -9,7 +9,7 @@ import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern } from '../../core/database/query-helpers';
-import { CountCache } from '../../core/database/count-cache';
+import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { hydrate, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 
 /** Filters of a posts collection, validated and coerced. */
@@ -42,6 +42,9 @@ export interface PostQuery {
   offset: number;
 }
 
+/** Published posts above which a term filter probes posts in date order instead of listing the term's posts. */
+const DENSE_TERM_POSTS = 200;
+
 const ORDER_COLUMNS: Record<string, string> = {
   date: 'p.post_date',
   id: 'p.ID',
@@ -56,12 +59,10 @@ const ORDER_COLUMNS: Record<string, string> = {
 /** Database access of the posts resource: the collection query and batched loads for preparing items. */
 @Injectable()
 export class PostsService {
-  private readonly counts = new CountCache();
+  private readonly counts = new ShortCache<number>();
 
   constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
-    // Any write through the data source (this server's writers, or code sharing the connection) clears the totals.
-    const clear = () => this.counts.clear();
-    dataSource.subscribers.push({ afterInsert: clear, afterUpdate: clear, afterRemove: clear });
+    clearOnWrites(dataSource, this.counts);
   }
 
   private table<T>(entity: new () => T): string {
@@ -70,10 +71,10 @@ export class PostsService {
 
   /**
    * One page of posts and the total: plain parameterised SQL on the covering index, the total counted once for
-   * the same filters within a moment (see {@link CountCache}).
+   * the same filters within a moment (see {@link ShortCache}).
    */
   async list(q: PostQuery): Promise<{ posts: PostEntity[]; total: number }> {
-    const where = this.whereOf(q);
+    const where = this.whereOf(q, await this.denseTermFilters(q));
     if (!where) return { posts: [], total: 0 };
     const posts = this.table(PostEntity);
     const sql = `SELECT p.* FROM ${posts} p WHERE ${where.sql} ORDER BY ${this.orderOf(q, where)} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
@@ -93,8 +94,28 @@ export class PostsService {
     return this.dataSource.getMetadata(PostEntity);
   }
 
+  /**
+   * Which term filters match many posts. Both ways of filtering give the same rows; the one that is fast differs:
+   * for a term with many posts, walking the date index and probing each post's terms stops after a page; for a
+   * term with few posts, listing them first is faster. The stored term counts tell them apart.
+   */
+  private async denseTermFilters(q: PostQuery): Promise<Set<number>> {
+    const dense = new Set<number>();
+    for (const [i, t] of q.terms.entries()) {
+      const ids = t.termIds.filter((id) => Number.isInteger(id) && id > 0);
+      if (!ids.length) continue;
+      const rows = await rawQuery<{ n: number | string | null }>(
+        this.dataSource,
+        `SELECT SUM(count) AS n FROM ${this.table(TermTaxonomyEntity)} WHERE taxonomy = ? AND term_id IN (${placeholders(ids.length)})`,
+        [t.taxonomy, ...ids],
+      );
+      if (Number(rows[0]?.n ?? 0) > DENSE_TERM_POSTS) dense.add(i);
+    }
+    return dense;
+  }
+
   /** The WHERE clause of a posts query, or `null` when it can match nothing. */
-  private whereOf(q: PostQuery): Where | null {
+  private whereOf(q: PostQuery, denseTerms: Set<number> = new Set()): Where | null {
     const w = new Where().add('p.post_type = ?', q.type);
     const own = q.ownStatuses;
     if (own && own.statuses.length) {
@@ -131,26 +152,28 @@ export class PostsService {
         w.add("(p.post_title LIKE ? ESCAPE '!' OR p.post_excerpt LIKE ? ESCAPE '!' OR p.post_content LIKE ? ESCAPE '!')", term, term, term);
       }
     }
-    this.termsWhere(w, q);
+    this.termsWhere(w, q, denseTerms);
     return w;
   }
 
-  private termsWhere(w: Where, q: PostQuery): void {
+  private termsWhere(w: Where, q: PostQuery, dense: Set<number>): void {
     if (!q.terms.length) return;
     const rel = this.table(TermRelationshipEntity);
     const tt = this.table(TermTaxonomyEntity);
-    const clause = (t: (typeof q.terms)[number]) => {
+    const clause = (t: (typeof q.terms)[number], i: number) => {
       const ids = t.termIds.length ? t.termIds : [0];
-      return {
-        sql: `p.ID IN (SELECT r.object_id FROM ${rel} r INNER JOIN ${tt} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE tt.taxonomy = ? AND tt.term_id IN (${placeholders(ids.length)}))`,
-        params: [t.taxonomy, ...ids],
-      };
+      const termTaxonomies = `SELECT tt.term_taxonomy_id FROM ${tt} tt WHERE tt.taxonomy = ? AND tt.term_id IN (${placeholders(ids.length)})`;
+      const sql = dense.has(i)
+        ? `EXISTS (SELECT 1 FROM ${rel} r WHERE r.object_id = p.ID AND r.term_taxonomy_id IN (${termTaxonomies}))`
+        : `p.ID IN (SELECT r.object_id FROM ${rel} r WHERE r.term_taxonomy_id IN (${termTaxonomies}))`;
+      return { sql, params: [t.taxonomy, ...ids] };
     };
-    const includes = q.terms.filter((t) => !t.exclude).map(clause);
+    const clauses = q.terms.map((t, i) => ({ ...clause(t, i), exclude: t.exclude }));
+    const includes = clauses.filter((c) => !c.exclude);
     if (includes.length) {
       w.add(`(${includes.map((c) => c.sql).join(q.taxRelation === 'OR' ? ' OR ' : ' AND ')})`, ...includes.flatMap((c) => c.params));
     }
-    for (const c of q.terms.filter((t) => t.exclude).map(clause)) w.add(`NOT ${c.sql}`, ...c.params);
+    for (const c of clauses.filter((x) => x.exclude)) w.add(`NOT ${c.sql}`, ...c.params);
   }
 
   private orderOf(q: PostQuery, _where: Where): string {

@@ -12,6 +12,8 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByList } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
+import { placeholders, rawQuery } from '../../core/database/raw-query';
+import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 
 /** Filters of the users collection, already validated and coerced. */
@@ -47,10 +49,14 @@ const ORDER_COLUMNS: Record<string, string> = {
 /** Database access of the users resource: the collection query and batched loads of users and their meta. */
 @Injectable()
 export class UsersService {
+  private readonly authors = new ShortCache<number[]>();
+
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly prefix: TablePrefix,
-  ) {}
+  ) {
+    clearOnWrites(dataSource, this.authors);
+  }
 
   /** One page of users and the total, in two queries. */
   async list(q: UserQuery): Promise<{ users: UserEntity[]; total: number }> {
@@ -97,12 +103,9 @@ export class UsersService {
       });
     }
     if (q.publishedIn) {
-      if (!q.publishedIn.length) return { users: [], total: 0 };
-      const postsTable = this.dataSource.getMetadata(PostEntity).tableName;
-      qb.andWhere(
-        `EXISTS (SELECT 1 FROM ${postsTable} p WHERE p.post_author = u.ID AND p.post_status = 'publish' AND p.post_type IN (:...publicTypes))`,
-        { publicTypes: q.publishedIn },
-      );
+      const authors = q.publishedIn.length ? await this.publishedAuthors(q.publishedIn) : [];
+      if (!authors.length) return { users: [], total: 0 };
+      qb.andWhere('u.ID IN (:...publishedAuthors)', { publishedAuthors: authors });
     }
     const direction = q.order === 'desc' ? 'DESC' : 'ASC';
     if (q.orderby === 'include' && q.include.length) {
@@ -142,6 +145,22 @@ export class UsersService {
       if (bucket && row.key !== null) (bucket[row.key] ??= []).push(maybeUnserialize(row.value));
     }
     return out;
+  }
+
+  /**
+   * The ids of users who published posts of the given types, collected once within a moment: the list of authors is
+   * small, while finding it means walking the published posts.
+   */
+  private publishedAuthors(types: string[]): Promise<number[]> {
+    return this.authors.get(types.join(','), async () => {
+      const rows = await rawQuery<{ author: number | string }>(
+        this.dataSource,
+        `SELECT DISTINCT post_author AS author FROM ${this.dataSource.getMetadata(PostEntity).tableName}
+         WHERE post_type IN (${placeholders(types.length)}) AND post_status = 'publish'`,
+        types,
+      );
+      return rows.map((r) => Number(r.author));
+    });
   }
 
   /** Runs `work` in one transaction. */
