@@ -77,19 +77,22 @@ export class PostsService {
     const where = this.whereOf(q, await this.denseTermFilters(q));
     if (!where) return { posts: [], total: 0 };
     const posts = this.table(PostEntity);
-    // The page's ids first, then their rows: sorting ids never drags whole rows (contents) through a sort.
-    const sql = `SELECT p.ID FROM ${posts} p WHERE ${where.sql} ORDER BY ${this.orderOf(q, where)} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
+    const page = `ORDER BY ${this.orderOf(q, where)} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
     const params = [...where.params, ...this.orderParams(q)];
     const countSql = `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`;
-    const [ids, total] = await Promise.all([
-      rawQuery<{ ID: number | string }>(this.dataSource, sql, params).then((rows) => rows.map((r) => Number(r.ID))),
-      this.counts.get(`${countSql}\0${JSON.stringify(where.params)}`, async () => {
-        const result = await rawQuery<{ n: number | string }>(this.dataSource, countSql, where.params);
-        return Number(result[0]?.n ?? 0);
-      }),
-    ]);
+    const total = this.counts.get(`${countSql}\0${JSON.stringify(where.params)}`, async () => {
+      const result = await rawQuery<{ n: number | string }>(this.dataSource, countSql, where.params);
+      return Number(result[0]?.n ?? 0);
+    });
+    if (this.dataSource.options.type === 'better-sqlite3') {
+      const rows = await rawQuery(this.dataSource, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
+      return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
+    }
+    // MySQL sorts whole rows (contents included) when the order cannot come from an index: sort the page's ids,
+    // then read their rows.
+    const ids = (await rawQuery<{ ID: number | string }>(this.dataSource, `SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}`, params)).map((r) => Number(r.ID));
     const byId = new Map((await this.findByIds(ids)).map((p) => [p.id, p]));
-    return { posts: ids.map((id) => byId.get(id)).filter((p): p is PostEntity => p !== undefined), total };
+    return { posts: ids.map((id) => byId.get(id)).filter((p): p is PostEntity => p !== undefined), total: await total };
   }
 
   private get postMeta() {

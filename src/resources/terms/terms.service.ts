@@ -1,0 +1,305 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager, In } from 'typeorm';
+import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { TermMetaEntity } from '../../core/database/entities/term-meta.entity';
+import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
+import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
+import { TermEntity } from '../../core/database/entities/term.entity';
+import { maybeUnserialize } from '../../core/database/php-serialize';
+import { containsPattern, escapeLike } from '../../core/database/query-helpers';
+import { placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { writeTransaction } from '../../core/database/write-transaction';
+import { RestException } from '../../core/http/rest.exception';
+import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+
+/** A term of one taxonomy: the `terms` row joined with its `term_taxonomy` row. */
+export interface TermRow {
+  termId: number;
+  termTaxonomyId: number;
+  name: string;
+  slug: string;
+  group: number;
+  taxonomy: string;
+  description: string;
+  parent: number;
+  count: number;
+}
+
+/** Filters of a terms collection, validated and coerced. */
+export interface TermQuery {
+  taxonomy: string;
+  include: number[];
+  exclude: number[];
+  search?: string;
+  slugs: string[];
+  /** Only terms with this parent (hierarchical taxonomies). */
+  parent?: number;
+  hideEmpty: boolean;
+  orderby: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+}
+
+const ORDER_COLUMNS: Record<string, string> = {
+  id: 't.term_id',
+  name: 't.name',
+  slug: 't.slug',
+  term_group: 't.term_group',
+  description: 'tt.description',
+  count: 'tt.count',
+};
+
+const SELECT = `SELECT t.term_id AS term_id, tt.term_taxonomy_id AS term_taxonomy_id, t.name AS name, t.slug AS slug,
+  t.term_group AS term_group, tt.taxonomy AS taxonomy, tt.description AS description, tt.parent AS parent, tt.count AS count`;
+
+/** Database access of the terms resource: lists, batched loads, and writes the way `wp_insert_term()` does them. */
+@Injectable()
+export class TermsService {
+  private readonly counts = new ShortCache<number>();
+
+  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
+    clearOnWrites(dataSource, this.counts);
+  }
+
+  private table<T>(entity: new () => T): string {
+    return this.dataSource.getMetadata(entity).tableName;
+  }
+
+  private from(): string {
+    return `FROM ${this.table(TermEntity)} t INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_id = t.term_id`;
+  }
+
+  /** One page of terms and the total. */
+  async list(q: TermQuery): Promise<{ terms: TermRow[]; total: number }> {
+    const w = new Where().add('tt.taxonomy = ?', q.taxonomy);
+    if (q.include.length) w.in('t.term_id', q.include);
+    if (q.exclude.length) w.in('t.term_id', q.exclude, true);
+    if (q.slugs.length) w.in('t.slug', q.slugs);
+    if (q.parent !== undefined) w.add('tt.parent = ?', q.parent);
+    if (q.hideEmpty) w.add('tt.count > 0');
+    if (q.search) w.add("(t.name LIKE ? ESCAPE '!' OR t.slug LIKE ? ESCAPE '!')", containsPattern(q.search), containsPattern(q.search));
+    let order: string;
+    const params = [...w.params];
+    if (q.orderby === 'include' && q.include.length) {
+      order = `CASE ${q.include.map((_, i) => `WHEN t.term_id = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ASC`;
+      params.push(...q.include);
+    } else if (q.orderby === 'include_slugs' && q.slugs.length) {
+      order = `CASE ${q.slugs.map((_, i) => `WHEN t.slug = ? THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END ASC`;
+      params.push(...q.slugs);
+    } else {
+      order = `${ORDER_COLUMNS[q.orderby] ?? 't.name'} ${q.order}, t.term_id ${q.order}`;
+    }
+    const sql = `${SELECT} ${this.from()} WHERE ${w.sql} ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
+    const countSql = `SELECT COUNT(*) AS n ${this.from()} WHERE ${w.sql}`;
+    const [rows, total] = await Promise.all([
+      rawQuery(this.dataSource, sql, params),
+      this.counts.get(`${countSql}\0${JSON.stringify(w.params)}`, async () => Number((await rawQuery<{ n: number }>(this.dataSource, countSql, w.params))[0]?.n ?? 0)),
+    ]);
+    return { terms: rows.map(toTermRow), total };
+  }
+
+  /** Terms of a taxonomy by term id (those of other taxonomies are left out). */
+  async findByIds(taxonomy: string, ids: readonly number[]): Promise<TermRow[]> {
+    const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
+    if (!wanted.length) return [];
+    const rows = await rawQuery(this.dataSource, `${SELECT} ${this.from()} WHERE tt.taxonomy = ? AND t.term_id IN (${placeholders(wanted.length)})`, [taxonomy, ...wanted]);
+    return rows.map(toTermRow);
+  }
+
+  /** The terms of a taxonomy assigned to each of the posts, ordered by name (as `wp_get_object_terms()`), in one query. */
+  async ofPosts(taxonomy: string, postIds: readonly number[]): Promise<Map<number, TermRow[]>> {
+    const out = new Map<number, TermRow[]>(postIds.map((id) => [id, []]));
+    if (!postIds.length) return out;
+    const rows = await rawQuery(
+      this.dataSource,
+      `${SELECT}, r.object_id AS object_id ${this.from()} INNER JOIN ${this.table(TermRelationshipEntity)} r ON r.term_taxonomy_id = tt.term_taxonomy_id
+       WHERE tt.taxonomy = ? AND r.object_id IN (${placeholders(postIds.length)}) ORDER BY t.name ASC, t.term_id ASC`,
+      [taxonomy, ...postIds],
+    );
+    for (const row of rows) out.get(Number(row.object_id))?.push(toTermRow(row));
+    return out;
+  }
+
+  findPost(id: number): Promise<PostEntity | null> {
+    return id > 0 ? this.dataSource.getRepository(PostEntity).findOneBy({ id }) : Promise.resolve(null);
+  }
+
+  /** The given meta keys of many terms, in one query: termId → key → values. */
+  async metaOf(termIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
+    const out = new Map<number, Record<string, unknown[]>>(termIds.map((id) => [id, {}]));
+    if (!termIds.length || !keys.length) return out;
+    const rows = await rawQuery<{ term_id: number; meta_key: string | null; meta_value: string | null }>(
+      this.dataSource,
+      `SELECT term_id, meta_key, meta_value FROM ${this.table(TermMetaEntity)}
+       WHERE term_id IN (${placeholders(termIds.length)}) AND meta_key IN (${placeholders(keys.length)}) ORDER BY meta_id ASC`,
+      [...termIds, ...keys],
+    );
+    for (const row of rows) {
+      const bucket = out.get(Number(row.term_id));
+      if (bucket && row.meta_key !== null) (bucket[row.meta_key] ??= []).push(maybeUnserialize(row.meta_value));
+    }
+    return out;
+  }
+
+  /**
+   * Creates a term (`wp_insert_term()`): the name must be new at its level (`term_exists`), the slug unique in the
+   * taxonomy (`-2`, `-3`, ...), meta written in the same transaction. Returns the new term id.
+   */
+  async create(taxonomy: string, hierarchical: boolean, input: { name: string; slug: string; description: string; parent: number }, meta: MetaOp[]): Promise<number> {
+    return writeTransaction(this.dataSource, async (em) => {
+      await this.refuseDuplicateName(em, taxonomy, hierarchical, input.name, input.parent, 0);
+      const slug = await this.uniqueSlug(em, taxonomy, input.slug, 0);
+      const term = await em.getRepository(TermEntity).insert({ name: input.name, slug, group: 0 });
+      const termId = Number(term.identifiers[0].id);
+      await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: input.description, parent: input.parent, count: 0 });
+      await applyMetaWrites(em, TermMetaEntity, 'termId', termId, meta);
+      return termId;
+    });
+  }
+
+  /** Updates a term (`wp_update_term()`): a slug taken by another term of the taxonomy is refused. */
+  async update(
+    current: TermRow,
+    hierarchical: boolean,
+    input: { name?: string; slug?: string; description?: string; parent?: number },
+    meta: MetaOp[],
+  ): Promise<void> {
+    await writeTransaction(this.dataSource, async (em) => {
+      const name = input.name ?? current.name;
+      const parent = input.parent ?? current.parent;
+      if (input.name !== undefined || input.parent !== undefined) await this.refuseDuplicateName(em, current.taxonomy, hierarchical, name, parent, current.termId);
+      let slug = current.slug;
+      if (input.slug !== undefined && input.slug !== current.slug) {
+        const taken = await this.slugTaken(em, current.taxonomy, input.slug, current.termId);
+        if (taken) throw new RestException('duplicate_term_slug', `The slug “${input.slug}” is already in use by another term.`, 400);
+        slug = input.slug;
+      }
+      await em.getRepository(TermEntity).update({ id: current.termId }, { name, slug });
+      await em.getRepository(TermTaxonomyEntity).update({ id: current.termTaxonomyId }, { description: input.description ?? current.description, parent });
+      await applyMetaWrites(em, TermMetaEntity, 'termId', current.termId, meta);
+    });
+  }
+
+  /**
+   * Deletes a term (`wp_delete_term()`): its children move to its parent, its posts lose it (and a post left without
+   * a category gets the default one), its meta goes.
+   */
+  async delete(term: TermRow, defaultCategory: number): Promise<void> {
+    await writeTransaction(this.dataSource, async (em) => {
+      const tts = em.getRepository(TermTaxonomyEntity);
+      await tts.update({ parent: term.termId, taxonomy: term.taxonomy }, { parent: term.parent });
+      const rel = em.getRepository(TermRelationshipEntity);
+      const objects = (await rel.find({ select: { objectId: true }, where: { termTaxonomyId: term.termTaxonomyId } })).map((r) => r.objectId);
+      await rel.delete({ termTaxonomyId: term.termTaxonomyId });
+      if (term.taxonomy === 'category' && defaultCategory > 0 && defaultCategory !== term.termId && objects.length) {
+        const fallback = await tts.findOne({ where: { termId: defaultCategory, taxonomy: 'category' } });
+        if (fallback) {
+          const stillFiled = await em
+            .getRepository(TermRelationshipEntity)
+            .createQueryBuilder('r')
+            .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
+            .select('r.objectId', 'id')
+            .where('r.objectId IN (:...objects)', { objects })
+            .andWhere("tt.taxonomy = 'category'")
+            .getRawMany<{ id: number }>();
+          const filed = new Set(stillFiled.map((r) => Number(r.id)));
+          const orphans = objects.filter((id) => !filed.has(id));
+          if (orphans.length) await rel.insert(orphans.map((objectId) => ({ objectId, termTaxonomyId: fallback.id, termOrder: 0 })));
+          await this.recount(em, [fallback.id]);
+        }
+      }
+      await tts.delete({ id: term.termTaxonomyId });
+      await em.getRepository(TermMetaEntity).delete({ termId: term.termId });
+      // A term row shared with another taxonomy (old split terms) stays.
+      if (!(await tts.count({ where: { termId: term.termId } }))) await em.getRepository(TermEntity).delete({ id: term.termId });
+    });
+  }
+
+  private async refuseDuplicateName(em: EntityManager, taxonomy: string, hierarchical: boolean, name: string, parent: number, self: number): Promise<void> {
+    const qb = em
+      .getRepository(TermEntity)
+      .createQueryBuilder('t')
+      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
+      .select('t.id', 'id')
+      .where('tt.taxonomy = :taxonomy', { taxonomy })
+      .andWhere('t.name = :name', { name })
+      .andWhere('t.id != :self', { self });
+    if (hierarchical) qb.andWhere('tt.parent = :parent', { parent });
+    const found = await qb.getRawOne<{ id: number }>();
+    if (found) {
+      const message = hierarchical ? 'A term with the name provided already exists with this parent.' : 'A term with the name provided already exists in this taxonomy.';
+      throw new RestException('term_exists', message, 400, { term_id: Number(found.id) });
+    }
+  }
+
+  private async slugTaken(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<boolean> {
+    const found = await em
+      .getRepository(TermEntity)
+      .createQueryBuilder('t')
+      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
+      .where('tt.taxonomy = :taxonomy', { taxonomy })
+      .andWhere('t.slug = :slug', { slug })
+      .andWhere('t.id != :self', { self })
+      .getCount();
+    return found > 0;
+  }
+
+  /** `wp_unique_term_slug()`: the slug, or with the first free `-N` suffix within the taxonomy. */
+  private async uniqueSlug(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<string> {
+    const rows = await em
+      .getRepository(TermEntity)
+      .createQueryBuilder('t')
+      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
+      .select('t.slug', 'slug')
+      .where('tt.taxonomy = :taxonomy', { taxonomy })
+      .andWhere("(t.slug = :slug OR t.slug LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` })
+      .andWhere('t.id != :self', { self })
+      .getRawMany<{ slug: string }>();
+    const taken = new Set(rows.map((r) => r.slug));
+    if (!taken.has(slug)) return slug;
+    for (let n = 2; ; n++) if (!taken.has(`${slug}-${n}`)) return `${slug}-${n}`;
+  }
+
+  /** Published posts of each term (as `_update_post_term_count()`). */
+  private async recount(em: EntityManager, ttIds: number[]): Promise<void> {
+    if (!ttIds.length) return;
+    const posts = em.getRepository(PostEntity).metadata.tableName;
+    const rel = em.getRepository(TermRelationshipEntity).metadata.tableName;
+    for (const id of ttIds) {
+      const rows = (await em.query(
+        `SELECT COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p ON p.ID = r.object_id WHERE r.term_taxonomy_id = ? AND p.post_status = 'publish'`,
+        [id],
+      )) as Array<{ n: number | string }>;
+      await em.getRepository(TermTaxonomyEntity).update({ id }, { count: Number(rows[0]?.n ?? 0) });
+    }
+  }
+
+  /** Term rows by term-taxonomy ids (for links of parents). */
+  async byTermIds(ids: number[]): Promise<TermRow[]> {
+    if (!ids.length) return [];
+    const rows = await rawQuery(this.dataSource, `${SELECT} ${this.from()} WHERE t.term_id IN (${placeholders(ids.length)})`, ids);
+    return rows.map(toTermRow);
+  }
+
+  async existing(taxonomy: string, ids: number[]): Promise<Set<number>> {
+    const rows = ids.length ? await this.dataSource.getRepository(TermTaxonomyEntity).find({ select: { termId: true }, where: { taxonomy, termId: In(ids) } }) : [];
+    return new Set(rows.map((r) => Number(r.termId)));
+  }
+}
+
+function toTermRow(row: Record<string, unknown>): TermRow {
+  return {
+    termId: Number(row.term_id),
+    termTaxonomyId: Number(row.term_taxonomy_id),
+    name: String(row.name ?? ''),
+    slug: String(row.slug ?? ''),
+    group: Number(row.term_group ?? 0),
+    taxonomy: String(row.taxonomy ?? ''),
+    description: String(row.description ?? ''),
+    parent: Number(row.parent ?? 0),
+    count: Number(row.count ?? 0),
+  };
+}
