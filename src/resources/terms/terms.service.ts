@@ -90,7 +90,8 @@ export class TermsService {
       order = `CASE ${q.slugs.map((_, i) => `WHEN t.slug = ? THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END ASC`;
       params.push(...q.slugs);
     } else {
-      order = `${ORDER_COLUMNS[q.orderby] ?? 't.name'} ${q.order}, t.term_id ${q.order}`;
+      // Ties keep term id order, as MySQL returns them for WordPress's single-column ORDER BY.
+      order = `${ORDER_COLUMNS[q.orderby] ?? 't.name'} ${q.order}, t.term_id ASC`;
     }
     const sql = `${SELECT} ${this.from()} WHERE ${w.sql} ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
     const countSql = `SELECT COUNT(*) AS n ${this.from()} WHERE ${w.sql}`;
