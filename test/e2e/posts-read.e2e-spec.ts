@@ -137,9 +137,12 @@ describe('posts: reading', () => {
     expectRestError(await t.http.get(`/cms-json/cms/v2/pages/${published}`), 'rest_post_invalid_id', 404);
   });
 
-  it('costs the same number of queries for 2 and for 20 posts with _embed', async () => {
-    for (let i = 0; i < 20; i++) await createPost(t.dataSource, { author: t.users.author.id });
+  it('costs the same number of queries for 2 and for 20 posts with _embed, whatever the number of authors', async () => {
+    const authors = [t.users.author.id, t.users.editor.id, t.users.administrator.id, t.users.contributor.id];
+    for (let i = 0; i < 20; i++) await createPost(t.dataSource, { author: authors[i % authors.length] });
     const posts = t.app.get(PostsService);
+    // One request first, so that options known to be missing are known on both measured requests.
+    await t.http.get('/cms-json/cms/v2/posts?per_page=1&_embed').expect(200);
     posts.clearCounts();
     const small = await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=2&_embed').expect(200));
     posts.clearCounts();

@@ -17,6 +17,8 @@ export class OptionsService {
   private autoloaded: Map<string, string> | null = null;
   /** Unserialized autoloaded values (parsed once per reload; callers must not mutate them). */
   private parsed = new Map<string, unknown>();
+  /** Options known not to exist (WordPress's `notoptions`), forgotten with the autoloaded ones. */
+  private missing = new Set<string>();
   private loadedAt = 0;
 
   constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
@@ -34,6 +36,7 @@ export class OptionsService {
       .getMany();
     this.autoloaded = new Map(rows.map((r) => [r.name, r.value]));
     this.parsed = new Map();
+    this.missing = new Set();
     this.loadedAt = Date.now();
     return this.autoloaded;
   }
@@ -48,7 +51,9 @@ export class OptionsService {
   async get<T = unknown>(name: string, fallback?: T): Promise<T> {
     const auto = await this.autoloadMap();
     if (auto.has(name)) return this.parsedAutoload(auto, name) as T;
+    if (this.missing.has(name)) return fallback as T;
     const row = await this.repo.findOne({ where: { name }, select: { id: true, value: true } });
+    if (!row) this.missing.add(name);
     return row ? (maybeUnserialize(row.value) as T) : (fallback as T);
   }
 
@@ -56,11 +61,12 @@ export class OptionsService {
   async getMany(names: string[]): Promise<Record<string, unknown>> {
     const auto = await this.autoloadMap();
     const out: Record<string, unknown> = {};
-    const missing = names.filter((n) => !auto.has(n));
+    const missing = names.filter((n) => !auto.has(n) && !this.missing.has(n));
     for (const n of names) if (auto.has(n)) out[n] = this.parsedAutoload(auto, n);
     if (missing.length) {
       const rows = await this.repo.createQueryBuilder('o').where('o.name IN (:...missing)', { missing }).getMany();
       for (const row of rows) out[row.name] = maybeUnserialize(row.value);
+      for (const n of missing) if (!(n in out)) this.missing.add(n);
     }
     return out;
   }

@@ -12,6 +12,7 @@ import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
+import { wpFilterKses } from '../../core/formatting/kses';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { TermQuery, TermRow, TermsService } from './terms.service';
 
@@ -53,7 +54,8 @@ export class TermController extends RestController {
       slug: { description: 'An alphanumeric identifier for the resource unique to its type.', type: 'string', context: all },
       taxonomy: { description: 'Type attribution for the resource.', type: 'string', enum: this.content.allTaxonomies().map((t) => t.name), context: all, readonly: true },
     };
-    props.description.arg_options = { sanitize: (v) => wpKsesPost(String(v)) };
+    // The reference's wp_filter_post_kses, then WordPress's pre_term_description filter (wp_filter_kses).
+    props.description.arg_options = { sanitize: (v) => wpFilterKses(wpKsesPost(String(v))) };
     props.name.arg_options = { sanitize: (v) => sanitizeTextField(String(v)) };
     props.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
     if (this.taxonomy.hierarchical) props.parent = { description: 'The id for the parent of the resource.', type: 'integer', context: ['view', 'edit'] };
@@ -218,6 +220,7 @@ export class TermController extends RestController {
     let input = {
       name: escapeTermName(name),
       slug: req.get<string>('slug') || sanitizeTitle(name),
+      slugGiven: Boolean(req.get<string>('slug')),
       description: String(req.get('description') ?? ''),
       parent,
     };
@@ -236,7 +239,11 @@ export class TermController extends RestController {
     const current = await this.loadTerm(req);
     const parent = await this.checkParent(req);
     let input: { name?: string; slug?: string; description?: string; parent?: number } = {};
-    if (req.has('name')) input.name = escapeTermName(String(req.get('name')));
+    if (req.has('name')) {
+      const name = String(req.get('name')).trim();
+      if (!name) throw new RestException('empty_term_name', 'A name is required for this term.', 400);
+      input.name = escapeTermName(name);
+    }
     if (req.has('slug')) input.slug = String(req.get('slug'));
     if (req.has('description')) input.description = String(req.get('description'));
     if (parent !== undefined) input.parent = parent;
@@ -270,7 +277,16 @@ export class TermController extends RestController {
   private async prepareMany(terms: TermRow[], req: RestRequest): Promise<RestResponse[]> {
     const home = String((await this.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
     const metaKeys = this.registeredMeta().map((m) => m.key);
-    const meta = metaKeys.length ? await this.terms.metaOf(terms.map((t) => t.termId), metaKeys) : new Map<number, Record<string, unknown[]>>();
+    // Through a request-wide loader: the terms embedded for a page of posts read their meta in one query.
+    const metaLoader = req.ctx.loader<number, Record<string, unknown[]>>(`term-meta:${this.taxonomy.name}`, async (ids) => {
+      const found = await this.terms.metaOf([...ids], metaKeys);
+      return ids.map((id) => found.get(id) ?? {});
+    });
+    const meta = new Map<number, Record<string, unknown[]>>();
+    if (metaKeys.length && terms.length) {
+      const values = await metaLoader.loadMany(terms.map((t) => t.termId));
+      terms.forEach((t, i) => meta.set(t.termId, values[i] instanceof Error ? {} : (values[i] as Record<string, unknown[]>)));
+    }
     const ancestors = this.taxonomy.hierarchical ? await this.ancestorsOf(terms, req) : new Map<number, TermRow>();
     const out: RestResponse[] = [];
     for (const term of terms) {

@@ -13,6 +13,7 @@ import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { RestException } from '../../core/http/rest.exception';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+import { sanitizeTitle } from '../../core/formatting';
 
 /** A term of one taxonomy: the `terms` row joined with its `term_taxonomy` row. */
 export interface TermRow {
@@ -84,10 +85,10 @@ export class TermsService {
     let order: string;
     const params = [...w.params];
     if (q.orderby === 'include' && q.include.length) {
-      order = `CASE ${q.include.map((_, i) => `WHEN t.term_id = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ASC`;
+      order = `CASE ${q.include.map((_, i) => `WHEN t.term_id = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ${q.order}`;
       params.push(...q.include);
     } else if (q.orderby === 'include_slugs' && q.slugs.length) {
-      order = `CASE ${q.slugs.map((_, i) => `WHEN t.slug = ? THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END ASC`;
+      order = `CASE ${q.slugs.map((_, i) => `WHEN t.slug = ? THEN ${i}`).join(' ')} ELSE ${q.slugs.length} END ${q.order}`;
       params.push(...q.slugs);
     } else {
       // Ties keep term id order, as MySQL returns them for WordPress's single-column ORDER BY.
@@ -149,10 +150,20 @@ export class TermsService {
    * Creates a term (`wp_insert_term()`): the name must be new at its level (`term_exists`), the slug unique in the
    * taxonomy (`-2`, `-3`, ...), meta written in the same transaction. Returns the new term id.
    */
-  async create(taxonomy: string, hierarchical: boolean, input: { name: string; slug: string; description: string; parent: number }, meta: MetaOp[]): Promise<number> {
+  async create(
+    taxonomy: string,
+    hierarchical: boolean,
+    input: { name: string; slug: string; description: string; parent: number; slugGiven: boolean },
+    meta: MetaOp[],
+  ): Promise<number> {
     return writeTransaction(this.dataSource, async (em) => {
-      await this.refuseDuplicateName(em, taxonomy, hierarchical, input.name, input.parent, 0);
-      const slug = await this.uniqueSlug(em, taxonomy, input.slug, 0);
+      // A name already used at that level is refused, unless a new slug tells the two apart (wp_insert_term()).
+      const sameName = await this.sameName(em, taxonomy, hierarchical, input.name, input.parent, 0);
+      if (sameName && (!input.slugGiven || sameName.slug === input.slug || (await this.slugTaken(em, taxonomy, input.slug, 0)))) {
+        const message = hierarchical ? 'A term with the name provided already exists with this parent.' : 'A term with the name provided already exists in this taxonomy.';
+        throw new RestException('term_exists', message, 400, { term_id: sameName.id });
+      }
+      const slug = await this.uniqueSlug(em, taxonomy, input.slug, 0, hierarchical ? input.parent : 0);
       const term = await em.getRepository(TermEntity).insert({ name: input.name, slug, group: 0 });
       const termId = Number(term.identifiers[0].id);
       await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: input.description, parent: input.parent, count: 0 });
@@ -170,13 +181,18 @@ export class TermsService {
   ): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
       const name = input.name ?? current.name;
-      const parent = input.parent ?? current.parent;
-      if (input.name !== undefined || input.parent !== undefined) await this.refuseDuplicateName(em, current.taxonomy, hierarchical, name, parent, current.termId);
+      let parent = input.parent ?? current.parent;
+      // wp_check_term_hierarchy_for_loops(): a term cannot become its own ancestor.
+      if (hierarchical && input.parent !== undefined && parent > 0 && (await this.wouldLoop(em, current.taxonomy, current.termId, parent))) parent = 0;
       let slug = current.slug;
       if (input.slug !== undefined && input.slug !== current.slug) {
-        const taken = await this.slugTaken(em, current.taxonomy, input.slug, current.termId);
-        if (taken) throw new RestException('duplicate_term_slug', `The slug “${input.slug}” is already in use by another term.`, 400);
-        slug = input.slug;
+        // An empty slug is made again from the name (wp_update_term()).
+        const emptySlug = input.slug === '';
+        slug = emptySlug ? sanitizeTitle(name) : input.slug;
+        if (await this.slugTaken(em, current.taxonomy, slug, current.termId)) {
+          if (!emptySlug && parent === current.parent) throw new RestException('duplicate_term_slug', `The slug “${slug}” is already in use by another term.`, 400);
+          slug = await this.uniqueSlug(em, current.taxonomy, slug, current.termId, hierarchical ? parent : 0);
+        }
       }
       await em.getRepository(TermEntity).update({ id: current.termId }, { name, slug });
       await em.getRepository(TermTaxonomyEntity).update({ id: current.termTaxonomyId }, { description: input.description ?? current.description, parent });
@@ -219,21 +235,31 @@ export class TermsService {
     });
   }
 
-  private async refuseDuplicateName(em: EntityManager, taxonomy: string, hierarchical: boolean, name: string, parent: number, self: number): Promise<void> {
+  /** A term of the taxonomy with this name (at this level for hierarchical taxonomies), other than `self`. */
+  private async sameName(em: EntityManager, taxonomy: string, hierarchical: boolean, name: string, parent: number, self: number): Promise<{ id: number; slug: string } | null> {
     const qb = em
       .getRepository(TermEntity)
       .createQueryBuilder('t')
       .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
-      .select('t.id', 'id')
+      .select(['t.id AS id', 't.slug AS slug'])
       .where('tt.taxonomy = :taxonomy', { taxonomy })
       .andWhere('t.name = :name', { name })
       .andWhere('t.id != :self', { self });
     if (hierarchical) qb.andWhere('tt.parent = :parent', { parent });
-    const found = await qb.getRawOne<{ id: number }>();
-    if (found) {
-      const message = hierarchical ? 'A term with the name provided already exists with this parent.' : 'A term with the name provided already exists in this taxonomy.';
-      throw new RestException('term_exists', message, 400, { term_id: Number(found.id) });
+    const found = await qb.getRawOne<{ id: number; slug: string }>();
+    return found ? { id: Number(found.id), slug: String(found.slug) } : null;
+  }
+
+  /** Whether `parent` is the term itself or one of its descendants. */
+  private async wouldLoop(em: EntityManager, taxonomy: string, termId: number, parent: number): Promise<boolean> {
+    const seen = new Set<number>();
+    for (let id = parent; id > 0 && !seen.has(id); ) {
+      if (id === termId) return true;
+      seen.add(id);
+      const row = await em.getRepository(TermTaxonomyEntity).findOne({ select: { parent: true }, where: { termId: id, taxonomy } });
+      id = row ? Number(row.parent) : 0;
     }
+    return false;
   }
 
   private async slugTaken(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<boolean> {
@@ -248,8 +274,31 @@ export class TermsService {
     return found > 0;
   }
 
-  /** `wp_unique_term_slug()`: the slug, or with the first free `-N` suffix within the taxonomy. */
-  private async uniqueSlug(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<string> {
+  /**
+   * `wp_unique_term_slug()`: the slug; when taken, in a hierarchical taxonomy, the slug followed by its ancestors'
+   * slugs (`leaf-branch`, `leaf-branch-root`); else the first free `-N` suffix within the taxonomy.
+   */
+  private async uniqueSlug(em: EntityManager, taxonomy: string, slug: string, self: number, parent = 0): Promise<string> {
+    if (!(await this.slugTaken(em, taxonomy, slug, self))) return slug;
+    let candidate = slug;
+    for (let id = parent, depth = 0; id > 0 && depth < 20; depth++) {
+      const row = await em
+        .getRepository(TermEntity)
+        .createQueryBuilder('t')
+        .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
+        .select(['t.slug AS slug', 'tt.parent AS parent'])
+        .where('t.id = :id', { id })
+        .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
+        .getRawOne<{ slug: string; parent: number }>();
+      if (!row) break;
+      candidate = `${candidate}-${row.slug}`;
+      if (!(await this.slugTaken(em, taxonomy, candidate, self))) return candidate;
+      id = Number(row.parent);
+    }
+    return this.numberedSlug(em, taxonomy, candidate, self);
+  }
+
+  private async numberedSlug(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<string> {
     const rows = await em
       .getRepository(TermEntity)
       .createQueryBuilder('t')

@@ -165,8 +165,14 @@ export class UsersController extends RestController {
     return true;
   }
 
+  /** The user of the route, through a request-wide loader (embedded authors of a page of posts cost one query). */
   private async loadUser(req: RestRequest): Promise<UserEntity> {
-    const user = await this.users.findById(Number(req.get('id')));
+    const user = await req.ctx
+      .loader<number, UserEntity | null>('users', async (ids) => {
+        const found = await this.users.findByIds([...ids]);
+        return ids.map((id) => found.find((u) => u.id === id) ?? null);
+      })
+      .load(Number(req.get('id')));
     if (!user) throw new RestException('rest_user_invalid_id', 'Invalid resource id.', 404);
     return user;
   }
@@ -180,8 +186,13 @@ export class UsersController extends RestController {
       return new RestException('rest_user_cannot_view', 'Sorry, you cannot view this resource with edit context.', code);
     }
     if (!listUsers && !(await req.ctx.can('edit_user', user.id))) {
-      const published = await this.users.withPublishedPosts([user.id], this.restTypeNames());
-      if (!published.has(user.id)) return new RestException('rest_user_cannot_view', 'Sorry, you cannot view this resource.', code);
+      const published = await req.ctx
+        .loader<number, boolean>('users-published', async (ids) => {
+          const found = await this.users.withPublishedPosts([...ids], this.restTypeNames());
+          return ids.map((id) => found.has(id));
+        })
+        .load(user.id);
+      if (!published) return new RestException('rest_user_cannot_view', 'Sorry, you cannot view this resource.', code);
     }
     return true;
   }
@@ -392,10 +403,15 @@ export class UsersController extends RestController {
   private async prepareMany(users: UserEntity[], req: RestRequest): Promise<RestResponse[]> {
     const capsKey = `${this.prefix.value}capabilities`;
     const registered = exposedMetaKeys(this.extensions, 'user');
-    const meta = await this.users.metaOf(
-      users.map((u) => u.id),
-      [...PROFILE_KEYS, capsKey, ...registered.map((r) => r.key)],
-    );
+    const keys = [...PROFILE_KEYS, capsKey, ...registered.map((r) => r.key)];
+    // Through a request-wide loader: users embedded in a page of posts read their meta in one query.
+    const loaded = await req.ctx
+      .loader<number, Record<string, unknown[]>>('users-meta', async (ids) => {
+        const found = await this.users.metaOf([...ids], keys);
+        return ids.map((id) => found.get(id) ?? {});
+      })
+      .loadMany(users.map((u) => u.id));
+    const meta = new Map(users.map((u, i) => [u.id, loaded[i] instanceof Error ? {} : (loaded[i] as Record<string, unknown[]>)]));
     const site = await this.siteContext(req);
     const known = await this.roles.roles();
     const out: RestResponse[] = [];

@@ -127,6 +127,11 @@ export class UsersService {
     return { users, total };
   }
 
+  findByIds(ids: number[]): Promise<UserEntity[]> {
+    const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
+    return wanted.length ? this.dataSource.getRepository(UserEntity).findBy({ id: In(wanted) }) : Promise.resolve([]);
+  }
+
   findById(id: number): Promise<UserEntity | null> {
     return id > 0 ? this.dataSource.getRepository(UserEntity).findOne({ where: { id } }) : Promise.resolve(null);
   }
