@@ -174,12 +174,17 @@ describe('posts: writing', () => {
       expect(res.body.title.raw).toBe("Rob O'Rourke's Diary");
     });
 
-    it('replaces the default category with the categories sent, skipping unknown ones', async () => {
+    it('replaces the default category with the categories sent, and refuses ids that are not categories', async () => {
       const category = await createTerm(t.dataSource, 'category', 'Chosen');
       const res = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'x', categories: [category] }).expect(201);
       expect(res.body.categories).toEqual([category]);
-      const unknown = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'x', categories: [99999999] }).expect(201);
-      expect(unknown.body.categories).toEqual([]);
+      const before = await t.dataSource.getRepository(PostEntity).count();
+      const unknown = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'x', categories: [99999999] });
+      expectRestError(unknown, 'rest_invalid_param', 400);
+      expect(unknown.body.data.params.categories).toContain('99999999');
+      const tag = await createTerm(t.dataSource, 'post_tag', 'Not a category');
+      expectRestError(await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'x', categories: [tag] }), 'rest_invalid_param', 400);
+      expect(await t.dataSource.getRepository(PostEntity).count()).toBe(before);
       const none = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'x' }).expect(201);
       expect(none.body.categories).toEqual([1]);
     });

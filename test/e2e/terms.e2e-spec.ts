@@ -1,5 +1,6 @@
 import { TermTaxonomyEntity } from '../../src/core/database/entities/term-taxonomy.entity';
 import { assignTerms, createPost, createTerm } from '../factories/post.factory';
+import { PostsService } from '../../src/resources/posts/posts.service';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 
 const API = '/cms-json/cms/v2';
@@ -123,6 +124,39 @@ describe('terms: categories and tags', () => {
     expect((await t.http.get(`${API}/categories/${kid.body.id}`).expect(200)).body.parent).toBe(0);
     const after = await t.http.get(`${API}/posts/${filed}`).expect(200);
     expect(after.body.categories).toEqual([1]);
+  });
+
+  it('agrees with taxonomies?type=: each taxonomy of the type has its route and its array on posts', async () => {
+    const taxonomies = (await t.http.get(`${API}/taxonomies?type=post`).expect(200)).body as Record<string, { rest_base: string }>;
+    expect(Object.keys(taxonomies).sort()).toEqual(['category', 'post_tag']);
+    const item = (await t.http.get(`${API}/posts/${post}`).expect(200)).body;
+    for (const { rest_base } of Object.values(taxonomies)) {
+      const ofPost = (await t.http.get(`${API}/${rest_base}?post=${post}`).expect(200)).body.map((x: { id: number }) => x.id);
+      expect(item[rest_base]).toEqual(ofPost);
+    }
+    expect(Object.keys((await t.http.get(`${API}/taxonomies?type=page`).expect(200)).body)).toEqual([]);
+  });
+
+  it('lists 100 posts with all their term arrays in as many queries as 5', async () => {
+    const cats = [await createTerm(t.dataSource, 'category', 'Bulk A'), await createTerm(t.dataSource, 'category', 'Bulk B')];
+    const tags = [await createTerm(t.dataSource, 'post_tag', 'Bulk x'), await createTerm(t.dataSource, 'post_tag', 'Bulk y')];
+    for (let i = 0; i < 100; i++) {
+      const id = (await createPost(t.dataSource, { title: `Bulk ${i}`, date: '2031-01-01 00:00:00' })).id;
+      await assignTerms(t.dataSource, id, 'category', [cats[i % 2]]);
+      await assignTerms(t.dataSource, id, 'post_tag', tags.slice(0, i % 3));
+    }
+    const posts = t.app.get(PostsService);
+    await t.http.get(`${API}/posts?per_page=1`).expect(200);
+    posts.clearCounts();
+    const few = await t.queries.during(() => t.http.get(`${API}/posts?per_page=5`).expect(200));
+    posts.clearCounts();
+    let body: Array<{ categories: number[]; tags: number[] }> = [];
+    const many = await t.queries.during(async () => {
+      body = (await t.http.get(`${API}/posts?per_page=100`).expect(200)).body;
+    });
+    expect(body).toHaveLength(100);
+    expect(body.every((p) => p.categories.length === 1)).toBe(true);
+    expect(many).toBe(few);
   });
 
   it('keeps a post and its terms in agreement: posts?tags=, tags?post= and the post term arrays', async () => {

@@ -526,9 +526,19 @@ export class PostTypeController extends RestController {
     if (props.template && req.has('template')) r.template = String(req.get('template'));
     const terms = new Map<string, number[]>();
     for (const tax of this.taxonomies()) {
-      const value = req.get<unknown>(tax.rest_base || tax.name);
+      const base = tax.rest_base || tax.name;
+      const value = req.get<unknown>(base);
       if (value === undefined) continue;
-      terms.set(tax.name, (Array.isArray(value) ? value : [value]).map((v) => Math.abs(Math.trunc(Number(v)))).filter((v) => v > 0));
+      const ids = [...new Set((Array.isArray(value) ? value : [value]).map((v) => Math.trunc(Number(v))))];
+      // Every id must be a term of this taxonomy: a wrong one is an error rather than silently dropped.
+      const known = new Set(await this.posts.termIdsIn(tax.name, ids));
+      const unknown = ids.filter((id) => !known.has(id));
+      if (unknown.length) {
+        throw new RestException('rest_invalid_param', `Invalid parameter(s): ${base}`, 400, {
+          params: { [base]: `${unknown.join(', ')} ${unknown.length === 1 ? 'is not a term' : 'are not terms'} of the ${tax.name} taxonomy.` },
+        });
+      }
+      terms.set(tax.name, ids);
     }
     if (terms.size) r.terms = terms;
     if (props.meta && req.has('meta')) {
