@@ -1,4 +1,5 @@
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import { maybeUnserialize } from './php-serialize';
 
 /**
  * A WHERE clause built from parts with `?` placeholders (both SQLite and MySQL take them), for the hot read paths
@@ -108,4 +109,34 @@ function fastReader(db: DataSource): Reader | null {
   }
   READERS.set(db, reader);
   return reader;
+}
+
+/**
+ * The given meta keys of many objects from a WordPress meta table (`postmeta`, `termmeta`, `usermeta`,
+ * `commentmeta`), in one query: object id → key → unserialized values in stored order.
+ *
+ * @example await metaOfObjects(ds, PostMetaEntity, 'post_id', [1, 2], ['_thumbnail_id'])
+ */
+export async function metaOfObjects(
+  db: DataSource,
+  entity: new () => unknown,
+  objectColumn: string,
+  ids: readonly number[],
+  keys: readonly string[],
+): Promise<Map<number, Record<string, unknown[]>>> {
+  const out = new Map<number, Record<string, unknown[]>>(ids.map((id) => [id, {}]));
+  if (!ids.length || !keys.length) return out;
+  const meta = db.getMetadata(entity);
+  const idColumn = meta.primaryColumns[0].databaseName;
+  const rows = await rawQuery<Record<string, unknown>>(
+    db,
+    `SELECT ${objectColumn} AS object_id, meta_key, meta_value FROM ${meta.tableName}
+     WHERE ${objectColumn} IN (${placeholders(ids.length)}) AND meta_key IN (${placeholders(keys.length)}) ORDER BY ${idColumn} ASC`,
+    [...ids, ...keys],
+  );
+  for (const row of rows) {
+    const bucket = out.get(Number(row.object_id));
+    if (bucket && row.meta_key !== null) (bucket[String(row.meta_key)] ??= []).push(maybeUnserialize(row.meta_value));
+  }
+  return out;
 }

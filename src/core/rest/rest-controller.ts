@@ -8,7 +8,7 @@ import { ItemSchema, JsonSchema, RouteArg } from '../schema/json-schema';
 import { RestRequest } from './rest-request';
 import { LinkMap, RestResponse } from './rest-response';
 import { RestServer } from './rest-server.service';
-import { Methods } from './route-types';
+import { EndpointDefinition, Methods } from './route-types';
 
 /**
  * The shared base of every resource (the reference's `WP_REST_Controller`): item schema with registered fields,
@@ -41,6 +41,35 @@ export abstract class RestController implements OnModuleInit {
 
   protected route(path: string, endpoints: Parameters<RestServer['registry']['register']>[2], withSchema = true): void {
     this.server.registry.register(this.namespace, path, endpoints, withSchema ? { schema: () => this.getPublicItemSchema() } : {});
+  }
+
+  /**
+   * The usual routes of a resource, as the reference registers them: `<base>` (list, create) and
+   * `<base>/(?P<id>[\d]+)` (read, update, delete), with arguments derived from the schema — the collection's own,
+   * `id` + `context` (+ `readArgs`) to read, the writable fields to create (defaults, required) and update, `id` +
+   * `force` to delete.
+   */
+  protected registerCrudRoutes(base: string, r: CrudRoutes): void {
+    const id = r.id;
+    this.route(base, [
+      { methods: Methods.READABLE, args: r.collectionArgs, permission: r.list.permission, handler: r.list.handler },
+      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: r.create.permission, handler: r.create.handler },
+    ]);
+    this.route(`${base}/(?P<id>[\\d]+)`, [
+      {
+        methods: Methods.READABLE,
+        args: () => ({ id, context: this.getContextParam({ default: 'view' }), ...(r.readArgs?.() ?? {}) }),
+        permission: r.read.permission,
+        handler: r.read.handler,
+      },
+      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: r.update.permission, handler: r.update.handler },
+      {
+        methods: Methods.DELETABLE,
+        args: () => ({ id, force: { type: 'boolean', default: false, description: r.forceDescription } }),
+        permission: r.remove.permission,
+        handler: r.remove.handler,
+      },
+    ]);
   }
 
   /** The object type fields are registered on: the schema title. */
@@ -198,4 +227,23 @@ function appendQuery(pairs: string[], key: string, value: unknown): void {
     for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v);
   } else if (value === '') pairs.push(encodeURIComponent(key));
   else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+}
+
+/** One endpoint of {@link RestController.registerCrudRoutes}: its permission check and handler. */
+type CrudEndpoint = Pick<EndpointDefinition, 'permission' | 'handler'>;
+
+/** What {@link RestController.registerCrudRoutes} needs from a resource. */
+export interface CrudRoutes {
+  /** The `id` argument of the item route. */
+  id: RouteArg;
+  collectionArgs: () => Record<string, RouteArg>;
+  /** Arguments of the item GET besides `id` and `context` (e.g. a post's `password`). */
+  readArgs?: () => Record<string, RouteArg>;
+  /** Description of the `force` argument of DELETE. */
+  forceDescription: string;
+  list: CrudEndpoint;
+  create: CrudEndpoint;
+  read: CrudEndpoint;
+  update: CrudEndpoint;
+  remove: CrudEndpoint;
 }

@@ -10,7 +10,6 @@ import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
-import { Methods } from '../../core/rest/route-types';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
@@ -107,31 +106,17 @@ export class PostTypeController extends RestController {
   }
 
   protected registerRoutes(): void {
-    const base = `/${this.restBase}`;
-    const id: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
-    this.route(base, [
-      { methods: Methods.READABLE, args: () => this.collectionArgs(), permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },
-      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
-    ]);
-    this.route(`${base}/(?P<id>[\\d]+)`, [
-      {
-        methods: Methods.READABLE,
-        args: () => ({
-          id,
-          context: this.getContextParam({ default: 'view' }),
-          password: { description: 'The password for the post if it is password protected.', type: 'string' },
-        }),
-        permission: (req) => this.canRead(req),
-        handler: (req) => this.getItem(req),
-      },
-      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
-      {
-        methods: Methods.DELETABLE,
-        args: () => ({ id, force: { type: 'boolean', default: false, description: 'Whether to bypass trash and force deletion.' } }),
-        permission: (req) => this.canDelete(req),
-        handler: (req) => this.deleteItem(req),
-      },
-    ]);
+    this.registerCrudRoutes(`/${this.restBase}`, {
+      id: { description: 'Unique identifier for the post.', type: 'integer' },
+      collectionArgs: () => this.collectionArgs(),
+      readArgs: () => ({ password: { description: 'The password for the post if it is password protected.', type: 'string' } }),
+      forceDescription: 'Whether to bypass trash and force deletion.',
+      list: { permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },
+      create: { permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
+      read: { permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
+      update: { permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
+      remove: { permission: (req) => this.canDelete(req), handler: (req) => this.deleteItem(req) },
+    });
   }
 
   private collectionArgs(): Record<string, RouteArg> {

@@ -7,10 +7,9 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { hydrate, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 
 /** Filters of a posts collection, validated and coerced. */
 export interface PostQuery {
@@ -266,21 +265,8 @@ export class PostsService {
   }
 
   /** The given meta keys of many posts, in one query: postId → key → values. */
-  async metaOf(postIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
-    const out = new Map<number, Record<string, unknown[]>>(postIds.map((id) => [id, {}]));
-    if (!postIds.length || !keys.length) return out;
-    const rows = await rawQuery<{ post_id: number; meta_key: string | null; meta_value: string | null }>(
-      this.dataSource,
-      `SELECT post_id, meta_key, meta_value FROM ${this.table(PostMetaEntity)}
-       WHERE post_id IN (${placeholders(postIds.length)}) AND meta_key IN (${placeholders(keys.length)}) ORDER BY meta_id ASC`,
-      [...postIds, ...keys],
-    );
-    for (const row of rows) {
-      const bucket = out.get(Number(row.post_id));
-      if (!bucket || row.meta_key === null) continue;
-      (bucket[row.meta_key] ??= []).push(maybeUnserialize(row.meta_value));
-    }
-    return out;
+  metaOf(postIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
+    return metaOfObjects(this.dataSource, PostMetaEntity, 'post_id', postIds, keys);
   }
 
   /** Which of the given user ids exist. */

@@ -8,7 +8,6 @@ import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
-import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
@@ -69,22 +68,16 @@ export class TermController extends RestController {
   }
 
   protected registerRoutes(): void {
-    const base = `/${this.restBase}`;
-    const id: RouteArg = { description: 'Unique identifier for the resource.', type: 'integer' };
-    this.route(base, [
-      { methods: Methods.READABLE, args: () => this.collectionArgs(), permission: (req) => this.canRead(req), handler: (req) => this.getItems(req) },
-      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
-    ]);
-    this.route(`${base}/(?P<id>[\\d]+)`, [
-      { methods: Methods.READABLE, args: () => ({ id, context: this.getContextParam({ default: 'view' }) }), permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
-      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
-      {
-        methods: Methods.DELETABLE,
-        args: () => ({ id, force: { type: 'boolean', default: false, description: 'Required to be true, as resource does not support trashing.' } }),
-        permission: (req) => this.canDelete(req),
-        handler: (req) => this.deleteItem(req),
-      },
-    ]);
+    this.registerCrudRoutes(`/${this.restBase}`, {
+      id: { description: 'Unique identifier for the resource.', type: 'integer' },
+      collectionArgs: () => this.collectionArgs(),
+      forceDescription: 'Required to be true, as resource does not support trashing.',
+      list: { permission: (req) => this.canRead(req), handler: (req) => this.getItems(req) },
+      create: { permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
+      read: { permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
+      update: { permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
+      remove: { permission: (req) => this.canDelete(req), handler: (req) => this.deleteItem(req) },
+    });
   }
 
   private collectionArgs(): Record<string, RouteArg> {

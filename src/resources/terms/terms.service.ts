@@ -6,9 +6,8 @@ import { TermMetaEntity } from '../../core/database/entities/term-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
-import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike } from '../../core/database/query-helpers';
-import { placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { RestException } from '../../core/http/rest.exception';
@@ -130,20 +129,8 @@ export class TermsService {
   }
 
   /** The given meta keys of many terms, in one query: termId → key → values. */
-  async metaOf(termIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
-    const out = new Map<number, Record<string, unknown[]>>(termIds.map((id) => [id, {}]));
-    if (!termIds.length || !keys.length) return out;
-    const rows = await rawQuery<{ term_id: number; meta_key: string | null; meta_value: string | null }>(
-      this.dataSource,
-      `SELECT term_id, meta_key, meta_value FROM ${this.table(TermMetaEntity)}
-       WHERE term_id IN (${placeholders(termIds.length)}) AND meta_key IN (${placeholders(keys.length)}) ORDER BY meta_id ASC`,
-      [...termIds, ...keys],
-    );
-    for (const row of rows) {
-      const bucket = out.get(Number(row.term_id));
-      if (bucket && row.meta_key !== null) (bucket[row.meta_key] ??= []).push(maybeUnserialize(row.meta_value));
-    }
-    return out;
+  metaOf(termIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
+    return metaOfObjects(this.dataSource, TermMetaEntity, 'term_id', termIds, keys);
   }
 
   /**

@@ -12,7 +12,7 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByList } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
-import { placeholders, rawQuery } from '../../core/database/raw-query';
+import { metaOfObjects, placeholders, rawQuery } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 
@@ -140,17 +140,11 @@ export class UsersService {
     return this.dataSource.getRepository(UserEntity).findOne({ where });
   }
 
-  /** The given meta keys of many users, unserialized, in one query: userId → key → values (in stored order). */
-  async metaOf(userIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
-    const out = new Map<number, Record<string, unknown[]>>(userIds.map((id) => [id, {}]));
-    if (!userIds.length) return out;
-    const rows = await this.dataSource.getRepository(UserMetaEntity).find({ where: { userId: In(userIds), key: In(keys) }, order: { id: 'ASC' } });
-    for (const row of rows) {
-      const bucket = out.get(row.userId);
-      if (bucket && row.key !== null) (bucket[row.key] ??= []).push(maybeUnserialize(row.value));
-    }
-    return out;
+  /** The given meta keys of many users, in one query: userId → key → values. */
+  metaOf(userIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
+    return metaOfObjects(this.dataSource, UserMetaEntity, 'user_id', userIds, keys);
   }
+
 
   /**
    * The ids of users who published posts of the given types, collected once within a moment: the list of authors is
