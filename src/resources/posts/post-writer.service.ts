@@ -19,6 +19,7 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+import { recountTerms } from '../terms/term-counts';
 import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { writeTransaction } from '../../core/database/write-transaction';
 
@@ -167,7 +168,7 @@ export class PostWriter {
       await em.getRepository(PostEntity).update({ id: post.id }, { status: 'trash', name, modified: now.local, modifiedGmt: now.gmt, ...dates });
       const trashed = await em.getRepository(PostEntity).findOneByOrFail({ id: post.id });
       await this.unstick(em, post.id);
-      await this.recountTerms(em, await this.termTaxonomyIdsOf(em, post.id));
+      await recountTerms(em, this.content, await this.termTaxonomyIdsOf(em, post.id));
       await this.saveRevision(em, type, trashed, ctx);
       // wp_trash_post_comments(): comments wait in `post-trashed`, their statuses kept on the post.
       const comments = await em.getRepository(CommentEntity).find({ select: { id: true, approved: true }, where: { postId: post.id } });
@@ -189,7 +190,7 @@ export class PostWriter {
       const posts = em.getRepository(PostEntity);
       const ttIds = await this.termTaxonomyIdsOf(em, post.id);
       await em.getRepository(TermRelationshipEntity).delete({ objectId: post.id });
-      await this.recountTerms(em, ttIds);
+      await recountTerms(em, this.content, ttIds);
       if (type.hierarchical) await posts.update({ parent: post.id, type: type.name }, { parent: post.parent });
       const revisions = await posts.find({ select: { id: true }, where: { parent: post.id, type: 'revision' } });
       await this.deletePostRows(em, [post.id, ...revisions.map((r) => r.id)]);
@@ -211,7 +212,7 @@ export class PostWriter {
     return writeTransaction(this.dataSource, async (em) => {
       const result = await em.getRepository(PostEntity).update({ id: post.id, status: 'future' }, { status: 'publish' });
       if (!result.affected) return false;
-      await this.recountTerms(em, await this.termTaxonomyIdsOf(em, post.id));
+      await recountTerms(em, this.content, await this.termTaxonomyIdsOf(em, post.id));
       return true;
     });
   }
@@ -421,7 +422,7 @@ export class PostWriter {
       for (const id of await this.replaceTerms(em, post.id, taxonomy, termIds, false)) changed.add(id);
     }
     if (before && before.status !== post.status) for (const id of await this.termTaxonomyIdsOf(em, post.id)) changed.add(id);
-    await this.recountTerms(em, [...changed]);
+    await recountTerms(em, this.content, [...changed]);
     if (r.meta?.length) await applyMetaWrites(em, PostMetaEntity, 'postId', post.id, r.meta);
   }
 
@@ -500,31 +501,6 @@ export class PostWriter {
   private async termTaxonomyIdsOf(em: EntityManager, postId: number): Promise<number[]> {
     const rows = await em.getRepository(TermRelationshipEntity).find({ select: { termTaxonomyId: true }, where: { objectId: postId } });
     return rows.map((r) => r.termTaxonomyId);
-  }
-
-  /**
-   * `_update_post_term_count()`: a term's count is the number of published objects of its taxonomy's types (and
-   * attachments of published posts).
-   */
-  private async recountTerms(em: EntityManager, ttIds: number[]): Promise<void> {
-    if (!ttIds.length) return;
-    const tts = await em.getRepository(TermTaxonomyEntity).find({ where: { id: In(ttIds) } });
-    const posts = em.getRepository(PostEntity).metadata.tableName;
-    const rel = em.getRepository(TermRelationshipEntity).metadata.tableName;
-    for (const tt of tts) {
-      const types = this.content.taxonomy(tt.taxonomy)?.object_type ?? [];
-      if (!types.length) continue;
-      const marks = types.map(() => '?').join(', ');
-      const rows = (await em.query(
-        `SELECT COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
-         WHERE r.term_taxonomy_id = ? AND p1.post_type IN (${marks})
-           AND (p1.post_status = 'publish' OR (p1.post_status = 'inherit' AND p1.post_parent > 0
-             AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))`,
-        [tt.id, ...types],
-      )) as Array<{ n: number | string }>;
-      const count = Number(rows[0]?.n ?? 0);
-      if (count !== Number(tt.count)) await em.getRepository(TermTaxonomyEntity).update({ id: tt.id }, { count });
-    }
   }
 
   // --- revisions ---

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
-import { PostEntity } from '../../core/database/entities/post.entity';
 import { TermMetaEntity } from '../../core/database/entities/term-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
@@ -12,6 +11,8 @@ import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { RestException } from '../../core/http/rest.exception';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { recountTerms } from './term-counts';
 import { sanitizeTitle } from '../../core/formatting';
 
 /** A term of one taxonomy: the `terms` row joined with its `term_taxonomy` row. */
@@ -60,7 +61,10 @@ const SELECT = `SELECT t.term_id AS term_id, tt.term_taxonomy_id AS term_taxonom
 export class TermsService {
   private readonly counts = new ShortCache<number>();
 
-  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    private readonly content: ContentRegistry,
+  ) {
     clearOnWrites(dataSource, this.counts);
   }
 
@@ -122,10 +126,6 @@ export class TermsService {
     );
     for (const row of rows) out.get(Number(row.object_id))?.push(toTermRow(row));
     return out;
-  }
-
-  findPost(id: number): Promise<PostEntity | null> {
-    return id > 0 ? this.dataSource.getRepository(PostEntity).findOneBy({ id }) : Promise.resolve(null);
   }
 
   /** The given meta keys of many terms, in one query: termId → key → values. */
@@ -212,7 +212,7 @@ export class TermsService {
           const filed = new Set(stillFiled.map((r) => Number(r.id)));
           const orphans = objects.filter((id) => !filed.has(id));
           if (orphans.length) await rel.insert(orphans.map((objectId) => ({ objectId, termTaxonomyId: fallback.id, termOrder: 0 })));
-          await this.recount(em, [fallback.id]);
+          await recountTerms(em, this.content, [fallback.id]);
         }
       }
       await tts.delete({ id: term.termTaxonomyId });
@@ -298,32 +298,6 @@ export class TermsService {
     const taken = new Set(rows.map((r) => r.slug));
     if (!taken.has(slug)) return slug;
     for (let n = 2; ; n++) if (!taken.has(`${slug}-${n}`)) return `${slug}-${n}`;
-  }
-
-  /** Published posts of each term (as `_update_post_term_count()`). */
-  private async recount(em: EntityManager, ttIds: number[]): Promise<void> {
-    if (!ttIds.length) return;
-    const posts = em.getRepository(PostEntity).metadata.tableName;
-    const rel = em.getRepository(TermRelationshipEntity).metadata.tableName;
-    for (const id of ttIds) {
-      const rows = (await em.query(
-        `SELECT COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p ON p.ID = r.object_id WHERE r.term_taxonomy_id = ? AND p.post_status = 'publish'`,
-        [id],
-      )) as Array<{ n: number | string }>;
-      await em.getRepository(TermTaxonomyEntity).update({ id }, { count: Number(rows[0]?.n ?? 0) });
-    }
-  }
-
-  /** Term rows by term-taxonomy ids (for links of parents). */
-  async byTermIds(ids: number[]): Promise<TermRow[]> {
-    if (!ids.length) return [];
-    const rows = await rawQuery(this.dataSource, `${SELECT} ${this.from()} WHERE t.term_id IN (${placeholders(ids.length)})`, ids);
-    return rows.map(toTermRow);
-  }
-
-  async existing(taxonomy: string, ids: number[]): Promise<Set<number>> {
-    const rows = ids.length ? await this.dataSource.getRepository(TermTaxonomyEntity).find({ select: { termId: true }, where: { taxonomy, termId: In(ids) } }) : [];
-    return new Set(rows.map((r) => Number(r.termId)));
   }
 }
 

@@ -1,0 +1,30 @@
+import { EntityManager, In } from 'typeorm';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
+import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+
+/**
+ * `_update_post_term_count()`: a term's `count` is the number of published objects of its taxonomy's types (and
+ * attachments of published posts). Recounts the given term-taxonomy ids inside the caller's transaction.
+ */
+export async function recountTerms(em: EntityManager, content: ContentRegistry, ttIds: number[]): Promise<void> {
+  if (!ttIds.length) return;
+  const tts = await em.getRepository(TermTaxonomyEntity).find({ where: { id: In([...new Set(ttIds)]) } });
+  const posts = em.getRepository(PostEntity).metadata.tableName;
+  const rel = em.getRepository(TermRelationshipEntity).metadata.tableName;
+  for (const tt of tts) {
+    const types = content.taxonomy(tt.taxonomy)?.object_type ?? [];
+    if (!types.length) continue;
+    const marks = types.map(() => '?').join(', ');
+    const rows = (await em.query(
+      `SELECT COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
+       WHERE r.term_taxonomy_id = ? AND p1.post_type IN (${marks})
+         AND (p1.post_status = 'publish' OR (p1.post_status = 'inherit' AND p1.post_parent > 0
+           AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))`,
+      [tt.id, ...types],
+    )) as Array<{ n: number | string }>;
+    const count = Number(rows[0]?.n ?? 0);
+    if (count !== Number(tt.count)) await em.getRepository(TermTaxonomyEntity).update({ id: tt.id }, { count });
+  }
+}
