@@ -1,0 +1,184 @@
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { convertInvalidEntities, wpKsesPost, wpTargetedLinkRel } from '../../core/formatting';
+import { wpFilterKses } from '../../core/formatting/kses';
+import { RestException } from '../../core/http/rest.exception';
+import { OptionsService } from '../../core/options/options.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
+import { ExposedMetaKey, planMetaWrites } from '../../core/rest/meta-fields';
+import { RestRequest } from '../../core/rest/rest-request';
+import { ItemSchema } from '../../core/schema/json-schema';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { PostFields, PostRelations, PostWriter, WriteContext } from './post-writer.service';
+import { PostsService } from './posts.service';
+
+/**
+ * What a create or update request asks of a post, checked and converted the way the reference's
+ * `prepare_item_for_database` does it: the row's fields (with the save filters WordPress applies to text), and the
+ * sticky flag, featured image, format, template, terms and meta around it.
+ */
+export class PostInput {
+  constructor(
+    private readonly type: PostTypeObject,
+    private readonly schema: () => ItemSchema,
+    private readonly taxonomies: () => TaxonomyObject[],
+    private readonly registeredMeta: () => ExposedMetaKey[],
+    private readonly content: ContentRegistry,
+    private readonly posts: PostsService,
+    private readonly writer: PostWriter,
+    private readonly options: OptionsService,
+    private readonly extensions: CmsExtensionRegistry,
+  ) {}
+
+  async writeContext(req: RestRequest, before?: PostEntity): Promise<WriteContext> {
+    const o = await this.options.getMany(['timezone_string', 'gmt_offset', 'home', 'default_category', 'default_comment_status', 'default_ping_status', 'permalink_structure']);
+    const canPublish = before ? await req.ctx.can('publish_post', before) : await req.ctx.can(this.type.cap.publish_posts);
+    return {
+      actor: req.ctx.user.id,
+      clock: SiteClock.fromOptions(o),
+      canPublish,
+      templates: this.extensions.pageTemplates(this.type.name),
+      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      defaultCategory: Number(o.default_category ?? 0),
+      defaultCommentStatus: String(o.default_comment_status ?? 'open'),
+      defaultPingStatus: String(o.default_ping_status ?? 'open'),
+      permalinkStructure: String(o.permalink_structure ?? ''),
+    };
+  }
+
+  /** The row changes a request asks for (the reference's prepare_item_for_database). */
+  async fields(req: RestRequest, before: PostEntity | null, clock: SiteClock): Promise<PostFields> {
+    const props = this.schema().properties;
+    const f: PostFields = {};
+    const filtered = !(await req.ctx.can('unfiltered_html'));
+    const text = (name: 'title' | 'content' | 'excerpt'): string | undefined => {
+      if (!props[name]) return undefined;
+      const value = req.get<unknown>(name);
+      let raw: string | undefined;
+      if (typeof value === 'string') raw = value;
+      else if (value && typeof value === 'object' && 'raw' in value) {
+        const r = (value as { raw: unknown }).raw;
+        // An empty title sent as an object is ignored, as in the reference.
+        if (name !== 'title' || (r !== '' && r !== null && r !== undefined)) raw = r === null || r === undefined ? '' : String(r);
+      } else if (typeof value === 'number' || typeof value === 'boolean') raw = String(value);
+      return raw === undefined ? undefined : sanitizeSavedText(name, raw, filtered);
+    };
+    f.title = text('title');
+    f.content = text('content');
+    f.excerpt = text('excerpt');
+
+    const status = req.get<string>('status');
+    if (props.status && status !== undefined && (!before || before.status !== status)) f.status = await this.checkStatus(req, status);
+
+    const params = req.params();
+    if (props.date && req.get('date')) {
+      const value = clock.restDateWithGmt(String(req.get('date')));
+      if (value && (!before || before.date !== value[0])) f.date = value;
+    } else if (props.date_gmt && req.get('date_gmt')) {
+      const value = clock.restDateWithGmt(String(req.get('date_gmt')), true);
+      if (value && (!before || before.dateGmt !== value[1])) f.date = value;
+    }
+    if (('date' in params && params.date === null) || ('date_gmt' in params && params.date_gmt === null)) f.date = null;
+
+    if (props.slug && req.has('slug')) f.name = String(req.get('slug'));
+    if (props.author && req.get('author')) {
+      const author = Number(req.get('author'));
+      if (author !== req.ctx.user.id && !(await this.posts.existingUsers([author])).has(author)) {
+        throw new RestException('rest_invalid_author', 'Invalid author id.', 400);
+      }
+      f.author = author;
+    }
+    if (props.password && req.has('password')) {
+      const password = String(req.get('password'));
+      f.password = password;
+      if (password !== '') {
+        if (props.sticky && truthy(req.get('sticky'))) throw new RestException('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
+        if (before && (await this.writer.isSticky(before.id))) throw new RestException('rest_invalid_field', 'A sticky post can not be password protected.', 400);
+      }
+    }
+    if (props.sticky && truthy(req.get('sticky')) && before && before.password && !(req.has('password') && req.get('password') === '')) {
+      throw new RestException('rest_invalid_field', 'A password protected post can not be set to sticky.', 400);
+    }
+    if (props.parent && req.has('parent')) {
+      const parent = Number(req.get('parent'));
+      if (parent !== 0) {
+        const found = parent > 0 ? await this.posts.findById(parent) : null;
+        if (!found) throw new RestException('rest_post_invalid_id', 'Invalid post parent id.', 400);
+      }
+      f.parent = Math.max(parent, 0);
+    }
+    if (props.menu_order && req.has('menu_order')) f.menuOrder = Math.trunc(Number(req.get('menu_order')));
+    if (props.comment_status && req.get('comment_status')) f.commentStatus = String(req.get('comment_status'));
+    if (props.ping_status && req.get('ping_status')) f.pingStatus = String(req.get('ping_status'));
+    return f;
+  }
+
+  /** The reference's handle_status_param: publishing (and private posts) need `publish_posts`. */
+  private async checkStatus(req: RestRequest, status: string): Promise<string> {
+    const code = req.ctx.authorizationRequiredCode;
+    if (status === 'draft' || status === 'pending') return status;
+    if (status === 'private' || status === 'publish' || status === 'future') {
+      if (!(await req.ctx.can(this.type.cap.publish_posts))) {
+        const what = status === 'private' ? 'create private posts' : 'publish posts';
+        throw new RestException('rest_cannot_publish', `Sorry, you are not allowed to ${what} in this post type.`, code);
+      }
+      return status;
+    }
+    return this.content.status(status) ? status : 'draft';
+  }
+
+  /** Sticky flag, featured image, format, template, terms and meta a request asks for. */
+  async relations(req: RestRequest, before: PostEntity | null): Promise<PostRelations> {
+    const props = this.schema().properties;
+    const r: PostRelations = {};
+    if (props.sticky && req.has('sticky')) r.sticky = truthy(req.get('sticky'));
+    if (props.featured_media && req.has('featured_media')) r.featuredMedia = Math.max(0, Math.trunc(Number(req.get('featured_media'))));
+    if (props.format && req.get('format')) r.format = String(req.get('format'));
+    if (props.template && req.has('template')) r.template = String(req.get('template'));
+    const terms = new Map<string, number[]>();
+    for (const tax of this.taxonomies()) {
+      const base = tax.rest_base || tax.name;
+      const value = req.get<unknown>(base);
+      if (value === undefined) continue;
+      const ids = [...new Set((Array.isArray(value) ? value : [value]).map((v) => Math.trunc(Number(v))))];
+      // Every id must be a term of this taxonomy: a wrong one is an error rather than silently dropped.
+      const known = new Set(await this.posts.termIdsIn(tax.name, ids));
+      const unknown = ids.filter((id) => !known.has(id));
+      if (unknown.length) {
+        throw new RestException('rest_invalid_param', `Invalid parameter(s): ${base}`, 400, {
+          params: { [base]: `${unknown.join(', ')} ${unknown.length === 1 ? 'is not a term' : 'are not terms'} of the ${tax.name} taxonomy.` },
+        });
+      }
+      terms.set(tax.name, ids);
+    }
+    if (terms.size) r.terms = terms;
+    if (props.meta && req.has('meta')) {
+      // A new post does not exist yet: its key permissions are those of a post of this type by the caller.
+      const target = before ?? { id: 0, type: this.type.name, status: 'draft', author: req.ctx.user.id, parent: 0 };
+      r.meta = await planMetaWrites(this.registeredMeta(), req.get('meta'), 'post', (cap, key) => req.ctx.can(cap, target, key));
+    }
+    return r;
+  }
+}
+
+export function truthy(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1' || value === 1;
+}
+
+/**
+ * What WordPress's save filters do to a title, content or excerpt: `rel="noopener"` on links opening a new window,
+ * invalid entities fixed, titles trimmed, and — for users without `unfiltered_html` — HTML limited by kses (the
+ * short list for titles, the post list for the rest).
+ */
+function sanitizeSavedText(field: 'title' | 'content' | 'excerpt', raw: string, filtered: boolean): string {
+  let text = field === 'title' ? phpTrimWhitespace(raw) : convertInvalidEntities(raw);
+  text = wpTargetedLinkRel(text);
+  if (filtered) text = field === 'title' ? wpFilterKses(text) : wpKsesPost(text);
+  return text;
+}
+
+/** PHP's `trim()` with its default characters. */
+function phpTrimWhitespace(text: string): string {
+  return text.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
+}

@@ -1,0 +1,210 @@
+import { timingSafeEqual } from 'node:crypto';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { mysqlToRfc3339, ZERO_DATE } from '../../core/database/mysql-date';
+import { renderContent, renderExcerpt, renderTitle } from '../../core/formatting';
+import { OptionsService } from '../../core/options/options.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
+import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
+import { RestRequest } from '../../core/rest/rest-request';
+import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
+import { permalink } from './permalink';
+import { typeSupports } from './post-schema';
+import { stickyIds } from './post-writer.service';
+import { PostsService } from './posts.service';
+
+/** Site facts used while preparing posts of one request. */
+export interface SiteFacts {
+  home: string;
+  sticky: number[];
+  clock: SiteClock;
+}
+
+/** Everything loaded at once for a page of posts. */
+interface Batch {
+  terms: Map<number, Record<string, number[]>>;
+  formats: Map<number, string>;
+  meta: Map<number, Record<string, unknown[]>>;
+  authors: Set<number>;
+  revisions: Map<number, { count: number; last: number }>;
+  parents: Map<number, PostEntity>;
+}
+
+const BASE_META_KEYS = ['_thumbnail_id', '_wp_page_template'];
+
+/**
+ * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
+ * formatting options), so an entry is reused while its source is unchanged; entries are evicted oldest first.
+ */
+class RenderCache {
+  private readonly entries = new Map<string, { source: string; html: string }>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string, source: string, render: () => string): string {
+    const hit = this.entries.get(key);
+    if (hit !== undefined && hit.source === source) return hit.html;
+    const html = render();
+    if (!hit && this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { source, html });
+    return html;
+  }
+}
+
+const RENDERED = new RenderCache(4000);
+
+/**
+ * Prepares posts of one type for responses, the way the reference's `prepare_item_for_response` does: fields by the
+ * type's supports, rendered HTML, password protection, dates in both time zones, and links — with everything a page
+ * of posts needs loaded in a fixed number of queries.
+ */
+export class PostPresenter {
+  constructor(
+    private readonly type: PostTypeObject,
+    private readonly namespace: string,
+    private readonly restBase: string,
+    private readonly taxonomies: () => TaxonomyObject[],
+    private readonly registeredMeta: () => ExposedMetaKey[],
+    private readonly posts: PostsService,
+    private readonly options: OptionsService,
+    private readonly linkRelBase: string,
+    /** The controller's response builder (additional fields, context, links, `rest_prepare_<type>`). */
+    private readonly respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity) => Promise<RestResponse>,
+  ) {}
+
+  /** Options every post of a request needs (home URL, sticky list, time zone), read once. */
+  async siteFacts(req: RestRequest): Promise<SiteFacts> {
+    const o = await this.options.getMany(['home', 'sticky_posts', 'timezone_string', 'gmt_offset']);
+    return { home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''), sticky: stickyIds(o.sticky_posts), clock: SiteClock.fromOptions(o) };
+  }
+
+  /** Loads what a page of posts needs in a fixed number of queries, then prepares each post. */
+  async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts): Promise<RestResponse[]> {
+    const ids = posts.map((p) => p.id);
+    const taxonomies = this.taxonomies();
+    const metaKeys = [...BASE_META_KEYS, ...this.registeredMeta().map((m) => m.key)];
+    const [{ terms, formats }, meta, authors, revisions, parents] = await Promise.all([
+      this.posts.termsOf(ids, taxonomies.map((t) => t.name), typeSupports(this.type, 'post-formats')),
+      this.posts.metaOf(ids, metaKeys),
+      this.posts.existingUsers([...new Set(posts.map((p) => p.author).filter((a) => a > 0))]),
+      typeSupports(this.type, 'revisions') ? this.posts.revisionsOf(ids) : Promise.resolve(new Map<number, { count: number; last: number }>()),
+      this.type.hierarchical ? this.parentChains(posts) : Promise.resolve(new Map<number, PostEntity>()),
+    ]);
+    const batch: Batch = { terms, formats, meta, authors, revisions, parents };
+    const out: RestResponse[] = [];
+    for (const post of posts) out.push(await this.prepareItem(post, req, site, batch));
+    return out;
+  }
+
+  /** Ancestors of hierarchical posts (for page links), loaded level by level. */
+  private async parentChains(posts: PostEntity[]): Promise<Map<number, PostEntity>> {
+    const known = new Map<number, PostEntity>(posts.map((p) => [p.id, p]));
+    let wanted = [...new Set(posts.map((p) => p.parent).filter((id) => id > 0 && !known.has(id)))];
+    for (let depth = 0; wanted.length && depth < 20; depth++) {
+      const rows = await this.posts.findByIds(wanted);
+      for (const row of rows) known.set(row.id, row);
+      wanted = [...new Set(rows.map((p) => p.parent).filter((id) => id > 0 && !known.has(id)))];
+    }
+    return known;
+  }
+
+  private link(post: PostEntity, site: SiteFacts, batch: Batch, readable: boolean): string {
+    const viewable = post.status === 'publish' || (post.status === 'private' && readable);
+    return permalink(post, this.type, site.home, batch.parents, viewable);
+  }
+
+  private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch): Promise<RestResponse> {
+    const supports = (feature: string) => typeSupports(this.type, feature);
+    const edit = req.context === 'edit';
+    // Password-protected content is hidden unless the right password is sent (or the caller edits).
+    const locked = Boolean(post.password) && !edit && !samePassword(post.password, req.get<string>('password') ?? '');
+    const meta = batch.meta.get(post.id) ?? {};
+    const readable = post.status === 'private' ? await req.ctx.can('read_post', post) : true;
+    const data: Record<string, unknown> = {
+      id: post.id,
+      date: dateResponse(post.dateGmt, post.date),
+      date_gmt: dateResponse(site.clock.gmtOf(post.date, post.dateGmt)),
+      guid: { rendered: post.guid, raw: post.guid },
+      modified: dateResponse(post.modifiedGmt, post.modified),
+      modified_gmt: dateResponse(site.clock.gmtOf(post.modified, post.modifiedGmt)),
+    };
+    if (edit) data.password = post.password;
+    Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
+    if (supports('title')) {
+      const prefix = post.status === 'private' && !post.password ? 'p' : 't';
+      const rendered = RENDERED.get(`${post.id}:t`, `${prefix}${post.title}`, () => renderTitle(post.title, { status: post.status, password: post.password }));
+      data.title = { raw: post.title, rendered };
+    }
+    if (supports('editor')) {
+      const rendered = locked ? '' : RENDERED.get(`${post.id}:c`, post.content, () => renderContent(post.content));
+      data.content = { raw: post.content, rendered, protected: Boolean(post.password) };
+    }
+    if (supports('excerpt')) {
+      // An excerpt is rendered from the excerpt, or generated from the content when there is none.
+      const key = post.excerpt ? `${post.id}:e` : `${post.id}:g`;
+      const rendered = locked ? '' : RENDERED.get(key, post.excerpt || post.content, () => renderExcerpt(post.excerpt, post.content));
+      data.excerpt = { raw: post.excerpt, rendered, protected: Boolean(post.password) };
+    }
+    if (supports('author')) data.author = post.author;
+    if (supports('thumbnail')) data.featured_media = Number(meta._thumbnail_id?.[0] ?? 0) || 0;
+    if (this.type.hierarchical) data.parent = post.parent;
+    if (supports('page-attributes')) data.menu_order = post.menuOrder;
+    if (supports('comments')) {
+      data.comment_status = post.commentStatus;
+      data.ping_status = post.pingStatus;
+    }
+    if (this.type.name === 'post') data.sticky = site.sticky.includes(post.id);
+    const template = String(meta._wp_page_template?.[0] ?? '');
+    data.template = template === 'default' ? '' : template;
+    if (supports('post-formats')) data.format = batch.formats.get(post.id) ?? 'standard';
+    if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), meta);
+    const terms = batch.terms.get(post.id) ?? {};
+    for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = terms[tax.name] ?? [];
+    return this.respond(data, req, this.links(post, req, batch, data), post);
+  }
+
+  private links(post: PostEntity, req: RestRequest, batch: Batch, data: Record<string, unknown>) {
+    const ns = this.namespace;
+    const rel = this.linkRelBase;
+    const url = (path: string) => req.ctx.restUrl(path);
+    const links = linkMap({
+      self: { href: url(`${ns}/${this.restBase}/${post.id}`) },
+      collection: { href: url(`${ns}/${this.restBase}`) },
+      about: { href: url(`${ns}/types/${this.type.name}`) },
+    });
+    const add = (relName: string, href: string, attrs: Record<string, unknown> = {}) => {
+      const list = links.get(relName) ?? [];
+      list.push({ href, attributes: attrs });
+      links.set(relName, list);
+    };
+    if (typeSupports(this.type, 'author') && post.author && batch.authors.has(post.author)) {
+      add('author', url(`${ns}/users/${post.author}`), { embeddable: true });
+    }
+    if (typeSupports(this.type, 'comments')) add('replies', url(`${ns}/comments?post=${post.id}`), { embeddable: true });
+    if (typeSupports(this.type, 'revisions')) {
+      const revisions = batch.revisions.get(post.id);
+      add('version-history', url(`${ns}/${this.restBase}/${post.id}/revisions`), { count: revisions?.count ?? 0 });
+      if (revisions) add('predecessor-version', url(`${ns}/${this.restBase}/${post.id}/revisions/${revisions.last}`), { id: revisions.last });
+    }
+    if (this.type.hierarchical && post.parent > 0) add('up', url(`${ns}/${this.restBase}/${post.parent}`), { embeddable: true });
+    if (Number(data.featured_media) > 0) add(`${rel}featuredmedia`, url(`${ns}/media/${data.featured_media}`), { embeddable: true });
+    add(`${rel}attachment`, url(`${ns}/media?parent=${post.id}`));
+    for (const tax of this.taxonomies()) {
+      add(`${rel}term`, url(`${tax.rest_namespace}/${tax.rest_base || tax.name}?post=${post.id}`), { taxonomy: tax.name, embeddable: true });
+    }
+    return links;
+  }
+}
+
+/** The reference's prepare_date_response: `null` for a zero GMT date, else the date as RFC 3339 without offset. */
+function dateResponse(dateGmt: string, date?: string): string | null {
+  if (date !== undefined) return mysqlToRfc3339(date);
+  if (!dateGmt || dateGmt === ZERO_DATE) return null;
+  return mysqlToRfc3339(dateGmt);
+}
+
+export function samePassword(stored: string, given: string): boolean {
+  const a = Buffer.from(stored);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
