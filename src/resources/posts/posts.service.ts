@@ -87,11 +87,15 @@ export class PostsService {
       const rows = await rawQuery(this.dataSource, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
       return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
     }
-    // MySQL sorts whole rows (contents included) when the order cannot come from an index: sort the page's ids,
-    // then read their rows.
-    const ids = (await rawQuery<{ ID: number | string }>(this.dataSource, `SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}`, params)).map((r) => Number(r.ID));
-    const byId = new Map((await this.findByIds(ids)).map((p) => [p.id, p]));
-    return { posts: ids.map((id) => byId.get(id)).filter((p): p is PostEntity => p !== undefined), total: await total };
+    // MySQL sorts whole rows (contents included) when the order cannot come from an index: the page's ids are
+    // sorted in a derived table, then joined to their rows and put back in order.
+    const rows = await rawQuery(
+      this.dataSource,
+      `SELECT p.* FROM ${posts} p INNER JOIN (SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}) page ON page.ID = p.ID
+       ORDER BY ${this.orderOf(q, where)}`,
+      [...params, ...this.orderParams(q)],
+    );
+    return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
   }
 
   private get postMeta() {
