@@ -268,8 +268,20 @@ async function privacyPageCaps(
   return post.id > 0 && phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id ? recurse('manage_privacy_options', []) : [];
 }
 
-/** `$post_type_meta_caps`: the meta capabilities of post types registered with `map_meta_cap`. */
+const META_CAPS = new WeakMap<MetaCapRegistry, { types: number; map: Map<string, string> }>();
+
+/** {@link buildPostTypeMetaCaps}, worked out again only when post types were added. */
 function postTypeMetaCaps(registry: MetaCapRegistry): Map<string, string> {
+  const types = registry.allPostTypes().length;
+  const cached = META_CAPS.get(registry);
+  if (cached && cached.types === types) return cached.map;
+  const map = buildPostTypeMetaCaps(registry);
+  META_CAPS.set(registry, { types, map });
+  return map;
+}
+
+/** `$post_type_meta_caps`: the meta capabilities of post types registered with `map_meta_cap`. */
+function buildPostTypeMetaCaps(registry: MetaCapRegistry): Map<string, string> {
   const map = new Map<string, string>();
   for (const type of registry.allPostTypes()) {
     if (!type.map_meta_cap) continue;

@@ -13,7 +13,11 @@ export class RestException extends Error {
     /** Further errors reported after the first one (`additional_errors`). */
     readonly additional: RestException[] = [],
   ) {
+    // An expected answer, not a fault: no stack trace is captured (errors of `_embed` sub-requests are frequent).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'RestException';
   }
 
