@@ -7,11 +7,8 @@ import { OptionEntity } from '../../core/database/entities/option.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
-import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
-import { TermEntity } from '../../core/database/entities/term.entity';
 import { ZERO_DATE } from '../../core/database/mysql-date';
 import { maybeSerialize } from '../../core/database/php-serialize';
-import { escapeLike } from '../../core/database/query-helpers';
 import { normalizeWhitespace, sanitizeTitle } from '../../core/formatting';
 import { RestException } from '../../core/http/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
@@ -21,6 +18,8 @@ import { PostTypeObject } from '../../core/registry/content-types';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { recountTerms } from '../terms/term-counts';
 import { permalink, PLAIN_LINK_STATUSES } from './permalink';
+import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
+import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { writeTransaction } from '../../core/database/write-transaction';
 
 /** Columns of a post a request may set (already validated and sanitised). */
@@ -74,7 +73,6 @@ export interface WriteContext {
 const FLOATING = ['draft', 'pending', 'auto-draft'];
 /** Columns without a default in WordPress's schema, written explicitly on insert. */
 const EMPTY_COLUMNS: Partial<PostEntity> = { toPing: '', pinged: '', contentFiltered: '', guid: '', mimeType: '', commentCount: 0 };
-const FEEDS = ['feed', 'rdf', 'rss', 'rss2', 'atom'];
 
 /**
  * Writes posts the way WordPress's `wp_insert_post()`, `wp_trash_post()` and `wp_delete_post()` do — dates in both
@@ -113,7 +111,7 @@ export class PostWriter {
       const post = (await em.getRepository(PostEntity).findOneByOrFail({ id: postId })) as PostEntity;
       // The slug of a published post without one comes from its title, once the id is known.
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
-        post.name = await this.uniqueSlug(em, sanitizeTitle(post.title, String(postId)), post, ctx.permalinkStructure);
+        post.name = await uniquePostSlug(em, sanitizeTitle(post.title, String(postId)), post, type, ctx.permalinkStructure);
       }
       post.guid = await this.permalinkWithin(em, type, post, ctx.home);
       await em.getRepository(PostEntity).update({ id: postId }, { name: post.name, guid: post.guid });
@@ -138,10 +136,10 @@ export class PostWriter {
       const terms = new Map(relations.terms ?? []);
       // A post left without categories goes back to the default one, as every save in WordPress does.
       if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
-        const current = await this.termIdsOf(em, post.id, 'category');
+        const current = await postTermIds(em, post.id, 'category');
         if (!current.length && ctx.defaultCategory > 0) terms.set('category', [ctx.defaultCategory]);
       }
-      await this.recordOldSlug(em, type, before, post);
+      await recordOldSlug(em, type, before, post);
       await this.applyRelations(em, post, before, { ...relations, terms }, ctx);
       await this.saveRevision(em, type, post, ctx);
     });
@@ -168,7 +166,7 @@ export class PostWriter {
       await em.getRepository(PostEntity).update({ id: post.id }, { status: 'trash', name, modified: now.local, modifiedGmt: now.gmt, ...dates });
       const trashed = await em.getRepository(PostEntity).findOneByOrFail({ id: post.id });
       await this.unstick(em, post.id);
-      await recountTerms(em, this.content, await this.termTaxonomyIdsOf(em, post.id));
+      await recountTerms(em, this.content, await postTermTaxonomyIds(em, post.id));
       await this.saveRevision(em, type, trashed, ctx);
       // wp_trash_post_comments(): comments wait in `post-trashed`, their statuses kept on the post.
       const comments = await em.getRepository(CommentEntity).find({ select: { id: true, approved: true }, where: { postId: post.id } });
@@ -188,7 +186,7 @@ export class PostWriter {
   async delete(type: PostTypeObject, post: PostEntity): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
       const posts = em.getRepository(PostEntity);
-      const ttIds = await this.termTaxonomyIdsOf(em, post.id);
+      const ttIds = await postTermTaxonomyIds(em, post.id);
       await em.getRepository(TermRelationshipEntity).delete({ objectId: post.id });
       await recountTerms(em, this.content, ttIds);
       if (type.hierarchical) await posts.update({ parent: post.id, type: type.name }, { parent: post.parent });
@@ -212,7 +210,7 @@ export class PostWriter {
     return writeTransaction(this.dataSource, async (em) => {
       const result = await em.getRepository(PostEntity).update({ id: post.id, status: 'future' }, { status: 'publish' });
       if (!result.affected) return false;
-      await recountTerms(em, this.content, await this.termTaxonomyIdsOf(em, post.id));
+      await recountTerms(em, this.content, await postTermTaxonomyIds(em, post.id));
       return true;
     });
   }
@@ -261,7 +259,7 @@ export class PostWriter {
     let status = f.status || before?.status || 'draft';
     let parent = f.parent ?? before?.parent ?? 0;
     // wp_check_post_hierarchy_for_loops(): a post cannot become its own ancestor.
-    if (before && f.parent !== undefined && parent > 0 && (await this.wouldLoop(em, before.id, parent))) parent = 0;
+    if (before && f.parent !== undefined && parent > 0 && (await isOwnAncestor(em, before.id, parent))) parent = 0;
 
     // Dates: a draft that never had a GMT date keeps floating at "now" until it is given one.
     let date: string;
@@ -298,7 +296,7 @@ export class PostWriter {
     const draft = { id: before?.id ?? 0, type: type.name, parent, status, name } as PostEntity;
     // A slug sent for a draft is made unique as if it were published (the reference's REST rule).
     const uniqueAs = f.name !== undefined && name && ['draft', 'pending'].includes(status) ? { ...draft, status: 'publish' } : draft;
-    if (name) name = await this.uniqueSlug(em, name, uniqueAs as PostEntity, ctx.permalinkStructure);
+    if (name) name = await uniquePostSlug(em, name, uniqueAs as PostEntity, type, ctx.permalinkStructure);
 
     const commentDefault = (kind: 'comment' | 'ping'): string => {
       if (before) return 'closed';
@@ -328,17 +326,6 @@ export class PostWriter {
     };
   }
 
-  /** Whether `parent` is the post itself or one of its descendants. */
-  private async wouldLoop(em: EntityManager, postId: number, parent: number): Promise<boolean> {
-    const seen = new Set<number>();
-    for (let id = parent; id > 0 && !seen.has(id); ) {
-      if (id === postId) return true;
-      seen.add(id);
-      const row = await em.getRepository(PostEntity).findOne({ select: { id: true, parent: true }, where: { id } });
-      id = row ? Number(row.parent) : 0;
-    }
-    return false;
-  }
 
   /** The permalink a new post gets as its `guid`, its ancestors read through the transaction. */
   private async permalinkWithin(em: EntityManager, type: PostTypeObject, post: PostEntity, home: string): Promise<string> {
@@ -353,39 +340,6 @@ export class PostWriter {
     return permalink(post, type, home, parents, pretty);
   }
 
-  /** `wp_unique_post_slug()`: the slug, or the slug with the first free `-N` suffix. */
-  private async uniqueSlug(em: EntityManager, slug: string, post: PostEntity, permalinkStructure: string): Promise<string> {
-    if (FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision')) return slug;
-    const type = this.content.postType(post.type);
-    const qb = em
-      .getRepository(PostEntity)
-      .createQueryBuilder('p')
-      .select('p.name', 'name')
-      .where("(p.name = :slug OR p.name LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` })
-      .andWhere('p.id != :id', { id: post.id || 0 });
-    let reserved = FEEDS.includes(slug) || slug === 'embed';
-    if (post.type === 'attachment') {
-      // Attachment slugs are unique across every type.
-    } else if (type?.hierarchical) {
-      if (post.type === 'nav_menu_item') return slug;
-      qb.andWhere("p.type IN (:type, 'attachment')", { type: post.type }).andWhere('p.parent = :parent', { parent: post.parent || 0 });
-      reserved ||= /^(page)?\d+$/.test(slug);
-    } else {
-      qb.andWhere('p.type = :type', { type: post.type });
-      if (post.type === 'post' && /^[0-9]+$/.test(slug) && Number(slug) > 0) {
-        const structure = permalinkStructure.split('/').filter(Boolean);
-        const at = structure.indexOf('%postname%');
-        const n = Number(slug);
-        reserved ||= at === 0 || (at > 0 && structure[at - 1] === '%year%' && n < 13) || (at > 0 && structure[at - 1] === '%monthnum%' && n < 32);
-      }
-    }
-    const taken = new Set((await qb.getRawMany<{ name: string }>()).map((r) => r.name));
-    if (!taken.has(slug) && !reserved) return slug;
-    for (let suffix = 2; ; suffix++) {
-      const candidate = `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`;
-      if (!taken.has(candidate)) return candidate;
-    }
-  }
 
   // --- everything around the row ---
 
@@ -415,13 +369,13 @@ export class PostWriter {
     const changed = new Set<number>();
     if (r.format) {
       const slug = r.format === 'standard' ? null : `post-format-${r.format}`;
-      const ids = slug ? [await this.ensureTerm(em, 'post_format', slug)] : [];
-      for (const id of await this.replaceTerms(em, post.id, 'post_format', ids, true)) changed.add(id);
+      const ids = slug ? [await ensureTerm(em, 'post_format', slug)] : [];
+      for (const id of await replacePostTerms(em, post.id, 'post_format', ids)) changed.add(id);
     }
     for (const [taxonomy, termIds] of r.terms ?? []) {
-      for (const id of await this.replaceTerms(em, post.id, taxonomy, termIds, false)) changed.add(id);
+      for (const id of await replacePostTerms(em, post.id, taxonomy, termIds)) changed.add(id);
     }
-    if (before && before.status !== post.status) for (const id of await this.termTaxonomyIdsOf(em, post.id)) changed.add(id);
+    if (before && before.status !== post.status) for (const id of await postTermTaxonomyIds(em, post.id)) changed.add(id);
     await recountTerms(em, this.content, [...changed]);
     if (r.meta?.length) await applyMetaWrites(em, PostMetaEntity, 'postId', post.id, r.meta);
   }
@@ -434,74 +388,10 @@ export class PostWriter {
     return this.content.allTaxonomies().filter((t) => t.object_type.includes(type.name)).map((t) => t.name);
   }
 
-  /** The term-taxonomy id of a term (by slug) in a taxonomy, created when missing. */
-  private async ensureTerm(em: EntityManager, taxonomy: string, slug: string): Promise<number> {
-    const found = await em
-      .getRepository(TermTaxonomyEntity)
-      .createQueryBuilder('tt')
-      .innerJoin(TermEntity, 't', 't.id = tt.termId')
-      .select('tt.termId', 'term_id')
-      .where('tt.taxonomy = :taxonomy', { taxonomy })
-      .andWhere('t.slug = :slug', { slug })
-      .getRawOne<{ term_id: number }>();
-    if (found) return Number(found.term_id);
-    const term = await em.getRepository(TermEntity).insert({ name: slug, slug, group: 0 });
-    const termId = Number(term.identifiers[0].id);
-    await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: '', parent: 0, count: 0 });
-    return termId;
-  }
 
-  /**
-   * Replaces a post's terms of one taxonomy by term ids (`wp_set_object_terms()`; ids that are not terms of the
-   * taxonomy are skipped). Returns the term-taxonomy ids whose counts change.
-   */
-  private async replaceTerms(em: EntityManager, postId: number, taxonomy: string, termIds: number[], _exclusive: boolean): Promise<number[]> {
-    const tts = termIds.length
-      ? await em.getRepository(TermTaxonomyEntity).find({ select: { id: true, termId: true }, where: { taxonomy, termId: In([...new Set(termIds)]) } })
-      : [];
-    const wanted = new Set(tts.map((t) => t.id));
-    const current = await em
-      .getRepository(TermRelationshipEntity)
-      .createQueryBuilder('r')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-      .select('r.termTaxonomyId', 'id')
-      .where('r.objectId = :postId', { postId })
-      .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
-      .getRawMany<{ id: number }>();
-    const have = new Set(current.map((c) => Number(c.id)));
-    const removed = [...have].filter((id) => !wanted.has(id));
-    const added = [...wanted].filter((id) => !have.has(id));
-    if (removed.length) await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
-    if (added.length) await em.getRepository(TermRelationshipEntity).insert(added.map((id) => ({ objectId: postId, termTaxonomyId: id, termOrder: 0 })));
-    return [...removed, ...added];
-  }
 
-  private async termIdsOf(em: EntityManager, postId: number, taxonomy: string): Promise<number[]> {
-    const rows = await em
-      .getRepository(TermRelationshipEntity)
-      .createQueryBuilder('r')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-      .select('tt.termId', 'id')
-      .where('r.objectId = :postId', { postId })
-      .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
-      .getRawMany<{ id: number }>();
-    return rows.map((r) => Number(r.id));
-  }
 
-  /** `wp_check_for_changed_slugs()`: a published post remembers its former slugs in `_wp_old_slug`. */
-  private async recordOldSlug(em: EntityManager, type: PostTypeObject, before: PostEntity, post: PostEntity): Promise<void> {
-    if (post.name === before.name || type.hierarchical) return;
-    if (!(post.status === 'publish' || (post.type === 'attachment' && post.status === 'inherit'))) return;
-    const meta = em.getRepository(PostMetaEntity);
-    const old = (await meta.find({ where: { postId: post.id, key: '_wp_old_slug' } })).map((m) => m.value);
-    if (before.name && !old.includes(before.name)) await meta.insert({ postId: post.id, key: '_wp_old_slug', value: before.name });
-    if (old.includes(post.name)) await meta.delete({ postId: post.id, key: '_wp_old_slug', value: post.name });
-  }
 
-  private async termTaxonomyIdsOf(em: EntityManager, postId: number): Promise<number[]> {
-    const rows = await em.getRepository(TermRelationshipEntity).find({ select: { termTaxonomyId: true }, where: { objectId: postId } });
-    return rows.map((r) => r.termTaxonomyId);
-  }
 
   // --- revisions ---
 
@@ -546,10 +436,4 @@ export class PostWriter {
 export function stickyIds(value: unknown): number[] {
   const list = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value) : [];
   return list.map(Number).filter((n) => Number.isInteger(n) && n > 0);
-}
-
-/** `_truncate_post_slug()`: at most `length` characters, without cutting a percent-encoded octet. */
-function truncateSlug(slug: string, length: number): string {
-  if (slug.length <= length) return slug;
-  return slug.slice(0, length).replace(/%[0-9a-f]?$/i, '');
 }

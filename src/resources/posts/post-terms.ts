@@ -1,0 +1,63 @@
+import { EntityManager, In } from 'typeorm';
+import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
+import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
+import { TermEntity } from '../../core/database/entities/term.entity';
+
+/** The term-taxonomy id of a term (by slug) in a taxonomy, created when missing. */
+export async function ensureTerm(em: EntityManager, taxonomy: string, slug: string): Promise<number> {
+  const found = await em
+    .getRepository(TermTaxonomyEntity)
+    .createQueryBuilder('tt')
+    .innerJoin(TermEntity, 't', 't.id = tt.termId')
+    .select('tt.termId', 'term_id')
+    .where('tt.taxonomy = :taxonomy', { taxonomy })
+    .andWhere('t.slug = :slug', { slug })
+    .getRawOne<{ term_id: number }>();
+  if (found) return Number(found.term_id);
+  const term = await em.getRepository(TermEntity).insert({ name: slug, slug, group: 0 });
+  const termId = Number(term.identifiers[0].id);
+  await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: '', parent: 0, count: 0 });
+  return termId;
+}
+
+/**
+ * Replaces a post's terms of one taxonomy by term ids (`wp_set_object_terms()`; ids that are not terms of the
+ * taxonomy are skipped). Returns the term-taxonomy ids whose counts change.
+ */
+export async function replacePostTerms(em: EntityManager, postId: number, taxonomy: string, termIds: number[]): Promise<number[]> {
+  const tts = termIds.length
+    ? await em.getRepository(TermTaxonomyEntity).find({ select: { id: true, termId: true }, where: { taxonomy, termId: In([...new Set(termIds)]) } })
+    : [];
+  const wanted = new Set(tts.map((t) => t.id));
+  const current = await em
+    .getRepository(TermRelationshipEntity)
+    .createQueryBuilder('r')
+    .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
+    .select('r.termTaxonomyId', 'id')
+    .where('r.objectId = :postId', { postId })
+    .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
+    .getRawMany<{ id: number }>();
+  const have = new Set(current.map((c) => Number(c.id)));
+  const removed = [...have].filter((id) => !wanted.has(id));
+  const added = [...wanted].filter((id) => !have.has(id));
+  if (removed.length) await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
+  if (added.length) await em.getRepository(TermRelationshipEntity).insert(added.map((id) => ({ objectId: postId, termTaxonomyId: id, termOrder: 0 })));
+  return [...removed, ...added];
+}
+
+export async function postTermIds(em: EntityManager, postId: number, taxonomy: string): Promise<number[]> {
+  const rows = await em
+    .getRepository(TermRelationshipEntity)
+    .createQueryBuilder('r')
+    .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
+    .select('tt.termId', 'id')
+    .where('r.objectId = :postId', { postId })
+    .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
+    .getRawMany<{ id: number }>();
+  return rows.map((r) => Number(r.id));
+}
+
+export async function postTermTaxonomyIds(em: EntityManager, postId: number): Promise<number[]> {
+  const rows = await em.getRepository(TermRelationshipEntity).find({ select: { termTaxonomyId: true }, where: { objectId: postId } });
+  return rows.map((r) => r.termTaxonomyId);
+}
