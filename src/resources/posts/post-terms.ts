@@ -3,7 +3,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 
-/** The term-taxonomy id of a term (by slug) in a taxonomy, created when missing. */
+/** The term id of a term (by slug) in a taxonomy, created when missing. */
 export async function ensureTerm(em: EntityManager, taxonomy: string, slug: string): Promise<number> {
   const found = await em
     .getRepository(TermTaxonomyEntity)
