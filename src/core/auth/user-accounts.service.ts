@@ -13,6 +13,7 @@ import { RestException } from '../http/rest.exception';
 import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
 import { RoleDefinition, RolesService } from './roles.service';
 import { writeTransaction } from '../database/write-transaction';
+import { sanitizeTitle } from '../formatting/sanitize-title';
 
 /** Input of {@link UserAccountsService.createUser} (the fields of `wp_insert_user()` this server writes). */
 export interface CreateUserInput {
@@ -108,18 +109,9 @@ export function sanitizeUserLogin(login: string): string {
   ).replace(/\s+/g, ' ');
 }
 
-/** `sanitize_title()` (save context) of an ASCII string, as it makes `user_nicename`. */
+/** `sanitize_title()` as it makes `user_nicename` from a login. */
 export function sanitizeNicename(text: string): string {
-  return stripAllTags(text)
-    .replace(/%(?![a-fA-F0-9]{2})/g, '')
-    .toLowerCase()
-    .replace(/\//g, '-')
-    .replace(/&.+?;/g, '')
-    .replace(/\./g, '-')
-    .replace(/[^%a-z0-9 _-]/g, '')
-    .replace(/\s+/g, '-')
-    .replace(/-+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  return sanitizeTitle(text);
 }
 
 /** `sanitize_text_field()`: no tags, no line breaks or runs of whitespace, no `%xx` octets, trimmed. */

@@ -7,9 +7,10 @@
  * `get_post_type_capabilities()`. The builders are pure: they never touch a global registry.
  *
  * Known simplifications (see each builder): no filters/hooks, rewrite rules are always filled in as
- * if pretty permalinks were enabled, the legacy taxonomy `helps`/`no_tagcloud` args are not supported,
- * and `sanitize_title_with_dashes()` is ASCII-only.
+ * if pretty permalinks were enabled, and the legacy taxonomy `helps`/`no_tagcloud` args are not supported.
  */
+
+import { sanitizeTitleWithDashes } from '../formatting/sanitize-title';
 
 /** Labels of a post type or taxonomy; `null` means "no label" as in WordPress. */
 export type LabelMap = Record<string, string | null>;
@@ -74,22 +75,6 @@ function withoutUndefined<T>(record: Partial<Record<string, T>> | undefined): Re
 /** Port of WordPress `sanitize_key()`: lowercase, keep only `[a-z0-9_-]`. */
 export function sanitizeKey(key: string): string {
   return key.toLowerCase().replace(/[^a-z0-9_-]/g, '');
-}
-
-/**
- * Simplified port of WordPress `sanitize_title_with_dashes()` (ASCII input, 'display' context): strips tags,
- * lowercases, turns whitespace/dots/slashes into dashes and drops anything but `[%a-z0-9 _-]`.
- */
-export function sanitizeTitleWithDashes(title: string): string {
-  return title
-    .replace(/<[^>]*>/g, '')
-    .toLowerCase()
-    .replace(/&.+?;/g, '')
-    .replace(/[./]/g, '-')
-    .replace(/[^%a-z0-9 _-]/g, '')
-    .replace(/\s+/g, '-')
-    .replace(/-+/g, '-')
-    .replace(/^-+|-+$/g, '');
 }
 
 /** Default labels table: each entry is `[non-hierarchical, hierarchical]`. */

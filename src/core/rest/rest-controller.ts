@@ -129,6 +129,11 @@ export abstract class RestController implements OnModuleInit {
     };
   }
 
+  /** A collection argument holding a list of ids (`include`, `exclude`, `author`, a taxonomy's term ids...). */
+  protected idListArg(description: string): RouteArg {
+    return { description, type: 'array', items: { type: 'integer' }, default: [] };
+  }
+
   /** Arguments for a create or update endpoint: one per writable schema property. */
   getEndpointArgsForItemSchema(methods: readonly string[] = Methods.CREATABLE): Record<string, RouteArg> {
     const creating = methods.length === 1 && methods[0] === 'POST';
@@ -200,9 +205,12 @@ export abstract class RestController implements OnModuleInit {
     return response;
   }
 
-  /** Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. */
-  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, currentPage?: number): RestResponse {
-    const perPage = Number(req.get('per_page') ?? 10);
+  /**
+   * Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. The page size
+   * is the request's `per_page` unless the query used another one (`perPage`).
+   */
+  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, currentPage?: number, perPageUsed?: number): RestResponse {
+    const perPage = perPageUsed ?? Number(req.get('per_page') ?? 10);
     const page = currentPage ?? Number(req.get('page') ?? 1);
     const totalPages = Math.ceil(total / perPage);
     response.header('X-CMS-Total', String(total));

@@ -1,6 +1,7 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { convertInvalidEntities, wpKsesPost, wpTargetedLinkRel } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
+import { phpTrim } from '../../core/formatting/texturize';
 import { RestException } from '../../core/http/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
@@ -172,13 +173,8 @@ export function truthy(value: unknown): boolean {
  * short list for titles, the post list for the rest).
  */
 function sanitizeSavedText(field: 'title' | 'content' | 'excerpt', raw: string, filtered: boolean): string {
-  let text = field === 'title' ? phpTrimWhitespace(raw) : convertInvalidEntities(raw);
+  let text = field === 'title' ? phpTrim(raw) : convertInvalidEntities(raw);
   text = wpTargetedLinkRel(text);
   if (filtered) text = field === 'title' ? wpFilterKses(text) : wpKsesPost(text);
   return text;
-}
-
-/** PHP's `trim()` with its default characters. */
-function phpTrimWhitespace(text: string): string {
-  return text.replace(/^[ \t\n\r\0\x0B]+|[ \t\n\r\0\x0B]+$/g, '');
 }

@@ -86,17 +86,16 @@ export class PostTypeController extends RestController {
   }
 
   private collectionArgs(): Record<string, RouteArg> {
-    const ids = (description: string): RouteArg => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
     const args: Record<string, RouteArg> = {
       ...this.getCollectionParams(),
       after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
       modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-      author: { description: 'Limit result set to posts assigned to specific authors.', type: 'array', items: { type: 'integer' }, default: [] },
-      author_exclude: { description: 'Ensure result set excludes posts assigned to specific authors.', type: 'array', items: { type: 'integer' }, default: [] },
+      author: this.idListArg('Limit result set to posts assigned to specific authors.'),
+      author_exclude: this.idListArg('Ensure result set excludes posts assigned to specific authors.'),
       before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
       modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-      exclude: ids('Ensure result set excludes specific IDs.'),
-      include: ids('Limit result set to specific IDs.'),
+      exclude: this.idListArg('Ensure result set excludes specific IDs.'),
+      include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
       order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
       orderby: {
@@ -114,8 +113,8 @@ export class PostTypeController extends RestController {
       },
     };
     if (this.type.hierarchical) {
-      args.parent = ids('Limit result set to items with particular parent IDs.');
-      args.parent_exclude = ids('Limit result set to all items except those of a particular parent ID.');
+      args.parent = this.idListArg('Limit result set to items with particular parent IDs.');
+      args.parent_exclude = this.idListArg('Limit result set to all items except those of a particular parent ID.');
     }
     if (this.type.supports['page-attributes']) {
       args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
@@ -125,8 +124,8 @@ export class PostTypeController extends RestController {
       args.tax_relation = { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] };
       for (const tax of taxonomies) {
         const base = tax.rest_base || tax.name;
-        args[base] = { description: `Limit result set to items with specific terms assigned in the ${base} taxonomy.`, type: 'array', items: { type: 'integer' }, default: [] };
-        args[`${base}_exclude`] = { description: `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`, type: 'array', items: { type: 'integer' }, default: [] };
+        args[base] = this.idListArg(`Limit result set to items with specific terms assigned in the ${base} taxonomy.`);
+        args[`${base}_exclude`] = this.idListArg(`Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`);
       }
     }
     if (this.type.name === 'post') args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
@@ -200,9 +199,10 @@ export class PostTypeController extends RestController {
     for (const tax of this.taxonomies()) {
       const ids = req.get<number[]>(tax.rest_base || tax.name);
       if (!Array.isArray(ids) || !ids.length) continue;
-      // Ids that are not terms of the taxonomy are skipped here and when the terms are stored.
+      // The terms found in one query are handed to the check as rows, so it needs none per term. Ids that are not
+      // terms of the taxonomy are refused when the request is read.
       for (const termId of await this.posts.termIdsIn(tax.name, ids.map(Number))) {
-        if (!(await req.ctx.can('assign_term', termId))) {
+        if (!(await req.ctx.can('assign_term', { termId, taxonomy: tax.name }))) {
           return new RestException('rest_cannot_assign_term', 'Sorry, you are not allowed to assign the provided terms.', req.ctx.authorizationRequiredCode);
         }
       }
@@ -296,8 +296,7 @@ export class PostTypeController extends RestController {
     const prepared = await this.presenter.prepareMany(readable, req, site);
     const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
     // `filter[posts_per_page]` changes the page size the totals are computed with.
-    if (filtered.limit !== perPage) req.set('per_page', filtered.limit);
-    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`);
+    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, undefined, filtered.limit);
   }
 
   /** The statuses asked for, each checked as the reference's sanitize_post_statuses does. */

@@ -102,8 +102,8 @@ export class RevisionsController extends RestController {
     delete params.per_page.default;
     return {
       ...params,
-      exclude: { description: 'Ensure result set excludes specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
-      include: { description: 'Limit result set to specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+      exclude: this.idListArg('Ensure result set excludes specific IDs.'),
+      include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
       order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
       orderby: {
@@ -198,8 +198,7 @@ export class RevisionsController extends RestController {
     const items: unknown[] = [];
     for (const revision of revisions) items.push(this.server.toCollectionItem(await this.prepare(revision, req, clock)));
     const response = new RestResponse(items);
-    if (!perPage) req.set('per_page', Math.max(total, 1));
-    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`);
+    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`, undefined, perPage || Math.max(total, 1));
   }
 
   private async getItem(req: RestRequest): Promise<RestResponse> {

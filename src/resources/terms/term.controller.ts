@@ -81,11 +81,10 @@ export class TermController extends RestController {
   }
 
   private collectionArgs(): Record<string, RouteArg> {
-    const ids = (description: string): RouteArg => ({ description, type: 'array', items: { type: 'integer' }, default: [] });
     const args: Record<string, RouteArg> = {
       ...this.getCollectionParams(),
-      exclude: ids('Ensure result set excludes specific ids.'),
-      include: ids('Limit result set to specific ids.'),
+      exclude: this.idListArg('Ensure result set excludes specific ids.'),
+      include: this.idListArg('Limit result set to specific ids.'),
       order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
       orderby: {
         description: 'Sort collection by resource attribute.',

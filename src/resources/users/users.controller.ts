@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RolesService } from '../../core/auth/roles.service';
 import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
-import { sanitizeTitleWithDashes } from '../../core/registry/content-types';
+import { sanitizeTitle } from '../../core/formatting';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { TablePrefix } from '../../core/database/table-prefix';
@@ -74,7 +74,7 @@ export class UsersController extends RestController {
             : true,
     };
     for (const key of ['name', 'first_name', 'last_name', 'nickname']) p[key].arg_options = { sanitize: (v) => sanitizeTextField(String(v)) };
-    p.slug.arg_options = { sanitize: (v) => sanitizeTitleWithDashes(String(v)) };
+    p.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
     schema.properties.meta.properties = metaSchemaProperties(exposedMetaKeys(this.extensions, 'user'));
     return schema;
   }
@@ -113,8 +113,8 @@ export class UsersController extends RestController {
     const base = this.getCollectionParams();
     return {
       ...base,
-      exclude: { description: 'Ensure result set excludes specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
-      include: { description: 'Limit result set to specific IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+      exclude: this.idListArg('Ensure result set excludes specific IDs.'),
+      include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
       order: { default: 'asc', description: 'Order sort attribute ascending or descending.', enum: ['asc', 'desc'], type: 'string' },
       orderby: {
