@@ -2,6 +2,7 @@ import { EntityManager, In } from 'typeorm';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
+import { placeholders } from '../../core/database/raw-query';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 
 /**
@@ -13,18 +14,24 @@ export async function recountTerms(em: EntityManager, content: ContentRegistry, 
   const tts = await em.getRepository(TermTaxonomyEntity).find({ where: { id: In([...new Set(ttIds)]) } });
   const posts = em.getRepository(PostEntity).metadata.tableName;
   const rel = em.getRepository(TermRelationshipEntity).metadata.tableName;
-  for (const tt of tts) {
-    const types = content.taxonomy(tt.taxonomy)?.object_type ?? [];
+  // One grouped count per taxonomy (its terms share the object types counted).
+  const byTaxonomy = new Map<string, TermTaxonomyEntity[]>();
+  for (const tt of tts) byTaxonomy.set(tt.taxonomy, [...(byTaxonomy.get(tt.taxonomy) ?? []), tt]);
+  for (const [taxonomy, group] of byTaxonomy) {
+    const types = content.taxonomy(taxonomy)?.object_type ?? [];
     if (!types.length) continue;
-    const marks = types.map(() => '?').join(', ');
     const rows = (await em.query(
-      `SELECT COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
-       WHERE r.term_taxonomy_id = ? AND p1.post_type IN (${marks})
+      `SELECT r.term_taxonomy_id AS id, COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
+       WHERE r.term_taxonomy_id IN (${placeholders(group.length)}) AND p1.post_type IN (${placeholders(types.length)})
          AND (p1.post_status = 'publish' OR (p1.post_status = 'inherit' AND p1.post_parent > 0
-           AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))`,
-      [tt.id, ...types],
-    )) as Array<{ n: number | string }>;
-    const count = Number(rows[0]?.n ?? 0);
-    if (count !== Number(tt.count)) await em.getRepository(TermTaxonomyEntity).update({ id: tt.id }, { count });
+           AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))
+       GROUP BY r.term_taxonomy_id`,
+      [...group.map((tt) => tt.id), ...types],
+    )) as Array<{ id: number | string; n: number | string }>;
+    const counts = new Map(rows.map((r) => [Number(r.id), Number(r.n)]));
+    for (const tt of group) {
+      const count = counts.get(tt.id) ?? 0;
+      if (count !== Number(tt.count)) await em.getRepository(TermTaxonomyEntity).update({ id: tt.id }, { count });
+    }
   }
 }
