@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { serveApiFirst } from './core/http/api-front';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment } from './standalone/env';
 
@@ -13,6 +14,8 @@ async function serve(env: CmsEnvironment): Promise<void> {
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  await app.init();
+  serveApiFirst(app);
   await app.listen(env.PORT);
   if (cluster.isPrimary) new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/`);
 }

@@ -44,6 +44,12 @@ describe('standalone server (node dist/main)', () => {
       expect(body).toMatchObject({ name: 'Standalone', url: `http://localhost:${port}`, namespaces: ['cms/v2', 'cms-auth/v1'] });
       const types = await fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/types`);
       expect(Object.keys((await types.json()) as object)).toEqual(['post', 'page', 'attachment']);
+      // Requests outside the API prefix still reach the app: the home page and the `?rest_route=` form.
+      const home = await fetch(`http://127.0.0.1:${port}/`);
+      expect(home.headers.get('link')).toBe(`<http://127.0.0.1:${port}/cms-json/>; rel="https://api.w.org/"`);
+      expect(((await home.json()) as { api: string }).api).toBe(`http://127.0.0.1:${port}/cms-json/`);
+      const viaQuery = await fetch(`http://127.0.0.1:${port}/?rest_route=/cms/v2/types/post`);
+      expect(((await viaQuery.json()) as { slug: string }).slug).toBe('post');
     } finally {
       server.child.kill('SIGTERM');
       await once(server.child, 'exit');

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { CmsModule } from '../../src/cms.module';
 import { CmsModuleOptions } from '../../src/cms-options';
 import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
+import { serveApiFirst } from '../../src/core/http/api-front';
 import { createUser, TestUser } from '../factories/user.factory';
 import { QueryCounter } from './query-counter';
 import { dropTestDatabase, testDatabaseUrl } from './test-db';
@@ -24,8 +25,8 @@ export interface TestApp {
 }
 
 /**
- * Boots the API exactly as a host app would (TypeORM connection + `CmsModule.forRoot`) on a fresh database of
- * the kind chosen by `DB` (`sqlite` default, `mysql`), with one user per role.
+ * Boots the API as the standalone server does (TypeORM connection + `CmsModule.forRoot`, API requests served ahead
+ * of Express) on a fresh database of the kind chosen by `DB` (`sqlite` default, `mysql`), with one user per role.
  */
 export async function createTestApp(
   name: string,
@@ -41,6 +42,8 @@ export async function createTestApp(
   }).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: ['error', 'warn'] });
   await app.init();
+  // As the standalone server does (test/embedded covers the API behind a host app's middleware chain).
+  serveApiFirst(app);
   const dataSource = app.get<DataSource>(getDataSourceToken());
   const users = {} as TestApp['users'];
   for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const) {

@@ -1,5 +1,6 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request } from 'express';
 import multer from 'multer';
 import { parse as parseQuery } from 'qs';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
@@ -9,6 +10,7 @@ import { RequestContext } from '../auth/request-context';
 import { RestRequest, UploadedFile } from '../rest/rest-request';
 import { RestServer, ServedResponse } from '../rest/rest-server.service';
 import { CoreErrors } from './error-codes';
+import { RequestFacts, requestFacts } from './request-facts';
 import { RestException } from './rest.exception';
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
@@ -40,9 +42,21 @@ export class RestHttpMiddleware implements NestMiddleware {
     this.upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: options.bodyLimit, fields: 1000, files: 20 } });
   }
 
-  async use(req: Request, res: Response, next: NextFunction): Promise<void> {
-    const url = new URL(req.originalUrl, 'http://localhost');
+  /**
+   * Whether a request is for the API by its path alone (`/{prefix}` and below): a server can hand those to
+   * {@link use} before any other routing. The `?rest_route=` form is recognised by `use` itself.
+   */
+  isApiPath(url: string): boolean {
     const prefix = `/${this.options.routePrefix}`;
+    if (!url.startsWith(prefix)) return false;
+    const next = url.charAt(prefix.length);
+    return next === '' || next === '/' || next === '?';
+  }
+
+  async use(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
+    const url = new URL((req as Partial<Request>).originalUrl ?? req.url ?? '/', 'http://localhost');
+    const prefix = `/${this.options.routePrefix}`;
+    const facts = requestFacts(req);
     const query = parseQuery(url.search.replace(/^\?/, ''), QUERY_OPTIONS) as Record<string, unknown>;
     let route: string;
     if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
@@ -51,11 +65,12 @@ export class RestHttpMiddleware implements NestMiddleware {
       route = query.rest_route;
       delete query.rest_route;
     } else {
-      res.setHeader('Link', `<${this.baseUrl(req)}${prefix}/>; rel="https://api.w.org/"`);
-      if (this.options.serveSiteRoot && url.pathname === '/' && ['GET', 'HEAD'].includes(req.method)) {
+      res.setHeader('Link', `<${this.baseUrl(facts)}${prefix}/>; rel="https://api.w.org/"`);
+      if (this.options.serveSiteRoot && url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
         // A server that is only this API still answers its home page, so clients can discover the API from it.
-        res.status(200).setHeader('Content-Type', 'application/json; charset=UTF-8');
-        res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(req)}${prefix}/` }));
+        res.statusCode = 200;
+        res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+        res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(facts)}${prefix}/` }));
         return;
       }
       return next();
@@ -68,9 +83,9 @@ export class RestHttpMiddleware implements NestMiddleware {
 
     const method = this.method(req, query);
     const origin = req.headers.origin;
-    const baseUrl = this.baseUrl(req);
-    const ip = req.ip ?? '';
-    const crossOrigin = isCrossOrigin(req, baseUrl);
+    const baseUrl = this.baseUrl(facts);
+    const ip = facts.ip;
+    const crossOrigin = isCrossOrigin(req, baseUrl, facts);
     try {
       const parsed = await this.parseBody(req, res);
       const headers = lowerHeaders(req);
@@ -98,26 +113,27 @@ export class RestHttpMiddleware implements NestMiddleware {
     }
   }
 
-  private baseUrl(req: Request): string {
-    return this.options.baseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  private baseUrl(facts: RequestFacts): string {
+    return this.options.baseUrl ?? `${facts.protocol}://${facts.host}`;
   }
 
   /** `_method` in the query wins, then `X-HTTP-Method-Override`. */
-  private method(req: Request, query: Record<string, unknown>): string {
-    const override = typeof query._method === 'string' ? query._method : req.get('x-http-method-override');
-    return (override || req.method).toUpperCase();
+  private method(req: IncomingMessage, query: Record<string, unknown>): string {
+    const header = req.headers['x-http-method-override'];
+    const override = typeof query._method === 'string' ? query._method : Array.isArray(header) ? header[0] : header;
+    return (override || req.method || 'GET').toUpperCase();
   }
 
-  private async parseBody(req: Request, res: Response): Promise<ParsedBody> {
+  private async parseBody(req: IncomingMessage & { body?: unknown; files?: unknown }, res: ServerResponse): Promise<ParsedBody> {
     const empty: ParsedBody = { body: {}, json: null, files: [], raw: null };
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (!BODY_METHODS.has(req.method.toUpperCase()) && !Number(req.headers['content-length'])) return empty;
+    if (!BODY_METHODS.has((req.method ?? 'GET').toUpperCase()) && !Number(req.headers['content-length'])) return empty;
     // A host app's body parser may have consumed the body already (the stream has ended).
-    const preParsed = req.readableEnded || (req as Request & { _body?: boolean })._body === true;
+    const preParsed = req.readableEnded || (req as { _body?: boolean })._body === true;
     if (type === 'multipart/form-data') {
       if (preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
       await new Promise<void>((resolve, reject) =>
-        this.upload.any()(req, res, (err: unknown) => (err ? reject(multipartError(err)) : resolve())),
+        this.upload.any()(req as Request, res as never, (err: unknown) => (err ? reject(multipartError(err)) : resolve())),
       );
       const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f) => ({
         fieldName: f.fieldname,
@@ -149,46 +165,48 @@ export class RestHttpMiddleware implements NestMiddleware {
     return { ...empty, raw };
   }
 
-  private write(res: Response, req: Request, baseUrl: string, served: ServedResponse, origin: string | undefined): void {
-    const prefix = `/${this.options.routePrefix}`;
-    res.status(served.status);
-    res.setHeader('Content-Type', 'application/json; charset=UTF-8');
-    res.setHeader('X-Robots-Tag', 'noindex');
-    res.setHeader('Link', `<${baseUrl}${prefix}/>; rel="https://api.w.org/"`);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Access-Control-Expose-Headers', 'X-CMS-Total, X-CMS-TotalPages, Link');
-    res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type');
-    res.setHeader('Expires', 'Wed, 11 Jan 1984 05:00:00 GMT');
-    res.setHeader('Cache-Control', 'no-cache, must-revalidate, max-age=0');
+  private write(res: ServerResponse, req: IncomingMessage, baseUrl: string, served: ServedResponse, origin: string | undefined): void {
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json; charset=UTF-8',
+      'X-Robots-Tag': 'noindex',
+      Link: `<${baseUrl}/${this.options.routePrefix}/>; rel="https://api.w.org/"`,
+      'X-Content-Type-Options': 'nosniff',
+      'Access-Control-Expose-Headers': 'X-CMS-Total, X-CMS-TotalPages, Link',
+      'Access-Control-Allow-Headers': 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type',
+      Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
+      'Cache-Control': 'no-cache, must-revalidate, max-age=0',
+    };
     if (origin) {
-      res.setHeader('Access-Control-Allow-Origin', origin);
-      res.setHeader('Access-Control-Allow-Methods', 'OPTIONS, GET, POST, PUT, PATCH, DELETE');
-      res.setHeader('Access-Control-Allow-Credentials', 'true');
-      res.setHeader('Vary', 'Origin');
+      headers['Access-Control-Allow-Origin'] = origin;
+      headers['Access-Control-Allow-Methods'] = 'OPTIONS, GET, POST, PUT, PATCH, DELETE';
+      headers['Access-Control-Allow-Credentials'] = 'true';
+      headers.Vary = 'Origin';
     }
-    for (const [name, value] of Object.entries(served.headers)) res.setHeader(name, value);
-    if (req.method.toUpperCase() === 'HEAD') {
-      res.end();
-      return;
+    for (const name in served.headers) {
+      // A response header replaces a default of the same name, whatever its case.
+      const lower = name.toLowerCase();
+      for (const existing in headers) if (existing !== name && existing.toLowerCase() === lower) delete headers[existing];
+      headers[name] = served.headers[name];
     }
-    res.end(JSON.stringify(served.data ?? null));
+    res.writeHead(served.status, headers);
+    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(served.data ?? null));
   }
 }
 
-function lowerHeaders(req: Request): Record<string, string> {
+function lowerHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
   return out;
 }
 
 /** A browser request from a page of another origin (the `Origin` header names a different site). */
-function isCrossOrigin(req: Request, baseUrl: string): boolean {
+function isCrossOrigin(req: IncomingMessage, baseUrl: string, facts: RequestFacts): boolean {
   const origin = req.headers.origin;
   if (req.headers['sec-fetch-site'] === 'cross-site') return true;
   if (!origin) return false;
   try {
     const own = new URL(baseUrl).origin;
-    const host = `${req.protocol}://${req.get('host')}`;
+    const host = `${facts.protocol}://${facts.host}`;
     return origin !== own && origin !== host;
   } catch {
     return true;
@@ -209,7 +227,7 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
-function readBody(req: Request, limit: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? 0);
     if (declared > limit) {
