@@ -11,7 +11,7 @@ import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
 import { permalink } from './permalink';
 import { typeSupports } from './post-schema';
 import { stickyIds } from './post-writer.service';
-import { PostsService } from './posts.service';
+import { PostExtras, PostsService } from './posts.service';
 
 /** Site facts used while preparing posts of one request. */
 export interface SiteFacts {
@@ -24,13 +24,13 @@ export interface SiteFacts {
 interface Batch {
   terms: Map<number, Record<string, number[]>>;
   formats: Map<number, string>;
+  extras: Map<number, PostExtras>;
+  /** Values of registered meta keys (none asked when no key is registered). */
   meta: Map<number, Record<string, unknown[]>>;
-  authors: Set<number>;
-  revisions: Map<number, { count: number; last: number }>;
   parents: Map<number, PostEntity>;
 }
 
-const BASE_META_KEYS = ['_thumbnail_id', '_wp_page_template'];
+const NO_EXTRAS: PostExtras = { authorExists: false, thumbnail: undefined, template: undefined, revisions: undefined };
 
 /**
  * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
@@ -82,15 +82,14 @@ export class PostPresenter {
   async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts): Promise<RestResponse[]> {
     const ids = posts.map((p) => p.id);
     const taxonomies = this.taxonomies();
-    const metaKeys = [...BASE_META_KEYS, ...this.registeredMeta().map((m) => m.key)];
-    const [{ terms, formats }, meta, authors, revisions, parents] = await Promise.all([
+    const metaKeys = this.registeredMeta().map((m) => m.key);
+    const [{ terms, formats }, extras, meta, parents] = await Promise.all([
       this.posts.termsOf(ids, taxonomies.map((t) => t.name), typeSupports(this.type, 'post-formats')),
+      this.posts.extrasOf(ids),
       this.posts.metaOf(ids, metaKeys),
-      this.posts.existingUsers([...new Set(posts.map((p) => p.author).filter((a) => a > 0))]),
-      typeSupports(this.type, 'revisions') ? this.posts.revisionsOf(ids) : Promise.resolve(new Map<number, { count: number; last: number }>()),
       this.type.hierarchical ? this.parentChains(posts) : Promise.resolve(new Map<number, PostEntity>()),
     ]);
-    const batch: Batch = { terms, formats, meta, authors, revisions, parents };
+    const batch: Batch = { terms, formats, extras, meta, parents };
     const out: RestResponse[] = [];
     for (const post of posts) out.push(await this.prepareItem(post, req, site, batch));
     return out;
@@ -118,7 +117,7 @@ export class PostPresenter {
     const edit = req.context === 'edit';
     // Password-protected content is hidden unless the right password is sent (or the caller edits).
     const locked = Boolean(post.password) && !edit && !samePassword(post.password, req.get<string>('password') ?? '');
-    const meta = batch.meta.get(post.id) ?? {};
+    const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
     const readable = post.status === 'private' ? await req.ctx.can('read_post', post) : true;
     const data: Record<string, unknown> = {
       id: post.id,
@@ -146,7 +145,7 @@ export class PostPresenter {
       data.excerpt = { raw: post.excerpt, rendered, protected: Boolean(post.password) };
     }
     if (supports('author')) data.author = post.author;
-    if (supports('thumbnail')) data.featured_media = Number(meta._thumbnail_id?.[0] ?? 0) || 0;
+    if (supports('thumbnail')) data.featured_media = Number(extras.thumbnail ?? 0) || 0;
     if (this.type.hierarchical) data.parent = post.parent;
     if (supports('page-attributes')) data.menu_order = post.menuOrder;
     if (supports('comments')) {
@@ -154,10 +153,10 @@ export class PostPresenter {
       data.ping_status = post.pingStatus;
     }
     if (this.type.name === 'post') data.sticky = site.sticky.includes(post.id);
-    const template = String(meta._wp_page_template?.[0] ?? '');
+    const template = String(extras.template ?? '');
     data.template = template === 'default' ? '' : template;
     if (supports('post-formats')) data.format = batch.formats.get(post.id) ?? 'standard';
-    if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), meta);
+    if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), batch.meta.get(post.id) ?? {});
     const terms = batch.terms.get(post.id) ?? {};
     for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = terms[tax.name] ?? [];
     return this.respond(data, req, this.links(post, req, batch, data), post);
@@ -177,12 +176,13 @@ export class PostPresenter {
       list.push({ href, attributes: attrs });
       links.set(relName, list);
     };
-    if (typeSupports(this.type, 'author') && post.author && batch.authors.has(post.author)) {
+    const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
+    if (typeSupports(this.type, 'author') && post.author && extras.authorExists) {
       add('author', url(`${ns}/users/${post.author}`), { embeddable: true });
     }
     if (typeSupports(this.type, 'comments')) add('replies', url(`${ns}/comments?post=${post.id}`), { embeddable: true });
     if (typeSupports(this.type, 'revisions')) {
-      const revisions = batch.revisions.get(post.id);
+      const revisions = extras.revisions;
       add('version-history', url(`${ns}/${this.restBase}/${post.id}/revisions`), { count: revisions?.count ?? 0 });
       if (revisions) add('predecessor-version', url(`${ns}/${this.restBase}/${post.id}/revisions/${revisions.last}`), { id: revisions.last });
     }

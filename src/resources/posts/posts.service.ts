@@ -9,6 +9,7 @@ import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { maybeUnserialize } from '../../core/database/php-serialize';
 import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 
 /** Filters of a posts collection, validated and coerced. */
@@ -83,12 +84,13 @@ export class PostsService {
       const result = await rawQuery<{ n: number | string }>(this.dataSource, countSql, where.params);
       return Number(result[0]?.n ?? 0);
     });
-    if (this.dataSource.options.type === 'better-sqlite3') {
+    if (this.dataSource.options.type === 'better-sqlite3' || this.dateIndexOrders(q)) {
       const rows = await rawQuery(this.dataSource, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
       return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
     }
     // MySQL sorts whole rows (contents included) when the order cannot come from an index: the page's ids are
-    // sorted in a derived table, then joined to their rows and put back in order.
+    // sorted in a derived table (a temporary table, which costs more than reading rows in index order), then
+    // joined to their rows and put back in order.
     const rows = await rawQuery(
       this.dataSource,
       `SELECT p.* FROM ${posts} p INNER JOIN (SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}) page ON page.ID = p.ID
@@ -96,6 +98,15 @@ export class PostsService {
       [...params, ...this.orderParams(q)],
     );
     return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
+  }
+
+  /**
+   * Whether the `type_status_date` index (post_type, post_status, post_date, ID) gives the page in order: date
+   * order within one type and one status.
+   */
+  private dateIndexOrders(q: PostQuery): boolean {
+    const dateOrder = q.orderby === 'date' || (q.orderby === 'relevance' && Boolean(q.search));
+    return dateOrder && q.statuses.length === 1 && !q.ownStatuses?.statuses.length;
   }
 
   private get postMeta() {
@@ -280,18 +291,41 @@ export class PostsService {
     return new Set(rows.map((r) => Number(r.ID)));
   }
 
-  /** Revision counts and latest revision ids of the given posts, in one query. */
-  async revisionsOf(postIds: number[]): Promise<Map<number, { count: number; last: number }>> {
-    const out = new Map<number, { count: number; last: number }>();
+  /**
+   * What preparing posts needs besides their rows and terms, in one query: whether the author exists, the featured
+   * image and page template (first stored values), and the revision count and latest revision id.
+   */
+  async extrasOf(postIds: number[]): Promise<Map<number, PostExtras>> {
+    const out = new Map<number, PostExtras>();
     if (!postIds.length) return out;
-    const rows = await rawQuery<{ parent: number; count: number | string; last: number }>(
+    const posts = this.table(PostEntity);
+    const meta = this.table(PostMetaEntity);
+    const firstMeta = `SELECT m.meta_value FROM ${meta} m WHERE m.post_id = p.ID AND m.meta_key = ? ORDER BY m.meta_id LIMIT 1`;
+    const revisions = `FROM ${posts} r WHERE r.post_parent = p.ID AND r.post_type = 'revision' AND r.post_status = 'inherit'`;
+    const rows = await rawQuery<{ id: number; author: number | string; thumbnail: unknown; template: unknown; revisions: number | string; last: number | null }>(
       this.dataSource,
-      `SELECT post_parent AS parent, COUNT(*) AS count, MAX(ID) AS last FROM ${this.table(PostEntity)}
-       WHERE post_parent IN (${placeholders(postIds.length)}) AND post_type = 'revision' AND post_status = 'inherit'
-       GROUP BY post_parent`,
-      postIds,
+      `SELECT p.ID AS id, EXISTS (SELECT 1 FROM ${this.table(UserEntity)} u WHERE u.ID = p.post_author) AS author,
+         (${firstMeta}) AS thumbnail, (${firstMeta}) AS template, (SELECT COUNT(*) ${revisions}) AS revisions, (SELECT MAX(r.ID) ${revisions}) AS last
+       FROM ${posts} p WHERE p.ID IN (${placeholders(postIds.length)})`,
+      ['_thumbnail_id', '_wp_page_template', ...postIds],
     );
-    for (const row of rows) out.set(Number(row.parent), { count: Number(row.count), last: Number(row.last) });
+    for (const row of rows) {
+      const count = Number(row.revisions);
+      out.set(Number(row.id), {
+        authorExists: Number(row.author) === 1,
+        thumbnail: row.thumbnail === null ? undefined : maybeUnserialize(row.thumbnail),
+        template: row.template === null ? undefined : maybeUnserialize(row.template),
+        revisions: count ? { count, last: Number(row.last) } : undefined,
+      });
+    }
     return out;
   }
+}
+
+/** See {@link PostsService.extrasOf}. */
+export interface PostExtras {
+  authorExists: boolean;
+  thumbnail: unknown;
+  template: unknown;
+  revisions: { count: number; last: number } | undefined;
 }
