@@ -39,7 +39,7 @@ export class RequestContext {
 
   /** The URL of an API route, e.g. `restUrl('cms/v2/types')`. */
   restUrl(path = ''): string {
-    return `${this.baseUrl}/${this.apiPrefix}/${path.replace(/^\/+/, '')}`;
+    return `${this.baseUrl}/${this.apiPrefix}/${path.startsWith('/') ? path.replace(/^\/+/, '') : path}`;
   }
 
   /**

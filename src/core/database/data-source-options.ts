@@ -197,10 +197,18 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
  * {@link buildDataSourceOptions}. On MySQL/MariaDB it makes sure every pooled connection gets WordPress's
  * session `sql_mode` (attaching the pool listener and updating the already-open connections when the pool
  * was not created by {@link buildDataSourceOptions}), then checks the mode on a live connection and throws if
- * a zero-date-hostile mode is still on. On SQLite it does nothing. Safe to call more than once.
+ * a zero-date-hostile mode is still on. On SQLite it refreshes the query planner's statistics. Safe to call
+ * more than once.
  */
 export async function afterDataSourceInit(dataSource: DataSource): Promise<void> {
   const { type } = dataSource.options;
+  if (type === 'better-sqlite3') {
+    // Statistics for the query planner (sqlite_stat1), gathered where missing or stale, as SQLite advises for a
+    // connection that stays open: without them it may walk a (type, status) index over every revision where the
+    // post_parent index finds a post's few.
+    await dataSource.query('PRAGMA optimize=0x10002');
+    return;
+  }
   if (type !== 'mysql' && type !== 'mariadb') return;
   const driver = dataSource.driver as unknown as { pool?: mysql2.Pool };
   const pool = driver.pool;

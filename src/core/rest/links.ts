@@ -8,20 +8,23 @@ export type JsonLink = Record<string, unknown> & { href: string };
  * and a `curies` entry is appended (the reference's `get_compact_response_links`).
  */
 export function compactLinks(links: LinkMap, relBase: string, curieName = 'cms'): Record<string, JsonLink[]> {
-  const plain: Record<string, JsonLink[]> = {};
-  const compacted: Record<string, JsonLink[]> = {};
+  const out: Record<string, unknown> = {};
+  let compacted: Record<string, JsonLink[]> | null = null;
   for (const [rel, list] of links) {
-    const json = list.map((l) => {
+    const json = new Array<JsonLink>(list.length);
+    for (let i = 0; i < list.length; i++) {
+      const { href, attributes } = list[i];
       const link: Record<string, unknown> = {};
-      for (const name in l.attributes) if (name !== 'href') link[name] = l.attributes[name];
-      link.href = l.href;
-      return link as JsonLink;
-    });
-    if (rel.startsWith(relBase) && rel.length > relBase.length) compacted[`${curieName}:${rel.slice(relBase.length)}`] = json;
-    else plain[rel] = json;
+      for (const name in attributes) if (name !== 'href') link[name] = attributes[name];
+      link.href = href;
+      json[i] = link as JsonLink;
+    }
+    if (rel.length > relBase.length && rel.startsWith(relBase)) (compacted ??= {})[`${curieName}:${rel.slice(relBase.length)}`] = json;
+    else out[rel] = json;
   }
-  const out: Record<string, unknown> = { ...plain, ...compacted };
-  if (Object.keys(compacted).length) {
+  // Compacted relations come after the plain ones, then the curie that expands them.
+  if (compacted) {
+    for (const rel in compacted) out[rel] = compacted[rel];
     out.curies = [{ name: curieName, href: `${relBase}{rel}`, templated: true }];
   }
   return out as Record<string, JsonLink[]>;

@@ -70,10 +70,15 @@ export class RestRequest {
 
   /** The value of a parameter, or `undefined`. A `null` value counts as absent. */
   get<T = unknown>(name: string): T | undefined {
-    for (const bucket of this.buckets()) {
-      const value = bucket[name];
-      if (value !== undefined && value !== null) return value as T;
+    // The buckets of buckets(), in the same order, without building the list (this runs many times a request).
+    let value: unknown;
+    if (this.json !== null && (value = this.json[name]) !== undefined && value !== null) return value as T;
+    if ((this.method === 'POST' || this.method === 'PUT' || this.method === 'PATCH') && (value = this.body[name]) !== undefined && value !== null) {
+      return value as T;
     }
+    if ((value = this.query[name]) !== undefined && value !== null) return value as T;
+    if ((value = this.urlParams[name]) !== undefined && value !== null) return value as T;
+    if ((value = this.defaults[name]) !== undefined && value !== null) return value as T;
     return undefined;
   }
 

@@ -34,12 +34,16 @@ export class RestResponse {
     return this.header('Link', `<${url}>; rel="${rel}"`, false);
   }
 
+  /** Adds a link; its attributes object is kept as given (without an `href` key). */
   addLink(rel: string, href: string, attributes: Record<string, unknown> = {}): this {
-    const list = this.links.get(rel) ?? [];
+    let list = this.links.get(rel);
+    if (!list) this.links.set(rel, (list = []));
     // As in the reference, an `href` among the attributes never overrides the link's own.
-    const { href: _ignored, ...rest } = attributes;
-    list.push({ href, attributes: rest });
-    this.links.set(rel, list);
+    if ('href' in attributes) {
+      const { href: _ignored, ...rest } = attributes;
+      attributes = rest;
+    }
+    list.push({ href, attributes });
     return this;
   }
 

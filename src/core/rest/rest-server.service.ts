@@ -63,12 +63,15 @@ export class RestServer implements OnApplicationBootstrap {
       req.urlParams = params;
       req.endpoint = endpoint;
       req.matchedRoute = route.route;
+      const args = argList(endpoint);
       req.defaults = {};
-      for (const [name, arg] of Object.entries(endpoint.args)) {
-        if (arg.default !== undefined && arg.default !== null) req.defaults[name] = structuredClone(arg.default);
+      for (const [name, arg] of args) {
+        const value = arg.default;
+        // Handlers may change what they get: objects and arrays are copied, other values are immutable.
+        if (value !== undefined && value !== null) req.defaults[name] = typeof value === 'object' ? structuredClone(value) : value;
       }
-      this.validate(req, endpoint.args);
-      this.sanitize(req, endpoint.args);
+      this.validate(req, args);
+      this.sanitize(req, args);
       if (endpoint.permission) {
         const allowed = await endpoint.permission(req);
         if (allowed instanceof RestException) throw allowed;
@@ -110,15 +113,13 @@ export class RestServer implements OnApplicationBootstrap {
     return null;
   }
 
-  private validate(req: RestRequest, args: Record<string, RouteArg>): void {
-    const missing = Object.entries(args)
-      .filter(([name, arg]) => arg.required === true && !req.has(name))
-      .map(([name]) => name);
+  private validate(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>): void {
+    const missing = args.filter(([name, arg]) => arg.required === true && !req.has(name)).map(([name]) => name);
     if (missing.length) {
       throw new RestException('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing });
     }
     const invalid: Record<string, string> = {};
-    for (const [name, arg] of Object.entries(args)) {
+    for (const [name, arg] of args) {
       if (!req.has(name)) continue;
       const message = validateArg(req.get(name), arg, name);
       if (message) invalid[name] = message;
@@ -128,8 +129,8 @@ export class RestServer implements OnApplicationBootstrap {
     }
   }
 
-  private sanitize(req: RestRequest, args: Record<string, RouteArg>): void {
-    for (const [name, arg] of Object.entries(args)) {
+  private sanitize(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>): void {
+    for (const [name, arg] of args) {
       if (req.has(name)) req.set(name, sanitizeArg(req.get(name), arg, name));
     }
   }
@@ -293,6 +294,18 @@ export class RestServer implements OnApplicationBootstrap {
     if (route === null) return null;
     return new RestRequest({ method: 'GET', route: decodeURIComponent(route), query }, ctx);
   }
+}
+
+const ARG_LISTS = new WeakMap<Record<string, RouteArg>, ReadonlyArray<[string, RouteArg]>>();
+
+/** An endpoint's arguments as a list, made once per set of arguments (endpoints get theirs when the table freezes). */
+function argList(endpoint: RouteEndpoint): ReadonlyArray<[string, RouteArg]> {
+  let list = ARG_LISTS.get(endpoint.args);
+  if (!list) {
+    list = Object.entries(endpoint.args);
+    ARG_LISTS.set(endpoint.args, list);
+  }
+  return list;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
