@@ -102,11 +102,12 @@ export class PostsService {
 
   /**
    * Whether the `type_status_date` index (post_type, post_status, post_date, ID) gives the page in order: date
-   * order within one type and one status.
+   * order within one type and one status. With a term filter MySQL may turn the subquery into a join and sort
+   * whole rows, so those pages go through the derived table.
    */
   private dateIndexOrders(q: PostQuery): boolean {
     const dateOrder = q.orderby === 'date' || (q.orderby === 'relevance' && Boolean(q.search));
-    return dateOrder && q.statuses.length === 1 && !q.ownStatuses?.statuses.length;
+    return dateOrder && q.statuses.length === 1 && !q.ownStatuses?.statuses.length && !q.terms.length;
   }
 
   private get postMeta() {
