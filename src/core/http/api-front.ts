@@ -4,7 +4,7 @@ import { RestHttpMiddleware } from './rest-http.middleware';
 
 /**
  * Serves API requests (`/{prefix}/…`) straight from Node's HTTP server, ahead of the framework's routing (Express
- * and Nest's middleware chain, about a tenth of the time of a small response); every other request reaches the
+ * and Nest's middleware chain, more than half the time of a small response); every other request reaches the
  * app as before, the API's `?rest_route=` form included. Call it after `app.init()` and before `app.listen()`.
  * The standalone server does; a host app may, when none of its own middleware has to run before the API.
  *
