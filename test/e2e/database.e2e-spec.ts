@@ -29,6 +29,7 @@ import { dropTestDatabase, testDatabaseKind, testDatabaseName, testDatabaseUrl }
 
 const kind = testDatabaseKind();
 const itMysql = kind === 'mysql' ? it : it.skip;
+const itSqlite = kind === 'sqlite' ? it : it.skip;
 const DB_NAME = 'database';
 
 /** WordPress's columns, in order, per table (wp-admin/includes/schema.php). */
@@ -502,6 +503,28 @@ describe(`WordPress database layer (${kind})`, () => {
 
     itMysql('uses the per-test database name', () => {
       expect(url).toMatch(new RegExp(`/${testDatabaseName(DB_NAME)}$`));
+    });
+  });
+
+  describe('SQLite planner statistics', () => {
+    itSqlite('keeps per-index statistics and drops sample statistics, which re-plan statements on every binding', async () => {
+      const posts = Array.from({ length: 40 }, (_, i) => [`s-${i}`, i % 2 ? 'publish' : 'draft']);
+      for (const [name, status] of posts) {
+        await ds.query(
+          `INSERT INTO cms_posts (post_author, post_content, post_title, post_excerpt, post_status, post_name, to_ping, pinged, post_content_filtered, post_type)
+           VALUES (1, '', ?, '', ?, ?, '', '', '', 'post')`,
+          [name, status, name],
+        );
+      }
+      await ds.query('ANALYZE');
+      expect(Number((await ds.query('SELECT COUNT(*) AS n FROM sqlite_stat4'))[0].n)).toBeGreaterThan(0);
+
+      await afterDataSourceInit(ds);
+
+      expect(Number((await ds.query('SELECT COUNT(*) AS n FROM sqlite_stat4'))[0].n)).toBe(0);
+      const stat1 = await ds.query("SELECT idx FROM sqlite_stat1 WHERE tbl = 'cms_posts'");
+      expect(stat1.map((r: { idx: string }) => r.idx)).toContain('cms_posts__type_status_date');
+      await ds.query("DELETE FROM cms_posts WHERE post_name LIKE 's-%'");
     });
   });
 
