@@ -161,4 +161,32 @@ describe('posts: reading', () => {
     const after = await t.http.get('/cms-json/cms/v2/posts?per_page=3').expect(200);
     expect(after.headers['x-cms-total']).toBe(String(total + 1));
   });
+
+  it('lists term ids by term name, every one of many, and the post format, in items and in lists', async () => {
+    const post = (await createPost(t.dataSource, { author: t.users.author.id, title: 'Many tags' })).id;
+    const named: Array<[string, number]> = [];
+    // Created in reverse name order, so that id order and name order differ.
+    for (let i = 149; i >= 0; i--) {
+      const name = `bulk-${String(i).padStart(3, '0')}`;
+      named.push([name, await createTerm(t.dataSource, 'post_tag', name)]);
+    }
+    await assignTerms(t.dataSource, post, 'post_tag', named.map(([, id]) => id));
+    const second = await createTerm(t.dataSource, 'category', 'cat-b');
+    const first = await createTerm(t.dataSource, 'category', 'cat-a');
+    await assignTerms(t.dataSource, post, 'category', [second, first]);
+    const aside = await createTerm(t.dataSource, 'post_format', 'post-format-aside');
+    await assignTerms(t.dataSource, post, 'post_format', [aside]);
+
+    const byName = [...named].sort((a, b) => a[0].localeCompare(b[0])).map(([, id]) => id);
+    const item = await t.http.get(`/cms-json/cms/v2/posts/${post}`).expect(200);
+    expect(item.body.tags).toEqual(byName);
+    expect(item.body.categories).toEqual([first, second]);
+    expect(item.body.format).toBe('aside');
+    const list = await t.http.get(`/cms-json/cms/v2/posts?include=${post},${published}&orderby=include`).expect(200);
+    expect(list.body.map((p: { id: number; tags: number[]; format: string }) => [p.id, p.tags.length, p.format])).toEqual([
+      [post, 150, 'aside'],
+      [published, 1, 'standard'],
+    ]);
+    expect(list.body[0].tags).toEqual(byName);
+  });
 });

@@ -188,8 +188,16 @@ export class RestHttpMiddleware implements NestMiddleware {
       for (const existing in headers) if (existing !== name && existing.toLowerCase() === lower) delete headers[existing];
       headers[name] = served.headers[name];
     }
+    if (req.method === 'HEAD') {
+      res.writeHead(served.status, headers);
+      res.end();
+      return;
+    }
+    // Encoded once here: its length is the header, and the socket takes the bytes as they are.
+    const body = Buffer.from(JSON.stringify(served.data ?? null));
+    headers['Content-Length'] = String(body.length);
     res.writeHead(served.status, headers);
-    res.end(req.method === 'HEAD' ? undefined : JSON.stringify(served.data ?? null));
+    res.end(body);
   }
 }
 

@@ -68,7 +68,7 @@ export class RestServer implements OnApplicationBootstrap {
       for (const [name, arg] of args) {
         const value = arg.default;
         // Handlers may change what they get: objects and arrays are copied, other values are immutable.
-        if (value !== undefined && value !== null) req.defaults[name] = typeof value === 'object' ? structuredClone(value) : value;
+        if (value !== undefined && value !== null) req.defaults[name] = typeof value === 'object' ? copyOf(value) : value;
       }
       this.validate(req, args);
       this.sanitize(req, args);
@@ -372,4 +372,10 @@ export function publicSchema(schema: JsonSchema): JsonSchema {
     properties[key] = rest;
   }
   return { ...schema, properties };
+}
+
+/** A copy of a default value: lists of plain values (the usual `[]` or `['publish']`) by slicing, others deeply. */
+function copyOf<T>(value: T): T {
+  if (Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object')) return value.slice() as T;
+  return structuredClone(value);
 }

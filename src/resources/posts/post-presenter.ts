@@ -22,15 +22,13 @@ export interface SiteFacts {
 
 /** Everything loaded at once for a page of posts. */
 interface Batch {
-  terms: Map<number, Record<string, number[]>>;
-  formats: Map<number, string>;
   extras: Map<number, PostExtras>;
   /** Values of registered meta keys (none asked when no key is registered). */
   meta: Map<number, Record<string, unknown[]>>;
   parents: Map<number, PostEntity>;
 }
 
-const NO_EXTRAS: PostExtras = { authorExists: false, thumbnail: undefined, template: undefined, revisions: undefined };
+const NO_EXTRAS: PostExtras = { authorExists: false, thumbnail: undefined, template: undefined, revisions: undefined, terms: {}, format: undefined };
 
 /**
  * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
@@ -83,13 +81,12 @@ export class PostPresenter {
     const ids = posts.map((p) => p.id);
     const taxonomies = this.taxonomies();
     const metaKeys = this.registeredMeta().map((m) => m.key);
-    const [{ terms, formats }, extras, meta, parents] = await Promise.all([
-      this.posts.termsOf(ids, taxonomies.map((t) => t.name), typeSupports(this.type, 'post-formats')),
-      this.posts.extrasOf(ids),
+    const [extras, meta, parents] = await Promise.all([
+      this.posts.extrasOf(ids, taxonomies.map((t) => t.name), typeSupports(this.type, 'post-formats')),
       this.posts.metaOf(ids, metaKeys),
       this.type.hierarchical ? this.parentChains(posts) : Promise.resolve(new Map<number, PostEntity>()),
     ]);
-    const batch: Batch = { terms, formats, extras, meta, parents };
+    const batch: Batch = { extras, meta, parents };
     const out: RestResponse[] = [];
     for (const post of posts) out.push(await this.prepareItem(post, req, site, batch));
     return out;
@@ -155,10 +152,9 @@ export class PostPresenter {
     if (this.type.name === 'post') data.sticky = site.sticky.includes(post.id);
     const template = String(extras.template ?? '');
     data.template = template === 'default' ? '' : template;
-    if (supports('post-formats')) data.format = batch.formats.get(post.id) ?? 'standard';
+    if (supports('post-formats')) data.format = extras.format ?? 'standard';
     if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), batch.meta.get(post.id) ?? {});
-    const terms = batch.terms.get(post.id) ?? {};
-    for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = terms[tax.name] ?? [];
+    for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = extras.terms[tax.name] ?? [];
     return this.respond(data, req, this.links(post, req, batch, data), post);
   }
 

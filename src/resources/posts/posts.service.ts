@@ -253,33 +253,6 @@ export class PostsService {
     return hydrate<PostEntity>(this.postMeta, rows);
   }
 
-  /**
-   * Term ids of the given posts for the given taxonomies (postId → taxonomy → term ids, ordered by term name like
-   * get_the_terms()), and their post formats (`aside`, ...) when asked, in one query.
-   */
-  async termsOf(postIds: number[], taxonomies: string[], withFormats = false): Promise<{ terms: Map<number, Record<string, number[]>>; formats: Map<number, string> }> {
-    const terms = new Map<number, Record<string, number[]>>(postIds.map((id) => [id, Object.fromEntries(taxonomies.map((t) => [t, []]))]));
-    const formats = new Map<number, string>();
-    const wanted = withFormats ? [...taxonomies, 'post_format'] : taxonomies;
-    if (!postIds.length || !wanted.length) return { terms, formats };
-    const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string; slug: string }>(
-      this.dataSource,
-      `SELECT r.object_id AS post_id, tt.term_id AS term_id, tt.taxonomy AS taxonomy, t.slug AS slug
-       FROM ${this.table(TermRelationshipEntity)} r
-       INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
-       INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
-       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy IN (${placeholders(wanted.length)})
-       ORDER BY t.name ASC, tt.term_id ASC`,
-      [...postIds, ...wanted],
-    );
-    for (const row of rows) {
-      const id = Number(row.post_id);
-      if (withFormats && row.taxonomy === 'post_format') formats.set(id, row.slug.replace(/^post-format-/, ''));
-      if (taxonomies.includes(row.taxonomy)) terms.get(id)?.[row.taxonomy]?.push(Number(row.term_id));
-    }
-    return { terms, formats };
-  }
-
   /** The given meta keys of many posts, in one query: postId → key → values. */
   metaOf(postIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
     return metaOfObjects(this.dataSource, PostMetaEntity, 'post_id', postIds, keys);
@@ -293,34 +266,103 @@ export class PostsService {
   }
 
   /**
-   * What preparing posts needs besides their rows and terms, in one query: whether the author exists, the featured
-   * image and page template (first stored values), and the revision count and latest revision id.
+   * What preparing posts needs besides their rows, in one query of one row per post: their term ids for the given
+   * taxonomies (ordered by term name, like get_the_terms()), their post format when asked, whether the author
+   * exists, the featured image and page template (first stored values), and the revision count and latest
+   * revision id. Terms come as one `taxonomy:term_id` list per post: turning rows into JavaScript values costs
+   * more than the lookups themselves, so one row per post beats one row per term.
    */
-  async extrasOf(postIds: number[]): Promise<Map<number, PostExtras>> {
+  async extrasOf(postIds: number[], taxonomies: string[] = [], withFormats = false): Promise<Map<number, PostExtras>> {
     const out = new Map<number, PostExtras>();
     if (!postIds.length) return out;
     const posts = this.table(PostEntity);
     const meta = this.table(PostMetaEntity);
+    const mysql = this.dataSource.options.type !== 'better-sqlite3';
     const firstMeta = `SELECT m.meta_value FROM ${meta} m WHERE m.post_id = p.ID AND m.meta_key = ? ORDER BY m.meta_id LIMIT 1`;
     const revisions = `FROM ${posts} r WHERE r.post_parent = p.ID AND r.post_type = 'revision' AND r.post_status = 'inherit'`;
-    const rows = await rawQuery<{ id: number; author: number | string; thumbnail: unknown; template: unknown; revisions: number | string; last: number | null }>(
+    const termsOfPost = `FROM ${this.table(TermRelationshipEntity)} tr
+      INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id
+      INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id WHERE tr.object_id = p.ID`;
+    // Taxonomies by position in the list, so no name has to survive the separators.
+    const position = `CASE tt.taxonomy ${taxonomies.map((_, i) => `WHEN ? THEN '${i}'`).join(' ')} END`;
+    const termList = mysql
+      ? `GROUP_CONCAT(CONCAT(${position}, ':', tt.term_id) ORDER BY t.name ASC, tt.term_id ASC SEPARATOR ',')`
+      : `group_concat(${position} || ':' || tt.term_id, ',' ORDER BY t.name ASC, tt.term_id ASC)`;
+    const columns = [
+      `p.ID AS id`,
+      `EXISTS (SELECT 1 FROM ${this.table(UserEntity)} u WHERE u.ID = p.post_author) AS author`,
+      `(${firstMeta}) AS thumbnail`,
+      `(${firstMeta}) AS template`,
+      `(SELECT COUNT(*) ${revisions}) AS revisions`,
+      `(SELECT MAX(r.ID) ${revisions}) AS last`,
+      taxonomies.length ? `(SELECT ${termList} ${termsOfPost} AND tt.taxonomy IN (${placeholders(taxonomies.length)})) AS terms` : `NULL AS terms`,
+      withFormats ? `(SELECT t.slug ${termsOfPost} AND tt.taxonomy = 'post_format' ORDER BY t.name ASC, tt.term_id ASC LIMIT 1) AS format` : `NULL AS format`,
+    ];
+    const rows = await rawQuery<ExtrasRow>(
       this.dataSource,
-      `SELECT p.ID AS id, EXISTS (SELECT 1 FROM ${this.table(UserEntity)} u WHERE u.ID = p.post_author) AS author,
-         (${firstMeta}) AS thumbnail, (${firstMeta}) AS template, (SELECT COUNT(*) ${revisions}) AS revisions, (SELECT MAX(r.ID) ${revisions}) AS last
-       FROM ${posts} p WHERE p.ID IN (${placeholders(postIds.length)})`,
-      ['_thumbnail_id', '_wp_page_template', ...postIds],
+      `SELECT ${columns.join(', ')} FROM ${posts} p WHERE p.ID IN (${placeholders(postIds.length)})`,
+      ['_thumbnail_id', '_wp_page_template', ...(taxonomies.length ? [...taxonomies, ...taxonomies] : []), ...postIds],
     );
+    const cut: number[] = [];
     for (const row of rows) {
+      const id = Number(row.id);
       const count = Number(row.revisions);
-      out.set(Number(row.id), {
+      const terms: Record<string, number[]> = {};
+      for (const taxonomy of taxonomies) terms[taxonomy] = [];
+      const list = row.terms === null ? '' : String(row.terms);
+      // MySQL cuts GROUP_CONCAT at group_concat_max_len (1,024 bytes by default): such posts are read term by term.
+      if (list.length >= GROUP_CONCAT_DEFAULT_MAX) cut.push(id);
+      else if (list) {
+        for (const entry of list.split(',')) {
+          const colon = entry.indexOf(':');
+          terms[taxonomies[Number(entry.slice(0, colon))]].push(Number(entry.slice(colon + 1)));
+        }
+      }
+      out.set(id, {
         authorExists: Number(row.author) === 1,
         thumbnail: row.thumbnail === null ? undefined : maybeUnserialize(row.thumbnail),
         template: row.template === null ? undefined : maybeUnserialize(row.template),
         revisions: count ? { count, last: Number(row.last) } : undefined,
+        terms,
+        format: row.format === null ? undefined : String(row.format).replace(/^post-format-/, ''),
       });
+    }
+    if (cut.length) {
+      for (const [id, terms] of await this.termRowsOf(cut, taxonomies)) out.get(id)!.terms = terms;
     }
     return out;
   }
+
+  /** Term ids of the given posts for the given taxonomies, a row per term (postId → taxonomy → term ids, by name). */
+  private async termRowsOf(postIds: number[], taxonomies: string[]): Promise<Map<number, Record<string, number[]>>> {
+    const terms = new Map<number, Record<string, number[]>>(postIds.map((id) => [id, Object.fromEntries(taxonomies.map((t) => [t, []]))]));
+    const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string }>(
+      this.dataSource,
+      `SELECT r.object_id AS post_id, tt.term_id AS term_id, tt.taxonomy AS taxonomy
+       FROM ${this.table(TermRelationshipEntity)} r
+       INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
+       INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
+       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy IN (${placeholders(taxonomies.length)})
+       ORDER BY t.name ASC, tt.term_id ASC`,
+      [...postIds, ...taxonomies],
+    );
+    for (const row of rows) terms.get(Number(row.post_id))?.[row.taxonomy]?.push(Number(row.term_id));
+    return terms;
+  }
+}
+
+/** MySQL's default `group_concat_max_len`; a list this long may have been cut. */
+const GROUP_CONCAT_DEFAULT_MAX = 1024;
+
+interface ExtrasRow {
+  id: number;
+  author: number | string;
+  thumbnail: unknown;
+  template: unknown;
+  revisions: number | string;
+  last: number | null;
+  terms: string | null;
+  format: string | null;
 }
 
 /** See {@link PostsService.extrasOf}. */
@@ -329,4 +371,8 @@ export interface PostExtras {
   thumbnail: unknown;
   template: unknown;
   revisions: { count: number; last: number } | undefined;
+  /** Taxonomy → term ids, by term name. */
+  terms: Record<string, number[]>;
+  /** The post format (`aside`, ...) when asked and set. */
+  format: string | undefined;
 }
