@@ -11,7 +11,8 @@ import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
 import { permalink } from './permalink';
 import { typeSupports } from './post-schema';
 import { stickyIds } from './post-writer.service';
-import { PostExtras, PostsService } from './posts.service';
+import { ExtrasWanted, NO_EXTRAS, PostExtras } from './post-extras';
+import { PostsService } from './posts.service';
 
 /** Site facts used while preparing posts of one request. */
 export interface SiteFacts {
@@ -27,8 +28,6 @@ interface Batch {
   meta: Map<number, Record<string, unknown[]>>;
   parents: Map<number, PostEntity>;
 }
-
-const NO_EXTRAS: PostExtras = { authorExists: false, thumbnail: undefined, template: undefined, revisions: undefined, terms: {}, format: undefined };
 
 /**
  * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
@@ -76,13 +75,20 @@ export class PostPresenter {
     return { home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''), sticky: stickyIds(o.sticky_posts), clock: SiteClock.fromOptions(o) };
   }
 
-  /** Loads what a page of posts needs in a fixed number of queries, then prepares each post. */
-  async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts): Promise<RestResponse[]> {
+  /** The terms items of this type show (see {@link PostsService.list}). */
+  extrasWanted(): ExtrasWanted {
+    return { taxonomies: this.taxonomies().map((t) => t.name), formats: typeSupports(this.type, 'post-formats') };
+  }
+
+  /**
+   * Loads what a page of posts needs in a fixed number of queries, then prepares each post. `loaded`: extras read
+   * with the posts' rows (for {@link extrasWanted}).
+   */
+  async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts, loaded?: Map<number, PostExtras>): Promise<RestResponse[]> {
     const ids = posts.map((p) => p.id);
-    const taxonomies = this.taxonomies();
     const metaKeys = this.registeredMeta().map((m) => m.key);
     const [extras, meta, parents] = await Promise.all([
-      this.posts.extrasOf(ids, taxonomies.map((t) => t.name), typeSupports(this.type, 'post-formats')),
+      loaded ?? this.posts.extrasOf(ids, this.extrasWanted()),
       this.posts.metaOf(ids, metaKeys),
       this.type.hierarchical ? this.parentChains(posts) : Promise.resolve(new Map<number, PostEntity>()),
     ]);

@@ -290,10 +290,10 @@ export class PostTypeController extends RestController {
     };
     const withVars = await applyFilterQueryVars(query, req, this.posts, await req.ctx.can(this.type.cap.edit_posts));
     const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
-    const { posts, total } = await this.posts.list(filtered);
+    const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
-    const prepared = await this.presenter.prepareMany(readable, req, site);
+    const prepared = await this.presenter.prepareMany(readable, req, site, extras);
     const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
     // `filter[posts_per_page]` changes the page size the totals are computed with.
     return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, undefined, filtered.limit);

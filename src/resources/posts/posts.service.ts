@@ -9,8 +9,8 @@ import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { maybeUnserialize } from '../../core/database/php-serialize';
 import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
 
 /** Filters of a posts collection, validated and coerced. */
 export interface PostQuery {
@@ -71,33 +71,50 @@ export class PostsService {
 
   /**
    * One page of posts and the total: plain parameterised SQL on the covering index, the total counted once for
-   * the same filters within a moment (see {@link ShortCache}).
+   * the same filters within a moment (see {@link ShortCache}). With `wanted`, the page's extras (see
+   * {@link extrasColumns}) come too: on MySQL in the same query (a round trip less), on SQLite in a second one.
    */
-  async list(q: PostQuery): Promise<{ posts: PostEntity[]; total: number }> {
+  async list(q: PostQuery, wanted?: ExtrasWanted): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
     const where = this.whereOf(q, await this.denseTermFilters(q));
-    if (!where) return { posts: [], total: 0 };
+    if (!where) return { posts: [], total: 0, extras: wanted && new Map() };
     const posts = this.table(PostEntity);
-    const page = `ORDER BY ${this.orderOf(q, where)} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
+    const order = this.orderOf(q, where);
+    const page = `ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
     const params = [...where.params, ...this.orderParams(q)];
     const countSql = `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`;
     const total = this.counts.get(`${countSql}\0${JSON.stringify(where.params)}`, async () => {
       const result = await rawQuery<{ n: number | string }>(this.dataSource, countSql, where.params);
       return Number(result[0]?.n ?? 0);
     });
-    if (this.dataSource.options.type === 'better-sqlite3' || this.dateIndexOrders(q)) {
+    if (this.dataSource.options.type === 'better-sqlite3') {
+      // A second query for the extras costs less than one query for both: SQLite would compute them before sorting,
+      // or copy the page's rows (contents included) to a temporary table first.
       const rows = await rawQuery(this.dataSource, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
-      return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
+      const found = hydrate<PostEntity>(this.postMeta, rows);
+      return { posts: found, total: await total, extras: wanted && (await this.extrasOf(found.map((p) => p.id), wanted)) };
     }
-    // MySQL sorts whole rows (contents included) when the order cannot come from an index: the page's ids are
-    // sorted in a derived table (a temporary table, which costs more than reading rows in index order), then
-    // joined to their rows and put back in order.
-    const rows = await rawQuery(
-      this.dataSource,
-      `SELECT p.* FROM ${posts} p INNER JOIN (SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}) page ON page.ID = p.ID
-       ORDER BY ${this.orderOf(q, where)}`,
-      [...params, ...this.orderParams(q)],
-    );
-    return { posts: hydrate<PostEntity>(this.postMeta, rows), total: await total };
+    const extras = wanted ? extrasColumns(this.dataSource, wanted) : { sql: '', params: [] };
+    const more = wanted ? `, ${extras.sql}` : '';
+    let rows: Array<Record<string, unknown>>;
+    if (this.dateIndexOrders(q)) {
+      // Rows come in index order and stop at the limit: the extras are computed for the page's rows only.
+      rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p WHERE ${where.sql} ${page}`, [...extras.params, ...params]);
+    } else {
+      // MySQL sorts whole rows (contents included) when the order cannot come from an index: the page's ids are
+      // sorted in a derived table (a temporary table, which costs more than reading rows in index order), then
+      // joined to their rows and put back in order.
+      rows = await rawQuery(
+        this.dataSource,
+        `SELECT p.*${more} FROM ${posts} p INNER JOIN (SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}) page ON page.ID = p.ID
+         ORDER BY ${order}`,
+        [...extras.params, ...params, ...this.orderParams(q)],
+      );
+    }
+    return {
+      posts: hydrate<PostEntity>(this.postMeta, rows),
+      total: await total,
+      extras: wanted && (await readExtras(this.dataSource, rows, wanted)),
+    };
   }
 
   /**
@@ -200,7 +217,7 @@ export class PostsService {
     if (q.orderby === 'include' && q.include.length) {
       return `CASE ${q.include.map((_, i) => `WHEN p.ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ASC`;
     }
-    if (q.orderby === 'relevance' && q.search) return 'p.post_date DESC';
+    if (q.orderby === 'relevance' && q.search) return 'p.post_date DESC, p.ID DESC';
     const column = ORDER_COLUMNS[q.orderby] ?? 'p.post_date';
     return q.orderby === 'id' ? `${column} ${q.order}` : `${column} ${q.order}, p.ID ${q.order}`;
   }
@@ -265,114 +282,15 @@ export class PostsService {
     return new Set(rows.map((r) => Number(r.ID)));
   }
 
-  /**
-   * What preparing posts needs besides their rows, in one query of one row per post: their term ids for the given
-   * taxonomies (ordered by term name, like get_the_terms()), their post format when asked, whether the author
-   * exists, the featured image and page template (first stored values), and the revision count and latest
-   * revision id. Terms come as one `taxonomy:term_id` list per post: turning rows into JavaScript values costs
-   * more than the lookups themselves, so one row per post beats one row per term.
-   */
-  async extrasOf(postIds: number[], taxonomies: string[] = [], withFormats = false): Promise<Map<number, PostExtras>> {
-    const out = new Map<number, PostExtras>();
-    if (!postIds.length) return out;
-    const posts = this.table(PostEntity);
-    const meta = this.table(PostMetaEntity);
-    const mysql = this.dataSource.options.type !== 'better-sqlite3';
-    const firstMeta = `SELECT m.meta_value FROM ${meta} m WHERE m.post_id = p.ID AND m.meta_key = ? ORDER BY m.meta_id LIMIT 1`;
-    const revisions = `FROM ${posts} r WHERE r.post_parent = p.ID AND r.post_type = 'revision' AND r.post_status = 'inherit'`;
-    const termsOfPost = `FROM ${this.table(TermRelationshipEntity)} tr
-      INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id
-      INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id WHERE tr.object_id = p.ID`;
-    // Taxonomies by position in the list, so no name has to survive the separators.
-    const position = `CASE tt.taxonomy ${taxonomies.map((_, i) => `WHEN ? THEN '${i}'`).join(' ')} END`;
-    const termList = mysql
-      ? `GROUP_CONCAT(CONCAT(${position}, ':', tt.term_id) ORDER BY t.name ASC, tt.term_id ASC SEPARATOR ',')`
-      : `group_concat(${position} || ':' || tt.term_id, ',' ORDER BY t.name ASC, tt.term_id ASC)`;
-    const columns = [
-      `p.ID AS id`,
-      `EXISTS (SELECT 1 FROM ${this.table(UserEntity)} u WHERE u.ID = p.post_author) AS author`,
-      `(${firstMeta}) AS thumbnail`,
-      `(${firstMeta}) AS template`,
-      `(SELECT COUNT(*) ${revisions}) AS revisions`,
-      `(SELECT MAX(r.ID) ${revisions}) AS last`,
-      taxonomies.length ? `(SELECT ${termList} ${termsOfPost} AND tt.taxonomy IN (${placeholders(taxonomies.length)})) AS terms` : `NULL AS terms`,
-      withFormats ? `(SELECT t.slug ${termsOfPost} AND tt.taxonomy = 'post_format' ORDER BY t.name ASC, tt.term_id ASC LIMIT 1) AS format` : `NULL AS format`,
-    ];
-    const rows = await rawQuery<ExtrasRow>(
+  /** What preparing the given posts needs besides their rows (see {@link extrasColumns}), in one query. */
+  async extrasOf(postIds: number[], wanted: ExtrasWanted): Promise<Map<number, PostExtras>> {
+    if (!postIds.length) return new Map();
+    const extras = extrasColumns(this.dataSource, wanted);
+    const rows = await rawQuery(
       this.dataSource,
-      `SELECT ${columns.join(', ')} FROM ${posts} p WHERE p.ID IN (${placeholders(postIds.length)})`,
-      ['_thumbnail_id', '_wp_page_template', ...(taxonomies.length ? [...taxonomies, ...taxonomies] : []), ...postIds],
+      `SELECT p.ID, ${extras.sql} FROM ${this.table(PostEntity)} p WHERE p.ID IN (${placeholders(postIds.length)})`,
+      [...extras.params, ...postIds],
     );
-    const cut: number[] = [];
-    for (const row of rows) {
-      const id = Number(row.id);
-      const count = Number(row.revisions);
-      const terms: Record<string, number[]> = {};
-      for (const taxonomy of taxonomies) terms[taxonomy] = [];
-      const list = row.terms === null ? '' : String(row.terms);
-      // MySQL cuts GROUP_CONCAT at group_concat_max_len (1,024 bytes by default): such posts are read term by term.
-      if (list.length >= GROUP_CONCAT_DEFAULT_MAX) cut.push(id);
-      else if (list) {
-        for (const entry of list.split(',')) {
-          const colon = entry.indexOf(':');
-          terms[taxonomies[Number(entry.slice(0, colon))]].push(Number(entry.slice(colon + 1)));
-        }
-      }
-      out.set(id, {
-        authorExists: Number(row.author) === 1,
-        thumbnail: row.thumbnail === null ? undefined : maybeUnserialize(row.thumbnail),
-        template: row.template === null ? undefined : maybeUnserialize(row.template),
-        revisions: count ? { count, last: Number(row.last) } : undefined,
-        terms,
-        format: row.format === null ? undefined : String(row.format).replace(/^post-format-/, ''),
-      });
-    }
-    if (cut.length) {
-      for (const [id, terms] of await this.termRowsOf(cut, taxonomies)) out.get(id)!.terms = terms;
-    }
-    return out;
+    return readExtras(this.dataSource, rows, wanted);
   }
-
-  /** Term ids of the given posts for the given taxonomies, a row per term (postId → taxonomy → term ids, by name). */
-  private async termRowsOf(postIds: number[], taxonomies: string[]): Promise<Map<number, Record<string, number[]>>> {
-    const terms = new Map<number, Record<string, number[]>>(postIds.map((id) => [id, Object.fromEntries(taxonomies.map((t) => [t, []]))]));
-    const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string }>(
-      this.dataSource,
-      `SELECT r.object_id AS post_id, tt.term_id AS term_id, tt.taxonomy AS taxonomy
-       FROM ${this.table(TermRelationshipEntity)} r
-       INNER JOIN ${this.table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
-       INNER JOIN ${this.table(TermEntity)} t ON t.term_id = tt.term_id
-       WHERE r.object_id IN (${placeholders(postIds.length)}) AND tt.taxonomy IN (${placeholders(taxonomies.length)})
-       ORDER BY t.name ASC, tt.term_id ASC`,
-      [...postIds, ...taxonomies],
-    );
-    for (const row of rows) terms.get(Number(row.post_id))?.[row.taxonomy]?.push(Number(row.term_id));
-    return terms;
-  }
-}
-
-/** MySQL's default `group_concat_max_len`; a list this long may have been cut. */
-const GROUP_CONCAT_DEFAULT_MAX = 1024;
-
-interface ExtrasRow {
-  id: number;
-  author: number | string;
-  thumbnail: unknown;
-  template: unknown;
-  revisions: number | string;
-  last: number | null;
-  terms: string | null;
-  format: string | null;
-}
-
-/** See {@link PostsService.extrasOf}. */
-export interface PostExtras {
-  authorExists: boolean;
-  thumbnail: unknown;
-  template: unknown;
-  revisions: { count: number; last: number } | undefined;
-  /** Taxonomy → term ids, by term name. */
-  terms: Record<string, number[]>;
-  /** The post format (`aside`, ...) when asked and set. */
-  format: string | undefined;
 }
