@@ -29,6 +29,7 @@ function superviseWorkers(env: CmsEnvironment, count: number): void {
   let stopping = false;
   let ready = false;
   const fork = () => cluster.fork();
+  cluster.setupPrimary({ execArgv: workerExecArgv() });
   cluster.once('listening', () => {
     ready = true;
     for (let i = 1; i < count; i++) fork();
@@ -52,6 +53,18 @@ function superviseWorkers(env: CmsEnvironment, count: number): void {
     });
   }
   fork();
+}
+
+/**
+ * Node flags of the workers: the primary's, and a young generation of 64 MB semi-spaces unless one is set (here or
+ * in NODE_OPTIONS). A response allocates a lot that dies at once: garbage collection took 20% of the time of
+ * `posts?_embed` requests with Node's default (16 MB), 7% with 64 MB.
+ */
+function workerExecArgv(): string[] {
+  const flags = [...process.execArgv];
+  const set = [...flags, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--max-semi-space-size\b/.test(flag));
+  if (!set) flags.push('--max-semi-space-size=64');
+  return flags;
 }
 
 async function bootstrap(): Promise<void> {
