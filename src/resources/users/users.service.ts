@@ -12,7 +12,7 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByList } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
-import { metaOfObjects, placeholders, rawQuery } from '../../core/database/raw-query';
+import { hydrate, metaOfObjects, placeholders, rawQuery } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 
@@ -127,13 +127,20 @@ export class UsersService {
     return { users, total };
   }
 
-  findByIds(ids: number[]): Promise<UserEntity[]> {
+  /** Users by id, in one prepared statement. */
+  async findByIds(ids: number[]): Promise<UserEntity[]> {
     const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
-    return wanted.length ? this.dataSource.getRepository(UserEntity).findBy({ id: In(wanted) }) : Promise.resolve([]);
+    if (!wanted.length) return [];
+    const rows = await rawQuery(this.dataSource, `SELECT * FROM ${this.usersTable} WHERE ID IN (${placeholders(wanted.length)})`, wanted);
+    return hydrate<UserEntity>(this.dataSource.getMetadata(UserEntity), rows);
   }
 
-  findById(id: number): Promise<UserEntity | null> {
-    return id > 0 ? this.dataSource.getRepository(UserEntity).findOne({ where: { id } }) : Promise.resolve(null);
+  async findById(id: number): Promise<UserEntity | null> {
+    return Number.isInteger(id) && id > 0 ? ((await this.findByIds([id]))[0] ?? null) : null;
+  }
+
+  private get usersTable(): string {
+    return this.dataSource.getMetadata(UserEntity).tableName;
   }
 
   findBy(where: Partial<Pick<UserEntity, 'email' | 'nicename' | 'login'>>): Promise<UserEntity | null> {
@@ -170,14 +177,12 @@ export class UsersService {
   /** Of the given users, those who published at least one post of the types, in one query. */
   async withPublishedPosts(userIds: number[], types: string[]): Promise<Set<number>> {
     if (!userIds.length || !types.length) return new Set();
-    const rows = await this.dataSource
-      .getRepository(PostEntity)
-      .createQueryBuilder('p')
-      .select('DISTINCT p.author', 'author')
-      .where('p.author IN (:...ids)', { ids: userIds })
-      .andWhere("p.status = 'publish'")
-      .andWhere('p.type IN (:...types)', { types })
-      .getRawMany<{ author: number | string }>();
+    const rows = await rawQuery<{ author: number | string }>(
+      this.dataSource,
+      `SELECT DISTINCT post_author AS author FROM ${this.dataSource.getMetadata(PostEntity).tableName}
+       WHERE post_author IN (${placeholders(userIds.length)}) AND post_status = 'publish' AND post_type IN (${placeholders(types.length)})`,
+      [...userIds, ...types],
+    );
     return new Set(rows.map((r) => Number(r.author)));
   }
 
