@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
+import { UsersService } from '../../src/resources/users/users.service';
 import { createUser } from '../factories/user.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 
@@ -365,5 +366,17 @@ describe('cost', () => {
     expect((large.body as unknown[]).length).toBe(20);
     expect(twenty).toBe(five);
     expect(twenty).toBeLessThanOrEqual(12);
+  });
+
+  it('counts the same filters once within a moment, and again after a write', async () => {
+    t.app.get(UsersService).clearCounts();
+    const first = await t.queries.during(() => get('/users?per_page=3&context=edit', 'administrator').expect(200));
+    const again = await get('/users?per_page=5&context=edit', 'administrator').expect(200);
+    const second = await t.queries.during(() => get('/users?per_page=3&context=edit', 'administrator').expect(200));
+    expect(second).toBe(first - 1);
+    const total = Number(again.headers['x-cms-total']);
+    await createUser(t.dataSource, TEST_PREFIX, 'counted', 'subscriber');
+    const after = await get('/users?per_page=3&context=edit', 'administrator').expect(200);
+    expect(after.headers['x-cms-total']).toBe(String(total + 1));
   });
 });

@@ -1,5 +1,3 @@
-import { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
-
 /** Escapes `!`, `%` and `_` for a LIKE pattern used with `ESCAPE '!'` (one escape character both databases read alike). */
 export function escapeLike(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
@@ -11,11 +9,11 @@ export function containsPattern(text: string): string {
 }
 
 /**
- * Orders rows by the position of `column` in `values` (the reference's `orderby=include`), with bound parameters.
+ * An ORDER BY term putting rows in the order of `column`'s values in a list (the reference's `orderby=include`),
+ * with one `?` per value; rows whose value is not listed come last.
  *
- * @example orderByList(qb, 'p.ID', [7, 3, 9], 'inc')
+ * @example `ORDER BY ${orderByPosition('p.ID', 3)}` with params [7, 3, 9]
  */
-export function orderByList<T extends ObjectLiteral>(qb: SelectQueryBuilder<T>, column: string, values: readonly unknown[], name: string): void {
-  values.forEach((value, i) => qb.setParameter(`${name}${i}`, value));
-  qb.orderBy(`CASE ${values.map((_, i) => `WHEN ${column} = :${name}${i} THEN ${i}`).join(' ')} ELSE ${values.length} END`, 'ASC');
+export function orderByPosition(column: string, count: number): string {
+  return `CASE ${Array.from({ length: count }, (_, i) => `WHEN ${column} = ? THEN ${i}`).join(' ')} ELSE ${count} END ASC`;
 }

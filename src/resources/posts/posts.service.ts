@@ -7,7 +7,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { containsPattern } from '../../core/database/query-helpers';
+import { containsPattern, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
@@ -215,7 +215,7 @@ export class PostsService {
 
   private orderOf(q: PostQuery, _where: Where): string {
     if (q.orderby === 'include' && q.include.length) {
-      return `CASE ${q.include.map((_, i) => `WHEN p.ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ASC`;
+      return orderByPosition('p.ID', q.include.length);
     }
     if (q.orderby === 'relevance' && q.search) return 'p.post_date DESC, p.ID DESC';
     const column = ORDER_COLUMNS[q.orderby] ?? 'p.post_date';

@@ -10,9 +10,9 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
-import { containsPattern, escapeLike, orderByList } from '../../core/database/query-helpers';
+import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
-import { hydrate, metaOfObjects, placeholders, rawQuery } from '../../core/database/raw-query';
+import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 
@@ -38,93 +38,101 @@ export interface UserQuery {
 }
 
 const ORDER_COLUMNS: Record<string, string> = {
-  id: 'u.id',
-  name: 'u.displayName',
-  registered_date: 'u.registered',
-  slug: 'u.nicename',
-  email: 'u.email',
-  url: 'u.url',
+  id: 'u.ID',
+  name: 'u.display_name',
+  registered_date: 'u.user_registered',
+  slug: 'u.user_nicename',
+  email: 'u.user_email',
+  url: 'u.user_url',
 };
 
 /** Database access of the users resource: the collection query and batched loads of users and their meta. */
 @Injectable()
 export class UsersService {
   private readonly authors = new ShortCache<number[]>();
+  private readonly counts = new ShortCache<number>();
 
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly prefix: TablePrefix,
   ) {
     clearOnWrites(dataSource, this.authors);
+    clearOnWrites(dataSource, this.counts);
   }
 
-  /** One page of users and the total, in two queries. */
+  /**
+   * One page of users and the total, in prepared statements: the total is counted once for the same filters within
+   * a moment (see {@link ShortCache}).
+   */
   async list(q: UserQuery): Promise<{ users: UserEntity[]; total: number }> {
-    const qb = this.dataSource.getRepository(UserEntity).createQueryBuilder('u');
-    if (q.include.length) qb.andWhere('u.id IN (:...include)', { include: q.include });
-    if (q.exclude.length) qb.andWhere('u.id NOT IN (:...exclude)', { exclude: q.exclude });
-    if (q.slugs.length) qb.andWhere('u.nicename IN (:...slugs)', { slugs: q.slugs });
+    const w = new Where();
+    if (q.include.length) w.in('u.ID', q.include);
+    if (q.exclude.length) w.in('u.ID', q.exclude, true);
+    if (q.slugs.length) w.in('u.user_nicename', q.slugs);
     if (q.search) {
       // Wildcards on both sides, over the columns WordPress picks for the shape of the term.
-      const term = containsPattern(q.search);
       const columns = q.restrictedSearch
-        ? ['CAST(u.id AS CHAR)', 'u.login', 'u.nicename', 'u.displayName']
+        ? ['CAST(u.ID AS CHAR)', 'u.user_login', 'u.user_nicename', 'u.display_name']
         : q.search.includes('@')
-        ? ['u.email']
-        : /^\d+$/.test(q.search)
-          ? ['u.login', 'CAST(u.id AS CHAR)']
-          : /^https?:\/\//.test(q.search)
-            ? ['u.url']
-            : ['u.login', 'u.url', 'u.email', 'u.nicename', 'u.displayName'];
-      qb.andWhere(`(${columns.map((c) => `${c} LIKE :term ESCAPE '!'`).join(' OR ')})`, { term });
+          ? ['u.user_email']
+          : /^\d+$/.test(q.search)
+            ? ['u.user_login', 'CAST(u.ID AS CHAR)']
+            : /^https?:\/\//.test(q.search)
+              ? ['u.user_url']
+              : ['u.user_login', 'u.user_url', 'u.user_email', 'u.user_nicename', 'u.display_name'];
+      const term = containsPattern(q.search);
+      w.add(`(${columns.map((c) => `${c} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => term));
     }
-    const metaTable = this.dataSource.getMetadata(UserMetaEntity).tableName;
+    const meta = this.dataSource.getMetadata(UserMetaEntity).tableName;
+    const capabilitiesKey = `${this.prefix.value}capabilities`;
+    const withMeta = (condition: string) => `u.ID IN (SELECT m.user_id FROM ${meta} m WHERE m.meta_key = ? AND (${condition}))`;
     if (q.roles.length) {
-      const clauses = q.roles.map((_, i) => `m.meta_value LIKE :role${i} ESCAPE '!'`).join(' OR ');
-      qb.andWhere(
-        `u.id IN (SELECT m.user_id FROM ${metaTable} m WHERE m.meta_key = :capsKey AND (${clauses}))`,
-        Object.fromEntries([['capsKey', `${this.prefix.value}capabilities`], ...q.roles.map((r, i) => [`role${i}`, `%"${escapeLike(r)}"%`])]),
-      );
+      w.add(withMeta(q.roles.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')), capabilitiesKey, ...q.roles.map((r) => `%"${escapeLike(r)}"%`));
     }
     if (q.capabilities.length) {
       const roleDefs = (await this.dataSource.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } }))?.value;
       const roles = maybeUnserialize(roleDefs ?? '') as Record<string, { capabilities?: Record<string, boolean> }> | false;
       const names = [...q.capabilities];
       for (const [role, def] of Object.entries(roles || {})) if (q.capabilities.some((c) => def.capabilities?.[c])) names.push(role);
-      const clauses = names.map((_, i) => `m.meta_value LIKE :cap${i} ESCAPE '!'`).join(' OR ');
-      qb.andWhere(
-        `u.id IN (SELECT m.user_id FROM ${metaTable} m WHERE m.meta_key = :capsKey2 AND (${clauses}))`,
-        Object.fromEntries([['capsKey2', `${this.prefix.value}capabilities`], ...names.map((r, i) => [`cap${i}`, `%"${escapeLike(r)}";b:1%`])]),
-      );
+      w.add(withMeta(names.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')), capabilitiesKey, ...names.map((r) => `%"${escapeLike(r)}";b:1%`));
     }
-    if (q.authorsOnly) {
-      qb.andWhere(`u.id IN (SELECT m.user_id FROM ${metaTable} m WHERE m.meta_key = :levelKey AND m.meta_value <> '0')`, {
-        levelKey: `${this.prefix.value}user_level`,
-      });
-    }
+    if (q.authorsOnly) w.add(withMeta(`m.meta_value <> '0'`), `${this.prefix.value}user_level`);
     if (q.publishedIn) {
       const authors = q.publishedIn.length ? await this.publishedAuthors(q.publishedIn) : [];
       if (!authors.length) return { users: [], total: 0 };
-      qb.andWhere('u.ID IN (:...publishedAuthors)', { publishedAuthors: authors });
+      w.in('u.ID', authors);
     }
+    const { sql: order, params: orderParams } = this.orderOf(q);
+    const users = this.usersTable;
+    const countSql = `SELECT COUNT(*) AS n FROM ${users} u WHERE ${w.sql}`;
+    const total = this.counts.get(`${countSql}\0${JSON.stringify(w.params)}`, async () => {
+      const rows = await rawQuery<{ n: number | string }>(this.dataSource, countSql, w.params);
+      return Number(rows[0]?.n ?? 0);
+    });
+    const rows = await rawQuery(
+      this.dataSource,
+      `SELECT u.* FROM ${users} u WHERE ${w.sql} ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`,
+      [...w.params, ...orderParams],
+    );
+    return { users: hydrate<UserEntity>(this.dataSource.getMetadata(UserEntity), rows), total: await total };
+  }
+
+  private orderOf(q: UserQuery): { sql: string; params: unknown[] } {
+    const byList = (column: string, values: readonly unknown[]) => ({ sql: orderByPosition(column, values.length), params: [...values] });
+    if (q.orderby === 'include' && q.include.length) return byList('u.ID', q.include);
+    if (q.orderby === 'include_slugs' && q.slugs.length) return byList('u.user_nicename', q.slugs);
     const direction = q.order === 'desc' ? 'DESC' : 'ASC';
-    if (q.orderby === 'include' && q.include.length) {
-      orderByList(qb, 'u.ID', q.include, 'oi');
-    } else if (q.orderby === 'include_slugs' && q.slugs.length) {
-      orderByList(qb, 'u.user_nicename', q.slugs, 'os');
-    } else {
-      const column = ORDER_COLUMNS[q.orderby] ?? 'u.displayName';
-      if (column !== 'u.id' && column !== 'u.registered' && this.dataSource.options.type === 'better-sqlite3') {
-        // MySQL's collation (WordPress's) sorts text case-insensitively; SQLite needs to be told.
-        qb.addSelect(`LOWER(${column})`, 'sort_key').orderBy('sort_key', direction);
-      } else {
-        qb.orderBy(column, direction);
-      }
-      // Ties keep the table's order (by id), as MySQL gives them to WordPress.
-      if (column !== 'u.id') qb.addOrderBy('u.id', 'ASC');
-    }
-    const [users, total] = await qb.skip(q.offset).take(q.limit).getManyAndCount();
-    return { users, total };
+    const column = ORDER_COLUMNS[q.orderby] ?? 'u.display_name';
+    if (column === 'u.ID') return { sql: `u.ID ${direction}`, params: [] };
+    // MySQL's collation (WordPress's) sorts text case-insensitively; SQLite needs to be told. Ties keep the table's
+    // order (by id), as MySQL gives them to WordPress.
+    const key = column !== 'u.user_registered' && this.dataSource.options.type === 'better-sqlite3' ? `LOWER(${column})` : column;
+    return { sql: `${key} ${direction}, u.ID ASC`, params: [] };
+  }
+
+  /** Forgets cached totals (after writes). */
+  clearCounts(): void {
+    this.counts.clear();
   }
 
   /** Users by id, in one prepared statement. */
