@@ -7,6 +7,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { AuthenticationService } from '../auth/authentication.service';
 import { CapabilityService } from '../auth/capability.service';
 import { RequestContext } from '../auth/request-context';
+import { toJson } from '../rest/json-text';
 import { RestRequest, UploadedFile } from '../rest/rest-request';
 import { RestServer, ServedResponse } from '../rest/rest-server.service';
 import { CoreErrors } from './error-codes';
@@ -194,7 +195,7 @@ export class RestHttpMiddleware implements NestMiddleware {
       return;
     }
     // Encoded once here: its length is the header, and the socket takes the bytes as they are.
-    const body = Buffer.from(JSON.stringify(served.data ?? null));
+    const body = Buffer.from(toJson(served.data));
     headers['Content-Length'] = String(body.length);
     res.writeHead(served.status, headers);
     res.end(body);

@@ -182,6 +182,14 @@ export abstract class RestController implements OnModuleInit {
   }
 
   /**
+   * Whether the items of a collection may be served as JSON text (`RestRequest.itemsAsText`): also nothing of this
+   * controller looks into them after they are built — no registered field, no `rest_prepare_{hookSuffix}` listener.
+   */
+  protected itemsAsText(req: RestRequest, hookSuffix: string): boolean {
+    return req.itemsAsText && !this.hooks.hasHook(`rest_prepare_${hookSuffix}`) && this.extensions.restFields(this.objectType).size === 0;
+  }
+
+  /**
    * Builds an item response in the reference's order: additional fields, context filtering, links, then the
    * `rest_prepare_{hookSuffix}` filter.
    */

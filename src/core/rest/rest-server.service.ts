@@ -198,6 +198,8 @@ export class RestServer implements OnApplicationBootstrap {
 
   /** The full pipeline after dispatch: Allow, `rest_post_dispatch`, links, `_embed`, `_fields`, `_envelope`. */
   async serve(req: RestRequest): Promise<ServedResponse> {
+    req.itemsAsText =
+      req.query._embed === undefined && req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
     let response = await this.dispatch(req);
     await this.addAllowHeader(response, req);
     response = await this.hooks.applyFilters('rest_post_dispatch', response, req);

@@ -7,6 +7,7 @@ import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
+import { ItemMemo } from '../../core/rest/json-text';
 import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
 import { permalink } from './permalink';
 import { typeSupports } from './post-schema';
@@ -85,6 +86,80 @@ export class PostPresenter {
    * with the posts' rows (for {@link extrasWanted}).
    */
   async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts, loaded?: Map<number, PostExtras>): Promise<RestResponse[]> {
+    const batch = await this.batchOf(posts, loaded);
+    const out: RestResponse[] = [];
+    for (const post of posts) out.push(await this.prepareItem(post, req, site, batch, await this.readable(post, req)));
+    return out;
+  }
+
+  /**
+   * A page of posts as collection items (`toItem`). With `asText` (nothing looks into the items afterwards, see
+   * `RestRequest.itemsAsText`) they come as JSON text, each reused from an earlier request while everything it is
+   * made from is unchanged (see {@link inputsOf}): the rows are still read for every request, preparing and
+   * serializing them again is what is saved.
+   */
+  async prepareCollection(
+    posts: PostEntity[],
+    req: RestRequest,
+    site: SiteFacts,
+    loaded: Map<number, PostExtras> | undefined,
+    toItem: (response: RestResponse) => unknown,
+    asText: boolean,
+  ): Promise<unknown[]> {
+    const batch = await this.batchOf(posts, loaded);
+    const out: unknown[] = [];
+    for (const post of posts) {
+      const readable = await this.readable(post, req);
+      if (!asText) {
+        out.push(toItem(await this.prepareItem(post, req, site, batch, readable)));
+        continue;
+      }
+      const key = `${post.id}\0${req.context}`;
+      const inputs = this.inputsOf(post, req, site, batch, readable);
+      const text = this.memo.get(key, inputs) ?? this.memo.set(key, inputs, JSON.stringify(toItem(await this.prepareItem(post, req, site, batch, readable))));
+      out.push(text);
+    }
+    return out;
+  }
+
+  /**
+   * Everything a collection item of this presenter is made from, as primitive values: the request's facts (API
+   * URL, context, password and read rights as they apply to the post), the site's (home, time zone, sticky), every
+   * column of the row, and what was loaded with it (extras, registered meta, the link with its ancestors). The
+   * type, its taxonomies, meta keys and schema are fixed once the application has started; registered fields and
+   * `rest_prepare_*` listeners turn serialized items off (see `RestController.itemsAsText`).
+   */
+  private inputsOf(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean): unknown[] {
+    const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
+    const inputs: unknown[] = [
+      req.ctx.restUrl(''),
+      req.context,
+      this.locked(post, req),
+      readable,
+      site.home,
+      site.clock.timezoneString,
+      site.clock.gmtOffsetHours,
+      site.sticky.includes(post.id),
+      this.link(post, site, batch, readable),
+    ];
+    const record = post as unknown as Record<string, unknown>;
+    for (const property of this.columns()) inputs.push(record[property]);
+    inputs.push(extras.authorExists, primitive(extras.thumbnail), primitive(extras.template), extras.revisions?.count, extras.revisions?.last, extras.format);
+    for (const tax of this.taxonomies()) inputs.push((extras.terms[tax.name] ?? []).join(','));
+    inputs.push(batch.meta.size ? JSON.stringify(batch.meta.get(post.id) ?? null) : '');
+    return inputs;
+  }
+
+  private readonly memo = new ItemMemo();
+
+  /** The row's properties, from the entity's columns. */
+  private columns(): string[] {
+    return (this.columnNames ??= this.posts.postColumns());
+  }
+
+  private columnNames?: string[];
+
+  private async batchOf(posts: PostEntity[], loaded?: Map<number, PostExtras>): Promise<Batch> {
     const ids = posts.map((p) => p.id);
     const metaKeys = this.registeredMeta().map((m) => m.key);
     const [extras, meta, parents] = await Promise.all([
@@ -92,10 +167,17 @@ export class PostPresenter {
       this.posts.metaOf(ids, metaKeys),
       this.type.hierarchical ? this.parentChains(posts) : Promise.resolve(new Map<number, PostEntity>()),
     ]);
-    const batch: Batch = { extras, meta, parents };
-    const out: RestResponse[] = [];
-    for (const post of posts) out.push(await this.prepareItem(post, req, site, batch));
-    return out;
+    return { extras, meta, parents };
+  }
+
+  /** Whether the caller may read the post (private posts need `read_post`). */
+  private async readable(post: PostEntity, req: RestRequest): Promise<boolean> {
+    return post.status === 'private' ? req.ctx.can('read_post', post) : true;
+  }
+
+  /** Password-protected content is hidden unless the right password is sent (or the caller edits). */
+  private locked(post: PostEntity, req: RestRequest): boolean {
+    return Boolean(post.password) && req.context !== 'edit' && !samePassword(post.password, req.get<string>('password') ?? '');
   }
 
   /** Ancestors of hierarchical posts (for page links), loaded level by level. */
@@ -115,13 +197,11 @@ export class PostPresenter {
     return permalink(post, this.type, site.home, batch.parents, viewable);
   }
 
-  private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch): Promise<RestResponse> {
+  private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean): Promise<RestResponse> {
     const supports = (feature: string) => typeSupports(this.type, feature);
     const edit = req.context === 'edit';
-    // Password-protected content is hidden unless the right password is sent (or the caller edits).
-    const locked = Boolean(post.password) && !edit && !samePassword(post.password, req.get<string>('password') ?? '');
+    const locked = this.locked(post, req);
     const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
-    const readable = post.status === 'private' ? await req.ctx.can('read_post', post) : true;
     const data: Record<string, unknown> = {
       id: post.id,
       date: dateResponse(post.dateGmt, post.date),
@@ -209,4 +289,9 @@ export function samePassword(stored: string, given: string): boolean {
   const a = Buffer.from(stored);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A loaded value as a primitive input (see {@link PostPresenter.inputsOf}). */
+function primitive(value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? JSON.stringify(value) : value;
 }

@@ -127,6 +127,11 @@ export class PostsService {
     return dateOrder && q.statuses.length === 1 && !q.ownStatuses?.statuses.length && !q.terms.length;
   }
 
+  /** The properties of a post row (entity columns). */
+  postColumns(): string[] {
+    return this.postMeta.columns.map((c) => c.propertyName);
+  }
+
   private get postMeta() {
     return this.dataSource.getMetadata(PostEntity);
   }
