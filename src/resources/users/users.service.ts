@@ -185,10 +185,13 @@ export class UsersService {
   /** Of the given users, those who published at least one post of the types, in one query. */
   async withPublishedPosts(userIds: number[], types: string[]): Promise<Set<number>> {
     if (!userIds.length || !types.length) return new Set();
+    // One probe per user that stops at the first published post: DISTINCT, or an EXISTS MariaDB turns into a
+    // semi-join, walked all of an author's posts (4 ms for six authors of 10,000 posts, against 0.4 ms).
     const rows = await rawQuery<{ author: number | string }>(
       this.dataSource,
-      `SELECT DISTINCT post_author AS author FROM ${this.dataSource.getMetadata(PostEntity).tableName}
-       WHERE post_author IN (${placeholders(userIds.length)}) AND post_status = 'publish' AND post_type IN (${placeholders(types.length)})`,
+      `SELECT u.ID AS author FROM ${this.usersTable} u WHERE u.ID IN (${placeholders(userIds.length)}) AND (
+         SELECT 1 FROM ${this.dataSource.getMetadata(PostEntity).tableName} p
+         WHERE p.post_author = u.ID AND p.post_status = 'publish' AND p.post_type IN (${placeholders(types.length)}) LIMIT 1) IS NOT NULL`,
       [...userIds, ...types],
     );
     return new Set(rows.map((r) => Number(r.author)));
