@@ -1,3 +1,4 @@
+import * as passwordHash from '../../src/core/auth/password-hash';
 import { createUser, TestUser } from '../factories/user.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 
@@ -92,6 +93,22 @@ describe('create and use', () => {
     // Stored as PHP's unset() leaves it, a:1:{i:1;a:7:{...}}: the remaining password must still authenticate.
     await call('get', '/users/me', basic(user.login, other.password)).expect(200);
     expectRestError(await call('get', '/users/me', user), 'incorrect_password', 401);
+  });
+
+  it('hashes against the other passwords of a user only until the one used is verified', async () => {
+    const user = await freshUser('author');
+    const second = (await call('post', '/users/me/application-passwords', user, { name: 'second' }).expect(201)).body;
+    const hashing = jest.spyOn(passwordHash, 'verifyWordPressPassword');
+    try {
+      await call('get', '/users/me', basic(user.login, second.password)).expect(200);
+      expect(hashing).toHaveBeenCalledTimes(2);
+      hashing.mockClear();
+      await call('get', '/users/me', basic(user.login, second.password)).expect(200);
+      expect(hashing).not.toHaveBeenCalled();
+      expectRestError(await call('get', '/users/me', basic(user.login, 'wrongwrongwrongwrongwron')), 'incorrect_password', 401);
+    } finally {
+      hashing.mockRestore();
+    }
   });
 
   it('stops authenticating a deleted password', async () => {

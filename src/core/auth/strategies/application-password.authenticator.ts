@@ -35,11 +35,16 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
   /** Recently verified (password, hash) pairs, keyed by a digest: hashing with bcrypt on every request would cost ~50 ms. */
   private readonly verified = new Map<string, number>();
 
+  /** Whether the pair was verified within the last minutes (a digest lookup, no hashing). */
+  private verifiedRecently(password: string, hash: string): boolean {
+    const until = this.verified.get(verifiedKey(password, hash));
+    return until !== undefined && until > Date.now();
+  }
+
   private check(password: string, hash: string): boolean {
-    const key = createHash('sha256').update(`${password}\0${hash}`).digest('hex');
+    if (this.verifiedRecently(password, hash)) return true;
+    const key = verifiedKey(password, hash);
     const now = Date.now();
-    const until = this.verified.get(key);
-    if (until !== undefined && until > now) return true;
     if (!verifyWordPressPassword(password, hash)) return false;
     if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
     this.verified.set(key, now + VERIFIED_TTL_MS);
@@ -70,7 +75,10 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     }
     // Deleting leaves gaps in the stored PHP array's keys, so read it through the accounts service.
     const list: StoredApplicationPassword[] = await this.accounts.listApplicationPasswords(user.id);
-    const used = list.find((item) => item && typeof item.password === 'string' && this.check(password, item.password));
+    // A user may hold several application passwords: the one verified recently is found without hashing, and the
+    // others are hashed against only when none was.
+    const stored = list.filter((item) => item && typeof item.password === 'string');
+    const used = stored.find((item) => this.verifiedRecently(password, item.password)) ?? stored.find((item) => this.check(password, item.password));
     if (!used) {
       this.limiter.recordFailure(input.ip, login);
       return invalid();
@@ -86,6 +94,10 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
 
 const VERIFIED_TTL_MS = 5 * 60_000;
 const VERIFIED_MAX = 10_000;
+
+function verifiedKey(password: string, hash: string): string {
+  return createHash('sha256').update(`${password}\0${hash}`).digest('hex');
+}
 
 function invalid(): RestException {
   return new RestException('incorrect_password', 'The provided password is an invalid application password.', 401);
