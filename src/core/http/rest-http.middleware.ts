@@ -7,7 +7,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { AuthenticationService } from '../auth/authentication.service';
 import { CapabilityService } from '../auth/capability.service';
 import { RequestContext } from '../auth/request-context';
-import { toJson } from '../rest/json-text';
+import { toJsonBytes } from '../rest/json-text';
 import { RestRequest, UploadedFile } from '../rest/rest-request';
 import { RestServer, ServedResponse } from '../rest/rest-server.service';
 import { CoreErrors } from './error-codes';
@@ -194,8 +194,9 @@ export class RestHttpMiddleware implements NestMiddleware {
       res.end();
       return;
     }
-    // Encoded once here: its length is the header, and the socket takes the bytes as they are.
-    const body = Buffer.from(toJson(served.data));
+    // Encoded once here (prepared items once for all requests): its length is the header, and the socket takes the
+    // bytes as they are.
+    const body = toJsonBytes(served.data);
     headers['Content-Length'] = String(body.length);
     res.writeHead(served.status, headers);
     res.end(body);

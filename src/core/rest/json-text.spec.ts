@@ -1,6 +1,8 @@
-import { ItemMemo, JsonText, toJson } from './json-text';
+import { ItemMemo, JsonText, toJsonBytes } from './json-text';
 
-describe('JsonText and toJson', () => {
+const toJson = (data: unknown) => toJsonBytes(data).toString('utf8');
+
+describe('JsonText and toJsonBytes', () => {
   it('splices the text of serialized items into a top-level array', () => {
     const data = [new JsonText('{"id":1,"a":"x"}'), { id: 2 }, undefined, new JsonText('[1,2]')];
     expect(toJson(data)).toBe('[{"id":1,"a":"x"},{"id":2},null,[1,2]]');
@@ -12,6 +14,13 @@ describe('JsonText and toJson', () => {
     expect(toJson([1, { b: null }])).toBe('[1,{"b":null}]');
     expect(toJson(undefined)).toBe('null');
     expect(toJson(new JsonText('{"x":true}'))).toBe('{"x":true}');
+  });
+
+  it('copies serialized items as their UTF-8 bytes, encoded once', () => {
+    const item = new JsonText('{"title":"Caf\u00e9 \u201cquoted\u201d \ud83d\ude00"}');
+    expect(item.bytes).toBe(item.bytes);
+    const bytes = toJsonBytes([item, { n: 'é' }]);
+    expect(bytes.equals(Buffer.from(JSON.stringify([JSON.parse(item.text), { n: 'é' }])))).toBe(true);
   });
 
   it('gives the same JSON when serialized the ordinary way, nested', () => {

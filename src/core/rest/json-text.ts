@@ -1,25 +1,43 @@
 /**
- * A value of response data already serialized: the HTTP layer writes its text where the value goes (see
- * {@link toJson}). Serialized any other way it still gives the same JSON, through `toJSON`.
+ * A value of response data already serialized: the HTTP layer writes its bytes where the value goes (see
+ * {@link toJsonBytes}). Serialized any other way it still gives the same JSON, through `toJSON`.
  */
 export class JsonText {
+  private encoded?: Buffer;
+
   constructor(readonly text: string) {}
+
+  /** The text in UTF-8, encoded once for all the responses it goes into. */
+  get bytes(): Buffer {
+    return (this.encoded ??= Buffer.from(this.text));
+  }
 
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
 }
 
-/** The JSON of response data: `JSON.stringify`, with the text of {@link JsonText} values spliced in as it is. */
-export function toJson(data: unknown): string {
-  if (data instanceof JsonText) return data.text;
-  if (!Array.isArray(data) || !data.some((item) => item instanceof JsonText)) return JSON.stringify(data ?? null);
-  const parts = new Array<string>(data.length);
+/**
+ * The JSON of response data in UTF-8: `JSON.stringify`, with the bytes of {@link JsonText} values (the value
+ * itself, or items of a top-level array) copied in as they are.
+ */
+export function toJsonBytes(data: unknown): Buffer {
+  if (data instanceof JsonText) return data.bytes;
+  if (!Array.isArray(data) || !data.some((item) => item instanceof JsonText)) return Buffer.from(JSON.stringify(data ?? null));
+  const chunks: Buffer[] = [];
+  let text = '[';
   for (let i = 0; i < data.length; i++) {
     const item: unknown = data[i];
-    parts[i] = item instanceof JsonText ? item.text : (JSON.stringify(item) ?? 'null');
+    if (i > 0) text += ',';
+    if (item instanceof JsonText) {
+      chunks.push(Buffer.from(text), item.bytes);
+      text = '';
+    } else {
+      text += JSON.stringify(item) ?? 'null';
+    }
   }
-  return `[${parts.join(',')}]`;
+  chunks.push(Buffer.from(`${text}]`));
+  return Buffer.concat(chunks);
 }
 
 /**
