@@ -40,15 +40,23 @@ describe('ItemMemo', () => {
     expect(memo.get('8', [7, 'view', 'Hello', null])).toBeUndefined();
   });
 
-  it('replaces an entry and keeps the latest entries', () => {
-    const memo = new ItemMemo(2);
-    memo.set('a', [1], '"a1"');
-    memo.set('b', [1], '"b"');
-    memo.set('a', [2], '"a2"');
-    memo.set('c', [1], '"c"');
-    expect(memo.get('a', [1])).toBeUndefined();
-    expect(memo.get('a', [2])?.text).toBe('"a2"');
-    expect(memo.get('b', [1])).toBeUndefined();
-    expect(memo.get('c', [1])?.text).toBe('"c"');
+  it('replaces an entry and keeps the latest entries within its size', () => {
+    const memo = new ItemMemo(100);
+    for (let i = 0; i < 10; i++) memo.set(`k${i}`, [1], `"item-${i}__"`);
+    memo.set('k0', [2], '"item-0b_"');
+    memo.set('k10', [1], '"item-10_"');
+    expect(memo.get('k0', [1])).toBeUndefined();
+    expect(memo.get('k0', [2])?.text).toBe('"item-0b_"');
+    expect(memo.get('k1', [1])).toBeUndefined();
+    expect(memo.get('k2', [1])?.text).toBe('"item-2__"');
+    expect(memo.get('k10', [1])?.text).toBe('"item-10_"');
+  });
+
+  it('gives a large item its text without keeping it', () => {
+    const memo = new ItemMemo(40);
+    expect(memo.set('big', [1], '"12345"').text).toBe('"12345"');
+    expect(memo.set('small', [1], '"1"').text).toBe('"1"');
+    expect(memo.get('small', [1])?.text).toBe('"1"');
+    expect(memo.get('big', [1])).toBeUndefined();
   });
 });

@@ -42,8 +42,10 @@ export function toJsonBytes(data: unknown): Buffer {
 
 /**
  * The JSON of items by key, reused while every input an item was made from is the same, compared value by value
- * (primitive values; strings by content): the caller lists the complete inputs, so a hit gives exactly the text preparing the item
- * again would give. Keeps the latest `max` items.
+ * (primitive values; strings by content): the caller lists the complete inputs, so a hit gives exactly the text
+ * preparing the item again would give. Keeps the latest items within a size budget (characters of JSON; each is
+ * also kept as UTF-8 bytes once written, and its inputs hold the row it was made from: about three times the budget
+ * in memory), and no item larger than a tenth of it.
  *
  * @example
  * const inputs = [post.id, post.modifiedGmt, post.content, req.context];
@@ -51,8 +53,9 @@ export function toJsonBytes(data: unknown): Buffer {
  */
 export class ItemMemo {
   private readonly entries = new Map<string, { inputs: readonly unknown[]; text: JsonText }>();
+  private size = 0;
 
-  constructor(private readonly max = 2000) {}
+  constructor(private readonly maxChars = 8 * 1024 * 1024) {}
 
   get(key: string, inputs: readonly unknown[]): JsonText | undefined {
     const entry = this.entries.get(key);
@@ -62,10 +65,19 @@ export class ItemMemo {
   }
 
   set(key: string, inputs: readonly unknown[], text: string): JsonText {
-    const entry = { inputs, text: new JsonText(text) };
-    if (this.entries.has(key)) this.entries.delete(key);
-    else if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, entry);
-    return entry.text;
+    const json = new JsonText(text);
+    this.delete(key);
+    if (text.length > this.maxChars / 10) return json;
+    while (this.size + text.length > this.maxChars) this.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { inputs, text: json });
+    this.size += text.length;
+    return json;
+  }
+
+  private delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.size -= entry.text.text.length;
   }
 }
