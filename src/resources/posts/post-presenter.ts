@@ -197,6 +197,10 @@ export class PostPresenter {
     return permalink(post, this.type, site.home, batch.parents, viewable);
   }
 
+  /**
+   * One post's response. Whatever this and {@link links} read — of the request, the site, the row or the batch —
+   * must be among {@link inputsOf}'s inputs, or a reused item would miss the change.
+   */
   private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean): Promise<RestResponse> {
     const supports = (feature: string) => typeSupports(this.type, feature);
     const edit = req.context === 'edit';
