@@ -265,8 +265,9 @@ export class PostsService {
     return rows.map((r) => r.id);
   }
 
-  findById(id: number): Promise<PostEntity | null> {
-    return id > 0 ? this.dataSource.getRepository(PostEntity).findOne({ where: { id } }) : Promise.resolve(null);
+  /** A post by id, in one prepared statement. */
+  async findById(id: number): Promise<PostEntity | null> {
+    return Number.isInteger(id) && id > 0 ? ((await this.findByIds([id]))[0] ?? null) : null;
   }
 
   async findByIds(ids: readonly number[]): Promise<PostEntity[]> {
