@@ -23,6 +23,7 @@ import {
   wordpressSchemaStatements,
 } from '../../src/core/database/migrations/1732147200000-initial-schema';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
+import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
 import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
 import { DEFAULT_ROLES, installSite } from '../../src/core/database/site-install';
 import { dropTestDatabase, testDatabaseKind, testDatabaseName, testDatabaseUrl } from '../utils/test-db';
@@ -371,6 +372,14 @@ describe(`WordPress database layer (${kind})`, () => {
       expect((await repo.findOneByOrFail({ id: 2 ** 40 + 1 })).id).toBe(2 ** 40 + 1);
       const [raw] = await ds.query('SELECT ID, post_author, post_parent FROM cms_posts WHERE ID = ?', [saved.id]);
       expect(raw).toEqual({ ID: saved.id, post_author: 3, post_parent: 2 ** 40 });
+      const [viaRaw] = await rawQuery(ds, 'SELECT ID, post_author, post_parent, post_title FROM cms_posts WHERE ID = ?', [saved.id]);
+      expect(viaRaw).toEqual({ ID: saved.id, post_author: 3, post_parent: 2 ** 40, post_title: 'Numbers' });
+      const entities = await rawEntities<PostEntity>(ds, ds.getMetadata(PostEntity), 'SELECT * FROM cms_posts WHERE ID IN (?, ?) ORDER BY ID', [saved.id, 2 ** 40 + 1]);
+      expect(entities.map((e) => e instanceof PostEntity)).toEqual([true, true]);
+      expect(entities[0]).toEqual(found);
+      expect(entities[1]).toMatchObject({ id: 2 ** 40 + 1, title: 'Big id' });
+      const partial = await rawEntities<PostEntity>(ds, ds.getMetadata(PostEntity), 'SELECT ID, post_title, 1 AS extra FROM cms_posts WHERE ID = ?', [saved.id]);
+      expect({ ...partial[0] }).toEqual({ id: saved.id, title: 'Numbers' });
     });
 
     it('fills WordPress defaults for a minimal insert through the entity', async () => {

@@ -36,18 +36,40 @@ export function placeholders(n: number): string {
   return new Array(n).fill('?').join(', ');
 }
 
+/** How a column of a row becomes an entity property. */
+interface ColumnMapping {
+  column: string;
+  property: string;
+  numeric: boolean;
+}
+
+const MAPPINGS = new WeakMap<EntityMetadata, ColumnMapping[]>();
+
+function mappingOf(metadata: EntityMetadata): ColumnMapping[] {
+  let mapping = MAPPINGS.get(metadata);
+  if (!mapping) {
+    mapping = metadata.columns.map((c) => ({
+      column: c.databaseName,
+      property: c.propertyName,
+      numeric: ['bigint', 'int', 'integer', 'tinyint', 'smallint', Number].includes(c.type as string),
+    }));
+    MAPPINGS.set(metadata, mapping);
+  }
+  return mapping;
+}
+
+function newEntity(metadata: EntityMetadata): Record<string, unknown> {
+  return Object.create(metadata.target instanceof Function ? metadata.target.prototype : Object.prototype) as Record<string, unknown>;
+}
+
 /**
  * Turns raw rows into entities through the entity's column mapping (database column → property), converting numeric
  * columns the drivers return as strings (MySQL BIGINT) to numbers.
  */
 export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, unknown>>): T[] {
-  const columns = metadata.columns.map((c) => ({
-    column: c.databaseName,
-    property: c.propertyName,
-    numeric: ['bigint', 'int', 'integer', 'tinyint', 'smallint', Number].includes(c.type as string),
-  }));
+  const columns = mappingOf(metadata);
   return rows.map((row) => {
-    const entity = Object.create(metadata.target instanceof Function ? metadata.target.prototype : Object.prototype) as Record<string, unknown>;
+    const entity = newEntity(metadata);
     for (const { column, property, numeric } of columns) {
       if (!(column in row)) continue;
       const value = row[column];
@@ -55,6 +77,19 @@ export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, 
     }
     return entity as T;
   });
+}
+
+/**
+ * Runs a SELECT on the data source and returns its rows as entities (see {@link hydrate}); on SQLite the entities
+ * are built straight from the driver's rows, without objects in between.
+ */
+export async function rawEntities<T>(db: DataSource, metadata: EntityMetadata, sql: string, params: unknown[] = []): Promise<T[]> {
+  const fast = fastReader(db);
+  if (fast?.entities) {
+    if (db.options.logging) db.logger.logQuery(sql, params);
+    return fast.entities(sql, params, metadata) as T[];
+  }
+  return hydrate<T>(metadata, await rawQuery(db, sql, params));
 }
 
 /**
@@ -67,13 +102,17 @@ export function rawQuery<R = Record<string, unknown>>(db: DataSource | EntityMan
     const fast = fastReader(db);
     if (fast) {
       if (db.options.logging) db.logger.logQuery(sql, params);
-      return fast(sql, params) as Promise<R[]>;
+      return fast.rows(sql, params) as Promise<R[]>;
     }
   }
   return db.query(sql, params) as Promise<R[]>;
 }
 
-type Reader = (sql: string, params: unknown[]) => Promise<unknown[]>;
+interface Reader {
+  rows(sql: string, params: unknown[]): Promise<unknown[]>;
+  /** Entities built straight from the driver's rows, where that saves building row objects first. */
+  entities?(sql: string, params: unknown[], metadata: EntityMetadata): unknown[];
+}
 
 const READERS = new WeakMap<DataSource, Reader | null>();
 
@@ -100,30 +139,60 @@ function fastReader(db: DataSource): Reader | null {
     const connection = driver.databaseConnection;
     // Rows come as arrays and become objects here: better-sqlite3 builds row objects property by property in
     // native code, at about twice the cost.
-    const statements = new Map<string, { statement: SqliteStatement; columns: string[] }>();
-    reader = async (sql, params) => {
+    const statements = new Map<string, { statement: SqliteStatement; columns: string[]; plans: Map<EntityMetadata, Array<ColumnMapping | null>> }>();
+    const prepare = (sql: string) => {
       let prepared = statements.get(sql);
       if (!prepared) {
         if (statements.size > 500) statements.clear();
         const statement = connection.prepare(sql).raw(true);
-        prepared = { statement, columns: statement.columns().map((c) => c.name) };
+        prepared = { statement, columns: statement.columns().map((c) => c.name), plans: new Map() };
         statements.set(sql, prepared);
       }
-      const { statement, columns } = prepared;
-      const rows = statement.all(...params);
-      const out = new Array<Record<string, unknown>>(rows.length);
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i];
-        const object: Record<string, unknown> = {};
-        for (let c = 0; c < columns.length; c++) object[columns[c]] = row[c];
-        out[i] = object;
-      }
-      return out;
+      return prepared;
+    };
+    reader = {
+      rows: async (sql, params) => {
+        const { statement, columns } = prepare(sql);
+        const rows = statement.all(...params);
+        const out = new Array<Record<string, unknown>>(rows.length);
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i];
+          const object: Record<string, unknown> = {};
+          for (let c = 0; c < columns.length; c++) object[columns[c]] = row[c];
+          out[i] = object;
+        }
+        return out;
+      },
+      entities: (sql, params, metadata) => {
+        const prepared = prepare(sql);
+        let plan = prepared.plans.get(metadata);
+        if (!plan) {
+          const byColumn = new Map(mappingOf(metadata).map((m) => [m.column, m]));
+          plan = prepared.columns.map((column) => byColumn.get(column) ?? null);
+          prepared.plans.set(metadata, plan);
+        }
+        const rows = prepared.statement.all(...params);
+        const out = new Array<Record<string, unknown>>(rows.length);
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i];
+          const entity = newEntity(metadata);
+          for (let c = 0; c < plan.length; c++) {
+            const mapping = plan[c];
+            if (!mapping) continue;
+            const value = row[c];
+            entity[mapping.property] = mapping.numeric && value !== null && value !== undefined ? Number(value) : value;
+          }
+          out[i] = entity;
+        }
+        return out;
+      },
     };
   } else if ((db.options.type === 'mysql' || db.options.type === 'mariadb') && driver.pool) {
     const pool = driver.pool;
-    reader = (sql, params) =>
-      new Promise((resolve, reject) => pool.execute(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as unknown[]))));
+    reader = {
+      rows: (sql, params) =>
+        new Promise((resolve, reject) => pool.execute(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as unknown[])))),
+    };
   }
   READERS.set(db, reader);
   return reader;

@@ -9,7 +9,7 @@ import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { hydrate, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
 
 /** Filters of a posts collection, validated and coerced. */
@@ -89,8 +89,7 @@ export class PostsService {
     if (this.dataSource.options.type === 'better-sqlite3') {
       // A second query for the extras costs less than one query for both: SQLite would compute them before sorting,
       // or copy the page's rows (contents included) to a temporary table first.
-      const rows = await rawQuery(this.dataSource, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
-      const found = hydrate<PostEntity>(this.postMeta, rows);
+      const found = await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
       return { posts: found, total: await total, extras: wanted && (await this.extrasOf(found.map((p) => p.id), wanted)) };
     }
     const extras = wanted ? extrasColumns(this.dataSource, wanted) : { sql: '', params: [] };
@@ -272,8 +271,7 @@ export class PostsService {
 
   async findByIds(ids: readonly number[]): Promise<PostEntity[]> {
     if (!ids.length) return [];
-    const rows = await rawQuery(this.dataSource, `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`, [...ids]);
-    return hydrate<PostEntity>(this.postMeta, rows);
+    return rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`, [...ids]);
   }
 
   /** The given meta keys of many posts, in one query: postId → key → values. */

@@ -12,7 +12,7 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
-import { hydrate, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 
@@ -109,12 +109,13 @@ export class UsersService {
       const rows = await rawQuery<{ n: number | string }>(this.dataSource, countSql, w.params);
       return Number(rows[0]?.n ?? 0);
     });
-    const rows = await rawQuery(
+    const found = await rawEntities<UserEntity>(
       this.dataSource,
+      this.dataSource.getMetadata(UserEntity),
       `SELECT u.* FROM ${users} u WHERE ${w.sql} ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`,
       [...w.params, ...orderParams],
     );
-    return { users: hydrate<UserEntity>(this.dataSource.getMetadata(UserEntity), rows), total: await total };
+    return { users: found, total: await total };
   }
 
   private orderOf(q: UserQuery): { sql: string; params: unknown[] } {
@@ -139,8 +140,7 @@ export class UsersService {
   async findByIds(ids: number[]): Promise<UserEntity[]> {
     const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
     if (!wanted.length) return [];
-    const rows = await rawQuery(this.dataSource, `SELECT * FROM ${this.usersTable} WHERE ID IN (${placeholders(wanted.length)})`, wanted);
-    return hydrate<UserEntity>(this.dataSource.getMetadata(UserEntity), rows);
+    return rawEntities<UserEntity>(this.dataSource, this.dataSource.getMetadata(UserEntity), `SELECT * FROM ${this.usersTable} WHERE ID IN (${placeholders(wanted.length)})`, wanted);
   }
 
   async findById(id: number): Promise<UserEntity | null> {
