@@ -41,6 +41,18 @@ const FORMAT_TAXONOMY = 'post_format';
  * into JavaScript values costs more than the lookups themselves, so one row per post beats one row per term.
  */
 export function extrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string; params: unknown[] } {
+  let built = COLUMNS.get(ds);
+  if (!built) COLUMNS.set(ds, (built = new Map()));
+  const key = `${wanted.formats}\0${wanted.taxonomies.join('\0')}`;
+  let columns = built.get(key);
+  if (!columns) built.set(key, (columns = buildExtrasColumns(ds, wanted)));
+  return columns;
+}
+
+/** The columns of {@link extrasColumns}, by data source and wanted terms: the SQL is the same for every request. */
+const COLUMNS = new WeakMap<DataSource, Map<string, { sql: string; params: unknown[] }>>();
+
+function buildExtrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string; params: unknown[] } {
   const table = (entity: new () => unknown) => ds.getMetadata(entity).tableName;
   const mysql = ds.options.type !== 'better-sqlite3';
   const concat = (...parts: string[]) => (mysql ? `CONCAT(${parts.join(', ')})` : parts.join(' || '));

@@ -65,8 +65,13 @@ export class PostsService {
     clearOnWrites(dataSource, this.counts);
   }
 
+  private readonly tables = new Map<unknown, string>();
+
+  /** An entity's table name (looked up once: the data source searches its entities on every call). */
   private table<T>(entity: new () => T): string {
-    return this.dataSource.getMetadata(entity).tableName;
+    let name = this.tables.get(entity);
+    if (name === undefined) this.tables.set(entity, (name = this.dataSource.getMetadata(entity).tableName));
+    return name;
   }
 
   /**
