@@ -88,6 +88,28 @@ describe('posts: collection items prepared once', () => {
     expect((await item()).marked).toBeUndefined();
   });
 
+  it('keeps no item changed by a rest_prepare_post listener added while the collection was prepared', async () => {
+    await t.dataSource.query(`UPDATE ${table} SET post_excerpt = ? WHERE ID = ?`, ['Excerpt while hooked', first]);
+    const hooks = t.app.get(HookRegistry);
+    let remove: (() => void) | undefined;
+    const presenter = PostPresenter.prototype as unknown as { prepareItem: (...args: unknown[]) => Promise<RestResponse> };
+    const prepareItem = presenter.prepareItem;
+    const spy = jest.spyOn(presenter, 'prepareItem').mockImplementationOnce(function (this: unknown, ...args: unknown[]) {
+      remove = hooks.addFilter('rest_prepare_post', (response: RestResponse) => {
+        (response.data as Record<string, unknown>).late = true;
+        return response;
+      });
+      return prepareItem.apply(this, args);
+    });
+    try {
+      expect((await item()).late).toBe(true);
+    } finally {
+      spy.mockRestore();
+      remove?.();
+    }
+    expect((await item()).late).toBeUndefined();
+  });
+
   it('still filters fields and embeds on request', async () => {
     await item();
     expect((await list('&_fields=id,title').expect(200)).body[0]).toEqual({ id: first, title: { rendered: 'Renamed' } });

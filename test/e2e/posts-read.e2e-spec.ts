@@ -1,5 +1,6 @@
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { TermTaxonomyEntity } from '../../src/core/database/entities/term-taxonomy.entity';
+import { TermEntity } from '../../src/core/database/entities/term.entity';
 import { assignTerms, createPost, createTerm, setPostMeta } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 import { PostsService } from '../../src/resources/posts/posts.service';
@@ -188,5 +189,17 @@ describe('posts: reading', () => {
       [published, 1, 'standard'],
     ]);
     expect(list.body[0].tags).toEqual(byName);
+  });
+
+  it('reads a post format whose stored slug holds list separators', async () => {
+    const post = (await createPost(t.dataSource, { author: t.users.author.id, title: 'Odd format' })).id;
+    const tag = await createTerm(t.dataSource, 'post_tag', 'odd-format-tag');
+    const format = await createTerm(t.dataSource, 'post_format', 'post-format-odd');
+    await t.dataSource.getRepository(TermEntity).update({ id: format }, { slug: 'post-format-a,0:99' });
+    await assignTerms(t.dataSource, post, 'post_tag', [tag]);
+    await assignTerms(t.dataSource, post, 'post_format', [format]);
+    const item = await t.http.get(`/cms-json/cms/v2/posts/${post}`).expect(200);
+    expect(item.body.format).toBe('a,0:99');
+    expect(item.body.tags).toEqual([tag]);
   });
 });

@@ -40,16 +40,28 @@ describe('ItemMemo', () => {
     expect(memo.get('8', [7, 'view', 'Hello', null])).toBeUndefined();
   });
 
-  it('replaces an entry and keeps the latest entries within its size', () => {
+  it('replaces an entry and keeps the most recently used entries within its size', () => {
     const memo = new ItemMemo(100);
     for (let i = 0; i < 10; i++) memo.set(`k${i}`, [1], `"item-${i}__"`);
     memo.set('k0', [2], '"item-0b_"');
+    expect(memo.get('k1', [1])?.text).toBe('"item-1__"');
     memo.set('k10', [1], '"item-10_"');
     expect(memo.get('k0', [1])).toBeUndefined();
     expect(memo.get('k0', [2])?.text).toBe('"item-0b_"');
-    expect(memo.get('k1', [1])).toBeUndefined();
-    expect(memo.get('k2', [1])?.text).toBe('"item-2__"');
+    expect(memo.get('k1', [1])?.text).toBe('"item-1__"');
+    expect(memo.get('k2', [1])).toBeUndefined();
     expect(memo.get('k10', [1])?.text).toBe('"item-10_"');
+  });
+
+  it('counts string inputs in its size', () => {
+    const memo = new ItemMemo(100);
+    memo.set('a', ['x'.repeat(6)], '"a"');
+    memo.set('b', ['y'.repeat(20)], '"b"');
+    expect(memo.get('a', ['x'.repeat(6)])?.text).toBe('"a"');
+    expect(memo.get('b', ['y'.repeat(20)])).toBeUndefined();
+    for (let i = 0; i < 11; i++) memo.set(`c${i}`, ['z'.repeat(6)], '"c"');
+    expect(memo.get('a', ['x'.repeat(6)])).toBeUndefined();
+    expect(memo.get('c10', ['z'.repeat(6)])?.text).toBe('"c"');
   });
 
   it('gives a large item its text without keeping it', () => {

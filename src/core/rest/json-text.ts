@@ -43,16 +43,16 @@ export function toJsonBytes(data: unknown): Buffer {
 /**
  * The JSON of items by key, reused while every input an item was made from is the same, compared value by value
  * (primitive values; strings by content): the caller lists the complete inputs, so a hit gives exactly the text
- * preparing the item again would give. Keeps the latest items within a size budget (characters of JSON; each is
- * also kept as UTF-8 bytes once written, and its inputs hold the row it was made from: about three times the budget
- * in memory), and no item larger than a tenth of it.
+ * preparing the item again would give. Keeps the most recently used items within a size budget, in characters of
+ * their JSON and of their string inputs (each JSON is also kept as UTF-8 bytes once written), and no item larger
+ * than a tenth of it.
  *
  * @example
  * const inputs = [post.id, post.modifiedGmt, post.content, req.context];
  * const text = memo.get(key, inputs) ?? memo.set(key, inputs, JSON.stringify(prepare(post)));
  */
 export class ItemMemo {
-  private readonly entries = new Map<string, { inputs: readonly unknown[]; text: JsonText }>();
+  private readonly entries = new Map<string, { inputs: readonly unknown[]; text: JsonText; size: number }>();
   private size = 0;
 
   constructor(private readonly maxChars = 8 * 1024 * 1024) {}
@@ -61,16 +61,21 @@ export class ItemMemo {
     const entry = this.entries.get(key);
     if (!entry || entry.inputs.length !== inputs.length) return undefined;
     for (let i = 0; i < inputs.length; i++) if (!Object.is(entry.inputs[i], inputs[i])) return undefined;
+    // Most recently used last: eviction takes the first.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
     return entry.text;
   }
 
   set(key: string, inputs: readonly unknown[], text: string): JsonText {
     const json = new JsonText(text);
     this.delete(key);
-    if (text.length > this.maxChars / 10) return json;
-    while (this.size + text.length > this.maxChars) this.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { inputs, text: json });
-    this.size += text.length;
+    let size = text.length;
+    for (const input of inputs) if (typeof input === 'string') size += input.length;
+    if (size > this.maxChars / 10) return json;
+    while (this.size + size > this.maxChars) this.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { inputs, text: json, size });
+    this.size += size;
     return json;
   }
 
@@ -78,6 +83,6 @@ export class ItemMemo {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    this.size -= entry.text.text.length;
+    this.size -= entry.size;
   }
 }

@@ -183,10 +183,16 @@ export abstract class RestController implements OnModuleInit {
 
   /**
    * Whether the items of a collection may be served as JSON text (`RestRequest.itemsAsText`): also nothing of this
-   * controller looks into them after they are built — no registered field, no `rest_prepare_{hookSuffix}` listener.
+   * controller looks into them after they are built — no registered field, no `rest_prepare_{hookSuffix}` listener —
+   * and no `rest_post_dispatch` listener was added since the request began. Asked again while items are prepared.
    */
   protected itemsAsText(req: RestRequest, hookSuffix: string): boolean {
-    return req.itemsAsText && !this.hooks.hasHook(`rest_prepare_${hookSuffix}`) && this.extensions.restFields(this.objectType).size === 0;
+    return (
+      req.itemsAsText &&
+      !this.hooks.hasHook(`rest_prepare_${hookSuffix}`) &&
+      !this.hooks.hasHook('rest_post_dispatch') &&
+      this.extensions.restFields(this.objectType).size === 0
+    );
   }
 
   /**

@@ -28,16 +28,14 @@ export interface ExtrasWanted {
 
 export const NO_EXTRAS: PostExtras = { authorExists: false, thumbnail: undefined, template: undefined, revisions: undefined, terms: {}, format: undefined };
 
-/** MySQL's default `group_concat_max_len`; a list this long may have been cut. */
-const GROUP_CONCAT_DEFAULT_MAX = 1024;
-
 const FORMAT_TAXONOMY = 'post_format';
 
 /**
  * A post's extras as columns (`x_…`) of any query over posts aliased `p`, one row per post, so that they come with
  * the page's rows in the same query: whether the author exists, the featured image and page template (first stored
  * values), the revision count and latest revision id, and the terms — one `position:term_id` list per post, ordered
- * by term name like get_the_terms(), with the slug added for post formats (`position:term_id:slug`). Turning rows
+ * by term name like get_the_terms(), with the slug added for post formats (`position:term_id:slug`), after the
+ * list's entry count and length (`count:length|list`). Turning rows
  * into JavaScript values costs more than the lookups themselves, so one row per post beats one row per term.
  */
 export function extrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string; params: unknown[] } {
@@ -75,11 +73,14 @@ function buildExtrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string
     const list = mysql
       ? `GROUP_CONCAT(${entry} ORDER BY t.name ASC, tt.term_id ASC SEPARATOR ',')`
       : `group_concat(${entry}, ',' ORDER BY t.name ASC, tt.term_id ASC)`;
-    columns.push(`(SELECT ${list} FROM ${table(TermRelationshipEntity)} tr
+    // `count:length|list`: a list cut short (MySQL stops at group_concat_max_len) or holding a separator in a slug
+    // does not match its count and length, and is read again.
+    const length = `SUM(${mysql ? 'CHAR_LENGTH' : 'LENGTH'}(${entry})) + COUNT(*) - 1`;
+    columns.push(`(SELECT ${concat('COUNT(*)', "':'", length, "'|'", list)} FROM ${table(TermRelationshipEntity)} tr
       INNER JOIN ${table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id
       INNER JOIN ${table(TermEntity)} t ON t.term_id = tt.term_id
       WHERE tr.object_id = p.ID AND tt.taxonomy IN (${placeholders(taxonomies.length)})) AS x_terms`);
-    params.push(...taxonomies, ...taxonomies);
+    params.push(...taxonomies, ...taxonomies, ...taxonomies);
   } else {
     columns.push('NULL AS x_terms');
   }
@@ -87,9 +88,9 @@ function buildExtrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string
 }
 
 /**
- * The extras of rows read with {@link extrasColumns} (and the post's `ID`), by post id. A term list MySQL may have
- * cut (at `group_concat_max_len`) or one that does not parse (a format slug holding a separator) is read again,
- * a row per term.
+ * The extras of rows read with {@link extrasColumns} (and the post's `ID`), by post id. A term list MySQL has cut
+ * (at `group_concat_max_len`) or one that does not parse (a format slug holding a separator) is read again, a row
+ * per term.
  */
 export async function readExtras(ds: DataSource, rows: Array<Record<string, unknown>>, wanted: ExtrasWanted): Promise<Map<number, PostExtras>> {
   const out = new Map<number, PostExtras>();
@@ -107,8 +108,7 @@ export async function readExtras(ds: DataSource, rows: Array<Record<string, unkn
       terms: emptyTerms(wanted.taxonomies),
       format: undefined,
     };
-    const list = row.x_terms === null || row.x_terms === undefined ? '' : String(row.x_terms);
-    if (list.length >= GROUP_CONCAT_DEFAULT_MAX || !parseTerms(list, taxonomies, extras)) again.push(id);
+    if (!parseTerms(row.x_terms === null || row.x_terms === undefined ? '' : String(row.x_terms), taxonomies, extras)) again.push(id);
     out.set(id, extras);
   }
   if (again.length) {
@@ -117,10 +117,16 @@ export async function readExtras(ds: DataSource, rows: Array<Record<string, unkn
   return out;
 }
 
-/** Reads a `position:term_id[:slug],…` list into `extras`; false when it does not parse. */
-function parseTerms(list: string, taxonomies: string[], extras: PostExtras): boolean {
-  if (!list) return true;
-  for (const entry of list.split(',')) {
+/** Reads a `count:length|position:term_id[:slug],…` list into `extras`; false when it is not whole or does not parse. */
+function parseTerms(value: string, taxonomies: string[], extras: PostExtras): boolean {
+  if (!value) return true;
+  const bar = value.indexOf('|');
+  const colon = value.indexOf(':');
+  const list = value.slice(bar + 1);
+  if (bar < 0 || colon < 0 || colon > bar || list.length !== Number(value.slice(colon + 1, bar))) return false;
+  const entries = list.split(',');
+  if (entries.length !== Number(value.slice(0, colon))) return false;
+  for (const entry of entries) {
     const first = entry.indexOf(':');
     const second = entry.indexOf(':', first + 1);
     const taxonomy = taxonomies[Number(entry.slice(0, first))];

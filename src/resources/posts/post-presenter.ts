@@ -104,20 +104,22 @@ export class PostPresenter {
     site: SiteFacts,
     loaded: Map<number, PostExtras> | undefined,
     toItem: (response: RestResponse) => unknown,
-    asText: boolean,
+    asText: () => boolean,
   ): Promise<unknown[]> {
     const batch = await this.batchOf(posts, loaded);
     const out: unknown[] = [];
     for (const post of posts) {
       const readable = await this.readable(post, req);
-      if (!asText) {
-        out.push(toItem(await this.prepareItem(post, req, site, batch, readable)));
+      const key = `${post.id}\0${req.context}`;
+      const inputs = asText() ? this.inputsOf(post, req, site, batch, readable) : null;
+      const hit = inputs && this.memo.get(key, inputs);
+      if (hit) {
+        out.push(hit);
         continue;
       }
-      const key = `${post.id}\0${req.context}`;
-      const inputs = this.inputsOf(post, req, site, batch, readable);
-      const text = this.memo.get(key, inputs) ?? this.memo.set(key, inputs, JSON.stringify(toItem(await this.prepareItem(post, req, site, batch, readable))));
-      out.push(text);
+      const item = toItem(await this.prepareItem(post, req, site, batch, readable));
+      // Asked again: a listener added while the item was prepared may have changed it.
+      out.push(inputs && asText() ? this.memo.set(key, inputs, JSON.stringify(item)) : item);
     }
     return out;
   }

@@ -293,7 +293,7 @@ export class PostTypeController extends RestController {
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
-    const items = await this.presenter.prepareCollection(readable, req, site, extras, (r) => this.server.toCollectionItem(r), this.itemsAsText(req, this.type.name));
+    const items = await this.presenter.prepareCollection(readable, req, site, extras, (r) => this.server.toCollectionItem(r), () => this.itemsAsText(req, this.type.name));
     const response = new RestResponse(items);
     // `filter[posts_per_page]` changes the page size the totals are computed with.
     return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, undefined, filtered.limit);
