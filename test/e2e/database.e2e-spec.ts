@@ -14,6 +14,7 @@ import {
 import {
   afterDataSourceInit,
   buildDataSourceOptions,
+  GROUP_CONCAT_MAX_LEN,
   parseDatabaseUrl,
   WP_INCOMPATIBLE_SQL_MODES,
   WP_SQL_MODE_STATEMENT,
@@ -502,6 +503,8 @@ describe(`WordPress database layer (${kind})`, () => {
         for (const runner of runners) {
           expect(await modesOf(runner)).not.toEqual(expect.arrayContaining(['NO_ZERO_DATE']));
           expect(await modesOf(runner)).not.toEqual(expect.arrayContaining(['STRICT_ALL_TABLES']));
+          const [{ length }] = await runner.query('SELECT @@SESSION.group_concat_max_len AS length');
+          expect(Number(length)).toBe(GROUP_CONCAT_MAX_LEN);
         }
         await Promise.all(runners.map((runner) => runner.release()));
         await hostDs.getRepository(PostEntity).save({ title: 'host', dateGmt: ZERO_DATE });

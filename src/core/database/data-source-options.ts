@@ -75,15 +75,18 @@ export const WP_INCOMPATIBLE_SQL_MODES = [
   'ONLY_FULL_GROUP_BY',
 ] as const;
 
+/** The session's `group_concat_max_len`: no list of a post's terms comes near it (MySQL's default, 1,024, does). */
+export const GROUP_CONCAT_MAX_LEN = 1024 * 1024;
+
 /**
  * One statement doing what `wpdb::set_sql_mode()` does: it takes the session's current `sql_mode`, removes
- * {@link WP_INCOMPATIBLE_SQL_MODES} and keeps the rest. Being a single statement, it can be queued on a new
- * connection before any other query without waiting for a round trip.
+ * {@link WP_INCOMPATIBLE_SQL_MODES} and keeps the rest; it also sets {@link GROUP_CONCAT_MAX_LEN}. Being a single
+ * statement, it can be queued on a new connection before any other query without waiting for a round trip.
  */
 export const WP_SQL_MODE_STATEMENT = ((): string => {
   let expression = "CONCAT(',', @@SESSION.sql_mode, ',')";
   for (const mode of WP_INCOMPATIBLE_SQL_MODES) expression = `REPLACE(${expression}, ',${mode},', ',')`;
-  return `SET SESSION sql_mode = TRIM(BOTH ',' FROM ${expression})`;
+  return `SET SESSION sql_mode = TRIM(BOTH ',' FROM ${expression}), SESSION group_concat_max_len = ${GROUP_CONCAT_MAX_LEN}`;
 })();
 
 /** Marks pools whose connections already get {@link WP_SQL_MODE_STATEMENT}. */

@@ -34,8 +34,7 @@ const FORMAT_TAXONOMY = 'post_format';
  * A post's extras as columns (`x_…`) of any query over posts aliased `p`, one row per post, so that they come with
  * the page's rows in the same query: whether the author exists, the featured image and page template (first stored
  * values), the revision count and latest revision id, and the terms — one `position:term_id` list per post, ordered
- * by term name like get_the_terms(), with the slug added for post formats (`position:term_id:slug`), after the
- * list's entry count and length (`count:length|list`). Turning rows
+ * by term name like get_the_terms(), with the slug added for post formats (`position:term_id:slug`). Turning rows
  * into JavaScript values costs more than the lookups themselves, so one row per post beats one row per term.
  */
 export function extrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string; params: unknown[] } {
@@ -68,19 +67,17 @@ function buildExtrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string
   if (taxonomies.length) {
     // Taxonomies by position in the list, so that no name has to survive the separators.
     const position = `CASE tt.taxonomy ${taxonomies.map((_, i) => `WHEN ? THEN '${i}'`).join(' ')} END`;
-    const slug = `CASE WHEN tt.taxonomy = '${FORMAT_TAXONOMY}' THEN ${concat("':'", 't.slug')} ELSE '' END`;
+    // `%` and `,` in a slug are escaped as in URLs, so that the list splits on its separators only.
+    const slug = `CASE WHEN tt.taxonomy = '${FORMAT_TAXONOMY}' THEN ${concat("':'", "REPLACE(REPLACE(t.slug, '%', '%25'), ',', '%2C')")} ELSE '' END`;
     const entry = concat(position, "':'", 'tt.term_id', wanted.formats ? slug : "''");
     const list = mysql
       ? `GROUP_CONCAT(${entry} ORDER BY t.name ASC, tt.term_id ASC SEPARATOR ',')`
       : `group_concat(${entry}, ',' ORDER BY t.name ASC, tt.term_id ASC)`;
-    // `count:length|list`: a list cut short (MySQL stops at group_concat_max_len) or holding a separator in a slug
-    // does not match its count and length, and is read again.
-    const length = `SUM(${mysql ? 'CHAR_LENGTH' : 'LENGTH'}(${entry})) + COUNT(*) - 1`;
-    columns.push(`(SELECT ${concat('COUNT(*)', "':'", length, "'|'", list)} FROM ${table(TermRelationshipEntity)} tr
+    columns.push(`(SELECT ${list} FROM ${table(TermRelationshipEntity)} tr
       INNER JOIN ${table(TermTaxonomyEntity)} tt ON tt.term_taxonomy_id = tr.term_taxonomy_id
       INNER JOIN ${table(TermEntity)} t ON t.term_id = tt.term_id
       WHERE tr.object_id = p.ID AND tt.taxonomy IN (${placeholders(taxonomies.length)})) AS x_terms`);
-    params.push(...taxonomies, ...taxonomies, ...taxonomies);
+    params.push(...taxonomies, ...taxonomies);
   } else {
     columns.push('NULL AS x_terms');
   }
@@ -108,7 +105,10 @@ export async function readExtras(ds: DataSource, rows: Array<Record<string, unkn
       terms: emptyTerms(wanted.taxonomies),
       format: undefined,
     };
-    if (!parseTerms(row.x_terms === null || row.x_terms === undefined ? '' : String(row.x_terms), taxonomies, extras)) again.push(id);
+    const list = row.x_terms === null || row.x_terms === undefined ? '' : String(row.x_terms);
+    // A list as long as MySQL's default group_concat_max_len may have been cut (on a connection that missed the
+    // session setting, see GROUP_CONCAT_MAX_LEN).
+    if (list.length >= 1024 || !parseTerms(list, taxonomies, extras)) again.push(id);
     out.set(id, extras);
   }
   if (again.length) {
@@ -117,23 +117,17 @@ export async function readExtras(ds: DataSource, rows: Array<Record<string, unkn
   return out;
 }
 
-/** Reads a `count:length|position:term_id[:slug],…` list into `extras`; false when it is not whole or does not parse. */
-function parseTerms(value: string, taxonomies: string[], extras: PostExtras): boolean {
-  if (!value) return true;
-  const bar = value.indexOf('|');
-  const colon = value.indexOf(':');
-  const list = value.slice(bar + 1);
-  if (bar < 0 || colon < 0 || colon > bar || list.length !== Number(value.slice(colon + 1, bar))) return false;
-  const entries = list.split(',');
-  if (entries.length !== Number(value.slice(0, colon))) return false;
-  for (const entry of entries) {
+/** Reads a `position:term_id[:slug],…` list into `extras`; false when it does not parse. */
+function parseTerms(list: string, taxonomies: string[], extras: PostExtras): boolean {
+  if (!list) return true;
+  for (const entry of list.split(',')) {
     const first = entry.indexOf(':');
     const second = entry.indexOf(':', first + 1);
     const taxonomy = taxonomies[Number(entry.slice(0, first))];
     const termId = Number(second < 0 ? entry.slice(first + 1) : entry.slice(first + 1, second));
     if (first <= 0 || taxonomy === undefined || !Number.isInteger(termId)) return false;
     if (taxonomy === FORMAT_TAXONOMY && second > 0) {
-      extras.format ??= entry.slice(second + 1).replace(/^post-format-/, '');
+      extras.format ??= entry.slice(second + 1).replace(/%2C/g, ',').replace(/%25/g, '%').replace(/^post-format-/, '');
     }
     extras.terms[taxonomy]?.push(termId);
   }
