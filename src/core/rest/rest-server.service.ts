@@ -278,6 +278,8 @@ export class RestServer implements OnApplicationBootstrap {
 
   /** Builds an internal GET request from an API URL (pretty or `?rest_route=` form); `null` if not ours. */
   requestFromUrl(href: string, ctx: RequestContext): RestRequest | null {
+    const simple = simpleApiUrl(href, ctx.restUrl(''));
+    if (simple) return new RestRequest({ method: 'GET', route: simple.route, query: simple.query }, ctx);
     let url: URL;
     try {
       url = new URL(href, ctx.baseUrl);
@@ -380,4 +382,30 @@ export function publicSchema(schema: JsonSchema): JsonSchema {
 function copyOf<T>(value: T): T {
   if (Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object')) return value.slice() as T;
   return structuredClone(value);
+}
+
+/**
+ * The route and query of a link under the API's own URL (`base`) whose query is plain `key=value` pairs — the
+ * links items carry (`users/7`, `categories?post=12`) — read without a URL parser or `qs`; `null` for anything
+ * else (brackets, `+`, repeated keys, `rest_route`, bad escapes), which the full parsers read.
+ */
+export function simpleApiUrl(href: string, base: string): { route: string; query: Record<string, unknown> } | null {
+  if (!href.startsWith(base) || /[#+[\]]/.test(href)) return null;
+  const mark = href.indexOf('?', base.length);
+  const query: Record<string, unknown> = {};
+  try {
+    const route = `/${decodeURIComponent(mark < 0 ? href.slice(base.length) : href.slice(base.length, mark))}`;
+    if (mark >= 0) {
+      for (const pair of href.slice(mark + 1).split('&')) {
+        if (!pair) continue;
+        const eq = pair.indexOf('=');
+        const key = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
+        if (!key || key in query || key === 'rest_route') return null;
+        query[key] = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1));
+      }
+    }
+    return { route, query };
+  } catch {
+    return null;
+  }
 }
