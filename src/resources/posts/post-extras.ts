@@ -67,8 +67,9 @@ function buildExtrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string
   if (taxonomies.length) {
     // Taxonomies by position in the list, so that no name has to survive the separators.
     const position = `CASE tt.taxonomy ${taxonomies.map((_, i) => `WHEN ? THEN '${i}'`).join(' ')} END`;
-    // `%` and `,` in a slug are escaped as in URLs, so that the list splits on its separators only.
-    const slug = `CASE WHEN tt.taxonomy = '${FORMAT_TAXONOMY}' THEN ${concat("':'", "REPLACE(REPLACE(t.slug, '%', '%25'), ',', '%2C')")} ELSE '' END`;
+    // A slug holding the list's separator comes as `?`, which sends the post to the row-by-row reading. (Escaping it
+    // with REPLACE made MariaDB's ordered GROUP_CONCAT 40% slower: longer possible values, larger sort records.)
+    const slug = `CASE WHEN tt.taxonomy = '${FORMAT_TAXONOMY}' THEN ${concat("':'", "CASE WHEN INSTR(t.slug, ',') > 0 THEN '?' ELSE t.slug END")} ELSE '' END`;
     const entry = concat(position, "':'", 'tt.term_id', wanted.formats ? slug : "''");
     const list = mysql
       ? `GROUP_CONCAT(${entry} ORDER BY t.name ASC, tt.term_id ASC SEPARATOR ',')`
@@ -127,7 +128,9 @@ function parseTerms(list: string, taxonomies: string[], extras: PostExtras): boo
     const termId = Number(second < 0 ? entry.slice(first + 1) : entry.slice(first + 1, second));
     if (first <= 0 || taxonomy === undefined || !Number.isInteger(termId)) return false;
     if (taxonomy === FORMAT_TAXONOMY && second > 0) {
-      extras.format ??= entry.slice(second + 1).replace(/%2C/g, ',').replace(/%25/g, '%').replace(/^post-format-/, '');
+      const slug = entry.slice(second + 1);
+      if (slug === '?') return false;
+      extras.format ??= slug.replace(/^post-format-/, '');
     }
     extras.terms[taxonomy]?.push(termId);
   }
