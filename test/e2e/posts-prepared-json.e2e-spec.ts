@@ -110,9 +110,21 @@ describe('posts: collection items prepared once', () => {
     expect((await item()).late).toBeUndefined();
   });
 
+  it('serves one post the same way, with its Link header, and shows changes to it', async () => {
+    const before = await t.http.get(`/cms-json/cms/v2/posts/${first}`).expect(200);
+    const again = await t.http.get(`/cms-json/cms/v2/posts/${first}`).expect(200);
+    expect(again.text).toBe(before.text);
+    expect(again.headers.link).toBe(before.headers.link);
+    expect(again.headers.link).toContain(`<${before.body.link}>; rel="alternate"; type=text/html`);
+    expect(before.body).toEqual((await list().expect(200)).body[0]);
+    await t.dataSource.query(`UPDATE ${table} SET post_title = ? WHERE ID = ?`, ['Retitled', first]);
+    expect((await t.http.get(`/cms-json/cms/v2/posts/${first}`).expect(200)).body.title.rendered).toBe('Retitled');
+    expect((await t.http.get(`/cms-json/cms/v2/posts/${first}?_fields=id`).expect(200)).body).toEqual({ id: first });
+  });
+
   it('still filters fields and embeds on request', async () => {
     await item();
-    expect((await list('&_fields=id,title').expect(200)).body[0]).toEqual({ id: first, title: { rendered: 'Renamed' } });
+    expect((await list('&_fields=id,title').expect(200)).body[0]).toEqual({ id: first, title: { rendered: 'Retitled' } });
     expect((await item('&_embed=author'))._embedded.author[0].id).toBe(t.users.author.id);
   });
 });

@@ -182,7 +182,7 @@ export abstract class RestController implements OnModuleInit {
   }
 
   /**
-   * Whether the items of a collection may be served as JSON text (`RestRequest.itemsAsText`): also nothing of this
+   * Whether items may be served as JSON text (`RestRequest.itemsAsText`): also nothing of this
    * controller looks into them after they are built — no registered field, no `rest_prepare_{hookSuffix}` listener —
    * and no `rest_post_dispatch` listener was added since the request began. Asked again while items are prepared.
    */

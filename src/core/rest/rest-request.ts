@@ -36,7 +36,7 @@ export class RestRequest {
   /** The registered route key that matched (e.g. `/cms/v2/types/(?P<type>[\w-]+)`). */
   matchedRoute?: string;
   /**
-   * Whether collection items may come as serialized JSON (`JsonText`, see json-text.ts): set by the server for a top-level
+   * Whether items (of a collection, or the one item) may come as serialized JSON (`JsonText`, see json-text.ts): set by the server for a top-level
    * request whose response nothing looks into after the handler (no `_embed`, `_fields`, `_envelope` or
    * `rest_post_dispatch` listener).
    */

@@ -108,20 +108,42 @@ export class PostPresenter {
   ): Promise<unknown[]> {
     const batch = await this.batchOf(posts, loaded);
     const out: unknown[] = [];
-    for (const post of posts) {
-      const readable = await this.readable(post, req);
-      const key = `${post.id}\0${req.context}`;
-      const inputs = asText() ? this.inputsOf(post, req, site, batch, readable) : null;
-      const hit = inputs && this.memo.get(key, inputs);
-      if (hit) {
-        out.push(hit);
-        continue;
-      }
-      const item = toItem(await this.prepareItem(post, req, site, batch, readable));
-      // Asked again: a listener added while the item was prepared may have changed it.
-      out.push(inputs && asText() ? this.memo.set(key, inputs, JSON.stringify(item)) : item);
-    }
+    for (const post of posts) out.push(await this.itemOf(post, req, site, batch, await this.readable(post, req), toItem, asText));
     return out;
+  }
+
+  /**
+   * One post the way {@link prepareCollection} gives its items (`GET <type>/<id>` while nothing looks into the
+   * response after the handler), with its link on the site for the `Link` header.
+   */
+  async prepareOne(
+    post: PostEntity,
+    req: RestRequest,
+    site: SiteFacts,
+    toItem: (response: RestResponse) => unknown,
+    asText: () => boolean,
+  ): Promise<{ item: unknown; link: string }> {
+    const batch = await this.batchOf([post]);
+    const readable = await this.readable(post, req);
+    return { item: await this.itemOf(post, req, site, batch, readable, toItem, asText), link: this.link(post, site, batch, readable) };
+  }
+
+  private async itemOf(
+    post: PostEntity,
+    req: RestRequest,
+    site: SiteFacts,
+    batch: Batch,
+    readable: boolean,
+    toItem: (response: RestResponse) => unknown,
+    asText: () => boolean,
+  ): Promise<unknown> {
+    const key = `${post.id}\0${req.context}`;
+    const inputs = asText() ? this.inputsOf(post, req, site, batch, readable) : null;
+    const hit = inputs && this.memo.get(key, inputs);
+    if (hit) return hit;
+    const item = toItem(await this.prepareItem(post, req, site, batch, readable));
+    // Asked again: a listener added while the item was prepared may have changed it.
+    return inputs && asText() ? this.memo.set(key, inputs, JSON.stringify(item)) : item;
   }
 
   /**

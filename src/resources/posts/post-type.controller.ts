@@ -315,7 +315,15 @@ export class PostTypeController extends RestController {
 
   private async getItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
-    const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
+    const site = await this.presenter.siteFacts(req);
+    const asText = () => this.itemsAsText(req, this.type.name);
+    if (asText()) {
+      const { item, link } = await this.presenter.prepareOne(post, req, site, (r) => this.server.toCollectionItem(r), asText);
+      const response = new RestResponse(item);
+      if (this.type.public || this.type.publicly_queryable) response.header('Link', `<${link}>; rel="alternate"; type=text/html`, false);
+      return response;
+    }
+    const response = (await this.presenter.prepareMany([post], req, site))[0];
     // Viewable types point to the item's page on the site.
     if (this.type.public || this.type.publicly_queryable) {
       const link = (response.data as { link?: string }).link;
