@@ -1,5 +1,6 @@
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 import { maybeUnserialize } from './php-serialize';
+import type { ShortCache } from './short-cache';
 
 /**
  * A WHERE clause built from parts with `?` placeholders (both SQLite and MySQL take them), for the hot read paths
@@ -29,6 +30,19 @@ export class Where {
   get sql(): string {
     return this.parts.length ? this.parts.join(' AND ') : '1 = 1';
   }
+}
+
+/** `LIMIT n OFFSET m` for a page of a collection (whole, non-negative numbers only). */
+export function limitClause(limit: number, offset: number): string {
+  return `LIMIT ${Math.max(0, Math.trunc(limit))} OFFSET ${Math.max(0, Math.trunc(offset))}`;
+}
+
+/**
+ * The number a `SELECT COUNT(*) AS n …` statement gives, counted once for the same statement and parameters within
+ * the cache's moment (collection totals, see {@link ShortCache}).
+ */
+export function countWithin(cache: ShortCache<number>, db: DataSource, sql: string, params: unknown[]): Promise<number> {
+  return cache.get(`${sql}\0${JSON.stringify(params)}`, async () => Number((await rawQuery<{ n: number | string }>(db, sql, params))[0]?.n ?? 0));
 }
 
 /** `?, ?, ?` for `n` values. */

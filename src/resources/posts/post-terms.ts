@@ -1,19 +1,26 @@
-import { EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 
-/** The term id of a term (by slug) in a taxonomy, created when missing. */
-export async function ensureTerm(em: EntityManager, taxonomy: string, slug: string): Promise<number> {
-  const found = await em
+/** Term ids of a taxonomy by slug. */
+export async function termIdsBySlug(db: DataSource | EntityManager, taxonomy: string, slugs: string[]): Promise<number[]> {
+  if (!slugs.length) return [];
+  const rows = await db
     .getRepository(TermTaxonomyEntity)
     .createQueryBuilder('tt')
     .innerJoin(TermEntity, 't', 't.id = tt.termId')
     .select('tt.termId', 'term_id')
     .where('tt.taxonomy = :taxonomy', { taxonomy })
-    .andWhere('t.slug = :slug', { slug })
-    .getRawOne<{ term_id: number }>();
-  if (found) return Number(found.term_id);
+    .andWhere('t.slug IN (:...slugs)', { slugs })
+    .getRawMany<{ term_id: number }>();
+  return rows.map((r) => Number(r.term_id));
+}
+
+/** The term id of a term (by slug) in a taxonomy, created when missing. */
+export async function ensureTerm(em: EntityManager, taxonomy: string, slug: string): Promise<number> {
+  const [found] = await termIdsBySlug(em, taxonomy, [slug]);
+  if (found !== undefined) return found;
   const term = await em.getRepository(TermEntity).insert({ name: slug, slug, group: 0 });
   const termId = Number(term.identifiers[0].id);
   await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: '', parent: 0, count: 0 });

@@ -5,12 +5,12 @@ import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
-import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { hydrate, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
+import { termIdsBySlug } from './post-terms';
 
 /** Filters of a posts collection, validated and coerced. */
 export interface PostQuery {
@@ -84,13 +84,9 @@ export class PostsService {
     if (!where) return { posts: [], total: 0, extras: wanted && new Map() };
     const posts = this.table(PostEntity);
     const order = this.orderOf(q, where);
-    const page = `ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
+    const page = `ORDER BY ${order} ${limitClause(q.limit, q.offset)}`;
     const params = [...where.params, ...this.orderParams(q)];
-    const countSql = `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`;
-    const total = this.counts.get(`${countSql}\0${JSON.stringify(where.params)}`, async () => {
-      const result = await rawQuery<{ n: number | string }>(this.dataSource, countSql, where.params);
-      return Number(result[0]?.n ?? 0);
-    });
+    const total = countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`, where.params);
     if (this.dataSource.options.type === 'better-sqlite3') {
       // A second query for the extras costs less than one query for both: SQLite would compute them before sorting,
       // or copy the page's rows (contents included) to a temporary table first.
@@ -241,17 +237,8 @@ export class PostsService {
   }
 
   /** Term ids of a taxonomy by slug. */
-  async termIdsBySlug(taxonomy: string, slugs: string[]): Promise<number[]> {
-    if (!slugs.length) return [];
-    const rows = await this.dataSource
-      .getRepository(TermTaxonomyEntity)
-      .createQueryBuilder('tt')
-      .innerJoin(TermEntity, 't', 't.id = tt.termId')
-      .select('tt.termId', 'term_id')
-      .where('tt.taxonomy = :taxonomy', { taxonomy })
-      .andWhere('t.slug IN (:...slugs)', { slugs })
-      .getRawMany<{ term_id: number }>();
-    return rows.map((r) => Number(r.term_id));
+  termIdsBySlug(taxonomy: string, slugs: string[]): Promise<number[]> {
+    return termIdsBySlug(this.dataSource, taxonomy, slugs);
   }
 
   /** Which of the given term ids are terms of the taxonomy. */

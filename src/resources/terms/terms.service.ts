@@ -6,7 +6,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { containsPattern, escapeLike } from '../../core/database/query-helpers';
-import { metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { RestException } from '../../core/http/rest.exception';
@@ -97,11 +97,10 @@ export class TermsService {
       // Ties keep term id order, as MySQL returns them for WordPress's single-column ORDER BY.
       order = `${ORDER_COLUMNS[q.orderby] ?? 't.name'} ${q.order}, t.term_id ASC`;
     }
-    const sql = `${SELECT} ${this.from()} WHERE ${w.sql} ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`;
-    const countSql = `SELECT COUNT(*) AS n ${this.from()} WHERE ${w.sql}`;
+    const sql = `${SELECT} ${this.from()} WHERE ${w.sql} ORDER BY ${order} ${limitClause(q.limit, q.offset)}`;
     const [rows, total] = await Promise.all([
       rawQuery(this.dataSource, sql, params),
-      this.counts.get(`${countSql}\0${JSON.stringify(w.params)}`, async () => Number((await rawQuery<{ n: number }>(this.dataSource, countSql, w.params))[0]?.n ?? 0)),
+      countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n ${this.from()} WHERE ${w.sql}`, w.params),
     ]);
     return { terms: rows.map(toTermRow), total };
   }

@@ -12,7 +12,7 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
-import { metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import { countWithin, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 
@@ -104,15 +104,11 @@ export class UsersService {
     }
     const { sql: order, params: orderParams } = this.orderOf(q);
     const users = this.usersTable;
-    const countSql = `SELECT COUNT(*) AS n FROM ${users} u WHERE ${w.sql}`;
-    const total = this.counts.get(`${countSql}\0${JSON.stringify(w.params)}`, async () => {
-      const rows = await rawQuery<{ n: number | string }>(this.dataSource, countSql, w.params);
-      return Number(rows[0]?.n ?? 0);
-    });
+    const total = countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${users} u WHERE ${w.sql}`, w.params);
     const found = await rawEntities<UserEntity>(
       this.dataSource,
       this.dataSource.getMetadata(UserEntity),
-      `SELECT u.* FROM ${users} u WHERE ${w.sql} ORDER BY ${order} LIMIT ${Math.max(0, Math.trunc(q.limit))} OFFSET ${Math.max(0, Math.trunc(q.offset))}`,
+      `SELECT u.* FROM ${users} u WHERE ${w.sql} ORDER BY ${order} ${limitClause(q.limit, q.offset)}`,
       [...w.params, ...orderParams],
     );
     return { users: found, total: await total };
