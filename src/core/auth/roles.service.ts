@@ -23,14 +23,18 @@ export class RolesService {
 
   /** The union of the capabilities granted by the roles, plus each role name as a capability (as WordPress does). */
   async capabilitiesOf(roleNames: readonly string[]): Promise<Record<string, boolean>> {
-    const all = await this.roles();
-    const caps: Record<string, boolean> = {};
-    for (const role of roleNames) {
-      const def = all[role];
-      if (!def) continue;
-      caps[role] = true;
-      for (const [cap, granted] of Object.entries(def.capabilities ?? {})) if (granted) caps[cap] = true;
-    }
-    return caps;
+    return capabilitiesOf(await this.roles(), roleNames);
   }
+}
+
+/** The union of the capabilities the named roles grant among `roles`, plus each role name as a capability. */
+export function capabilitiesOf(roles: Record<string, RoleDefinition>, roleNames: readonly string[]): Record<string, boolean> {
+  const caps: Record<string, boolean> = {};
+  for (const role of roleNames) {
+    const def = roles[role];
+    if (!def) continue;
+    caps[role] = true;
+    for (const [cap, granted] of Object.entries(def.capabilities ?? {})) if (granted) caps[cap] = true;
+  }
+  return caps;
 }

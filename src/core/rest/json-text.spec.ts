@@ -1,4 +1,4 @@
-import { ItemMemo, JsonText, toJsonBytes } from './json-text';
+import { ItemMemo, jsonOf, JsonText, toJsonBytes, withMembers } from './json-text';
 
 const toJson = (data: unknown) => toJsonBytes(data).toString('utf8');
 
@@ -25,6 +25,36 @@ describe('JsonText and toJsonBytes', () => {
 
   it('gives the same JSON when serialized the ordinary way, nested', () => {
     expect(JSON.stringify({ body: [new JsonText('{"id":1}')] })).toBe('{"body":[{"id":1}]}');
+  });
+});
+
+describe('jsonOf and withMembers', () => {
+  it('writes serialized items where they are in nested arrays, anything else as JSON.stringify does', () => {
+    const value = [new JsonText('{"id":1}'), [new JsonText('{"id":2}'), { code: 'x' }], [], null, 'é'];
+    expect(jsonOf(value)).toBe('[{"id":1},[{"id":2},{"code":"x"}],[],null,"é"]');
+    expect(JSON.parse(jsonOf(value))).toEqual(JSON.parse(JSON.stringify(value)));
+    expect(jsonOf([undefined, () => 1])).toBe('[null,null]');
+    expect(jsonOf(undefined)).toBeUndefined();
+  });
+
+  it('writes plain objects member by member, skipping what JSON.stringify skips, without parsing serialized items', () => {
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      const value = { a: { b: [new JsonText('{"id":3}')] }, skipped: undefined, f: () => 1, date: new Date(0), 'k"ey': null };
+      expect(jsonOf(value)).toBe('{"a":{"b":[{"id":3}]},"date":"1970-01-01T00:00:00.000Z","k\\"ey":null}');
+      expect(parse).not.toHaveBeenCalled();
+      expect(jsonOf(Object.assign(Object.create(null), { x: 1 }))).toBe('{"x":1}');
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('adds members at the end of an item, keeping its links', () => {
+    const links = { self: [{ href: 'x' }] };
+    const item = withMembers(new JsonText('{"id":1,"_links":{"self":[{"href":"x"}]}}', links), { _embedded: { author: [new JsonText('{"id":7}')] } });
+    expect(item.text).toBe('{"id":1,"_links":{"self":[{"href":"x"}]},"_embedded":{"author":[{"id":7}]}}');
+    expect(item.links).toBe(links);
+    expect(withMembers(new JsonText('{}'), { a: 1, b: [2] }).text).toBe('{"a":1,"b":[2]}');
   });
 });
 

@@ -5,7 +5,11 @@
 export class JsonText {
   private encoded?: Buffer;
 
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    /** The item's `_links` as they are in the text, for `_embed` to follow without parsing it. */
+    readonly links?: Readonly<Record<string, unknown>>,
+  ) {}
 
   /** The text in UTF-8, encoded once for all the responses it goes into. */
   get bytes(): Buffer {
@@ -15,6 +19,51 @@ export class JsonText {
   toJSON(): unknown {
     return JSON.parse(this.text);
   }
+}
+
+/**
+ * The JSON text of a value holding {@link JsonText} values in arrays and plain objects (`JSON.stringify` for
+ * anything else; `undefined` where it gives none): what `_embed` puts under an item's `_embedded`, lists of
+ * serialized items among error bodies.
+ */
+export function jsonOf(value: unknown): string | undefined {
+  if (value instanceof JsonText) return value.text;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i > 0 ? ',' : '') + (jsonOf(value[i]) ?? 'null');
+    return `${text}]`;
+  }
+  if (isPlainObject(value)) {
+    let text = '{';
+    for (const key in value) {
+      const json = jsonOf(value[key]);
+      if (json !== undefined) text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${json}`;
+    }
+    return `${text}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** An object literal's kind of object (no class, no `toJSON`): its members are what JSON.stringify writes. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/**
+ * An item given as JSON text with members added at its end (`_embedded`): their values written by {@link jsonOf}.
+ */
+export function withMembers(item: JsonText, members: Record<string, unknown>): JsonText {
+  let text = item.text.slice(0, -1);
+  let first = text.trimEnd() === '{';
+  for (const [name, value] of Object.entries(members)) {
+    const json = jsonOf(value);
+    if (json === undefined) continue;
+    text += `${first ? '' : ','}${JSON.stringify(name)}:${json}`;
+    first = false;
+  }
+  return new JsonText(`${text}}`, item.links);
 }
 
 /**
@@ -67,8 +116,26 @@ export class ItemMemo {
     return entry.text;
   }
 
-  set(key: string, inputs: readonly unknown[], text: string): JsonText {
-    const json = new JsonText(text);
+  /**
+   * The item reused while its inputs are unchanged, else built. Built items are kept only when `asText` still
+   * holds once built (a listener added meanwhile may have changed it); `inputs` null: built, never reused.
+   */
+  async reuse(
+    key: string,
+    inputs: readonly unknown[] | null,
+    build: () => Promise<unknown>,
+    asText: () => boolean,
+  ): Promise<unknown> {
+    const hit = inputs && this.get(key, inputs);
+    if (hit) return hit;
+    const item = await build();
+    if (!inputs || !asText()) return item;
+    const links = (item as { _links?: Record<string, unknown> } | null)?._links;
+    return this.set(key, inputs, JSON.stringify(item), links);
+  }
+
+  set(key: string, inputs: readonly unknown[], text: string, links?: Record<string, unknown>): JsonText {
+    const json = new JsonText(text, links);
     this.delete(key);
     let size = text.length;
     for (const input of inputs) if (typeof input === 'string') size += input.length;

@@ -6,6 +6,7 @@ import { CoreErrors } from '../http/error-codes';
 import { RestException } from '../http/rest.exception';
 import { JsonSchema, RouteArg } from '../schema/json-schema';
 import { sanitizeArg, validateArg } from '../schema/validate';
+import { JsonText, withMembers } from './json-text';
 import { compactLinks } from './links';
 import { RestRequest } from './rest-request';
 import { RestResponse } from './rest-response';
@@ -198,13 +199,12 @@ export class RestServer implements OnApplicationBootstrap {
 
   /** The full pipeline after dispatch: Allow, `rest_post_dispatch`, links, `_embed`, `_fields`, `_envelope`. */
   async serve(req: RestRequest): Promise<ServedResponse> {
-    req.itemsAsText =
-      req.query._embed === undefined && req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
+    req.itemsAsText = req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
     let response = await this.dispatch(req);
     await this.addAllowHeader(response, req);
     response = await this.hooks.applyFilters('rest_post_dispatch', response, req);
     const embed = parseEmbedParam(req.query._embed);
-    let data = await this.responseToData(response, embed, req.ctx);
+    let data = await this.responseToData(response, embed, req.ctx, req.itemsAsText);
     const fields = req.query._fields;
     if (fields !== undefined && !response.isError) data = filterFields(data, fields, embed !== false);
     if (req.query._envelope !== undefined) {
@@ -213,15 +213,20 @@ export class RestServer implements OnApplicationBootstrap {
     return { status: response.status, headers: response.headers, data };
   }
 
-  /** Compacts a response's links into its data (`_links`) and embeds linked resources when asked. */
-  async responseToData(response: RestResponse, embed: false | true | string[], ctx: RequestContext): Promise<unknown> {
+  /**
+   * Compacts a response's links into its data (`_links`) and embeds linked resources when asked. `asText`: items
+   * and what is embedded in them may come as JSON text (`RestRequest.itemsAsText`, for the request and its
+   * sub-requests).
+   */
+  async responseToData(response: RestResponse, embed: false | true | string[], ctx: RequestContext, asText = false): Promise<unknown> {
     let data = response.data;
-    if (response.links.size && isPlainObject(data)) {
-      data = { ...data, _links: compactLinks(response.links, this.options.linkRelBase) };
+    if (response.links.size && (isPlainObject(data) || data instanceof JsonText)) {
+      const fields = data instanceof JsonText ? (JSON.parse(data.text) as Record<string, unknown>) : data;
+      data = { ...fields, _links: compactLinks(response.links, this.options.linkRelBase) };
     }
     if (embed !== false && !response.isError) {
-      if (Array.isArray(data)) data = await this.embedAll(data, embed, ctx);
-      else if (isPlainObject(data)) [data] = await this.embedAll([data], embed, ctx);
+      if (Array.isArray(data)) data = await this.embedAll(data, embed, ctx, asText);
+      else if (isPlainObject(data) || data instanceof JsonText) [data] = await this.embedAll([data], embed, ctx, asText);
     }
     return data;
   }
@@ -237,17 +242,17 @@ export class RestServer implements OnApplicationBootstrap {
    * Embeds the embeddable links of every item. All sub-requests of all items are started together and each
    * distinct URL is requested once, so request-scoped loaders batch them into a fixed number of queries.
    */
-  private async embedAll(items: unknown[], embed: true | string[], ctx: RequestContext): Promise<unknown[]> {
+  private async embedAll(items: unknown[], embed: true | string[], ctx: RequestContext, asText: boolean): Promise<unknown[]> {
     const pending = new Map<string, Promise<unknown>>();
     const wanted = (rel: string) => rel !== 'self' && (embed === true || embed.includes(rel));
     for (const item of items) {
-      const links = isPlainObject(item) ? (item._links as Record<string, Array<Record<string, unknown>>> | undefined) : undefined;
+      const links = linksOf(item);
       if (!links) continue;
       for (const [rel, list] of Object.entries(links)) {
         if (!wanted(rel) || !Array.isArray(list)) continue;
         for (const link of list) {
           const href = String(link.href);
-          if (link.embeddable && !pending.has(href)) pending.set(href, this.embedOne(href, ctx));
+          if (link.embeddable && !pending.has(href)) pending.set(href, this.embedOne(href, ctx, asText));
         }
       }
     }
@@ -255,7 +260,7 @@ export class RestServer implements OnApplicationBootstrap {
     const results = new Map<string, unknown>();
     await Promise.all([...pending].map(async ([href, p]) => results.set(href, await p)));
     return items.map((item) => {
-      const links = isPlainObject(item) ? (item._links as Record<string, Array<Record<string, unknown>>> | undefined) : undefined;
+      const links = linksOf(item);
       if (!links) return item;
       const embedded: Record<string, unknown[]> = {};
       for (const [rel, list] of Object.entries(links)) {
@@ -263,17 +268,22 @@ export class RestServer implements OnApplicationBootstrap {
         const values = list.map((link) => (link.embeddable ? results.get(String(link.href)) : []));
         if (values.some((v) => !isEmpty(v))) embedded[rel] = values;
       }
-      return Object.keys(embedded).length ? { ...(item as object), _embedded: embedded } : item;
+      if (!Object.keys(embedded).length) return item;
+      if (item instanceof JsonText) return withMembers(item, { _embedded: embedded });
+      // Embedded JSON text goes into JSON text only: an object item keeps objects.
+      if (asText) return withMembers(new JsonText(JSON.stringify(item)), { _embedded: embedded });
+      return { ...(item as object), _embedded: embedded };
     });
   }
 
-  private async embedOne(href: string, ctx: RequestContext): Promise<unknown> {
+  private async embedOne(href: string, ctx: RequestContext, asText: boolean): Promise<unknown> {
     const target = this.requestFromUrl(href, ctx);
     if (!target) return [];
     if (target.query.context === undefined) target.query.context = 'embed';
+    target.itemsAsText = asText && !this.hooks.hasHook('rest_post_dispatch');
     let response = await this.dispatch(target);
     response = await this.hooks.applyFilters('rest_post_dispatch', response, target);
-    return this.responseToData(response, false, ctx);
+    return this.responseToData(response, false, ctx, target.itemsAsText);
   }
 
   /** Builds an internal GET request from an API URL (pretty or `?rest_route=` form); `null` if not ours. */
@@ -316,8 +326,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The `_links` of an item, as data or as they are in its JSON text. */
+function linksOf(item: unknown): Record<string, Array<Record<string, unknown>>> | undefined {
+  const links = item instanceof JsonText ? item.links : isPlainObject(item) ? item._links : undefined;
+  return links as Record<string, Array<Record<string, unknown>>> | undefined;
+}
+
 function isEmpty(value: unknown): boolean {
   if (value === undefined || value === null) return true;
+  if (value instanceof JsonText) return value.text === '{}' || value.text === '[]';
   if (Array.isArray(value)) return value.length === 0;
   return isPlainObject(value) && Object.keys(value).length === 0;
 }

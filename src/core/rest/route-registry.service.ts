@@ -64,10 +64,12 @@ export class RouteRegistry {
     };
   }
 
-  /** Every route, in registration order. */
-  all(): RouteDefinition[] {
-    return [...this.routes.values()];
+  /** Every route, in registration order (one list once the table is frozen). */
+  all(): readonly RouteDefinition[] {
+    return (this.frozenList ??= this.frozen ? [...this.routes.values()] : undefined) ?? [...this.routes.values()];
   }
+
+  private frozenList?: RouteDefinition[];
 
   /** Registered namespaces, in registration order. */
   namespaces(): string[] {

@@ -137,13 +137,8 @@ export class PostPresenter {
     toItem: (response: RestResponse) => unknown,
     asText: () => boolean,
   ): Promise<unknown> {
-    const key = `${post.id}\0${req.context}`;
     const inputs = asText() ? this.inputsOf(post, req, site, batch, readable) : null;
-    const hit = inputs && this.memo.get(key, inputs);
-    if (hit) return hit;
-    const item = toItem(await this.prepareItem(post, req, site, batch, readable));
-    // Asked again: a listener added while the item was prepared may have changed it.
-    return inputs && asText() ? this.memo.set(key, inputs, JSON.stringify(item)) : item;
+    return this.memo.reuse(`${post.id}\0${req.context}`, inputs, async () => toItem(await this.prepareItem(post, req, site, batch, readable)), asText);
   }
 
   /**

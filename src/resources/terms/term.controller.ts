@@ -4,6 +4,7 @@ import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
+import { ItemMemo } from '../../core/rest/json-text';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -184,13 +185,14 @@ export class TermController extends RestController {
       const filtered = await this.hooks.applyFilters(`rest_${this.taxonomy.name}_query`, query, req);
       ({ terms, total } = await this.terms.list(filtered));
     }
-    const prepared = await this.prepareMany(terms, req);
-    const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
+    const response = new RestResponse(await this.collectionItems(terms, req));
     return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, Math.ceil(offset / perPage + 1));
   }
 
   private async getItem(req: RestRequest): Promise<RestResponse> {
-    return (await this.prepareMany([await this.loadTerm(req)], req))[0];
+    const term = await this.loadTerm(req);
+    if (this.itemsAsText(req, this.taxonomy.name)) return new RestResponse((await this.collectionItems([term], req))[0]);
+    return (await this.prepareMany([term], req))[0];
   }
 
   private async checkParent(req: RestRequest): Promise<number | undefined> {
@@ -267,6 +269,48 @@ export class TermController extends RestController {
   // --- preparation ---
 
   private async prepareMany(terms: TermRow[], req: RestRequest): Promise<RestResponse[]> {
+    const batch = await this.batchOf(terms, req);
+    const out: RestResponse[] = [];
+    for (const term of terms) out.push(await this.prepareItem(term, req, batch));
+    return out;
+  }
+
+  /**
+   * Terms as collection items; as JSON text while nothing looks into them afterwards (`itemsAsText`), each reused
+   * while everything it is made from is unchanged (the request's API URL and context, the term's row, link and
+   * meta).
+   */
+  private async collectionItems(terms: TermRow[], req: RestRequest): Promise<unknown[]> {
+    const batch = await this.batchOf(terms, req);
+    const asText = () => this.itemsAsText(req, this.taxonomy.name);
+    const out: unknown[] = [];
+    for (const term of terms) {
+      const inputs = asText()
+        ? [
+            req.ctx.restUrl(''),
+            req.context,
+            this.termLink(term, batch.home, batch.ancestors),
+            term.termId,
+            term.count,
+            term.description,
+            term.name,
+            term.slug,
+            term.taxonomy,
+            term.parent,
+            batch.ancestors.has(term.parent),
+            batch.meta.size ? JSON.stringify(batch.meta.get(term.termId) ?? null) : '',
+          ]
+        : null;
+      const build = async () => this.server.toCollectionItem(await this.prepareItem(term, req, batch));
+      out.push(await this.memo.reuse(`${term.termId}\0${req.context}`, inputs, build, asText));
+    }
+    return out;
+  }
+
+  private readonly memo = new ItemMemo();
+
+  /** What preparing terms needs, loaded for all of them at once: home URL, registered meta, ancestors. */
+  private async batchOf(terms: TermRow[], req: RestRequest): Promise<TermBatch> {
     const home = String((await this.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
     const metaKeys = this.registeredMeta().map((m) => m.key);
     // Through a request-wide loader: the terms embedded for a page of posts read their meta in one query.
@@ -280,22 +324,26 @@ export class TermController extends RestController {
       terms.forEach((t, i) => meta.set(t.termId, values[i] instanceof Error ? {} : (values[i] as Record<string, unknown[]>)));
     }
     const ancestors = this.taxonomy.hierarchical ? await this.ancestorsOf(terms, req) : new Map<number, TermRow>();
-    const out: RestResponse[] = [];
-    for (const term of terms) {
-      const data: Record<string, unknown> = {
-        id: term.termId,
-        count: term.count,
-        description: term.description,
-        link: this.termLink(term, home, ancestors),
-        name: term.name,
-        slug: term.slug,
-        taxonomy: term.taxonomy,
-      };
-      if (this.taxonomy.hierarchical) data.parent = term.parent;
-      data.meta = metaResponse(this.registeredMeta(), meta.get(term.termId) ?? {});
-      out.push(await this.prepareResponse(data, req, this.links(term, req, ancestors), this.taxonomy.name, term));
-    }
-    return out;
+    return { home, meta, ancestors };
+  }
+
+  /**
+   * One term's response. Whatever this reads of the request, the term or the batch must be among the inputs of
+   * {@link collectionItems}, or a reused item would miss the change.
+   */
+  private async prepareItem(term: TermRow, req: RestRequest, batch: TermBatch): Promise<RestResponse> {
+    const data: Record<string, unknown> = {
+      id: term.termId,
+      count: term.count,
+      description: term.description,
+      link: this.termLink(term, batch.home, batch.ancestors),
+      name: term.name,
+      slug: term.slug,
+      taxonomy: term.taxonomy,
+    };
+    if (this.taxonomy.hierarchical) data.parent = term.parent;
+    data.meta = metaResponse(this.registeredMeta(), batch.meta.get(term.termId) ?? {});
+    return this.prepareResponse(data, req, this.links(term, req, batch.ancestors), this.taxonomy.name, term);
   }
 
   /** Ancestors of hierarchical terms (for links and `up`), loaded level by level. */
@@ -345,6 +393,13 @@ export class TermController extends RestController {
     }
     return links;
   }
+}
+
+/** What preparing a set of terms loads once (see `TermController.batchOf`). */
+interface TermBatch {
+  home: string;
+  meta: Map<number, Record<string, unknown[]>>;
+  ancestors: Map<number, TermRow>;
 }
 
 /** Term names are stored with `&`, `<` and `>` as entities (WordPress's `pre_term_name` filters). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RolesService } from '../../core/auth/roles.service';
+import { capabilitiesOf, RoleDefinition, RolesService } from '../../core/auth/roles.service';
 import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle } from '../../core/formatting';
 import { UserEntity } from '../../core/database/entities/user.entity';
@@ -10,6 +10,7 @@ import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/http/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { ItemMemo } from '../../core/rest/json-text';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -32,6 +33,17 @@ interface UserPrepareContext {
   avatarDefault: string;
   avatarRating: string;
 }
+
+/** What preparing a set of users loads once (see `UsersController.batchOf`). */
+interface UserBatch {
+  meta: Map<number, Record<string, unknown[]>>;
+  site: UserPrepareContext;
+  roles: Record<string, RoleDefinition>;
+  registered: ReturnType<typeof exposedMetaKeys>;
+}
+
+/** The properties of a user's row that its response is made from (inputs of reused items). */
+const USER_PROPERTIES = ['id', 'login', 'displayName', 'email', 'url', 'nicename', 'registered'] as const;
 
 /**
  * `users`, `users/<id>` and `users/me` (the reference's users controller): the public-user rule, role checks,
@@ -258,8 +270,7 @@ export class UsersController extends RestController {
     };
     const filtered = await this.hooks.applyFilters('rest_user_query', query, req);
     const { users, total } = await this.users.list(filtered);
-    const prepared = await this.prepareMany(users, req);
-    const response = new RestResponse(prepared.map((r) => this.server.toCollectionItem(r)));
+    const response = new RestResponse(await this.collectionItems(users, req));
     return this.paginate(response, req, total, `${this.namespace}/users`, Math.ceil(offset / perPage + 1));
   }
 
@@ -273,7 +284,9 @@ export class UsersController extends RestController {
   }
 
   private async getItem(req: RestRequest): Promise<RestResponse> {
-    return (await this.prepareMany([await this.loadUser(req)], req))[0];
+    const user = await this.loadUser(req);
+    if (this.itemsAsText(req, 'user')) return new RestResponse((await this.collectionItems([user], req))[0]);
+    return (await this.prepareMany([user], req))[0];
   }
 
   private async getCurrent(req: RestRequest): Promise<RestResponse> {
@@ -401,9 +414,42 @@ export class UsersController extends RestController {
 
   /** Prepares several users with one meta query for all of them. */
   private async prepareMany(users: UserEntity[], req: RestRequest): Promise<RestResponse[]> {
-    const capsKey = `${this.prefix.value}capabilities`;
+    const batch = await this.batchOf(users, req);
+    const out: RestResponse[] = [];
+    for (const user of users) out.push(await this.prepareItem(user, req, batch));
+    return out;
+  }
+
+  /**
+   * Users as collection items; as JSON text while nothing looks into them afterwards (`itemsAsText`), each reused
+   * while everything it is made from is unchanged: the request's API URL and context, the site's options and
+   * roles, the user's row and meta.
+   */
+  private async collectionItems(users: UserEntity[], req: RestRequest): Promise<unknown[]> {
+    const batch = await this.batchOf(users, req);
+    const asText = () => this.itemsAsText(req, 'user');
+    const { site } = batch;
+    const out: unknown[] = [];
+    for (const user of users) {
+      let inputs: unknown[] | null = null;
+      if (asText()) {
+        inputs = [req.ctx.restUrl(''), req.ctx.baseUrl, req.context, site.home, site.locale, site.showAvatars, site.avatarDefault, site.avatarRating, batch.roles];
+        const record = user as unknown as Record<string, unknown>;
+        for (const property of USER_PROPERTIES) inputs.push(record[property]);
+        inputs.push(JSON.stringify(batch.meta.get(user.id) ?? null));
+      }
+      const build = async () => this.server.toCollectionItem(await this.prepareItem(user, req, batch));
+      out.push(await this.memo.reuse(`${user.id}\0${req.context}`, inputs, build, asText));
+    }
+    return out;
+  }
+
+  private readonly memo = new ItemMemo();
+
+  /** What preparing users needs, loaded for all of them at once: their meta, the site's options and roles. */
+  private async batchOf(users: UserEntity[], req: RestRequest): Promise<UserBatch> {
     const registered = exposedMetaKeys(this.extensions, 'user');
-    const keys = [...PROFILE_KEYS, capsKey, ...registered.map((r) => r.key)];
+    const keys = [...PROFILE_KEYS, this.capsKey(), ...registered.map((r) => r.key)];
     // Through a request-wide loader: users embedded in a page of posts read their meta in one query.
     const loaded = await req.ctx
       .loader<number, Record<string, unknown[]>>('users-meta', async (ids) => {
@@ -412,44 +458,52 @@ export class UsersController extends RestController {
       })
       .loadMany(users.map((u) => u.id));
     const meta = new Map(users.map((u, i) => [u.id, loaded[i] instanceof Error ? {} : (loaded[i] as Record<string, unknown[]>)]));
-    const site = await this.siteContext(req);
-    const known = await this.roles.roles();
-    const out: RestResponse[] = [];
-    for (const user of users) {
-      const all = meta.get(user.id) ?? {};
-      // Profile meta is single-valued: its first row.
-      const m = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v[0]]));
-      const stored = m[capsKey] && typeof m[capsKey] === 'object' ? (m[capsKey] as Record<string, unknown>) : {};
-      const roleNames = Object.keys(stored).filter((k) => stored[k] && known[k]);
-      const allcaps = await this.roles.capabilitiesOf(roleNames);
-      for (const [cap, granted] of Object.entries(stored)) if (!known[cap]) allcaps[cap] = Boolean(granted);
-      const data: Record<string, unknown> = {
-        id: user.id,
-        username: user.login,
-        name: user.displayName,
-        first_name: str(m.first_name),
-        last_name: str(m.last_name),
-        email: user.email,
-        url: user.url,
-        description: str(m.description),
-        link: `${site.home}/author/${user.nicename}/`,
-        locale: str(m.locale) || site.locale,
-        nickname: str(m.nickname),
-        slug: user.nicename,
-        roles: roleNames,
-        registered_date: `${user.registered.replace(' ', 'T')}+00:00`,
-        capabilities: allcaps,
-        extra_capabilities: Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Boolean(v)])),
-      };
-      if (site.showAvatars) data.avatar_urls = avatarUrls(user.email, site, req.ctx.baseUrl.startsWith('https:'));
-      data.meta = metaResponse(registered, all);
-      const links = linkMap({
-        self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}`) },
-        collection: { href: req.ctx.restUrl(`${this.namespace}/users`) },
-      });
-      out.push(await this.prepareResponse(data, req, links, 'user', user));
-    }
-    return out;
+    return { meta, site: await this.siteContext(req), roles: await this.roles.roles(), registered };
+  }
+
+  private capsKey(): string {
+    return `${this.prefix.value}capabilities`;
+  }
+
+  /**
+   * One user's response. Whatever this reads of the request, the user or the batch must be among the inputs of
+   * {@link collectionItems}, or a reused item would miss the change.
+   */
+  private async prepareItem(user: UserEntity, req: RestRequest, batch: UserBatch): Promise<RestResponse> {
+    const { site, roles: known } = batch;
+    const capsKey = this.capsKey();
+    const all = batch.meta.get(user.id) ?? {};
+    // Profile meta is single-valued: its first row.
+    const m = Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v[0]]));
+    const stored = m[capsKey] && typeof m[capsKey] === 'object' ? (m[capsKey] as Record<string, unknown>) : {};
+    const roleNames = Object.keys(stored).filter((k) => stored[k] && known[k]);
+    const allcaps = capabilitiesOf(known, roleNames);
+    for (const [cap, granted] of Object.entries(stored)) if (!known[cap]) allcaps[cap] = Boolean(granted);
+    const data: Record<string, unknown> = {
+      id: user.id,
+      username: user.login,
+      name: user.displayName,
+      first_name: str(m.first_name),
+      last_name: str(m.last_name),
+      email: user.email,
+      url: user.url,
+      description: str(m.description),
+      link: `${site.home}/author/${user.nicename}/`,
+      locale: str(m.locale) || site.locale,
+      nickname: str(m.nickname),
+      slug: user.nicename,
+      roles: roleNames,
+      registered_date: `${user.registered.replace(' ', 'T')}+00:00`,
+      capabilities: allcaps,
+      extra_capabilities: Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, Boolean(v)])),
+    };
+    if (site.showAvatars) data.avatar_urls = avatarUrls(user.email, site, req.ctx.baseUrl.startsWith('https:'));
+    data.meta = metaResponse(batch.registered, all);
+    const links = linkMap({
+      self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}`) },
+      collection: { href: req.ctx.restUrl(`${this.namespace}/users`) },
+    });
+    return this.prepareResponse(data, req, links, 'user', user);
   }
 }
 
