@@ -87,6 +87,7 @@ export interface SeedResult {
     termRelationships: number;
     comments: number;
     postmeta: number;
+    revisions: number;
   };
   /** The administrator with an application password, for the authenticated scenario. */
   admin: { id: number; login: string; applicationPassword: string; uuid: string };
@@ -661,6 +662,24 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       }
     }
 
+    // Revisions, as the block editor leaves them: 0–3 per post (the latest one a copy of the post as saved).
+    let revisionId = posts.length + 1;
+    let revisionCount = 0;
+    for (const post of posts.slice()) {
+      if (post.type !== 'post' || post.status === 'pending') continue;
+      const n = text.int(0, 3);
+      for (let k = 1; k <= n; k++) {
+        const id = revisionId++;
+        const time = post.time + ((k - 1) / n) * Math.max(0, post.modified - post.time);
+        posts.push({
+          ...post, id, time, modified: time, status: 'inherit', type: 'revision', slug: `${post.id}-revision-v1`,
+          guid: `${siteUrl}/?p=${id}`, thumbnail: 0, commentStatus: 'closed', pingStatus: 'closed', parent: post.id,
+          content: k === n ? post.content : post.content.slice(0, Math.round(post.content.length * (k / (n + 1)))),
+        });
+        revisionCount++;
+      }
+    }
+
     await inTransaction('terms', async () => {
       await writer.insert('terms', ['term_id', 'name', 'slug', 'term_group'], terms.map((t) => [t.id, t.name, t.slug, 0]));
       await writer.insert(
@@ -734,6 +753,7 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         termRelationships: relationships.length,
         comments: comments.length,
         postmeta: postmeta.length,
+        revisions: revisionCount,
       },
       admin: { id: admin.id, login: admin.login, applicationPassword: appPassword, uuid: appUuid },
       samplePostId: samplePost?.id ?? attachmentCount + 1,
