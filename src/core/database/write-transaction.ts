@@ -1,8 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { OptionEntity } from './entities/option.entity';
 
 /** Transactions waiting for the one SQLite connection, per data source. */
 const QUEUES = new WeakMap<DataSource, Promise<unknown>>();
+
+/** How long a transaction waits for another process's writer before failing (SQLite's usual busy timeout). */
+const LOCK_WAIT_MS = 5_000;
 
 /**
  * Runs `work` in one transaction. On SQLite the connection is shared by the whole process, so transactions take
@@ -10,18 +14,63 @@ const QUEUES = new WeakMap<DataSource, Promise<unknown>>();
  * lock — waiting for other processes' writers — so that it never has to upgrade a read snapshot that another
  * process made stale. On MySQL transactions run side by side on their pooled connections.
  *
+ * The lock is waited for without blocking the process: SQLite's own busy handler sleeps inside the driver call,
+ * and with it every request of the process. A transaction that finds the lock taken is rolled back before its
+ * work began and tried again a moment later, for {@link LOCK_WAIT_MS} at most.
+ *
  * Work must use only `em`: a query through the data source inside it would wait for a pooled connection that
  * the transactions themselves may all be holding.
  */
 export function writeTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return dataSource.transaction(work);
   const previous = QUEUES.get(dataSource) ?? Promise.resolve();
-  const run = previous.then(
-    () => dataSource.transaction(async (em) => {
-      await em.query(`UPDATE ${em.connection.getMetadata(OptionEntity).tableName} SET option_id = option_id WHERE option_id = -1`);
-      return work(em);
-    }),
-  );
+  const run = previous.then(() => lockedTransaction(dataSource, work));
   QUEUES.set(dataSource, run.catch(() => undefined));
   return run;
+}
+
+async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  const connection = (dataSource.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection;
+  const options = dataSource.getMetadata(OptionEntity).tableName;
+  const started = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    let locked = false;
+    try {
+      return await dataSource.transaction(async (em) => {
+        // The first write takes the lock; it fails at once instead of sleeping when another process holds it.
+        const restore = withoutBusyWait(connection);
+        try {
+          await em.query(`UPDATE ${options} SET option_id = option_id WHERE option_id = -1`);
+        } finally {
+          restore?.();
+        }
+        locked = true;
+        return work(em);
+      });
+    } catch (error) {
+      // Only the lock is tried again: the work itself never ran.
+      if (locked || !isBusy(error) || Date.now() - started >= LOCK_WAIT_MS) throw error;
+      // A few milliseconds at first, growing: a writer holds the lock for about that long.
+      await sleep(Math.min(1 + attempt, 10) * (0.5 + Math.random()));
+    }
+  }
+}
+
+interface SqliteConnection {
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+}
+
+/** Turns SQLite's busy wait off on the connection; returns what restores it. */
+function withoutBusyWait(connection: SqliteConnection | undefined): (() => void) | undefined {
+  if (!connection || typeof connection.pragma !== 'function') return undefined;
+  const timeout = Number(connection.pragma('busy_timeout', { simple: true }));
+  connection.pragma('busy_timeout = 0');
+  return () => connection.pragma(`busy_timeout = ${Number.isFinite(timeout) ? timeout : LOCK_WAIT_MS}`);
+}
+
+/** Whether an error is SQLite's "database is locked" (directly or wrapped by TypeORM). */
+function isBusy(error: unknown): boolean {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = String(e?.driverError?.code ?? e?.code ?? '');
+  return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
 }

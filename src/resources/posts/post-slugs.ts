@@ -14,7 +14,7 @@ export async function uniquePostSlug(em: EntityManager, slug: string, post: Post
     .getRepository(PostEntity)
     .createQueryBuilder('p')
     .select('p.name', 'name')
-    .where("(p.name = :slug OR p.name LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` })
+    .where(...slugOrSuffixed(em, slug))
     .andWhere('p.id != :id', { id: post.id || 0 });
   let reserved = FEEDS.includes(slug) || slug === 'embed';
   if (post.type === 'attachment') {
@@ -38,6 +38,19 @@ export async function uniquePostSlug(em: EntityManager, slug: string, post: Post
     const candidate = `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`;
     if (!taken.has(candidate)) return candidate;
   }
+}
+
+/**
+ * The condition "the slug, or the slug followed by `-` and anything". SQLite does not search an index for LIKE
+ * (case-insensitive by default), so there the suffixed slugs are the range between `slug-` and `slug.` (the next
+ * character), which its binary collation orders that way; MySQL searches its index for a LIKE prefix under any
+ * collation.
+ */
+function slugOrSuffixed(em: EntityManager, slug: string): [string, Record<string, string>] {
+  if (em.connection.options.type === 'better-sqlite3' || em.connection.options.type === 'sqlite') {
+    return ['(p.name = :slug OR (p.name >= :from AND p.name < :to))', { slug, from: `${slug}-`, to: `${slug}.` }];
+  }
+  return ["(p.name = :slug OR p.name LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` }];
 }
 
 /** Whether `parent` is the post itself or one of its descendants. */
