@@ -5,6 +5,7 @@ import { HookRegistry } from '../hooks/hook-registry.service';
 import { RestException } from '../http/rest.exception';
 import { filterByContext, contextsOfSchema } from '../schema/filter-by-context';
 import { ItemSchema, JsonSchema, RouteArg } from '../schema/json-schema';
+import { ItemMemo } from './json-text';
 import { RestRequest } from './rest-request';
 import { LinkMap, RestResponse } from './rest-response';
 import { RestServer } from './rest-server.service';
@@ -193,6 +194,27 @@ export abstract class RestController implements OnModuleInit {
       !this.hooks.hasHook('rest_post_dispatch') &&
       this.extensions.restFields(this.objectType).size === 0
     );
+  }
+
+  /**
+   * Collection items of `objects`: JSON text reused from `memo` while the object's inputs are unchanged, when
+   * {@link itemsAsText} holds (asked again once each item is built); built item objects otherwise.
+   */
+  protected async reusedItems<T>(
+    memo: ItemMemo,
+    objects: readonly T[],
+    req: RestRequest,
+    hookSuffix: string,
+    item: { key: (object: T) => number; inputs: (object: T) => unknown[]; build: (object: T) => Promise<RestResponse> },
+  ): Promise<unknown[]> {
+    const asText = () => this.itemsAsText(req, hookSuffix);
+    const out: unknown[] = [];
+    for (const object of objects) {
+      const inputs = asText() ? item.inputs(object) : null;
+      const build = async () => this.server.toCollectionItem(await item.build(object));
+      out.push(await memo.reuse(`${item.key(object)}\0${req.context}`, inputs, build, asText));
+    }
+    return out;
   }
 
   /**

@@ -282,29 +282,24 @@ export class TermController extends RestController {
    */
   private async collectionItems(terms: TermRow[], req: RestRequest): Promise<unknown[]> {
     const batch = await this.batchOf(terms, req);
-    const asText = () => this.itemsAsText(req, this.taxonomy.name);
-    const out: unknown[] = [];
-    for (const term of terms) {
-      const inputs = asText()
-        ? [
-            req.ctx.restUrl(''),
-            req.context,
-            this.termLink(term, batch.home, batch.ancestors),
-            term.termId,
-            term.count,
-            term.description,
-            term.name,
-            term.slug,
-            term.taxonomy,
-            term.parent,
-            batch.ancestors.has(term.parent),
-            batch.meta.size ? JSON.stringify(batch.meta.get(term.termId) ?? null) : '',
-          ]
-        : null;
-      const build = async () => this.server.toCollectionItem(await this.prepareItem(term, req, batch));
-      out.push(await this.memo.reuse(`${term.termId}\0${req.context}`, inputs, build, asText));
-    }
-    return out;
+    return this.reusedItems(this.memo, terms, req, this.taxonomy.name, {
+      key: (term) => term.termId,
+      inputs: (term) => [
+        req.ctx.restUrl(''),
+        req.context,
+        this.termLink(term, batch.home, batch.ancestors),
+        term.termId,
+        term.count,
+        term.description,
+        term.name,
+        term.slug,
+        term.taxonomy,
+        term.parent,
+        batch.ancestors.has(term.parent),
+        batch.meta.size ? JSON.stringify(batch.meta.get(term.termId) ?? null) : '',
+      ],
+      build: (term) => this.prepareItem(term, req, batch),
+    });
   }
 
   private readonly memo = new ItemMemo();

@@ -427,21 +427,18 @@ export class UsersController extends RestController {
    */
   private async collectionItems(users: UserEntity[], req: RestRequest): Promise<unknown[]> {
     const batch = await this.batchOf(users, req);
-    const asText = () => this.itemsAsText(req, 'user');
     const { site } = batch;
-    const out: unknown[] = [];
-    for (const user of users) {
-      let inputs: unknown[] | null = null;
-      if (asText()) {
-        inputs = [req.ctx.restUrl(''), req.ctx.baseUrl, req.context, site.home, site.locale, site.showAvatars, site.avatarDefault, site.avatarRating, batch.roles];
+    return this.reusedItems(this.memo, users, req, 'user', {
+      key: (user) => user.id,
+      inputs: (user) => {
+        const inputs: unknown[] = [req.ctx.restUrl(''), req.ctx.baseUrl, req.context, site.home, site.locale, site.showAvatars, site.avatarDefault, site.avatarRating, batch.roles];
         const record = user as unknown as Record<string, unknown>;
         for (const property of USER_PROPERTIES) inputs.push(record[property]);
         inputs.push(JSON.stringify(batch.meta.get(user.id) ?? null));
-      }
-      const build = async () => this.server.toCollectionItem(await this.prepareItem(user, req, batch));
-      out.push(await this.memo.reuse(`${user.id}\0${req.context}`, inputs, build, asText));
-    }
-    return out;
+        return inputs;
+      },
+      build: (user) => this.prepareItem(user, req, batch),
+    });
   }
 
   private readonly memo = new ItemMemo();
