@@ -205,8 +205,10 @@ export class PostsService {
     const clause = (t: (typeof q.terms)[number], i: number) => {
       const ids = t.termIds.length ? t.termIds : [0];
       const termTaxonomies = `SELECT tt.term_taxonomy_id FROM ${tt} tt WHERE tt.taxonomy = ? AND tt.term_id IN (${placeholders(ids.length)})`;
+      // The dense form is a scalar probe, not EXISTS: MariaDB turns EXISTS (and IN) into a semi-join that reads every
+      // post of the term before sorting (7.7 ms for a term on 2,600 posts, against 0.8 ms probing in date order).
       const sql = dense.has(i)
-        ? `EXISTS (SELECT 1 FROM ${rel} r WHERE r.object_id = p.ID AND r.term_taxonomy_id IN (${termTaxonomies}))`
+        ? `((SELECT 1 FROM ${rel} r WHERE r.object_id = p.ID AND r.term_taxonomy_id IN (${termTaxonomies}) LIMIT 1) IS NOT NULL)`
         : `p.ID IN (SELECT r.object_id FROM ${rel} r WHERE r.term_taxonomy_id IN (${termTaxonomies}))`;
       return { sql, params: [t.taxonomy, ...ids] };
     };
