@@ -72,8 +72,53 @@ function mappingOf(metadata: EntityMetadata): ColumnMapping[] {
   return mapping;
 }
 
-function newEntity(metadata: EntityMetadata): Record<string, unknown> {
-  return Object.create(metadata.target instanceof Function ? metadata.target.prototype : Object.prototype) as Record<string, unknown>;
+function prototypeOf(metadata: EntityMetadata): object {
+  return metadata.target instanceof Function ? (metadata.target.prototype as object) : Object.prototype;
+}
+
+/** A numeric column's value as a number (MySQL gives BIGINT as strings); `null` and `undefined` as they are. */
+function toNumber(value: unknown): unknown {
+  return value === null || value === undefined ? value : Number(value);
+}
+
+/**
+ * Row builders are compiled once per column list: a function storing each property by its literal name keeps V8's
+ * stores monomorphic, where a loop storing by computed name goes megamorphic and walks the map transitions on every
+ * row — 18 µs against under 1 µs for a page of 10 posts. The names come from entity metadata and the statement's own
+ * columns, and go into the source as JSON string literals only.
+ */
+function compileRowBuilder<R>(source: string, proto: object | null): (row: R) => Record<string, unknown> {
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  return new Function('proto', 'toNumber', `"use strict"; return function (r) { ${source} };`)(proto, toNumber) as (row: R) => Record<string, unknown>;
+}
+
+/** Builds an entity from a row array, a mapping per column (`null`: not a column of the entity). */
+function arrayToEntity(metadata: EntityMetadata, plan: Array<ColumnMapping | null>): (row: unknown[]) => Record<string, unknown> {
+  const stores = plan.map((m, i) => (m ? `e[${JSON.stringify(m.property)}] = ${m.numeric ? `toNumber(r[${i}])` : `r[${i}]`};` : '')).join(' ');
+  return compileRowBuilder(`const e = Object.create(proto); ${stores} return e;`, prototypeOf(metadata));
+}
+
+/** Builds a plain object from a row array, a property per column name (a later column of the same name wins). */
+function arrayToObject(columns: string[]): (row: unknown[]) => Record<string, unknown> {
+  return compileRowBuilder(`return { ${columns.map((c, i) => `${JSON.stringify(c)}: r[${i}]`).join(', ')} };`, null);
+}
+
+const OBJECT_HYDRATORS = new WeakMap<EntityMetadata, (row: Record<string, unknown>) => Record<string, unknown>>();
+
+/** Builds an entity from a row object, taking the entity's columns the row has. */
+function objectToEntity(metadata: EntityMetadata): (row: Record<string, unknown>) => Record<string, unknown> {
+  let build = OBJECT_HYDRATORS.get(metadata);
+  if (!build) {
+    const stores = mappingOf(metadata)
+      .map(({ column, property, numeric }) => {
+        const value = `r[${JSON.stringify(column)}]`;
+        return `if (${JSON.stringify(column)} in r) e[${JSON.stringify(property)}] = ${numeric ? `toNumber(${value})` : value};`;
+      })
+      .join(' ');
+    build = compileRowBuilder(`const e = Object.create(proto); ${stores} return e;`, prototypeOf(metadata));
+    OBJECT_HYDRATORS.set(metadata, build);
+  }
+  return build;
 }
 
 /**
@@ -81,16 +126,10 @@ function newEntity(metadata: EntityMetadata): Record<string, unknown> {
  * columns the drivers return as strings (MySQL BIGINT) to numbers.
  */
 export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, unknown>>): T[] {
-  const columns = mappingOf(metadata);
-  return rows.map((row) => {
-    const entity = newEntity(metadata);
-    for (const { column, property, numeric } of columns) {
-      if (!(column in row)) continue;
-      const value = row[column];
-      entity[property] = numeric && value !== null && value !== undefined ? Number(value) : value;
-    }
-    return entity as T;
-  });
+  const build = objectToEntity(metadata);
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) out[i] = build(rows[i]) as T;
+  return out;
 }
 
 /**
@@ -151,54 +190,48 @@ function fastReader(db: DataSource): Reader | null {
   const driver = db.driver as unknown as { databaseConnection?: SqliteDatabase; pool?: MysqlPool };
   if (db.options.type === 'better-sqlite3' && driver.databaseConnection) {
     const connection = driver.databaseConnection;
-    // Rows come as arrays and become objects here: better-sqlite3 builds row objects property by property in
-    // native code, at about twice the cost.
-    const statements = new Map<string, { statement: SqliteStatement; columns: string[]; plans: Map<EntityMetadata, Array<ColumnMapping | null>> }>();
+    // Rows come as arrays and become objects here, through builders compiled per statement (see
+    // compileRowBuilder): better-sqlite3 builds row objects property by property in native code, at about twice the cost.
+    interface Prepared {
+      statement: SqliteStatement;
+      columns: string[];
+      toObject?: (row: unknown[]) => Record<string, unknown>;
+      toEntity: Map<EntityMetadata, (row: unknown[]) => Record<string, unknown>>;
+    }
+    const statements = new Map<string, Prepared>();
     const prepare = (sql: string) => {
       let prepared = statements.get(sql);
       if (!prepared) {
         if (statements.size > 500) statements.clear();
         const statement = connection.prepare(sql).raw(true);
-        prepared = { statement, columns: statement.columns().map((c) => c.name), plans: new Map() };
+        prepared = { statement, columns: statement.columns().map((c) => c.name), toEntity: new Map() };
         statements.set(sql, prepared);
       }
       return prepared;
     };
+    const all = (rows: unknown[][], build: (row: unknown[]) => Record<string, unknown>) => {
+      const out = new Array<Record<string, unknown>>(rows.length);
+      for (let i = 0; i < rows.length; i++) out[i] = build(rows[i]);
+      return out;
+    };
     reader = {
       rows: async (sql, params) => {
-        const { statement, columns } = prepare(sql);
-        const rows = statement.all(...params);
-        const out = new Array<Record<string, unknown>>(rows.length);
-        for (let i = 0; i < rows.length; i++) {
-          const row = rows[i];
-          const object: Record<string, unknown> = {};
-          for (let c = 0; c < columns.length; c++) object[columns[c]] = row[c];
-          out[i] = object;
-        }
-        return out;
+        const prepared = prepare(sql);
+        const build = (prepared.toObject ??= arrayToObject(prepared.columns));
+        return all(prepared.statement.all(...params), build);
       },
       entities: (sql, params, metadata) => {
         const prepared = prepare(sql);
-        let plan = prepared.plans.get(metadata);
-        if (!plan) {
+        let build = prepared.toEntity.get(metadata);
+        if (!build) {
           const byColumn = new Map(mappingOf(metadata).map((m) => [m.column, m]));
-          plan = prepared.columns.map((column) => byColumn.get(column) ?? null);
-          prepared.plans.set(metadata, plan);
+          build = arrayToEntity(
+            metadata,
+            prepared.columns.map((column) => byColumn.get(column) ?? null),
+          );
+          prepared.toEntity.set(metadata, build);
         }
-        const rows = prepared.statement.all(...params);
-        const out = new Array<Record<string, unknown>>(rows.length);
-        for (let i = 0; i < rows.length; i++) {
-          const row = rows[i];
-          const entity = newEntity(metadata);
-          for (let c = 0; c < plan.length; c++) {
-            const mapping = plan[c];
-            if (!mapping) continue;
-            const value = row[c];
-            entity[mapping.property] = mapping.numeric && value !== null && value !== undefined ? Number(value) : value;
-          }
-          out[i] = entity;
-        }
-        return out;
+        return all(prepared.statement.all(...params), build);
       },
     };
   } else if ((db.options.type === 'mysql' || db.options.type === 'mariadb') && driver.pool) {

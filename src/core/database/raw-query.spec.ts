@@ -1,0 +1,67 @@
+import { DataSource } from 'typeorm';
+import { TermEntity } from './entities/term.entity';
+import { hydrate, rawEntities, rawQuery } from './raw-query';
+
+/** Rows and entities read straight from the driver (compiled row builders) on an in-memory SQLite database. */
+describe('raw queries', () => {
+  let ds: DataSource;
+  let table: string;
+
+  beforeAll(async () => {
+    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [TermEntity] });
+    await ds.initialize();
+    table = ds.getMetadata(TermEntity).tableName;
+    await ds.query(`CREATE TABLE ${table} (term_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, slug TEXT NOT NULL, term_group INTEGER NOT NULL)`);
+    await ds.query(`INSERT INTO ${table} (name, slug, term_group) VALUES ('Café "quoted"', 'cafe', 3), ('Second', 'second', 0)`);
+  });
+
+  afterAll(async () => {
+    if (ds?.isInitialized) await ds.destroy();
+  });
+
+  const metadata = () => ds.getMetadata(TermEntity);
+
+  it('builds entities of the entity class from a statement’s columns, by property name', async () => {
+    const terms = await rawEntities<TermEntity>(ds, metadata(), `SELECT * FROM ${table} ORDER BY term_id`);
+    expect(terms).toHaveLength(2);
+    expect(terms[0]).toBeInstanceOf(TermEntity);
+    expect({ ...terms[0] }).toEqual({ id: 1, name: 'Café "quoted"', slug: 'cafe', group: 3 });
+    expect(terms[1].name).toBe('Second');
+  });
+
+  it('sets only the entity columns a statement selects, and ignores the others', async () => {
+    const [term] = await rawEntities<TermEntity>(ds, metadata(), `SELECT slug, 'x' AS extra, term_id FROM ${table} WHERE term_id = ?`, [2]);
+    expect(Object.keys(term).sort()).toEqual(['id', 'slug']);
+    expect(term).toMatchObject({ id: 2, slug: 'second' });
+  });
+
+  it('gives rows as plain objects under any column name, the last of a repeated name winning', async () => {
+    const rows = await rawQuery(ds, `SELECT COUNT(*), 'a' AS "we""ird", 1 AS dup, 2 AS dup, name FROM ${table} WHERE term_id = ?`, [1]);
+    expect(rows).toEqual([{ 'COUNT(*)': 1, 'we"ird': 'a', dup: 2, name: 'Café "quoted"' }]);
+    expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
+    expect(await rawQuery(ds, `SELECT * FROM ${table} WHERE term_id = ?`, [99])).toEqual([]);
+  });
+
+  it('keeps one builder per statement: the same SQL gives the same shape each time, another SQL its own', async () => {
+    const sql = `SELECT term_id, name FROM ${table} WHERE term_id = ?`;
+    const first = await rawEntities<TermEntity>(ds, metadata(), sql, [1]);
+    const again = await rawEntities<TermEntity>(ds, metadata(), sql, [2]);
+    expect(first.map((t) => ({ ...t }))).toEqual([{ id: 1, name: 'Café "quoted"' }]);
+    expect(again.map((t) => ({ ...t }))).toEqual([{ id: 2, name: 'Second' }]);
+    const other = await rawEntities<TermEntity>(ds, metadata(), `SELECT term_group, term_id FROM ${table} WHERE term_id = ?`, [1]);
+    expect({ ...other[0] }).toEqual({ group: 3, id: 1 });
+  });
+
+  it('hydrates row objects (as MySQL gives them): numeric columns as numbers, nulls kept, absent columns unset', () => {
+    const rows = [
+      { term_id: '7', name: 'Seven', slug: 'seven', term_group: '12' },
+      { term_id: 8, name: null, term_group: null },
+    ];
+    const [seven, eight] = hydrate<TermEntity>(metadata(), rows);
+    expect(seven).toBeInstanceOf(TermEntity);
+    expect({ ...seven }).toEqual({ id: 7, name: 'Seven', slug: 'seven', group: 12 });
+    expect({ ...eight }).toEqual({ id: 8, name: null, group: null });
+    expect('slug' in eight).toBe(false);
+    expect(hydrate(metadata(), [])).toEqual([]);
+  });
+});
