@@ -38,6 +38,23 @@ describe('REST server: arguments from the route schema', () => {
     });
   });
 
+  it('validates and sanitizes defaults as sent values: the same result on every request, callbacks run each time', async () => {
+    const defaults = '/cms-json/library/v1/defaults';
+    // A default that does not validate fails the request unless a valid value is sent.
+    const bad = await t.http.get(defaults);
+    expectRestError(bad, 'rest_invalid_param', 400);
+    expect(bad.body.data.params).toEqual({ strict: 'strict must be greater than 1 (inclusive)' });
+    const first = await t.http.get(`${defaults}?strict=2`).expect(200);
+    expect(first.body).toMatchObject({ list: [1, 2], count: 5, scaled: 30 });
+    const second = await t.http.get(`${defaults}?strict=2`).expect(200);
+    expect(second.body).toMatchObject({ list: [1, 2], count: 5, scaled: 30 });
+    // A sanitize callback runs with each request that uses it, as for a sent value.
+    expect(second.body.sanitized).toBe(first.body.sanitized + 1);
+    const sent = await t.http.get(`${defaults}?strict=2&list=7&count=8&scaled=4`).expect(200);
+    expect(sent.body).toMatchObject({ list: [7], count: 8, scaled: 40 });
+    expect((await t.http.get(`${defaults}?strict=2&count=x`)).body.data.params).toEqual({ count: 'count is not of type integer' });
+  });
+
   it('accepts the boolean spellings of the reference', async () => {
     for (const [value, expected] of [['true', true], ['TRUE', true], ['1', true], ['false', false], ['False', false], ['0', false]] as const) {
       const res = await t.http.get(`${echo}?somerequired=1&someboolean=${value}`).expect(200);

@@ -95,9 +95,13 @@ export class RestRequest {
 
   /** `true` when the client itself sent the parameter (defaults excluded). */
   sent(name: string): boolean {
-    return this.buckets()
-      .filter((b) => b !== this.defaults)
-      .some((bucket) => bucket[name] !== undefined && bucket[name] !== null);
+    // The buckets of buckets() but the defaults, as in get().
+    let value: unknown;
+    if (this.json !== null && (value = this.json[name]) !== undefined && value !== null) return true;
+    if ((this.method === 'POST' || this.method === 'PUT' || this.method === 'PATCH') && (value = this.body[name]) !== undefined && value !== null) {
+      return true;
+    }
+    return ((value = this.query[name]) !== undefined && value !== null) || ((value = this.urlParams[name]) !== undefined && value !== null);
   }
 
   /** Sets a parameter in the bucket that wins for this method. */

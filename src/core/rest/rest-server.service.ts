@@ -65,14 +65,15 @@ export class RestServer implements OnApplicationBootstrap {
       req.endpoint = endpoint;
       req.matchedRoute = route.route;
       const args = argList(endpoint);
+      const defaults = checkedDefaults(endpoint.args, args);
       req.defaults = {};
-      for (const [name, arg] of args) {
-        const value = arg.default;
+      for (const name in defaults.values) {
+        const value = defaults.values[name];
         // Handlers may change what they get: objects and arrays are copied, other values are immutable.
-        if (value !== undefined && value !== null) req.defaults[name] = typeof value === 'object' ? copyOf(value) : value;
+        req.defaults[name] = typeof value === 'object' && value !== null ? copyOf(value) : value;
       }
-      this.validate(req, args);
-      this.sanitize(req, args);
+      this.validate(req, args, defaults.checked);
+      this.sanitize(req, args, defaults.checked);
       if (endpoint.permission) {
         const allowed = await endpoint.permission(req);
         if (allowed instanceof RestException) throw allowed;
@@ -114,14 +115,15 @@ export class RestServer implements OnApplicationBootstrap {
     return null;
   }
 
-  private validate(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>): void {
+  /** Validates the request's parameters; a default in `checked` was validated once, and only a sent value is. */
+  private validate(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>, checked: ReadonlySet<string>): void {
     const missing = args.filter(([name, arg]) => arg.required === true && !req.has(name)).map(([name]) => name);
     if (missing.length) {
       throw new RestException('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing });
     }
     const invalid: Record<string, string> = {};
     for (const [name, arg] of args) {
-      if (!req.has(name)) continue;
+      if (checked.has(name) ? !req.sent(name) : !req.has(name)) continue;
       const message = validateArg(req.get(name), arg, name);
       if (message) invalid[name] = message;
     }
@@ -130,9 +132,10 @@ export class RestServer implements OnApplicationBootstrap {
     }
   }
 
-  private sanitize(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>): void {
+  /** Sanitizes the request's parameters; a default in `checked` is sanitized already, and only a sent value is. */
+  private sanitize(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>, checked: ReadonlySet<string>): void {
     for (const [name, arg] of args) {
-      if (req.has(name)) req.set(name, sanitizeArg(req.get(name), arg, name));
+      if (checked.has(name) ? req.sent(name) : req.has(name)) req.set(name, sanitizeArg(req.get(name), arg, name));
     }
   }
 
@@ -313,6 +316,37 @@ export class RestServer implements OnApplicationBootstrap {
 const ARG_LISTS = new WeakMap<Record<string, RouteArg>, ReadonlyArray<[string, RouteArg]>>();
 
 /** An endpoint's arguments as a list, made once per set of arguments (endpoints get theirs when the table freezes). */
+/**
+ * An endpoint's default values, each validated and sanitized once when that gives the same result for every request:
+ * a schema default that validates (`checked`: its value here is the sanitized one). A default with its own validate or
+ * sanitize callback, or one that does not validate, is checked with each request, as a sent value is.
+ */
+function checkedDefaults(
+  argsObject: Record<string, RouteArg>,
+  args: ReadonlyArray<[string, RouteArg]>,
+): { values: Record<string, unknown>; checked: ReadonlySet<string> } {
+  let prepared = CHECKED_DEFAULTS.get(argsObject);
+  if (!prepared) {
+    const values: Record<string, unknown> = {};
+    const checked = new Set<string>();
+    for (const [name, arg] of args) {
+      const value = arg.default;
+      if (value === undefined || value === null) continue;
+      if (arg.validate || arg.sanitize || validateArg(value, arg, name) !== null) {
+        values[name] = value;
+        continue;
+      }
+      values[name] = sanitizeArg(typeof value === 'object' ? copyOf(value) : value, arg, name);
+      checked.add(name);
+    }
+    prepared = { values, checked };
+    CHECKED_DEFAULTS.set(argsObject, prepared);
+  }
+  return prepared;
+}
+
+const CHECKED_DEFAULTS = new WeakMap<Record<string, RouteArg>, { values: Record<string, unknown>; checked: ReadonlySet<string> }>();
+
 function argList(endpoint: RouteEndpoint): ReadonlyArray<[string, RouteArg]> {
   let list = ARG_LISTS.get(endpoint.args);
   if (!list) {
