@@ -13,6 +13,7 @@ import { RestServer, ServedResponse } from '../rest/rest-server.service';
 import { CoreErrors } from './error-codes';
 import { RequestFacts, requestFacts } from './request-facts';
 import { RestException } from './rest.exception';
+import { simpleQuery } from './simple-query';
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -58,7 +59,8 @@ export class RestHttpMiddleware implements NestMiddleware {
     const url = new URL((req as Partial<Request>).originalUrl ?? req.url ?? '/', 'http://localhost');
     const prefix = `/${this.options.routePrefix}`;
     const facts = requestFacts(req);
-    const query = parseQuery(url.search.replace(/^\?/, ''), QUERY_OPTIONS) as Record<string, unknown>;
+    const search = url.search.replace(/^\?/, '');
+    const query = (simpleQuery(search) ?? parseQuery(search, QUERY_OPTIONS)) as Record<string, unknown>;
     let route: string;
     if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
       route = url.pathname.slice(prefix.length);

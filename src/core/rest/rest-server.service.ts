@@ -3,6 +3,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RequestContext } from '../auth/request-context';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { CoreErrors } from '../http/error-codes';
+import { simpleQuery } from '../http/simple-query';
 import { RestException } from '../http/rest.exception';
 import { JsonSchema, RouteArg } from '../schema/json-schema';
 import { sanitizeArg, validateArg } from '../schema/validate';
@@ -443,19 +444,10 @@ function copyOf<T>(value: T): T {
 export function simpleApiUrl(href: string, base: string): { route: string; query: Record<string, unknown> } | null {
   if (!href.startsWith(base) || /[#+[\]]/.test(href)) return null;
   const mark = href.indexOf('?', base.length);
-  const query: Record<string, unknown> = {};
+  const query = simpleQuery(mark < 0 ? '' : href.slice(mark + 1));
+  if (!query || 'rest_route' in query) return null;
   try {
-    const route = `/${decodeURIComponent(mark < 0 ? href.slice(base.length) : href.slice(base.length, mark))}`;
-    if (mark >= 0) {
-      for (const pair of href.slice(mark + 1).split('&')) {
-        if (!pair) continue;
-        const eq = pair.indexOf('=');
-        const key = decodeURIComponent(eq < 0 ? pair : pair.slice(0, eq));
-        if (!key || key in query || key === 'rest_route') return null;
-        query[key] = eq < 0 ? '' : decodeURIComponent(pair.slice(eq + 1));
-      }
-    }
-    return { route, query };
+    return { route: `/${decodeURIComponent(mark < 0 ? href.slice(base.length) : href.slice(base.length, mark))}`, query };
   } catch {
     return null;
   }
