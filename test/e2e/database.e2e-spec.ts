@@ -513,6 +513,25 @@ describe(`WordPress database layer (${kind})`, () => {
       }
     });
 
+    itMysql('connects through the Unix socket named by ?socket=', async () => {
+      const [{ socket }] = await ds.query('SELECT @@socket AS socket');
+      if (!socket || !fs.existsSync(String(socket))) return; // a server on another host: no socket to reach here
+      const viaSocket = new URL(url);
+      viaSocket.hostname = 'localhost';
+      viaSocket.port = '';
+      viaSocket.searchParams.set('socket', String(socket));
+      const socketDs = new DataSource(buildDataSourceOptions({ databaseUrl: viaSocket.toString(), tablePrefix: 'cms_' }));
+      await socketDs.initialize();
+      try {
+        const [{ host }] = await socketDs.query('SELECT host FROM information_schema.processlist WHERE id = CONNECTION_ID()');
+        // A TCP client shows as host:port; a socket client as the bare host name.
+        expect(String(host)).toBe('localhost');
+        expect(Number((await socketDs.query('SELECT COUNT(*) AS n FROM cms_posts'))[0].n)).toBeGreaterThanOrEqual(0);
+      } finally {
+        await socketDs.destroy();
+      }
+    });
+
     itMysql('uses the per-test database name', () => {
       expect(url).toMatch(new RegExp(`/${testDatabaseName(DB_NAME)}$`));
     });
@@ -555,6 +574,14 @@ describe(`WordPress database layer (${kind})`, () => {
         database: 'wordpress',
       });
       expect(parseDatabaseUrl('mariadb://root@127.0.0.1/wp')).toMatchObject({ port: 3306, password: '' });
+      expect(parseDatabaseUrl('mysql://wp@localhost/wp?socket=%2Frun%2Fmysqld%2Fmysqld.sock')).toMatchObject({
+        host: 'localhost',
+        database: 'wp',
+        socketPath: '/run/mysqld/mysqld.sock',
+      });
+      expect(parseDatabaseUrl('mysql://wp@localhost/wp?socket=/tmp/my.sock').socketPath).toBe('/tmp/my.sock');
+      expect(parseDatabaseUrl('mysql://wp@localhost/wp')).not.toHaveProperty('socketPath');
+      expect(() => parseDatabaseUrl('mysql://wp@localhost/wp?socket=relative.sock')).toThrow(/socket must be an absolute path/);
       for (const bad of ['postgres://u:p@h/db', 'mysql://u:secret@h:3306', 'sqlite:', 'cms.db', '']) {
         expect(() => parseDatabaseUrl(bad)).toThrow(/DATABASE_URL.*sqlite::memory:.*mysql:\/\//);
       }

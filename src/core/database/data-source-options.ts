@@ -8,11 +8,11 @@ import { CMS_MIGRATIONS } from './cms-migrations';
 /** A parsed `DATABASE_URL`. */
 export type ParsedDatabaseUrl =
   | { type: 'sqlite'; path: string }
-  | { type: 'mysql'; host: string; port: number; username: string; password: string; database: string };
+  | { type: 'mysql'; host: string; port: number; username: string; password: string; database: string; socketPath?: string };
 
 const ALLOWED_FORMS =
   'sqlite:<path>, sqlite::memory:, mysql://user:password@host:port/database ' +
-  'or mariadb://user:password@host:port/database';
+  'or mariadb://user:password@host:port/database (?socket=/path/to/mysqld.sock for a Unix socket)';
 
 /** Hides the password of a URL for error messages. */
 function redact(url: string): string {
@@ -24,7 +24,8 @@ function redact(url: string): string {
  *
  * - `sqlite:<path>` (relative or absolute; `sqlite://<path>` also works) and `sqlite::memory:`;
  * - `mysql://user:password@host:port/database` or `mariadb://...` (port defaults to 3306; user, password and
- *   database are URL-decoded).
+ *   database are URL-decoded); `?socket=/run/mysqld/mysqld.sock` connects through that Unix socket instead of TCP,
+ *   as WordPress's `DB_HOST` of `localhost:/path/to/socket` does (a server without TCP, `skip-networking`).
  *
  * @throws Error naming `DATABASE_URL` and the allowed forms when the URL is not one of them.
  */
@@ -48,6 +49,8 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
     const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
     if (!parsed.hostname) throw invalid('missing host');
     if (!database || database.includes('/')) throw invalid('missing or invalid database name');
+    const socket = parsed.searchParams.get('socket');
+    if (socket !== null && !socket.startsWith('/')) throw invalid('socket must be an absolute path');
     return {
       type: 'mysql',
       host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -55,6 +58,7 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
       username: decodeURIComponent(parsed.username),
       password: decodeURIComponent(parsed.password),
       database,
+      ...(socket ? { socketPath: socket } : {}),
     };
   }
   throw invalid('unsupported scheme');
@@ -178,6 +182,7 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     driver: wordpressMysql2Driver(warn),
     host: parsed.host,
     port: parsed.port,
+    ...(parsed.socketPath ? { socketPath: parsed.socketPath } : {}),
     username: parsed.username,
     password: parsed.password,
     database: parsed.database,
