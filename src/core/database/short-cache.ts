@@ -32,5 +32,7 @@ export class ShortCache<T> {
 /** Clears the caches whenever anything is written through the data source (this server's writers, or code sharing it). */
 export function clearOnWrites(dataSource: { subscribers: unknown[] }, ...caches: Array<{ clear(): void }>): void {
   const clear = () => caches.forEach((c) => c.clear());
-  dataSource.subscribers.push({ afterInsert: clear, afterUpdate: clear, afterRemove: clear });
+  // Again once the transaction has ended: a value read meanwhile (a count in SQLite's read thread sees committed rows
+  // only) would be from before the write.
+  dataSource.subscribers.push({ afterInsert: clear, afterUpdate: clear, afterRemove: clear, afterTransactionCommit: clear, afterTransactionRollback: clear });
 }
