@@ -5,13 +5,20 @@ import { clearOnWrites, ShortCache } from './short-cache';
 
 describe('ShortCache', () => {
   it('keeps a value for its moment, then loads it again', async () => {
-    let loads = 0;
-    const cache = new ShortCache<number>(30);
-    const load = async () => ++loads;
-    expect(await cache.get('k', load)).toBe(1);
-    expect(await cache.get('k', load)).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(await cache.get('k', load)).toBe(2);
+    let now = 1_000_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      let loads = 0;
+      const cache = new ShortCache<number>(1000);
+      const load = async () => ++loads;
+      expect(await cache.get('k', load)).toBe(1);
+      now += 999;
+      expect(await cache.get('k', load)).toBe(1);
+      now += 1;
+      expect(await cache.get('k', load)).toBe(2);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('forgets a failed load', async () => {

@@ -104,7 +104,7 @@ export class RestServer implements OnApplicationBootstrap {
 
   private match(req: RestRequest): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
     const method = req.method;
-    for (const route of this.registry.all()) {
+    for (const route of this.registry.candidates(req.route)) {
       const m = route.regex.exec(req.route);
       if (!m) continue;
       const endpoint =

@@ -202,3 +202,70 @@ describe('RouteRegistry.freeze', () => {
     expect(registry.namespaces()).toEqual([]);
   });
 });
+
+describe('RouteRegistry.candidates', () => {
+  const handler = () => ({});
+  const registry = new RouteRegistry();
+  const patterns: Array<[string, string]> = [
+    ['', '/'],
+    ['cms/v2', ''],
+    ['cms/v2', '/posts'],
+    ['cms/v2', '/posts/(?P<id>[\\d]+)'],
+    ['cms/v2', '/posts/(?P<parent>[\\d]+)/revisions'],
+    ['cms/v2', '/(?P<base>books|films)/(?P<id>[\\d]+)'],
+    ['cms/v2', '/users/me'],
+    ['cms/v2', '/users/(?P<id>[\\d]+)'],
+    ['library/v1', '/echo'],
+    ['library/v1', '/readers/(?P<id>[\\d]+)'],
+    ['cms/v2', '/posts-extra'],
+    ['(?P<ns>[a-z]+)/v9', '/anything'],
+  ];
+  for (const [namespace, path] of patterns) registry.register(namespace, path, { methods: 'GET', handler });
+  registry.freeze();
+
+  /** The first route whose pattern matches, scanning every route: what matching gives without candidates. */
+  const firstOfAll = (path: string) => registry.all().find((route) => route.regex.test(path))?.route;
+  const firstOfCandidates = (path: string) => registry.candidates(path).find((route) => route.regex.test(path))?.route;
+
+  it.each([
+    '/',
+    '/cms/v2',
+    '/cms/v2/posts',
+    '/CMS/V2/Posts/7',
+    '/cms/v2/posts/7/revisions',
+    '/cms/v2/posts-extra',
+    '/cms/v2/books/3',
+    '/cms/v2/films/x',
+    '/cms/v2/users/me',
+    '/cms/v2/users/12',
+    '/cms/v2/comments',
+    '/library/v1/echo',
+    '/library/v1/readers/5',
+    '/abc/v9/anything',
+    '/nowhere',
+    '/cms//v2/posts',
+  ])('matches %s as a scan of every route does', (path) => {
+    expect(firstOfCandidates(path)).toBe(firstOfAll(path));
+  });
+
+  it('tests only the routes of the path’s first segments and those that begin with a pattern', () => {
+    expect(registry.candidates('/cms/v2/posts/7').map((r) => r.route)).toEqual([
+      '/cms/v2/posts',
+      '/cms/v2/posts/(?P<id>[\\d]+)',
+      '/cms/v2/posts/(?P<parent>[\\d]+)/revisions',
+      '/cms/v2/(?P<base>books|films)/(?P<id>[\\d]+)',
+      '/(?P<ns>[a-z]+)/v9/anything',
+    ]);
+    expect(registry.candidates('/cms/v2/comments').map((r) => r.route)).toEqual([
+      '/cms/v2/(?P<base>books|films)/(?P<id>[\\d]+)',
+      '/(?P<ns>[a-z]+)/v9/anything',
+    ]);
+  });
+
+  it('lists every route while the table is still open', () => {
+    const open = new RouteRegistry();
+    open.register('a/v1', '/x', { methods: 'GET', handler });
+    open.register('b/v1', '/y', { methods: 'GET', handler });
+    expect(open.candidates('/a/v1/x')).toHaveLength(2);
+  });
+});

@@ -8,6 +8,17 @@ export function routePatternToRegExp(route: string): RegExp {
   return new RegExp(`^${source}$`, 'i');
 }
 
+/** A path's first three segments (`/cms/v2/posts` of `/cms/v2/posts/7`), lower-cased as routes match any case. */
+function leadingSegments(path: string): string {
+  return path.split('/', 4).join('/').toLowerCase();
+}
+
+/** A route pattern's first three segments when they are literal text (no pattern syntax), else `null`. */
+function literalLeadingSegments(pattern: string): string | null {
+  const leading = pattern.split('/', 4);
+  return leading.some((segment) => /[\\^$.|?*+()[\]{}]/.test(segment)) ? null : leading.join('/').toLowerCase();
+}
+
 /**
  * The table of every API route: namespace, pattern, endpoints (methods, args, permission, handler) and schema,
  * the reference's `register_rest_route`. Routes are matched in registration order. The table is frozen when the
@@ -70,6 +81,28 @@ export class RouteRegistry {
   }
 
   private frozenList?: RouteDefinition[];
+
+  /**
+   * The routes that may match a path, in registration order: once the table is frozen, the routes whose pattern
+   * begins with the path's first three segments (`/cms/v2/posts`), and those whose pattern begins with anything but
+   * literal segments. A request tests a few patterns instead of every route's (`_embed` dispatches dozens).
+   */
+  candidates(path: string): readonly RouteDefinition[] {
+    if (!this.frozen) return this.all();
+    const key = leadingSegments(path);
+    let list = this.byLeadingSegments.get(key);
+    if (!list) {
+      list = this.all().filter((route) => {
+        const literal = literalLeadingSegments(route.route);
+        return literal === null || literal === key;
+      });
+      if (this.byLeadingSegments.size >= 1000) this.byLeadingSegments.clear();
+      this.byLeadingSegments.set(key, list);
+    }
+    return list;
+  }
+
+  private readonly byLeadingSegments = new Map<string, readonly RouteDefinition[]>();
 
   /** Registered namespaces, in registration order. */
   namespaces(): string[] {
