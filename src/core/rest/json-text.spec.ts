@@ -70,6 +70,17 @@ describe('ItemMemo', () => {
     expect(memo.get('8', [7, 'view', 'Hello', null])).toBeUndefined();
   });
 
+  it('takes NaN for NaN, and tells numbers, strings, booleans and null apart', () => {
+    const memo = new ItemMemo();
+    const text = memo.set('n', [NaN, 1, true, null, ''], '{}');
+    expect(memo.get('n', [NaN, 1, true, null, ''])).toBe(text);
+    expect(memo.get('n', [0, 1, true, null, ''])).toBeUndefined();
+    expect(memo.get('n', [NaN, '1', true, null, ''])).toBeUndefined();
+    expect(memo.get('n', [NaN, 1, 1, null, ''])).toBeUndefined();
+    expect(memo.get('n', [NaN, 1, true, undefined, ''])).toBeUndefined();
+    expect(memo.get('n', [NaN, 1, true, null, 0])).toBeUndefined();
+  });
+
   it('replaces an entry and keeps the most recently used entries within its size', () => {
     const memo = new ItemMemo(100);
     for (let i = 0; i < 10; i++) memo.set(`k${i}`, [1], `"item-${i}__"`);
@@ -81,6 +92,18 @@ describe('ItemMemo', () => {
     expect(memo.get('k1', [1])?.text).toBe('"item-1__"');
     expect(memo.get('k2', [1])).toBeUndefined();
     expect(memo.get('k10', [1])?.text).toBe('"item-10_"');
+  });
+
+  it('evicts the least recently used first, a recent hit or an old one', () => {
+    const memo = new ItemMemo(100);
+    for (let i = 0; i < 10; i++) memo.set(`k${i}`, [1], `"item-${i}__"`); // ten items of 10 characters: full
+    expect(memo.get('k8', [1])).toBeDefined(); // recent: stays in place
+    expect(memo.get('k0', [1])).toBeDefined(); // the oldest: now the most recent
+    memo.set('k10', [1], '"item-10_"');
+    memo.set('k11', [1], '"item-11_"');
+    expect(memo.get('k1', [1])).toBeUndefined();
+    expect(memo.get('k2', [1])).toBeUndefined();
+    for (const key of ['k0', 'k3', 'k8', 'k9', 'k10', 'k11']) expect(memo.get(key, [1])).toBeDefined();
   });
 
   it('counts string inputs in its size', () => {
