@@ -23,6 +23,7 @@ import {
   InitialSchema1732147200000,
   wordpressSchemaStatements,
 } from '../../src/core/database/migrations/1732147200000-initial-schema';
+import { SqliteCoveringKeys1763683200000 } from '../../src/core/database/migrations/1763683200000-sqlite-covering-keys';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
 import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
 import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
@@ -214,7 +215,36 @@ describe(`WordPress database layer (${kind})`, () => {
         prefixed('comment_author_email', 10),
       ]);
       expect(relationships.PRIMARY.columns).toEqual(['object_id', 'term_taxonomy_id']);
+      // InnoDB's keys carry the primary key; on SQLite the key holds it (its rowid is not the primary key here).
+      expect(relationships[name('term_taxonomy_id', 'term_relationships')].columns).toEqual(
+        kind === 'mysql' ? ['term_taxonomy_id'] : ['term_taxonomy_id', 'object_id'],
+      );
       if (kind === 'mysql') expect(posts.PRIMARY.columns).toEqual(['ID']);
+    });
+
+    itSqlite('gives a database made by an earlier version the covering term_relationships key, once', async () => {
+      const key = 'cms_term_relationships__term_taxonomy_id';
+      const recount = `SELECT COUNT(*) AS n FROM cms_term_relationships r INNER JOIN cms_posts p ON p.ID = r.object_id
+                        WHERE r.term_taxonomy_id = 1 AND p.post_status = 'publish'`;
+      const plan = async () => (await ds.query(`EXPLAIN QUERY PLAN ${recount}`)).map((row: { detail: string }) => row.detail).join('\n');
+      expect(await plan()).toContain(`COVERING INDEX ${key}`);
+      await ds.query(`DROP INDEX "${key}"`);
+      await ds.query(`CREATE INDEX "${key}" ON "cms_term_relationships" ("term_taxonomy_id")`);
+      await ds.query(`INSERT OR IGNORE INTO cms_term_relationships (object_id, term_taxonomy_id, term_order) VALUES (987654, 1, 0)`);
+      expect(await plan()).not.toContain('COVERING');
+      const queryRunner = ds.createQueryRunner();
+      try {
+        await new SqliteCoveringKeys1763683200000().up(queryRunner);
+        expect((await indexesOf(ds, 'cms_term_relationships'))[key]).toEqual({ columns: ['term_taxonomy_id', 'object_id'], unique: false });
+        const before = await snapshot(ds, 'cms_');
+        await new SqliteCoveringKeys1763683200000().up(queryRunner);
+        expect(await snapshot(ds, 'cms_')).toEqual(before);
+      } finally {
+        await queryRunner.release();
+      }
+      expect(await plan()).toContain(`COVERING INDEX ${key}`);
+      expect((await ds.query('SELECT COUNT(*) AS n FROM cms_term_relationships WHERE object_id = 987654'))[0].n).toBe(1);
+      await ds.query('DELETE FROM cms_term_relationships WHERE object_id = 987654');
     });
 
     itMysql('creates tables identical to a real WordPress install (SHOW CREATE TABLE vs wp_oracle)', async () => {
@@ -246,8 +276,11 @@ describe(`WordPress database layer (${kind})`, () => {
 
     it('refuses to run down()', async () => {
       await expect(new InitialSchema1732147200000().down()).rejects.toThrow('refusing to drop WordPress tables');
+      // The last migration (SQLite's keys) has nothing to undo; the one that creates the tables refuses.
+      await ds.undoLastMigration();
       await expect(ds.undoLastMigration()).rejects.toThrow('refusing to drop WordPress tables');
       expect(await tableNames(ds)).toContain('cms_posts');
+      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000']);
     });
 
     it('only emits CREATE … IF NOT EXISTS statements', () => {

@@ -230,6 +230,7 @@ function toSqlite(table: ParsedTable, prefix: string): string[] {
   const columns: string[] = [];
   const indexes: string[] = [];
   let hasAutoIncrement = false;
+  const primary = primaryKeyColumns(table);
   for (const line of table.lines) {
     const key = /^(PRIMARY KEY|UNIQUE KEY|KEY)\s+(\w+)?\s*\((.+)\)$/.exec(line);
     if (!key) {
@@ -239,9 +240,12 @@ function toSqlite(table: ParsedTable, prefix: string): string[] {
       continue;
     }
     const [, kind, keyName, list] = key;
-    const keyCols = keyColumns(list)
-      .map((column) => `"${column}"`)
-      .join(', ');
+    const names = keyColumns(list);
+    // InnoDB's secondary keys carry the primary key; SQLite's carry the rowid, which is the primary key only when
+    // that is one INTEGER column. A composite primary key (term_relationships) is added to the plain keys, so that
+    // they cover the same lookups (a term's posts from the term_taxonomy_id key alone).
+    if (kind === 'KEY' && !hasAutoIncrement) names.push(...primary.filter((column) => !names.includes(column)));
+    const keyCols = names.map((column) => `"${column}"`).join(', ');
     if (kind === 'PRIMARY KEY') {
       if (!hasAutoIncrement) columns.push(`PRIMARY KEY (${keyCols})`);
       continue;
@@ -250,6 +254,15 @@ function toSqlite(table: ParsedTable, prefix: string): string[] {
     indexes.push(`CREATE ${unique}INDEX IF NOT EXISTS "${tableName}__${keyName}" ON "${tableName}" (${keyCols})`);
   }
   return [`CREATE TABLE IF NOT EXISTS "${tableName}" (\n\t${columns.join(',\n\t')}\n)`, ...indexes];
+}
+
+/** The primary key's columns of a table. */
+function primaryKeyColumns(table: ParsedTable): string[] {
+  for (const line of table.lines) {
+    const key = /^PRIMARY KEY\s*\((.+)\)$/.exec(line);
+    if (key) return keyColumns(key[1]);
+  }
+  return [];
 }
 
 /** WordPress accepts only letters, digits and underscores in `$table_prefix`. */
