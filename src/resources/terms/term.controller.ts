@@ -192,7 +192,7 @@ export class TermController extends RestController {
   private async getItem(req: RestRequest): Promise<RestResponse> {
     const term = await this.loadTerm(req);
     if (this.itemsAsText(req, this.taxonomy.name)) return new RestResponse((await this.collectionItems([term], req))[0]);
-    return (await this.prepareMany([term], req))[0];
+    return this.prepareOne(term, req);
   }
 
   private async checkParent(req: RestRequest): Promise<number | undefined> {
@@ -225,7 +225,7 @@ export class TermController extends RestController {
     await this.updateAdditionalFields(term, req);
     await this.hooks.doAction(`rest_insert_${this.taxonomy.name}`, term, req, true);
     req.set('context', 'view');
-    const response = (await this.prepareMany([term], req))[0];
+    const response = await this.prepareOne(term, req);
     return this.created(response, req, `${this.namespace}/${this.restBase}/${termId}`);
   }
 
@@ -248,14 +248,14 @@ export class TermController extends RestController {
     await this.updateAdditionalFields(term, req);
     await this.hooks.doAction(`rest_insert_${this.taxonomy.name}`, term, req, false);
     req.set('context', 'view');
-    return (await this.prepareMany([term], req))[0];
+    return this.prepareOne(term, req);
   }
 
   private async deleteItem(req: RestRequest): Promise<RestResponse> {
     if (req.get('force') !== true) throw new RestException('rest_trash_not_supported', 'Resource does not support trashing.', 501);
     const term = await this.loadTerm(req);
     req.set('context', 'view');
-    const previous = (await this.prepareMany([term], req))[0];
+    const previous = await this.prepareOne(term, req);
     await this.terms.delete(term, Number(await this.options.get('default_category', 0)));
     await this.hooks.doAction(`rest_delete_${this.taxonomy.name}`, term, previous, req);
     return previous;
@@ -268,11 +268,8 @@ export class TermController extends RestController {
 
   // --- preparation ---
 
-  private async prepareMany(terms: TermRow[], req: RestRequest): Promise<RestResponse[]> {
-    const batch = await this.batchOf(terms, req);
-    const out: RestResponse[] = [];
-    for (const term of terms) out.push(await this.prepareItem(term, req, batch));
-    return out;
+  private async prepareOne(term: TermRow, req: RestRequest): Promise<RestResponse> {
+    return this.prepareItem(term, req, await this.batchOf([term], req));
   }
 
   /**

@@ -286,14 +286,14 @@ export class UsersController extends RestController {
   private async getItem(req: RestRequest): Promise<RestResponse> {
     const user = await this.loadUser(req);
     if (this.itemsAsText(req, 'user')) return new RestResponse((await this.collectionItems([user], req))[0]);
-    return (await this.prepareMany([user], req))[0];
+    return this.prepareOne(user, req);
   }
 
   private async getCurrent(req: RestRequest): Promise<RestResponse> {
     if (!req.ctx.isLoggedIn) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
     const user = await this.users.findById(req.ctx.user.id);
     if (!user) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
-    return (await this.prepareMany([user], req))[0];
+    return this.prepareOne(user, req);
   }
 
   private async createItem(req: RestRequest): Promise<RestResponse> {
@@ -317,7 +317,7 @@ export class UsersController extends RestController {
     await this.writeMeta(user.id, req);
     await this.updateAdditionalFields(user, req);
     await this.hooks.doAction('rest_insert_user', user, req, true);
-    const response = (await this.prepareMany([user], withContext(req, 'edit')))[0];
+    const response = await this.prepareOne(user, withContext(req, 'edit'));
     return this.created(response, req, `${this.namespace}/users/${user.id}`);
   }
 
@@ -357,7 +357,7 @@ export class UsersController extends RestController {
     await this.writeMeta(user.id, req);
     await this.updateAdditionalFields(updated, req);
     await this.hooks.doAction('rest_insert_user', updated, req, false);
-    return (await this.prepareMany([updated], withContext(req, 'edit')))[0];
+    return this.prepareOne(updated, withContext(req, 'edit'));
   }
 
   private async deleteItem(req: RestRequest): Promise<RestResponse> {
@@ -369,7 +369,7 @@ export class UsersController extends RestController {
     if (reassign !== null && (reassign === user.id || !(await this.users.findById(reassign)))) {
       throw new RestException('rest_user_invalid_reassign', 'Invalid resource id for reassignment.', 400);
     }
-    const previous = (await this.prepareMany([user], withContext(req, 'edit')))[0];
+    const previous = await this.prepareOne(user, withContext(req, 'edit'));
     const deleteWithUser = this.content
       .allPostTypes()
       .filter((t) => t.delete_with_user === true || (t.delete_with_user == null && t.supports.author !== undefined))
@@ -412,12 +412,9 @@ export class UsersController extends RestController {
     };
   }
 
-  /** Prepares several users with one meta query for all of them. */
-  private async prepareMany(users: UserEntity[], req: RestRequest): Promise<RestResponse[]> {
-    const batch = await this.batchOf(users, req);
-    const out: RestResponse[] = [];
-    for (const user of users) out.push(await this.prepareItem(user, req, batch));
-    return out;
+  /** One user's response (its meta in one query). */
+  private async prepareOne(user: UserEntity, req: RestRequest): Promise<RestResponse> {
+    return this.prepareItem(user, req, await this.batchOf([user], req));
   }
 
   /**

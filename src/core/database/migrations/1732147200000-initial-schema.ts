@@ -227,33 +227,54 @@ function sqliteColumn(tableName: string, line: string): string {
  */
 function toSqlite(table: ParsedTable, prefix: string): string[] {
   const tableName = `${prefix}${table.name}`;
-  const columns: string[] = [];
-  const indexes: string[] = [];
-  let hasAutoIncrement = false;
+  const columns = table.lines.filter((line) => !KEY_LINE.test(line)).map((line) => sqliteColumn(table.name, line));
   const primary = primaryKeyColumns(table);
+  // An auto_increment column is declared the INTEGER PRIMARY KEY itself.
+  if (!hasRowidKey(table) && primary.length) columns.push(`PRIMARY KEY (${primary.map((column) => `"${column}"`).join(', ')})`);
+  const indexes = sqliteIndexesOf(table, prefix).map((index) => index.statement);
+  return [`CREATE TABLE IF NOT EXISTS "${tableName}" (\n\t${columns.join(',\n\t')}\n)`, ...indexes];
+}
+
+const KEY_LINE = /^(PRIMARY KEY|UNIQUE KEY|KEY)\s+(\w+)?\s*\((.+)\)$/;
+
+/** A SQLite index of a WordPress table: its name, its columns in order, the statement that creates it. */
+export interface SqliteIndex {
+  name: string;
+  columns: string[];
+  statement: string;
+}
+
+/** Whether a table's primary key is an auto_increment column, which SQLite makes the rowid. */
+function hasRowidKey(table: ParsedTable): boolean {
+  return table.lines.some((line) => !KEY_LINE.test(line) && /auto_increment/i.test(line));
+}
+
+/** The SQLite indexes of a table: its keys but the primary one, named `{prefix}{table}__{key}` (index names are global in SQLite). */
+function sqliteIndexesOf(table: ParsedTable, prefix: string): SqliteIndex[] {
+  const tableName = `${prefix}${table.name}`;
+  const primary = primaryKeyColumns(table);
+  const indexes: SqliteIndex[] = [];
   for (const line of table.lines) {
-    const key = /^(PRIMARY KEY|UNIQUE KEY|KEY)\s+(\w+)?\s*\((.+)\)$/.exec(line);
-    if (!key) {
-      const column = sqliteColumn(table.name, line);
-      hasAutoIncrement ||= column.includes('AUTOINCREMENT');
-      columns.push(column);
-      continue;
-    }
+    const key = KEY_LINE.exec(line);
+    if (!key || key[1] === 'PRIMARY KEY') continue;
     const [, kind, keyName, list] = key;
-    const names = keyColumns(list);
+    const columns = keyColumns(list);
     // InnoDB's secondary keys carry the primary key; SQLite's carry the rowid, which is the primary key only when
     // that is one INTEGER column. A composite primary key (term_relationships) is added to the plain keys, so that
     // they cover the same lookups (a term's posts from the term_taxonomy_id key alone).
-    if (kind === 'KEY' && !hasAutoIncrement) names.push(...primary.filter((column) => !names.includes(column)));
-    const keyCols = names.map((column) => `"${column}"`).join(', ');
-    if (kind === 'PRIMARY KEY') {
-      if (!hasAutoIncrement) columns.push(`PRIMARY KEY (${keyCols})`);
-      continue;
-    }
+    if (kind === 'KEY' && !hasRowidKey(table)) columns.push(...primary.filter((column) => !columns.includes(column)));
+    const name = `${tableName}__${keyName}`;
     const unique = kind === 'UNIQUE KEY' ? 'UNIQUE ' : '';
-    indexes.push(`CREATE ${unique}INDEX IF NOT EXISTS "${tableName}__${keyName}" ON "${tableName}" (${keyCols})`);
+    const statement = `CREATE ${unique}INDEX IF NOT EXISTS "${name}" ON "${tableName}" (${columns.map((column) => `"${column}"`).join(', ')})`;
+    indexes.push({ name, columns, statement });
   }
-  return [`CREATE TABLE IF NOT EXISTS "${tableName}" (\n\t${columns.join(',\n\t')}\n)`, ...indexes];
+  return indexes;
+}
+
+/** Every SQLite index of the WordPress tables with the given prefix (see {@link wordpressSchemaStatements}). */
+export function wordpressSqliteIndexes(prefix: string): SqliteIndex[] {
+  checkPrefix(prefix);
+  return parseTables().flatMap((table) => sqliteIndexesOf(table, prefix));
 }
 
 /** The primary key's columns of a table. */

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { wordpressSchemaStatements } from './1732147200000-initial-schema';
+import { wordpressSqliteIndexes } from './1732147200000-initial-schema';
 
 /**
  * On SQLite, gives a database created by an earlier version the keys the initial schema now creates: a plain key of a
@@ -14,20 +14,14 @@ export class SqliteCoveringKeys1763683200000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const { type } = queryRunner.connection.driver.options;
     if (type !== 'better-sqlite3' && type !== 'sqlite') return;
-    const prefix = queryRunner.connection.options.entityPrefix ?? '';
-    for (const statements of wordpressSchemaStatements('sqlite', prefix).values()) {
-      for (const statement of statements) {
-        const index = /^CREATE INDEX IF NOT EXISTS "(\w+)" ON "\w+" \((.+)\)$/.exec(statement);
-        if (!index) continue;
-        const [, name, list] = index;
-        const wanted = list.split(', ').map((column) => column.replace(/"/g, ''));
-        const info: Array<{ seqno: number; name: string }> = await queryRunner.query(`PRAGMA index_info("${name}")`);
-        const existing = info.sort((a, b) => a.seqno - b.seqno).map((column) => column.name);
-        // Missing (a table made elsewhere without it) or already as wanted: left as it is.
-        if (!existing.length || existing.length >= wanted.length || existing.some((column, i) => column !== wanted[i])) continue;
-        await queryRunner.query(`DROP INDEX "${name}"`);
-        await queryRunner.query(statement);
-      }
+    for (const index of wordpressSqliteIndexes(queryRunner.connection.options.entityPrefix ?? '')) {
+      const info: Array<{ seqno: number; name: string }> = await queryRunner.query(`PRAGMA index_info("${index.name}")`);
+      const existing = info.sort((a, b) => a.seqno - b.seqno).map((column) => column.name);
+      // Missing (a table made elsewhere without it) or already as wanted: left as it is.
+      const narrower = existing.length > 0 && existing.length < index.columns.length && existing.every((column, i) => column === index.columns[i]);
+      if (!narrower) continue;
+      await queryRunner.query(`DROP INDEX "${index.name}"`);
+      await queryRunner.query(index.statement);
     }
   }
 
