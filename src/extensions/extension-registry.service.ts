@@ -93,7 +93,9 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap {
 
   /** Adds a route in any namespace. */
   registerRoute(namespace: string, route: string, endpoints: EndpointDefinition | EndpointDefinition[], options?: RouteOptions): void {
-    this.routes.register(namespace, route, endpoints, options);
+    // The reference lets a handler read any parameter; an extension asks for strict arguments itself.
+    const list = (Array.isArray(endpoints) ? endpoints : [endpoints]).map((e) => ({ ...e, strictArgs: e.strictArgs ?? false }));
+    this.routes.register(namespace, route, list, options);
   }
 
   registerPostType(name: string, args: PostTypeArgs): void {

@@ -64,9 +64,9 @@ describe('posts: reading', () => {
     expect(links['version-history'][0]).toMatchObject({ count: 0 });
   });
 
-  it('hides drafts and private posts from anonymous callers and shows them to those who may read them', async () => {
-    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${draft}`), 'rest_forbidden', 403);
-    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`), 'rest_forbidden', 403);
+  it('hides drafts and private posts from anonymous callers (401) and shows them to those who may read them', async () => {
+    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${draft}`), 'rest_forbidden', 401);
+    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`), 'rest_forbidden', 401);
     await t.http.get(`/cms-json/cms/v2/posts/${draft}`).set('Authorization', t.users.author.authorization).expect(200);
     await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.editor.authorization).expect(200);
     expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.author.authorization), 'rest_forbidden', 403);

@@ -94,6 +94,13 @@ describe('REST server: arguments from the route schema', () => {
     await t.http.get(`${echo}?somerequired=1&someinteger=10`).expect(200);
   });
 
+  it('sanitizes uri arguments as esc_url_raw does: a protocol that is not allowed leaves nothing', async () => {
+    const js = await t.http.get(`${echo}?somerequired=1&someuri=${encodeURIComponent('javascript:alert(1)')}`).expect(200);
+    expect(js.body.params.someuri).toBe('');
+    const ok = await t.http.get(`${echo}?somerequired=1&someuri=${encodeURIComponent('https://example.org/a b')}`).expect(200);
+    expect(ok.body.params.someuri).toBe('https://example.org/a%20b');
+  });
+
   it('validates uri and ip formats', async () => {
     expect(await invalid('someuri=not a uri')).toEqual({ someuri: 'someuri is not a valid URI.' });
     expect(await invalid('someip=999.1.1.1')).toEqual({ someip: '999.1.1.1 is not a valid IP address.' });

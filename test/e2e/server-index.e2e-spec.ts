@@ -87,8 +87,9 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expect(JSON.stringify(res.body)).not.toMatch(/SELECT|secret_table|at .*\.ts/);
     });
 
-    it('answers rest_forbidden 403 when a permission check refuses without an error of its own', async () => {
-      expectRestError(await t.http.get('/cms-json/library/v1/closed'), 'rest_forbidden', 403);
+    it('answers rest_forbidden (401 anonymous, 403 logged in) when a permission check refuses without an error of its own', async () => {
+      expectRestError(await t.http.get('/cms-json/library/v1/closed'), 'rest_forbidden', 401);
+      expectRestError(await t.http.get('/cms-json/library/v1/closed').set('Authorization', t.users.subscriber.authorization), 'rest_forbidden', 403);
     });
 
     it('passes a permission check error through with its status', async () => {

@@ -244,7 +244,8 @@ describe('GET /taxonomies/<taxonomy>', () => {
     expectRestError(await get('/taxonomies/invalid?context=edit'), 'rest_taxonomy_invalid', 404);
   });
 
-  it('refuses a taxonomy not served by the API with rest_forbidden 403', async () => {
-    expectRestError(await get('/taxonomies/link_category'), 'rest_forbidden', 403);
+  it('refuses a taxonomy not served by the API with rest_forbidden (401 anonymous, 403 logged in)', async () => {
+    expectRestError(await get('/taxonomies/link_category'), 'rest_forbidden', 401);
+    expectRestError(await get('/taxonomies/link_category', 'editor'), 'rest_forbidden', 403);
   });
 });

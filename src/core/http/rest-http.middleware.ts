@@ -16,6 +16,11 @@ import { RestException } from './rest.exception';
 import { simpleQuery } from './simple-query';
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
+/**
+ * Bounds of a multipart body, besides its total size (the body limit): files, text fields, parts, and the length of
+ * a field's name. A body beyond any of them is refused with 413 as soon as the bound is passed.
+ */
+export const MULTIPART_LIMITS = { files: 10, fields: 200, parts: 210, fieldNameSize: 200 } as const;
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 interface ParsedBody {
@@ -41,7 +46,10 @@ export class RestHttpMiddleware implements NestMiddleware {
     private readonly caps: CapabilityService,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
   ) {
-    this.upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: options.bodyLimit, fields: 1000, files: 20 } });
+    this.upload = multer({
+      storage: multer.memoryStorage(),
+      limits: { ...MULTIPART_LIMITS, fileSize: options.bodyLimit, fieldSize: options.bodyLimit },
+    });
   }
 
   /**
@@ -90,19 +98,37 @@ export class RestHttpMiddleware implements NestMiddleware {
     const ip = facts.ip;
     const crossOrigin = isCrossOrigin(req, baseUrl, facts);
     try {
-      const parsed = await this.parseBody(req, res);
       const headers = lowerHeaders(req);
       const extraHeaders: Record<string, string> = {};
-      const user = await this.auth.authenticate({
-        method,
-        headers,
-        query,
-        body: parsed.json ?? parsed.body,
-        cookies: parseCookies(req.headers.cookie),
-        ip,
-        crossOrigin,
-        setResponseHeader: (name, value) => (extraHeaders[name] = value),
-      });
+      const authenticate = (body: Record<string, unknown>) =>
+        this.auth.authenticate({
+          method,
+          headers,
+          query,
+          body,
+          cookies: parseCookies(req.headers.cookie),
+          ip,
+          crossOrigin,
+          setResponseHeader: (name, value) => (extraHeaders[name] = value),
+        });
+      let parsed: ParsedBody;
+      let user: Awaited<ReturnType<typeof authenticate>>;
+      if (isMultipart(req) && !isPreParsed(req)) {
+        // Files are read only by a route that takes them, and only once the caller is known: anything else is
+        // refused before a byte of the body is read (the connection is closed rather than drained).
+        try {
+          this.refuseDeclaredOverLimit(req, res);
+          user = await authenticate({});
+          if (!this.server.endpointFor(method, route)?.acceptsFiles) throw new RestException(...CoreErrors.multipartNotAccepted);
+        } catch (error) {
+          closeAfterResponse(req, res);
+          throw error;
+        }
+        parsed = await this.parseMultipart(req, res);
+      } else {
+        parsed = await this.parseBody(req, res);
+        user = await authenticate(parsed.json ?? parsed.body);
+      }
       const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin, ip);
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
@@ -132,27 +158,14 @@ export class RestHttpMiddleware implements NestMiddleware {
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (!BODY_METHODS.has((req.method ?? 'GET').toUpperCase()) && !Number(req.headers['content-length'])) return empty;
     // A host app's body parser may have consumed the body already (the stream has ended).
-    const preParsed = req.readableEnded || (req as { _body?: boolean })._body === true;
-    if (type === 'multipart/form-data') {
-      if (preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
-      await new Promise<void>((resolve, reject) =>
-        this.upload.any()(req as Request, res as never, (err: unknown) => (err ? reject(multipartError(err)) : resolve())),
-      );
-      const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f) => ({
-        fieldName: f.fieldname,
-        originalName: f.originalname,
-        mimeType: f.mimetype,
-        size: f.size,
-        buffer: f.buffer,
-      }));
-      // Multer reads bracketed field names (`categories[]`, `meta[key]`) into nested values itself.
-      return { body: { ...((req.body as Record<string, unknown>) ?? {}) }, json: null, files, raw: null };
-    }
+    const preParsed = isPreParsed(req);
+    if (type === 'multipart/form-data' && preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
     if (preParsed) {
       const body = (req.body ?? {}) as Record<string, unknown>;
       return type === 'application/json' ? { ...empty, json: body } : { ...empty, body };
     }
-    const raw = await readBody(req, this.options.bodyLimit);
+    this.refuseDeclaredOverLimit(req, res);
+    const raw = await readBody(req, this.options.bodyLimit, () => closeAfterResponse(req, res));
     if (!raw.length) return empty;
     if (type === 'application/json') {
       try {
@@ -166,6 +179,58 @@ export class RestHttpMiddleware implements NestMiddleware {
       return { ...empty, raw, body: parseQuery(raw.toString('utf8'), QUERY_OPTIONS) as Record<string, unknown> };
     }
     return { ...empty, raw };
+  }
+
+  /** A body whose declared length passes the limit is refused before it is read. */
+  private refuseDeclaredOverLimit(req: IncomingMessage, res: ServerResponse): void {
+    if (Number(req.headers['content-length'] ?? 0) > this.options.bodyLimit) {
+      closeAfterResponse(req, res);
+      throw new RestException(...CoreErrors.tooLarge);
+    }
+  }
+
+  /**
+   * Reads a multipart body within the body limit (counted on the wire, whatever the parts declare) and
+   * {@link MULTIPART_LIMITS}; past any of them the read stops and the request is refused with 413.
+   */
+  private async parseMultipart(req: IncomingMessage & { body?: unknown; files?: unknown }, res: ServerResponse): Promise<ParsedBody> {
+    const limit = this.options.bodyLimit;
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      let received = 0;
+      const fail = (error: RestException) => {
+        if (settled) return;
+        settled = true;
+        closeAfterResponse(req, res);
+        req.unpipe();
+        reject(error);
+      };
+      const count = (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limit) {
+          req.off('data', count);
+          fail(new RestException(...CoreErrors.tooLarge));
+        }
+      };
+      req.on('data', count);
+      this.upload.any()(req as Request, res as never, (err: unknown) => {
+        req.off('data', count);
+        if (err) return fail(multipartError(err));
+        if (!settled) {
+          settled = true;
+          resolve();
+        }
+      });
+    });
+    const files = ((req.files as Express.Multer.File[] | undefined) ?? []).map((f) => ({
+      fieldName: f.fieldname,
+      originalName: f.originalname,
+      mimeType: f.mimetype,
+      size: f.size,
+      buffer: f.buffer,
+    }));
+    // Multer reads bracketed field names (`categories[]`, `meta[key]`) into nested values itself.
+    return { body: { ...((req.body as Record<string, unknown>) ?? {}) }, json: null, files, raw: null };
   }
 
   private write(res: ServerResponse, req: IncomingMessage, baseUrl: string, served: ServedResponse, origin: string | undefined): void {
@@ -239,21 +304,40 @@ export function parseCookies(header: string | undefined): Record<string, string>
   return out;
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function isMultipart(req: IncomingMessage): boolean {
+  return /^multipart\/form-data\s*(;|$)/i.test(req.headers['content-type'] ?? '');
+}
+
+/** Whether a host app's body parser consumed the body already (the stream has ended). */
+function isPreParsed(req: IncomingMessage): boolean {
+  return req.readableEnded || (req as { _body?: boolean })._body === true;
+}
+
+/**
+ * Ends the connection once the response is sent, so the rest of a refused body is not read (Node would otherwise
+ * read and discard it to keep the connection alive).
+ */
+function closeAfterResponse(req: IncomingMessage, res: ServerResponse): void {
+  if (res.getHeader('Connection') === 'close') return;
+  res.shouldKeepAlive = false;
+  res.setHeader('Connection', 'close');
+  res.once('finish', () => {
+    // Give the response a moment to leave before the socket goes; a client still sending then sees a reset.
+    setTimeout(() => req.socket.destroy(), 50).unref();
+  });
+}
+
+/** Reads a body of at most `limit` bytes; past it, stops reading, calls `refused` and rejects with 413. */
+function readBody(req: IncomingMessage, limit: number, refused: () => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      req.resume();
-      reject(new RestException(...CoreErrors.tooLarge));
-      return;
-    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         req.removeAllListeners('data');
-        req.resume();
+        req.pause();
+        refused();
         reject(new RestException(...CoreErrors.tooLarge));
         return;
       }
@@ -267,5 +351,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 function multipartError(err: unknown): RestException {
   const code = (err as { code?: string }).code;
   if (code === 'LIMIT_FILE_SIZE') return new RestException(...CoreErrors.tooLarge);
+  if (typeof code === 'string' && code.startsWith('LIMIT_')) return new RestException(...CoreErrors.multipartTooLarge);
   return new RestException('rest_invalid_multipart', `The multipart body could not be read: ${(err as Error).message}`, 400);
 }

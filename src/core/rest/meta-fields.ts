@@ -93,7 +93,14 @@ export type MetaCan = (cap: string, key: string) => Promise<boolean>;
  * multi-valued key and anything else sets a single value (`edit_<type>_meta`). Values are sanitised and converted
  * to their stored form. Keys that are not exposed are ignored.
  */
-export async function planMetaWrites(keys: ExposedMetaKey[], input: unknown, objectType: string, can: MetaCan): Promise<MetaOp[]> {
+export async function planMetaWrites(
+  keys: ExposedMetaKey[],
+  input: unknown,
+  objectType: string,
+  can: MetaCan,
+  /** The status of a refusal: the request's `authorizationRequiredCode` (401 anonymous, 403 logged in). */
+  deniedStatus: 401 | 403 = 403,
+): Promise<MetaOp[]> {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return [];
   const sent = input as Record<string, unknown>;
   const ops: MetaOp[] = [];
@@ -102,19 +109,19 @@ export async function planMetaWrites(keys: ExposedMetaKey[], input: unknown, obj
     const value = sent[name];
     const sanitize = (v: unknown) => storedMetaValue(definition.sanitize ? definition.sanitize(v) : v);
     if (value === null) {
-      if (!(await can(`delete_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_delete', name);
+      if (!(await can(`delete_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_delete', name, deniedStatus);
       ops.push({ key, action: 'delete' });
       continue;
     }
-    if (!(await can(`edit_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_update', name);
+    if (!(await can(`edit_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_update', name, deniedStatus);
     if (!definition.single && Array.isArray(value)) ops.push({ key, action: 'multi', values: value.map(sanitize) });
     else ops.push({ key, action: 'single', value: sanitize(value) });
   }
   return ops;
 }
 
-function metaForbidden(code: string, name: string): RestException {
-  return new RestException(code, `You do not have permission to edit the ${name} custom field.`, 403, { key: name });
+function metaForbidden(code: string, name: string, status: 401 | 403): RestException {
+  return new RestException(code, `You do not have permission to edit the ${name} custom field.`, status, { key: name });
 }
 
 /** A meta value as WordPress stores it (`maybe_serialize()`; booleans as `'1'`/`''`). */

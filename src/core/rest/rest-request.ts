@@ -41,6 +41,12 @@ export class RestRequest {
    * `rest_post_dispatch` listener).
    */
   itemsAsText = false;
+  /**
+   * The parameters a handler may read, when its endpoint has strict arguments (see `EndpointDefinition.strictArgs`):
+   * the declared ones; path parameters and names the handler sets itself are readable too. `null`: every name.
+   */
+  private readable: ReadonlySet<string> | null = null;
+  private setNames: Set<string> | null = null;
 
   constructor(
     init: {
@@ -74,8 +80,29 @@ export class RestRequest {
     return order;
   }
 
+  /**
+   * Limits what `get`, `has`, `params` and `paramNames` see to the declared arguments `names` (plus path
+   * parameters and names set later); `null` lifts the limit. The server calls it before the permission check.
+   */
+  restrictTo(names: ReadonlySet<string> | null): void {
+    this.readable = names;
+    this.setNames = null;
+  }
+
+  /** Whether a handler may read the parameter (always, without strict arguments). */
+  private readableName(name: string): boolean {
+    const readable = this.readable;
+    return (
+      readable === null ||
+      readable.has(name) ||
+      (this.setNames !== null && this.setNames.has(name)) ||
+      Object.prototype.hasOwnProperty.call(this.urlParams, name)
+    );
+  }
+
   /** The value of a parameter, or `undefined`. A `null` value counts as absent. */
   get<T = unknown>(name: string): T | undefined {
+    if (this.readable !== null && !this.readableName(name)) return undefined;
     // The buckets of buckets(), in the same order, without building the list (this runs many times a request).
     let value: unknown;
     if (this.json !== null && (value = this.json[name]) !== undefined && value !== null) return value as T;
@@ -95,6 +122,7 @@ export class RestRequest {
 
   /** `true` when the client itself sent the parameter (defaults excluded). */
   sent(name: string): boolean {
+    if (this.readable !== null && !this.readableName(name)) return false;
     // The buckets of buckets() but the defaults, as in get().
     let value: unknown;
     if (this.json !== null && (value = this.json[name]) !== undefined && value !== null) return true;
@@ -104,8 +132,26 @@ export class RestRequest {
     return ((value = this.query[name]) !== undefined && value !== null) || ((value = this.urlParams[name]) !== undefined && value !== null);
   }
 
+  /**
+   * The value the client sent for a parameter, declared or not, for refusing what an endpoint does not take (`id`
+   * on create, `parent` on a flat taxonomy): only whether it is there (PHP's `isset()`, or `! empty()` with
+   * `nonEmpty`), never the value itself.
+   */
+  sentAtAll(name: string, nonEmpty = false): boolean {
+    const readable = this.readable;
+    this.readable = null;
+    try {
+      if (!this.sent(name)) return false;
+      const value = this.get(name);
+      return !nonEmpty || !(value === '' || value === '0' || value === 0 || value === false || (Array.isArray(value) && !value.length));
+    } finally {
+      this.readable = readable;
+    }
+  }
+
   /** Sets a parameter in the bucket that wins for this method. */
   set(name: string, value: unknown): void {
+    if (this.readable !== null && !this.readable.has(name)) (this.setNames ??= new Set()).add(name);
     for (const bucket of this.buckets()) {
       if (bucket[name] !== undefined && bucket[name] !== null) {
         bucket[name] = value;
@@ -119,6 +165,7 @@ export class RestRequest {
   params(): Bucket {
     const out: Bucket = {};
     for (const bucket of [...this.buckets()].reverse()) Object.assign(out, bucket);
+    if (this.readable !== null) for (const name of Object.keys(out)) if (!this.readableName(name)) delete out[name];
     return out;
   }
 

@@ -63,6 +63,7 @@ export class RestServer implements OnApplicationBootstrap {
       const { route, endpoint, params } = match;
       matched = route;
       req.urlParams = params;
+      req.restrictTo(null);
       req.endpoint = endpoint;
       req.matchedRoute = route.route;
       const args = argList(endpoint);
@@ -75,10 +76,13 @@ export class RestServer implements OnApplicationBootstrap {
       }
       this.validate(req, args, defaults.checked);
       this.sanitize(req, args, defaults.checked);
+      // From here on, only what the endpoint declares (and so validated) is readable.
+      req.restrictTo(endpoint.argNames);
       if (endpoint.permission) {
         const allowed = await endpoint.permission(req);
         if (allowed instanceof RestException) throw allowed;
-        if (allowed !== true) throw makeError(CoreErrors.forbidden);
+        // 401 to anonymous callers, 403 to logged-in ones, as the spec asks (the 4.x reference always said 403).
+        if (allowed !== true) throw new RestException(CoreErrors.forbidden[0], CoreErrors.forbidden[1], req.ctx.authorizationRequiredCode);
       }
       const result = await endpoint.handler(req);
       const response = result instanceof RestResponse ? result : new RestResponse(result);
@@ -102,10 +106,18 @@ export class RestServer implements OnApplicationBootstrap {
     return new RestResponse(makeError(CoreErrors.internal).toBody(), 500);
   }
 
+  /** The endpoint that serves a method on a route, or `null`: for checks made before a request's body is read. */
+  endpointFor(method: string, route: string): RouteEndpoint | null {
+    return this.find(method.toUpperCase(), route)?.endpoint ?? null;
+  }
+
   private match(req: RestRequest): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
-    const method = req.method;
-    for (const route of this.registry.candidates(req.route)) {
-      const m = route.regex.exec(req.route);
+    return this.find(req.method, req.route);
+  }
+
+  private find(method: string, path: string): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
+    for (const route of this.registry.candidates(path)) {
+      const m = route.regex.exec(path);
       if (!m) continue;
       const endpoint =
         route.endpoints.find((e) => e.methods.includes(method)) ??
@@ -147,6 +159,8 @@ export class RestServer implements OnApplicationBootstrap {
       if (!m) continue;
       // Path parameters are set so that the Allow header's permission checks see them.
       req.urlParams = { ...(m.groups ?? {}) };
+      // Nothing was validated: the Allow header's permission checks see the path parameters only.
+      req.restrictTo(NOTHING_DECLARED);
       const response = new RestResponse(this.routeData(route, 'help', req.ctx));
       response.matchedRoute = route.route;
       return response;
@@ -315,6 +329,8 @@ export class RestServer implements OnApplicationBootstrap {
 }
 
 const ARG_LISTS = new WeakMap<Record<string, RouteArg>, ReadonlyArray<[string, RouteArg]>>();
+
+const NOTHING_DECLARED: ReadonlySet<string> = new Set();
 
 /** An endpoint's arguments as a list, made once per set of arguments (endpoints get theirs when the table freezes). */
 /**

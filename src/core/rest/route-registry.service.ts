@@ -72,6 +72,9 @@ export class RouteRegistry {
       args: lazy ? {} : ((e.args as Record<string, RouteArg> | undefined) ?? {}),
       argsFactory: lazy,
       showInIndex: e.showInIndex ?? true,
+      strictArgs: e.strictArgs ?? true,
+      acceptsFiles: e.acceptsFiles ?? false,
+      argNames: null,
     };
   }
 
@@ -127,7 +130,10 @@ export class RouteRegistry {
     for (const register of this.beforeFreezeCallbacks.splice(0)) register();
     this.frozen = true;
     for (const route of this.routes.values()) {
-      for (const endpoint of route.endpoints) if (endpoint.argsFactory) endpoint.args = endpoint.argsFactory();
+      for (const endpoint of route.endpoints) {
+        if (endpoint.argsFactory) endpoint.args = endpoint.argsFactory();
+        if (endpoint.strictArgs) endpoint.argNames = new Set(Object.keys(endpoint.args));
+      }
     }
   }
 

@@ -31,11 +31,25 @@ export interface EndpointDefinition {
   args?: Record<string, RouteArg> | (() => Record<string, RouteArg>);
   /** Hidden endpoints are served but not listed in the index. */
   showInIndex?: boolean;
+  /**
+   * Whether the handler and permission check see only the parameters `args` declares (validated and sanitized),
+   * the route's path parameters and those they set themselves: `req.get()` answers `undefined` for anything else.
+   * Default `true`; routes that extensions register with `registerRoute` default to `false`, as the reference lets
+   * a handler read any parameter.
+   */
+  strictArgs?: boolean;
+  /**
+   * Whether the endpoint takes files in a `multipart/form-data` body. Other endpoints refuse multipart bodies with
+   * 413 before reading them; these read them after authentication, within the multipart limits.
+   */
+  acceptsFiles?: boolean;
 }
 
 /** A normalised endpoint, as stored in the registry. */
 export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission' | 'args'>> {
   methods: string[];
+  /** With `strictArgs`: the names of `args`, set when the table is frozen. */
+  argNames: ReadonlySet<string> | null;
   permission?: EndpointDefinition['permission'];
   args: Record<string, RouteArg>;
   /** Resolves `args` when the table is frozen (declared lazily). */

@@ -1,3 +1,4 @@
+import { escUrlRaw } from '../formatting/esc-url';
 import { JsonSchema, JsonSchemaType, RouteArg } from './json-schema';
 
 /**
@@ -210,6 +211,8 @@ export function sanitizeValue(value: unknown, schema: JsonSchema): unknown {
     case 'boolean':
       return toBoolean(value);
     case 'string':
+      // rest_sanitize_value_from_schema(): a `uri` is stored as esc_url_raw() leaves it (allowed protocols only).
+      if (schema.format === 'uri' && typeof value === 'string') return escUrlRaw(value);
       return typeof value === 'number' ? String(value) : value;
     case 'array': {
       const items = parseList(value);

@@ -20,7 +20,7 @@ function list(value: unknown): string[] {
  * caller can edit posts of the type. Their effect shows in the totals, as it is part of the query.
  */
 export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, posts: PostsService, canEdit: boolean): Promise<PostQuery> {
-  const filter = req.query.filter;
+  const filter = req.get('filter');
   if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return query;
   const vars = filter as Record<string, unknown>;
   const allowed = new Set([...PUBLIC_QUERY_VARS, ...(canEdit ? PRIVATE_QUERY_VARS : [])]);

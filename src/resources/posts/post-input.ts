@@ -157,7 +157,7 @@ export class PostInput {
     if (props.meta && req.has('meta')) {
       // A new post does not exist yet: its key permissions are those of a post of this type by the caller.
       const target = before ?? { id: 0, type: this.type.name, status: 'draft', author: req.ctx.user.id, parent: 0 };
-      r.meta = await planMetaWrites(this.registeredMeta(), req.get('meta'), 'post', (cap, key) => req.ctx.can(cap, target, key));
+      r.meta = await planMetaWrites(this.registeredMeta(), req.get('meta'), 'post', (cap, key) => req.ctx.can(cap, target, key), req.ctx.authorizationRequiredCode);
     }
     return r;
   }

@@ -112,6 +112,10 @@ export class PostTypeController extends RestController {
         items: { enum: [...this.content.allStatuses().map((s) => s.name), 'any'], type: 'string' },
       },
     };
+    // The reference's prepare_item_for_response reads `password` for every item of a collection too.
+    args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
+    // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
+    args.filter = { description: 'Use WP Query arguments to modify the response; private query vars require appropriate authorization.' };
     if (this.type.hierarchical) {
       args.parent = this.idListArg('Limit result set to items with particular parent IDs.');
       args.parent_exclude = this.idListArg('Limit result set to all items except those of a particular parent ID.');
@@ -177,7 +181,7 @@ export class PostTypeController extends RestController {
     if (password && !samePassword(post.password, password)) {
       return new RestException('rest_post_incorrect_password', 'Incorrect post password.', 403);
     }
-    if (!(await this.canReadPost(post, req))) return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
+    if (!(await this.canReadPost(post, req))) return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', code);
     return true;
   }
 
@@ -211,7 +215,7 @@ export class PostTypeController extends RestController {
   }
 
   private async canCreate(req: RestRequest): Promise<true | RestException> {
-    if (req.get('id')) return new RestException('rest_post_exists', 'Cannot create existing post.', 400);
+    if (req.sentAtAll('id', true)) return new RestException('rest_post_exists', 'Cannot create existing post.', 400);
     const shared = await this.checkAuthorAndSticky(req, 'create');
     if (shared !== true) return shared;
     if (!(await req.ctx.can(this.type.cap.create_posts))) {
@@ -236,6 +240,16 @@ export class PostTypeController extends RestController {
       return new RestException('rest_cannot_delete', 'Sorry, you are not allowed to delete posts.', req.ctx.authorizationRequiredCode);
     }
     return true;
+  }
+
+  /**
+   * Whose password-protected posts a search may find: those the caller can edit (anyone's with the type's
+   * `edit_others_posts`, else its own with `edit_posts`); nobody's for anonymous callers.
+   */
+  private async protectedSearch(req: RestRequest): Promise<PostQuery['protectedSearch']> {
+    if (await req.ctx.can(this.type.cap.edit_others_posts)) return 'all';
+    if (req.ctx.user.id && (await req.ctx.can(this.type.cap.edit_posts))) return { author: req.ctx.user.id };
+    return undefined;
   }
 
   // --- handlers ---
@@ -290,6 +304,7 @@ export class PostTypeController extends RestController {
     };
     const withVars = await applyFilterQueryVars(query, req, this.posts, await req.ctx.can(this.type.cap.edit_posts));
     const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
+    if (filtered.search && filtered.protectedSearch === undefined) filtered.protectedSearch = await this.protectedSearch(req);
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
@@ -334,7 +349,7 @@ export class PostTypeController extends RestController {
 
 
   private async createItem(req: RestRequest): Promise<RestResponse> {
-    if (req.get('id')) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
+    if (req.sentAtAll('id', true)) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
     const ctx = await this.input.writeContext(req);
     const fields = await this.input.fields(req, null, ctx.clock);
     const relations = await this.input.relations(req, null);

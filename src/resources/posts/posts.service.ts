@@ -26,6 +26,12 @@ export interface PostQuery {
   parentsExclude: number[];
   slugs: string[];
   search?: string;
+  /**
+   * Whose password-protected posts a `search` may find: anyone's (`'all'`), one author's (`{ author }`), or none
+   * (absent). The words of a protected text must not be found by a caller who cannot edit the post, or its body
+   * could be read word by word.
+   */
+  protectedSearch?: 'all' | { author: number };
   after?: string;
   before?: string;
   modifiedAfter?: string;
@@ -193,6 +199,9 @@ export class PostsService {
         const term = containsPattern(word);
         w.add("(p.post_title LIKE ? ESCAPE '!' OR p.post_excerpt LIKE ? ESCAPE '!' OR p.post_content LIKE ? ESCAPE '!')", term, term, term);
       }
+      const open = q.protectedSearch;
+      if (open === undefined) w.add("p.post_password = ''");
+      else if (open !== 'all') w.add("(p.post_password = '' OR p.post_author = ?)", open.author);
     }
     this.termsWhere(w, q, denseTerms);
     return w;

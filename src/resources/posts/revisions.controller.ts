@@ -137,7 +137,7 @@ export class RevisionsController extends RestController {
     const revision = await this.loadRevision(req);
     // Deleting a revision is deleting part of its post's history: it needs the right to delete that post.
     const owner = await this.posts.findById(revision.parent);
-    return owner && (await req.ctx.can('delete_post', owner)) ? true : new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', 403);
+    return owner && (await req.ctx.can('delete_post', owner)) ? true : new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', req.ctx.authorizationRequiredCode);
   }
 
   // --- handlers ---
@@ -179,6 +179,8 @@ export class RevisionsController extends RestController {
       parentsExclude: [],
       slugs: [],
       search: req.get<string>('search') || undefined,
+      // Only callers who can edit the parent list its revisions.
+      protectedSearch: 'all',
       terms: [],
       taxRelation: 'AND',
       orderby,

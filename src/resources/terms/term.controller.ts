@@ -145,7 +145,7 @@ export class TermController extends RestController {
   }
 
   private async getItems(req: RestRequest): Promise<RestResponse> {
-    if (!this.taxonomy.hierarchical && req.sent('parent')) {
+    if (!this.taxonomy.hierarchical && req.sentAtAll('parent')) {
       throw new RestException('rest_taxonomy_not_hierarchical', 'Can not filter resources by parent, taxonomy is not hierarchical.', 400);
     }
     const perPage = Number(req.get('per_page'));
@@ -196,10 +196,12 @@ export class TermController extends RestController {
   }
 
   private async checkParent(req: RestRequest): Promise<number | undefined> {
-    if (!req.has('parent')) return undefined;
     if (!this.taxonomy.hierarchical) {
-      throw new RestException('rest_taxonomy_not_hierarchical', 'Can not set resource parent, taxonomy is not hierarchical.', 400);
+      // A flat taxonomy does not declare `parent`: sending one is refused, its value never read.
+      if (req.sentAtAll('parent')) throw new RestException('rest_taxonomy_not_hierarchical', 'Can not set resource parent, taxonomy is not hierarchical.', 400);
+      return undefined;
     }
+    if (!req.has('parent')) return undefined;
     const parent = Number(req.get('parent'));
     if (parent === 0) return 0;
     const [found] = await this.terms.findByIds(this.taxonomy.name, [parent]);
@@ -263,7 +265,7 @@ export class TermController extends RestController {
 
   private async plannedMeta(req: RestRequest, term: { termId: number; taxonomy: string }) {
     if (!req.has('meta')) return [];
-    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'term', (cap, key) => req.ctx.can(cap, term.termId || { termId: 0, taxonomy: term.taxonomy }, key));
+    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'term', (cap, key) => req.ctx.can(cap, term.termId || { termId: 0, taxonomy: term.taxonomy }, key), req.ctx.authorizationRequiredCode);
   }
 
   // --- preparation ---

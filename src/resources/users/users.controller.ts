@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { capabilitiesOf, RoleDefinition, RolesService } from '../../core/auth/roles.service';
 import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
+import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
+import { wpFilterKses } from '../../core/formatting/kses';
 import { sanitizeTitle } from '../../core/formatting';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
@@ -85,7 +87,11 @@ export class UsersController extends RestController {
             ? 'Passwords cannot contain the "\\" character.'
             : true,
     };
-    for (const key of ['name', 'first_name', 'last_name', 'nickname']) p[key].arg_options = { sanitize: (v) => sanitizeTextField(String(v)) };
+    // WordPress's save filters, whoever writes (pre_user_display_name, pre_user_first_name, …; pre_user_description;
+    // pre_user_url): no markup in names, the short kses list in the bio, allowed protocols only in the URL.
+    for (const key of ['name', 'first_name', 'last_name', 'nickname']) p[key].arg_options = { sanitize: (v) => sanitizeSavedName(sanitizeTextField(String(v))) };
+    p.description.arg_options = { sanitize: (v) => wpFilterKses(String(v)) };
+    p.url.arg_options = { sanitize: (v) => sanitizeSavedUrl(String(v)) };
     p.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
     schema.properties.meta.properties = metaSchemaProperties(exposedMetaKeys(this.extensions, 'user'));
     return schema;
@@ -297,7 +303,7 @@ export class UsersController extends RestController {
   }
 
   private async createItem(req: RestRequest): Promise<RestResponse> {
-    if (req.get('id')) throw new RestException('rest_user_exists', 'Cannot create existing resource.', 400);
+    if (req.sentAtAll('id', true)) throw new RestException('rest_user_exists', 'Cannot create existing resource.', 400);
     const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
     if (roles) await this.checkRoleUpdate(req, 0, roles);
     const user = await this.accounts.createUser({
