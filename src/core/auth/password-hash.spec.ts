@@ -1,4 +1,5 @@
-import { hashWordPressPassword, verifyWordPressPassword } from './password-hash';
+import bcrypt from 'bcryptjs';
+import { dummyPasswordHash, hashPassword, hashWordPressPassword, isSlowPasswordHash, verifyWordPressPassword } from './password-hash';
 
 /**
  * Hashes made by WordPress and PHP, pasted as literals. The application password and its hash come from the local,
@@ -151,5 +152,71 @@ describe('hashWordPressPassword', () => {
     const hash = hashWordPressPassword(`${long}1`);
     expect(verifyWordPressPassword(`${long}1`, hash)).toBe(true);
     expect(verifyWordPressPassword(`${long}2`, hash)).toBe(false);
+  });
+});
+
+describe('malformed bcrypt hashes', () => {
+  it('are refused, not thrown on (bad cost, bad salt)', () => {
+    expect(verifyWordPressPassword('secret', `$2y$99$${'a'.repeat(53)}`)).toBe(false);
+    expect(verifyWordPressPassword('secret', `$2y$03$${'a'.repeat(53)}`)).toBe(false);
+    expect(verifyWordPressPassword('secret', `$wp$2y$10$${'!'.repeat(53)}`)).toBe(false);
+  });
+});
+
+describe('isSlowPasswordHash', () => {
+  it('is true for well-formed bcrypt and phpass hashes', () => {
+    for (const hash of [WP_BCRYPT_SECRET, WP_BCRYPT_UNICODE, BCRYPT_2Y_SECRET, BCRYPT_2A_SECRET, PHPASS_SECRET, PHPASS_H_SECRET, PHPASS_SECRET_LOW_COUNT, ORACLE_APP_PASSWORD_HASH]) {
+      expect([hash, isSlowPasswordHash(hash)]).toEqual([hash, true]);
+    }
+    expect(isSlowPasswordHash(hashPassword('x', 'bcrypt'))).toBe(true);
+    expect(isSlowPasswordHash(hashPassword('x', 'phpass'))).toBe(true);
+  });
+
+  it('is false for no hash, malformed or unknown ones, and the (fast) bare MD5', () => {
+    for (const hash of [undefined, null, '', MD5_SECRET, 'secret', PHPASS_SECRET.slice(0, -1), '$P$Babc', `$P$4${PHPASS_SECRET.slice(4)}`,
+      `$2y$99$${'a'.repeat(53)}`, `$2y$10$${'a'.repeat(52)}`, `$argon2id$v=19$m=65536,t=4,p=1$${'x'.repeat(40)}`]) {
+      expect([hash, isSlowPasswordHash(hash)]).toEqual([hash, false]);
+    }
+  });
+});
+
+describe('dummyPasswordHash', () => {
+  it('is a hash in the format and at the cost of new passwords, made once per process and format', () => {
+    const bcryptHash = dummyPasswordHash('bcrypt');
+    expect(bcryptHash).toMatch(/^\$wp\$2y\$10\$[./A-Za-z0-9]{53}$/);
+    expect(bcryptHash.slice(0, 10)).toBe(hashPassword('x', 'bcrypt').slice(0, 10));
+    expect(dummyPasswordHash()).toBe(bcryptHash);
+    const phpass = dummyPasswordHash('phpass');
+    expect(phpass).toMatch(/^\$P\$B[./A-Za-z0-9]{30}$/);
+    expect(phpass.slice(0, 4)).toBe(hashPassword('x', 'phpass').slice(0, 4));
+    expect(dummyPasswordHash('phpass')).toBe(phpass);
+  });
+
+  it('is made lazily, on first use, with one bcrypt hashing', () => {
+    jest.isolateModules(() => {
+      const isolatedBcrypt = require('bcryptjs') as typeof bcrypt;
+      const hashing = jest.spyOn(isolatedBcrypt, 'hashSync');
+      try {
+        const fresh = require('./password-hash') as typeof import('./password-hash');
+        expect(hashing).not.toHaveBeenCalled();
+        const first = fresh.dummyPasswordHash('bcrypt');
+        expect(hashing).toHaveBeenCalledTimes(1);
+        expect(fresh.dummyPasswordHash('bcrypt')).toBe(first);
+        expect(hashing).toHaveBeenCalledTimes(1);
+      } finally {
+        hashing.mockRestore();
+      }
+    });
+  });
+
+  it('verifies no typical password, and costs a bcrypt check of cost 10', () => {
+    const compare = jest.spyOn(bcrypt, 'compareSync');
+    try {
+      for (const password of ['', 'secret', 'password', 'admin']) expect(verifyWordPressPassword(password, dummyPasswordHash('bcrypt'))).toBe(false);
+      expect(compare).toHaveBeenCalledTimes(4);
+      expect(compare.mock.calls[0][1]).toMatch(/^\$2b\$10\$/);
+    } finally {
+      compare.mockRestore();
+    }
   });
 });

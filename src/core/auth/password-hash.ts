@@ -51,14 +51,23 @@ function wpPrehash(password: string): string {
  */
 export function verifyWordPressPassword(password: string, stored: string): boolean {
   if (!stored) return false;
-  if (stored.startsWith('$wp$')) return bcrypt.compareSync(wpPrehash(password), stored.slice(3).replace(/^\$2y\$/, '$2b$'));
-  if (/^\$2[aby]\$/.test(stored)) return bcrypt.compareSync(password, stored.replace(/^\$2y\$/, '$2b$'));
+  if (stored.startsWith('$wp$')) return bcryptCompare(wpPrehash(password), stored.slice(3));
+  if (/^\$2[aby]\$/.test(stored)) return bcryptCompare(password, stored);
   if (stored.startsWith('$P$') || stored.startsWith('$H$')) {
     const computed = phpassCrypt(password, stored);
     return computed !== null && safeEqual(computed, stored);
   }
   if (stored.length <= 32) return safeEqual(createHash('md5').update(password).digest('hex'), stored);
   return false;
+}
+
+/** bcrypt check of a `$2a$`/`$2b$`/`$2y$` hash; a malformed one (bad cost or salt) is `false`, not an exception. */
+function bcryptCompare(password: string, stored: string): boolean {
+  try {
+    return bcrypt.compareSync(password, stored.replace(/^\$2y\$/, '$2b$'));
+  } catch {
+    return false;
+  }
 }
 
 /** Hashes a password the way current WordPress does (`$wp$2y$10$...`). */
@@ -83,4 +92,39 @@ export function hashPassword(password: string, format: PasswordHashFormat = 'bcr
 /** `true` when a stored hash is older than the configured format and should be replaced on the next login. */
 export function needsRehash(stored: string, format: PasswordHashFormat = 'bcrypt'): boolean {
   return format === 'bcrypt' ? !stored.startsWith('$wp$') : !stored.startsWith('$P$') && !stored.startsWith('$wp$');
+}
+
+/** A well-formed bcrypt hash (cost 04–31), plain (`$2a$`/`$2b$`/`$2y$`) or WordPress's (`$wp$2y$`). */
+const BCRYPT_HASH = /^(?:\$wp)?\$2[aby]\$(?:0[4-9]|[12]\d|3[01])\$[./A-Za-z0-9]{53}$/;
+
+/**
+ * `true` when checking a password against `stored` costs a slow hash computation: a well-formed bcrypt hash or
+ * phpass hash. `false` for an empty, malformed or unknown value (which never verifies) and for the legacy bare MD5
+ * (which verifies, but in microseconds).
+ */
+export function isSlowPasswordHash(stored: string | null | undefined): boolean {
+  if (!stored) return false;
+  if (BCRYPT_HASH.test(stored)) return true;
+  if (stored.startsWith('$P$') || stored.startsWith('$H$')) {
+    const countLog2 = ITOA64.indexOf(stored[3]);
+    return stored.length === 34 && countLog2 >= 7 && countLog2 <= 30 && /^[./A-Za-z0-9]+$/.test(stored.slice(4));
+  }
+  return false;
+}
+
+const dummyHashes = new Map<PasswordHashFormat, string>();
+
+/**
+ * The hash of a random, never-shown password in `format`, at the cost {@link hashPassword} gives new passwords
+ * (`$wp$2y$10$` or `$P$B`): made once per process and format, on first use. Checking a password against it costs
+ * what checking a real user's password costs and never succeeds, so that a name without a user (or without a
+ * usable hash) takes as long to refuse as a wrong password, and response times do not tell which users exist.
+ */
+export function dummyPasswordHash(format: PasswordHashFormat = 'bcrypt'): string {
+  let hash = dummyHashes.get(format);
+  if (hash === undefined) {
+    hash = hashPassword(randomBytes(24).toString('base64'), format);
+    dummyHashes.set(format, hash);
+  }
+  return hash;
 }

@@ -8,8 +8,8 @@ import { parseCookies } from '../http/rest-http.middleware';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import { RouteRegistry } from '../rest/route-registry.service';
-import { hashPassword, needsRehash, verifyWordPressPassword } from './password-hash';
-import { RateLimiter } from './rate-limiter.service';
+import { dummyPasswordHash, hashPassword, isSlowPasswordHash, needsRehash, PasswordHashFormat, verifyWordPressPassword } from './password-hash';
+import { RateLimiter, rateLimitSubject } from './rate-limiter.service';
 import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
 import { UserIdentityService } from './user-identity.service';
 
@@ -17,9 +17,10 @@ import { UserIdentityService } from './user-identity.service';
 export const AUTH_NAMESPACE = 'cms-auth/v1';
 
 /**
- * Cookie login for browsers: `POST cms-auth/v1/login` checks a user's password (rate-limited per IP and user),
- * upgrades an old password hash, sets an HttpOnly SameSite session cookie and answers the nonce that
- * cookie-authenticated requests must send; `POST cms-auth/v1/logout` ends the session.
+ * Cookie login for browsers: `POST cms-auth/v1/login` checks a user's password (rate-limited per IP and account,
+ * at the same hashing cost for names that are no user), upgrades an old password hash, sets an HttpOnly SameSite
+ * session cookie and answers the nonce that cookie-authenticated requests must send; `POST cms-auth/v1/logout` ends
+ * the session.
  */
 @Injectable()
 export class SessionRoutes implements OnModuleInit {
@@ -53,13 +54,17 @@ export class SessionRoutes implements OnModuleInit {
     const name = String(req.get('username'));
     const password = String(req.get('password'));
     const ip = req.ctx.ip;
-    this.limiter.assertAllowed(ip, name);
+    this.limiter.assertAllowed(ip);
     const user = await this.identity.findByLoginOrEmail(name);
-    if (!user || !verifyWordPressPassword(password, user.pass)) {
-      this.limiter.recordFailure(ip, name);
+    // Failures count against the account, whichever of its names was typed (or against the name, if no user).
+    const subject = rateLimitSubject(user, name);
+    this.limiter.assertAllowed(ip, subject);
+    // The same hashing work whether or not the user exists, so response times do not tell.
+    if (!checkPasswordEvenly(password, user?.pass, this.options.passwordHash) || !user) {
+      this.limiter.recordFailure(ip, subject);
       throw new RestException('invalid_credentials', 'The username or password is incorrect.', 401);
     }
-    this.limiter.recordSuccess(name);
+    this.limiter.recordSuccess(subject);
     if (needsRehash(user.pass, this.options.passwordHash)) {
       // Old hashes are replaced by the configured format on a successful login.
       user.pass = hashPassword(password, this.options.passwordHash);
@@ -91,4 +96,15 @@ export class SessionRoutes implements OnModuleInit {
     const secure = (this.options.baseUrl ?? req.ctx.baseUrl).startsWith('https:');
     return `${SESSION_COOKIE}=${encodeURIComponent(value)}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
   }
+}
+
+/**
+ * Checks a login password with the same hashing work whether or not the user exists: against the stored hash when
+ * it is a slow one; otherwise — no user, no hash, a malformed one, or the legacy bare MD5 — against the dummy hash
+ * of the configured format and cost first (which never matches), then against the MD5, if any.
+ */
+function checkPasswordEvenly(password: string, stored: string | null | undefined, format: PasswordHashFormat): boolean {
+  if (stored && isSlowPasswordHash(stored)) return verifyWordPressPassword(password, stored);
+  verifyWordPressPassword(password, dummyPasswordHash(format));
+  return Boolean(stored) && verifyWordPressPassword(password, stored as string);
 }

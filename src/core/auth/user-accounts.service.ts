@@ -162,6 +162,18 @@ export function hashApplicationPassword(password: string): string {
   return hashPhpass(password);
 }
 
+let dummyApplicationPassword: string | undefined;
+
+/**
+ * A {@link hashApplicationPassword} hash of a random, never-shown password, made once per process on first use.
+ * Checking a password against it costs what checking one stored application password costs, and never succeeds:
+ * HTTP Basic refuses a name without a user (or a user without application passwords) after that work, so that
+ * response times do not tell which users exist.
+ */
+export function dummyApplicationPasswordHash(): string {
+  return (dummyApplicationPassword ??= hashApplicationPassword(generatePassword(24)));
+}
+
 // ---------------------------------------------------------------------------------------------------------------------
 
 /** The stored list with its PHP array keys (WordPress `unset()`s deleted items, leaving gaps in the keys). */

@@ -4,9 +4,9 @@ import { RestException } from '../../http/rest.exception';
 import { BasicStrategy } from 'passport-http';
 import { AuthenticationInput, AuthenticationService, authenticationInputOf } from '../authentication.service';
 import { CurrentUser } from '../current-user';
-import { verifyWordPressPassword } from '../password-hash';
-import { RateLimiter } from '../rate-limiter.service';
-import { UserAccountsService } from '../user-accounts.service';
+import { isSlowPasswordHash, verifyWordPressPassword } from '../password-hash';
+import { RateLimiter, rateLimitSubject } from '../rate-limiter.service';
+import { dummyApplicationPasswordHash, UserAccountsService } from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
 
 interface StoredApplicationPassword {
@@ -64,13 +64,20 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     );
   }
 
-  /** Checks a login name and application password (spaces ignored, as WordPress shows them in groups). */
+  /**
+   * Checks a login name (or e-mail) and application password (spaces ignored, as WordPress shows them in groups).
+   * Failures are rate-limited per IP and per account — the login route's budget, whichever name was typed — and
+   * a name that is no user, or a user without application passwords, costs the hashing work of a wrong password.
+   */
   async verify(input: AuthenticationInput, login: string, typed: string): Promise<CurrentUser | RestException> {
     const password = typed.replace(/\s+/g, '');
-    this.limiter.assertAllowed(input.ip, login);
+    this.limiter.assertAllowed(input.ip);
     const user = await this.identity.findByLoginOrEmail(login);
+    const subject = rateLimitSubject(user, login);
+    this.limiter.assertAllowed(input.ip, subject);
     if (!user) {
-      this.limiter.recordFailure(input.ip, login);
+      spendDummyCheck(password);
+      this.limiter.recordFailure(input.ip, subject);
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
     // Deleting leaves gaps in the stored PHP array's keys, so read it through the accounts service.
@@ -80,10 +87,12 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     const stored = list.filter((item) => item && typeof item.password === 'string');
     const used = stored.find((item) => this.verifiedRecently(password, item.password)) ?? stored.find((item) => this.check(password, item.password));
     if (!used) {
-      this.limiter.recordFailure(input.ip, login);
+      // No slow hash was checked (no application passwords, or only malformed or MD5 ones): as for an unknown name.
+      if (!stored.some((item) => isSlowPasswordHash(item.password))) spendDummyCheck(password);
+      this.limiter.recordFailure(input.ip, subject);
       return invalid();
     }
-    this.limiter.recordSuccess(login);
+    this.limiter.recordSuccess(subject);
     // `last_used`/`last_ip` are written at most once a day, as WordPress does, so most requests write nothing.
     if (Number(used.last_used ?? 0) + DAY_SECONDS <= Date.now() / 1000) {
       await this.accounts.recordApplicationPasswordUse(user.id, used.uuid, input.ip || null);
@@ -97,6 +106,15 @@ const VERIFIED_MAX = 10_000;
 
 function verifiedKey(password: string, hash: string): string {
   return createHash('sha256').update(`${password}\0${hash}`).digest('hex');
+}
+
+/**
+ * Checks the password against a dummy hash made as new application passwords are (`hashApplicationPassword`:
+ * phpass `$P$B`), so that refusing a name without a user or without application passwords costs what refusing a
+ * wrong application password costs. The result is ignored (it is never a match).
+ */
+function spendDummyCheck(password: string): void {
+  verifyWordPressPassword(password, dummyApplicationPasswordHash());
 }
 
 function invalid(): RestException {
