@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { TermEntity } from './entities/term.entity';
-import { hydrate, rawEntities, rawQuery } from './raw-query';
+import { cacheUsage } from '../cache/byte-lru';
+import { SQLITE_STATEMENTS } from '../cache/cache-limits';
+import { hydrate, mysqlStatementBytes, placeholders, rawEntities, rawQuery, sqliteStatementBytes } from './raw-query';
 
 /** Rows and entities read straight from the driver (compiled row builders) on an in-memory SQLite database. */
 describe('raw queries', () => {
@@ -63,5 +65,42 @@ describe('raw queries', () => {
     expect({ ...eight }).toEqual({ id: 8, name: null, group: null });
     expect('slug' in eight).toBe(false);
     expect(hydrate(metadata(), [])).toEqual([]);
+  });
+
+  describe('prepared statements kept', () => {
+    const statements = () => cacheUsage().find((c) => c.name === 'sqlite-statements')!;
+
+    it('keeps at most SQLITE_STATEMENTS.entries statements, the least recently used dropped', async () => {
+      for (let i = 0; i < SQLITE_STATEMENTS.entries + 100; i++) {
+        expect(await rawQuery(ds, `SELECT ${i} AS n, name FROM ${table} WHERE term_id = ?`, [1])).toEqual([{ n: i, name: 'Café "quoted"' }]);
+      }
+      expect(statements()).toMatchObject({ entries: SQLITE_STATEMENTS.entries, maxBytes: SQLITE_STATEMENTS.bytes });
+    });
+
+    it('keeps statements within SQLITE_STATEMENTS.bytes, counting their SQL and parameters', async () => {
+      const ids = Array.from({ length: 500 }, (_, i) => i + 1);
+      const sql = (i: number) => `SELECT ${i} AS n, COUNT(*) AS c FROM ${table} WHERE term_id IN (${placeholders(ids.length)})`;
+      expect(sqliteStatementBytes(sql(0), ids.length)).toBeGreaterThan(100_000);
+      for (let i = 0; i < 200; i++) expect(await rawQuery(ds, sql(i), ids)).toEqual([{ n: i, c: 2 }]);
+      const { bytes, entries } = statements();
+      expect(bytes).toBeLessThanOrEqual(SQLITE_STATEMENTS.bytes);
+      expect(bytes).toBeGreaterThan(SQLITE_STATEMENTS.bytes / 2);
+      expect(entries).toBeLessThan(100);
+    });
+
+    it('runs a statement too large to keep without keeping it', async () => {
+      const ids = Array.from({ length: 6000 }, (_, i) => i + 1);
+      const sql = `SELECT COUNT(*) AS c FROM ${table} WHERE term_id IN (${placeholders(ids.length)})`;
+      expect(sqliteStatementBytes(sql, ids.length)).toBeGreaterThan(SQLITE_STATEMENTS.bytes / 8);
+      const before = statements();
+      expect(await rawQuery(ds, sql, ids)).toEqual([{ c: 2 }]);
+      expect(await rawQuery(ds, sql, ids)).toEqual([{ c: 2 }]);
+      expect(statements()).toEqual(before);
+    });
+
+    it('estimates what mysql2 keeps for a prepared statement (larger ones are sent as plain queries)', () => {
+      expect(mysqlStatementBytes('SELECT 1', 0)).toBe(3072 + 16);
+      expect(mysqlStatementBytes(`SELECT ${placeholders(100)}`, 100)).toBeGreaterThan(16 * 1024);
+    });
   });
 });

@@ -1,4 +1,6 @@
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
+import { ByteLru, LruEntry } from '../cache/byte-lru';
+import { MYSQL_PREPARED_STATEMENT_MAX_BYTES, SQLITE_STATEMENTS } from '../cache/cache-limits';
 import { maybeUnserialize } from './php-serialize';
 import type { ShortCache } from './short-cache';
 
@@ -181,6 +183,40 @@ interface SqliteDatabase {
 
 interface MysqlPool {
   execute(sql: string, params: unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+  query(sql: string, params: unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+}
+
+/**
+ * Approximate bytes a prepared SQLite statement keeps: its SQL as the cache's key (two bytes a character) and
+ * SQLite's own memory, measured at about 4 KiB, plus its program (estimated at 8 bytes a character of SQL), plus
+ * about 190 bytes a parameter.
+ */
+export function sqliteStatementBytes(sql: string, params: number): number {
+  return 4096 + sql.length * 10 + params * 192;
+}
+
+/**
+ * Approximate bytes mysql2 keeps for a server-side prepared statement on a connection: measured at about 3 KiB, the
+ * SQL as its key, and about 200 bytes a parameter (their definitions).
+ */
+export function mysqlStatementBytes(sql: string, params: number): number {
+  return 3072 + sql.length * 2 + params * 200;
+}
+
+/** A prepared SQLite statement kept for the next run of the same SQL. */
+class HeldStatement<P> implements LruEntry {
+  used = 0;
+
+  constructor(
+    readonly owner: Map<string, HeldStatement<P>>,
+    readonly sql: string,
+    readonly prepared: P,
+    public size: number,
+  ) {}
+
+  evicted(): void {
+    if (this.owner.get(this.sql) === this) this.owner.delete(this.sql);
+  }
 }
 
 /** A reader going straight to the driver, or `null` when the driver is not one this knows. */
@@ -198,15 +234,20 @@ function fastReader(db: DataSource): Reader | null {
       toObject?: (row: unknown[]) => Record<string, unknown>;
       toEntity: Map<EntityMetadata, (row: unknown[]) => Record<string, unknown>>;
     }
-    const statements = new Map<string, Prepared>();
-    const prepare = (sql: string) => {
-      let prepared = statements.get(sql);
-      if (!prepared) {
-        if (statements.size > 500) statements.clear();
-        const statement = connection.prepare(sql).raw(true);
-        prepared = { statement, columns: statement.columns().map((c) => c.name), toEntity: new Map() };
-        statements.set(sql, prepared);
+    // Kept by SQL within SQLITE_STATEMENTS, the least recently used dropped first (SQLite finalizes a statement once
+    // it is garbage); one too large for it is prepared for each run.
+    const statements = new Map<string, HeldStatement<Prepared>>();
+    const budget = new ByteLru<HeldStatement<Prepared>>('sqlite-statements', SQLITE_STATEMENTS.bytes, SQLITE_STATEMENTS.entries);
+    const prepare = (sql: string, params: number) => {
+      const held = statements.get(sql);
+      if (held) {
+        budget.touch(held);
+        return held.prepared;
       }
+      const statement = connection.prepare(sql).raw(true);
+      const prepared: Prepared = { statement, columns: statement.columns().map((c) => c.name), toEntity: new Map() };
+      const entry = new HeldStatement(statements, sql, prepared, sqliteStatementBytes(sql, params));
+      if (budget.admit(entry)) statements.set(sql, entry);
       return prepared;
     };
     const all = (rows: unknown[][], build: (row: unknown[]) => Record<string, unknown>) => {
@@ -216,12 +257,12 @@ function fastReader(db: DataSource): Reader | null {
     };
     reader = {
       rows: async (sql, params) => {
-        const prepared = prepare(sql);
+        const prepared = prepare(sql, params.length);
         const build = (prepared.toObject ??= arrayToObject(prepared.columns));
         return all(prepared.statement.all(...params), build);
       },
       entities: (sql, params, metadata) => {
-        const prepared = prepare(sql);
+        const prepared = prepare(sql, params.length);
         let build = prepared.toEntity.get(metadata);
         if (!build) {
           const byColumn = new Map(mappingOf(metadata).map((m) => [m.column, m]));
@@ -236,9 +277,15 @@ function fastReader(db: DataSource): Reader | null {
     };
   } else if ((db.options.type === 'mysql' || db.options.type === 'mariadb') && driver.pool) {
     const pool = driver.pool;
+    // mysql2 keeps each connection's prepared statements (`maxPreparedStatements` of them): a large one is sent as a
+    // plain query instead, so that what it keeps stays within MYSQL_PREPARED_STATEMENT_MAX_BYTES a statement.
     reader = {
       rows: (sql, params) =>
-        new Promise((resolve, reject) => pool.execute(sql, params, (error, rows) => (error ? reject(error) : resolve(rows as unknown[])))),
+        new Promise((resolve, reject) => {
+          const done = (error: Error | null, rows: unknown) => (error ? reject(error) : resolve(rows as unknown[]));
+          if (mysqlStatementBytes(sql, params.length) <= MYSQL_PREPARED_STATEMENT_MAX_BYTES) pool.execute(sql, params, done);
+          else pool.query(sql, params, done);
+        }),
     };
   }
   READERS.set(db, reader);

@@ -1,7 +1,8 @@
 import { DataSource } from 'typeorm';
 import { OptionEntity } from './entities/option.entity';
 import { countWithin } from './raw-query';
-import { clearOnWrites, ShortCache } from './short-cache';
+import { SHORT_CACHE } from '../cache/cache-limits';
+import { clearOnWrites, SHORT_ENTRY_BYTES, ShortCache, shortValueBytes } from './short-cache';
 
 describe('ShortCache', () => {
   it('keeps a value for its moment, then loads it again', async () => {
@@ -25,6 +26,63 @@ describe('ShortCache', () => {
     const cache = new ShortCache<number>(60_000);
     await expect(cache.get('k', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     expect(await cache.get('k', async () => 7)).toBe(7);
+  });
+});
+
+describe('ShortCache bounds', () => {
+  const key = (i: number, length = 100) => `k${i}`.padEnd(length, '.');
+
+  it('counts keys (two bytes a character) and values once loaded, and keeps the most recently used within its bytes', async () => {
+    const entry = SHORT_ENTRY_BYTES + 100 * 2 + shortValueBytes(1);
+    const cache = new ShortCache<number>(60_000, 500, 10 * entry);
+    for (let i = 0; i < 10; i++) await cache.get(key(i), async () => 1);
+    expect(cache.pool.bytes).toBe(10 * entry);
+    expect(await cache.get(key(0), async () => 2)).toBe(1); // the oldest, used again
+    await cache.get(key(10), async () => 1);
+    expect(cache.pool.bytes).toBe(10 * entry);
+    expect(cache.pool.entries).toBe(10);
+    expect(await cache.get(key(1), async () => 2)).toBe(2); // evicted: loaded again
+    expect(await cache.get(key(0), async () => 3)).toBe(1);
+  });
+
+  it('counts arrays by their length', async () => {
+    const cache = new ShortCache<number[]>(60_000, 500, 100_000);
+    await cache.get('authors', async () => Array.from({ length: 1000 }, (_, i) => i));
+    expect(cache.pool.bytes).toBe(SHORT_ENTRY_BYTES + 'authors'.length * 2 + 16 + 8000);
+    expect(shortValueBytes('abc')).toBe(6);
+  });
+
+  it('does not keep an entry larger than an eighth of its bytes, and keeps its entry count cap', async () => {
+    const cache = new ShortCache<number>(60_000, 3, 8000);
+    let loads = 0;
+    await cache.get(key(0, 1000), async () => ++loads);
+    await cache.get(key(0, 1000), async () => ++loads);
+    expect(loads).toBe(2);
+    expect(cache.pool.entries).toBe(0);
+    for (let i = 0; i < 5; i++) await cache.get(key(i, 10), async () => i);
+    expect(cache.pool.entries).toBe(3);
+  });
+
+  it('stays within SHORT_CACHE bytes by default, whatever the keys', async () => {
+    const cache = new ShortCache<number>();
+    for (let i = 0; i < 600; i++) await cache.get(key(i, 20_000), async () => i);
+    expect(cache.pool.maxBytes).toBe(SHORT_CACHE.bytes);
+    expect(cache.pool.bytes).toBeLessThanOrEqual(SHORT_CACHE.bytes);
+    expect(cache.pool.entries).toBeLessThan(600);
+    for (let i = 0; i < 600; i++) await cache.get(key(i), async () => i);
+    expect(cache.pool.entries).toBe(SHORT_CACHE.entries);
+  });
+
+  it('forgets a failed load without dropping a value loaded since, and empties on clear', async () => {
+    const cache = new ShortCache<number>(60_000);
+    let fail!: (e: Error) => void;
+    const failing = cache.get('k', () => new Promise<number>((_, reject) => (fail = reject)));
+    cache.clear();
+    expect(cache.pool.bytes).toBe(0);
+    expect(await cache.get('k', async () => 7)).toBe(7);
+    fail(new Error('down'));
+    await expect(failing).rejects.toThrow('down');
+    expect(await cache.get('k', async () => 8)).toBe(7);
   });
 });
 

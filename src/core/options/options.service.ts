@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { ByteLru, LruEntry } from '../cache/byte-lru';
+import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../cache/cache-limits';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { OptionEntity } from '../database/entities/option.entity';
 import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
@@ -8,16 +10,51 @@ import { writeTransaction } from '../database/write-transaction';
 /** How long autoloaded options are kept in memory before they are read again (nodes share one database). */
 const AUTOLOAD_TTL_MS = 5_000;
 
+/** Longest option name (`option_name` is VARCHAR(191)): longer names are not remembered as missing. */
+const NAME_MAX = 191;
+
+/**
+ * Approximate bytes an autoloaded option keeps in memory: its name and text, two bytes a character, its
+ * unserialized value estimated at twice its text, and the entry.
+ */
+function optionBytes(name: string, value: string): number {
+  return 96 + name.length * 2 + value.length * 6;
+}
+
+/** The longest option text kept in memory (longer ones are read when asked for; `LENGTH` in bytes on MySQL). */
+const AUTOLOAD_MAX_CHARS = Math.floor((OPTIONS_CACHE.bytes * CACHE_ENTRY_SHARE - optionBytes('x'.repeat(NAME_MAX), '')) / 6);
+
+const UNPARSED = Symbol('unparsed');
+
+/** An autoloaded option kept in memory. */
+class Autoloaded implements LruEntry {
+  used = 0;
+  /** The unserialized value, once asked for (callers must not mutate it). */
+  parsed: unknown = UNPARSED;
+
+  constructor(
+    readonly owner: Map<string, Autoloaded>,
+    readonly name: string,
+    readonly value: string,
+    public size: number,
+  ) {}
+
+  evicted(): void {
+    if (this.owner.get(this.name) === this) this.owner.delete(this.name);
+  }
+}
+
 /**
  * Site options, stored where WordPress stores them (`<prefix>options`, PHP-serialized values, `autoload`).
- * Autoloaded options are read in one query and kept briefly; other options are read on demand.
+ * Autoloaded options are read in one query and kept briefly, within {@link OPTIONS_CACHE}: the smallest first, as
+ * many as fit; the others are read on demand, like the options that are not autoloaded.
  */
 @Injectable()
 export class OptionsService {
-  private autoloaded: Map<string, string> | null = null;
-  /** Unserialized autoloaded values (parsed once per reload; callers must not mutate them). */
-  private parsed = new Map<string, unknown>();
-  /** Options known not to exist (WordPress's `notoptions`), forgotten with the autoloaded ones. */
+  private autoloaded: Map<string, Autoloaded> | null = null;
+  /** The bytes of {@link autoloaded}. */
+  private readonly pool = new ByteLru<Autoloaded>('options', OPTIONS_CACHE.bytes);
+  /** Options known not to exist (WordPress's `notoptions`), forgotten with the autoloaded ones; a bounded number. */
   private missing = new Set<string>();
   private loadedAt = 0;
 
@@ -27,33 +64,49 @@ export class OptionsService {
     return this.dataSource.getRepository(OptionEntity);
   }
 
-  private async autoloadMap(): Promise<Map<string, string>> {
+  private async autoloadMap(): Promise<Map<string, Autoloaded>> {
     if (this.autoloaded && Date.now() - this.loadedAt < AUTOLOAD_TTL_MS) return this.autoloaded;
     const rows = await this.repo
       .createQueryBuilder('o')
       .select(['o.name', 'o.value'])
       .where('o.autoload IN (:...yes)', { yes: ['yes', 'on', 'auto', 'auto-on'] })
+      .andWhere('LENGTH(o.value) <= :chars', { chars: AUTOLOAD_MAX_CHARS })
       .getMany();
-    this.autoloaded = new Map(rows.map((r) => [r.name, r.value]));
-    this.parsed = new Map();
+    // The smallest first, as many as fit: the ones left out are read when asked for.
+    rows.sort((a, b) => a.value.length - b.value.length);
+    const autoloaded = new Map<string, Autoloaded>();
+    this.pool.clear();
+    for (const row of rows) {
+      const size = optionBytes(row.name, row.value);
+      if (!this.pool.fits(size)) break;
+      const option = new Autoloaded(autoloaded, row.name, row.value, size);
+      this.pool.admit(option);
+      autoloaded.set(row.name, option);
+    }
+    this.autoloaded = autoloaded;
     this.missing = new Set();
     this.loadedAt = Date.now();
-    return this.autoloaded;
+    return autoloaded;
   }
 
   /** An autoloaded option's unserialized value, parsed once. */
-  private parsedAutoload(auto: Map<string, string>, name: string): unknown {
-    if (!this.parsed.has(name)) this.parsed.set(name, maybeUnserialize(auto.get(name)));
-    return this.parsed.get(name);
+  private parsedAutoload(option: Autoloaded): unknown {
+    if (option.parsed === UNPARSED) option.parsed = maybeUnserialize(option.value);
+    return option.parsed;
+  }
+
+  /** Remembers that an option does not exist, for a bounded number of names. */
+  private remember(name: string): void {
+    if (this.missing.size < OPTIONS_CACHE.missingNames && name.length <= NAME_MAX) this.missing.add(name);
   }
 
   /** The unserialized value of an option, or `fallback` when it does not exist. */
   async get<T = unknown>(name: string, fallback?: T): Promise<T> {
-    const auto = await this.autoloadMap();
-    if (auto.has(name)) return this.parsedAutoload(auto, name) as T;
+    const option = (await this.autoloadMap()).get(name);
+    if (option) return this.parsedAutoload(option) as T;
     if (this.missing.has(name)) return fallback as T;
     const row = await this.repo.findOne({ where: { name }, select: { id: true, value: true } });
-    if (!row) this.missing.add(name);
+    if (!row) this.remember(name);
     return row ? (maybeUnserialize(row.value) as T) : (fallback as T);
   }
 
@@ -61,12 +114,16 @@ export class OptionsService {
   async getMany(names: string[]): Promise<Record<string, unknown>> {
     const auto = await this.autoloadMap();
     const out: Record<string, unknown> = {};
-    const missing = names.filter((n) => !auto.has(n) && !this.missing.has(n));
-    for (const n of names) if (auto.has(n)) out[n] = this.parsedAutoload(auto, n);
+    const missing: string[] = [];
+    for (const n of names) {
+      const option = auto.get(n);
+      if (option) out[n] = this.parsedAutoload(option);
+      else if (!this.missing.has(n)) missing.push(n);
+    }
     if (missing.length) {
       const rows = await this.repo.createQueryBuilder('o').where('o.name IN (:...missing)', { missing }).getMany();
       for (const row of rows) out[row.name] = maybeUnserialize(row.value);
-      for (const n of missing) if (!(n in out)) this.missing.add(n);
+      for (const n of missing) if (!(n in out)) this.remember(n);
     }
     return out;
   }

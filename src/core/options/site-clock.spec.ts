@@ -1,3 +1,5 @@
+import { cacheUsage } from '../cache/byte-lru';
+import { TIME_ZONE_FORMATTERS } from '../cache/cache-limits';
 import { SiteClock } from './site-clock';
 
 describe('SiteClock', () => {
@@ -52,5 +54,19 @@ describe('SiteClock', () => {
     const clock = SiteClock.fromOptions({ gmt_offset: 2 });
     expect(clock.gmtOf('2024-03-01 10:00:00', '0000-00-00 00:00:00')).toBe('2024-03-01 08:00:00');
     expect(clock.gmtOf('2024-03-01 10:00:00', '2024-03-01 09:00:00')).toBe('2024-03-01 09:00:00');
+  });
+
+  it('keeps at most TIME_ZONE_FORMATTERS.entries formatters, whatever the spellings of zone names it is given', () => {
+    // ICU takes a zone name in any case: each spelling is a name of its own.
+    const spellings = Array.from({ length: 200 }, (_, i) =>
+      [...'europe/paris'].map((c, j) => ((i >> j) & 1 ? c.toUpperCase() : c)).join(''),
+    );
+    for (const name of new Set(spellings)) {
+      const clock = SiteClock.fromOptions({ timezone_string: name, gmt_offset: 0 });
+      expect(clock.gmtFromLocal('2024-07-15 12:00:00')).toBe('2024-07-15 10:00:00');
+    }
+    const formatters = cacheUsage().find((c) => c.name === 'time-zone-formatters')!;
+    expect(formatters.entries).toBe(TIME_ZONE_FORMATTERS.entries);
+    expect(formatters.bytes).toBeLessThanOrEqual(TIME_ZONE_FORMATTERS.bytes);
   });
 });

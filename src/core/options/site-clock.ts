@@ -1,3 +1,5 @@
+import { ByteLru, LruEntry } from '../cache/byte-lru';
+import { TIME_ZONE_FORMATTERS } from '../cache/cache-limits';
 import { formatMysqlDate, isZeroDate, ZERO_DATE } from '../database/mysql-date';
 
 /**
@@ -105,24 +107,47 @@ function parseMysql(value: string): number | null {
   return new Date(ms).getUTCDate() === d ? ms : null;
 }
 
-const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+/** Approximate bytes of a time-zone formatter (ICU's objects behind it). */
+const FORMATTER_BYTES = 16 * 1024;
+
+/** A formatter kept for its time-zone name. */
+class HeldFormatter implements LruEntry {
+  used = 0;
+  size = FORMATTER_BYTES;
+
+  constructor(
+    readonly zone: string,
+    readonly format: Intl.DateTimeFormat,
+  ) {}
+
+  evicted(): void {
+    if (FORMATTERS.get(this.zone) === this) FORMATTERS.delete(this.zone);
+  }
+}
+
+/** Formatters by time-zone name (any spelling ICU takes), the least recently used dropped past TIME_ZONE_FORMATTERS. */
+const FORMATTERS = new Map<string, HeldFormatter>();
+const FORMATTERS_BUDGET = new ByteLru<HeldFormatter>('time-zone-formatters', TIME_ZONE_FORMATTERS.bytes, TIME_ZONE_FORMATTERS.entries, FORMATTER_BYTES);
 
 function formatter(zone: string): Intl.DateTimeFormat {
-  let f = FORMATTERS.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    FORMATTERS.set(zone, f);
+  const held = FORMATTERS.get(zone);
+  if (held) {
+    FORMATTERS_BUDGET.touch(held);
+    return held.format;
   }
-  return f;
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  const entry = new HeldFormatter(zone, format);
+  if (FORMATTERS_BUDGET.admit(entry)) FORMATTERS.set(zone, entry);
+  return format;
 }
 
 function isKnownZone(zone: string): boolean {

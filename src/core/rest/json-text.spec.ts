@@ -1,4 +1,6 @@
-import { ItemMemo, jsonOf, JsonText, toJsonBytes, withMembers } from './json-text';
+import { cacheUsage } from '../cache/byte-lru';
+import { PREPARED_JSON_CACHE } from '../cache/cache-limits';
+import { ItemMemo, jsonOf, JsonText, MEMO_ENTRY_BYTES, toJsonBytes, withMembers } from './json-text';
 
 const toJson = (data: unknown) => toJsonBytes(data).toString('utf8');
 
@@ -81,47 +83,109 @@ describe('ItemMemo', () => {
     expect(memo.get('n', [NaN, 1, true, null, 0])).toBeUndefined();
   });
 
-  it('replaces an entry and keeps the most recently used entries within its size', () => {
-    const memo = new ItemMemo(100);
-    for (let i = 0; i < 10; i++) memo.set(`k${i}`, [1], `"item-${i}__"`);
-    memo.set('k0', [2], '"item-0b_"');
-    expect(memo.get('k1', [1])?.text).toBe('"item-1__"');
-    memo.set('k10', [1], '"item-10_"');
-    expect(memo.get('k0', [1])).toBeUndefined();
-    expect(memo.get('k0', [2])?.text).toBe('"item-0b_"');
-    expect(memo.get('k1', [1])?.text).toBe('"item-1__"');
-    expect(memo.get('k2', [1])).toBeUndefined();
-    expect(memo.get('k10', [1])?.text).toBe('"item-10_"');
+  /** The bytes an entry is counted for (see ItemMemo.set). */
+  const sizeOf = (key: string, inputs: unknown[], text: string) =>
+    MEMO_ENTRY_BYTES + key.length * 2 + text.length * 3 + inputs.length * 8 + inputs.reduce<number>((n, i) => n + (typeof i === 'string' ? i.length * 2 : 0), 0);
+  /** Room for ten entries of `k00`..`k99` with inputs `[1]` and a 10-character text. */
+  const TEN = 10 * sizeOf('k00', [1], '"item-00_"');
+  const item = (i: number) => `"item-${String(i).padStart(2, '0')}_"`;
+  const key = (i: number) => `k${String(i).padStart(2, '0')}`;
+
+  it('replaces an entry and keeps the most recently used entries within its size in bytes', () => {
+    const memo = new ItemMemo(TEN);
+    for (let i = 0; i < 10; i++) memo.set(key(i), [1], item(i));
+    expect(memo.pool.bytes).toBe(TEN);
+    memo.set(key(0), [2], '"item-0b_"');
+    expect(memo.pool.bytes).toBe(TEN);
+    expect(memo.get(key(1), [1])?.text).toBe(item(1));
+    memo.set(key(10), [1], item(10));
+    expect(memo.get(key(0), [1])).toBeUndefined();
+    expect(memo.get(key(0), [2])?.text).toBe('"item-0b_"');
+    expect(memo.get(key(1), [1])?.text).toBe(item(1));
+    expect(memo.get(key(2), [1])).toBeUndefined();
+    expect(memo.get(key(10), [1])?.text).toBe(item(10));
+    expect(memo.pool.bytes).toBeLessThanOrEqual(TEN);
+    expect(memo.pool.entries).toBe(10);
   });
 
   it('evicts the least recently used first, a recent hit or an old one', () => {
-    const memo = new ItemMemo(100);
-    for (let i = 0; i < 10; i++) memo.set(`k${i}`, [1], `"item-${i}__"`); // ten items of 10 characters: full
-    expect(memo.get('k8', [1])).toBeDefined(); // recent: stays in place
-    expect(memo.get('k0', [1])).toBeDefined(); // the oldest: now the most recent
-    memo.set('k10', [1], '"item-10_"');
-    memo.set('k11', [1], '"item-11_"');
-    expect(memo.get('k1', [1])).toBeUndefined();
-    expect(memo.get('k2', [1])).toBeUndefined();
-    for (const key of ['k0', 'k3', 'k8', 'k9', 'k10', 'k11']) expect(memo.get(key, [1])).toBeDefined();
+    const memo = new ItemMemo(TEN);
+    for (let i = 0; i < 10; i++) memo.set(key(i), [1], item(i)); // full
+    expect(memo.get(key(8), [1])).toBeDefined(); // recent: stays in place
+    expect(memo.get(key(0), [1])).toBeDefined(); // the oldest: now the most recent
+    memo.set(key(10), [1], item(10));
+    memo.set(key(11), [1], item(11));
+    expect(memo.get(key(1), [1])).toBeUndefined();
+    expect(memo.get(key(2), [1])).toBeUndefined();
+    for (const i of [0, 3, 8, 9, 10, 11]) expect(memo.get(key(i), [1])).toBeDefined();
   });
 
-  it('counts string inputs in its size', () => {
-    const memo = new ItemMemo(100);
-    memo.set('a', ['x'.repeat(6)], '"a"');
-    memo.set('b', ['y'.repeat(20)], '"b"');
-    expect(memo.get('a', ['x'.repeat(6)])?.text).toBe('"a"');
-    expect(memo.get('b', ['y'.repeat(20)])).toBeUndefined();
-    for (let i = 0; i < 11; i++) memo.set(`c${i}`, ['z'.repeat(6)], '"c"');
-    expect(memo.get('a', ['x'.repeat(6)])).toBeUndefined();
-    expect(memo.get('c10', ['z'.repeat(6)])?.text).toBe('"c"');
+  it('counts string inputs in its size, two bytes a character', () => {
+    const memo = new ItemMemo(TEN);
+    const big = 'y'.repeat(200); // 400 bytes more than an entry of the ten
+    memo.set('aaa', ['x'.repeat(6)], '"a"');
+    memo.set('bbb', [big], '"b"');
+    expect(memo.pool.bytes).toBe(sizeOf('aaa', ['x'.repeat(6)], '"a"') + sizeOf('bbb', [big], '"b"'));
+    for (let i = 0; i < 8; i++) memo.set(key(i), [1], item(i));
+    // The ten entries would fit without the large input: counting it evicted the oldest.
+    expect(memo.get('aaa', ['x'.repeat(6)])).toBeUndefined();
+    expect(memo.get('bbb', [big])?.text).toBe('"b"');
+    for (let i = 0; i < 8; i++) expect(memo.get(key(i), [1])?.text).toBe(item(i));
+    expect(memo.pool.bytes).toBeLessThanOrEqual(TEN);
   });
 
-  it('gives a large item its text without keeping it', () => {
-    const memo = new ItemMemo(40);
-    expect(memo.set('big', [1], '"12345"').text).toBe('"12345"');
-    expect(memo.set('small', [1], '"1"').text).toBe('"1"');
-    expect(memo.get('small', [1])?.text).toBe('"1"');
-    expect(memo.get('big', [1])).toBeUndefined();
+  it('gives an item larger than an eighth of its size its text without keeping it', () => {
+    const memo = new ItemMemo(8 * sizeOf('k', [1], '"12345"'));
+    expect(memo.set('k', [1], '"123456"').text).toBe('"123456"');
+    expect(memo.get('k', [1])).toBeUndefined();
+    expect(memo.pool.bytes).toBe(0);
+    expect(memo.set('k', [1], '"12345"').text).toBe('"12345"');
+    expect(memo.get('k', [1])?.text).toBe('"12345"');
+    // A large string input counts as much as a large text: not kept either.
+    expect(memo.set('k', ['x'.repeat(100)], '"1"').text).toBe('"1"');
+    expect(memo.get('k', ['x'.repeat(100)])).toBeUndefined();
+  });
+
+  it('counts the UTF-8 bytes of a kept text once written, in a buffer of their own', () => {
+    const memo = new ItemMemo(TEN);
+    for (let i = 0; i < 10; i++) memo.set(key(i), [1], item(i));
+    const text = memo.get(key(9), [1]) as JsonText;
+    const bytes = text.bytes;
+    expect(bytes.toString()).toBe(item(9));
+    // Not a slice of Node's shared pool, which would keep a whole slab alive.
+    expect(bytes.buffer.byteLength).toBe(bytes.length);
+    expect(text.bytes).toBe(bytes);
+    // ASCII: as many bytes as counted already.
+    expect(memo.pool.bytes).toBe(TEN);
+    // Three bytes a character: two more than counted for each, more than there is room for.
+    memo.set(key(10), [1], '"€€€€€€€€"');
+    expect(memo.get(key(0), [1])).toBeUndefined();
+    expect(memo.pool.bytes).toBe(TEN);
+    expect(memo.get(key(10), [1])!.bytes.length).toBe(26);
+    expect(memo.pool.bytes).toBe(TEN + 16 - sizeOf(key(1), [1], item(1)));
+    expect(memo.get(key(1), [1])).toBeUndefined();
+    expect(memo.get(key(2), [1])).toBeDefined();
+  });
+
+  it('shares one budget between memos: the least recently used item of either goes first', () => {
+    const shared = new ItemMemo(TEN).pool;
+    const users = new ItemMemo(shared);
+    const terms = new ItemMemo(shared);
+    for (let i = 0; i < 10; i++) (i % 2 ? users : terms).set(key(i), [1], item(i));
+    expect(shared.bytes).toBe(TEN);
+    users.set(key(10), [1], item(10));
+    expect(terms.get(key(0), [1])).toBeUndefined();
+    expect(users.get(key(1), [1])).toBeDefined();
+    expect(terms.get(key(2), [1])).toBeDefined();
+    expect(shared.entries).toBe(10);
+  });
+
+  it('puts every memo made without a size in one process-wide budget of PREPARED_JSON_CACHE bytes', () => {
+    const one = new ItemMemo();
+    const two = new ItemMemo();
+    expect(one.pool).toBe(two.pool);
+    expect(one.pool.maxBytes).toBe(PREPARED_JSON_CACHE.bytes);
+    expect(one.pool.maxEntryBytes).toBe(PREPARED_JSON_CACHE.bytes / 8);
+    expect(cacheUsage().filter((c) => c.name === 'prepared-json' && c.maxBytes === PREPARED_JSON_CACHE.bytes)).toHaveLength(1);
   });
 });

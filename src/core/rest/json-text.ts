@@ -1,9 +1,14 @@
+import { ByteLru, LruEntry } from '../cache/byte-lru';
+import { PREPARED_JSON_CACHE } from '../cache/cache-limits';
+
 /**
  * A value of response data already serialized: the HTTP layer writes its bytes where the value goes (see
  * {@link toJsonBytes}). Serialized any other way it still gives the same JSON, through `toJSON`.
  */
 export class JsonText {
   private encoded?: Buffer;
+  /** The memo entry keeping this text, told the size of its bytes once they are encoded (see {@link ItemMemo}). */
+  heldBy?: { encoded(bytes: number): void };
 
   constructor(
     readonly text: string,
@@ -13,7 +18,16 @@ export class JsonText {
 
   /** The text in UTF-8, encoded once for all the responses it goes into. */
   get bytes(): Buffer {
-    return (this.encoded ??= Buffer.from(this.text));
+    if (this.encoded) return this.encoded;
+    const holder = this.heldBy;
+    if (!holder) return (this.encoded = Buffer.from(this.text));
+    // Kept for later responses: in a buffer of its own, as a slice of Node's shared 8 KiB pool would keep the whole
+    // slab alive for as long as the memo keeps the text.
+    const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(this.text));
+    bytes.write(this.text);
+    this.encoded = bytes;
+    holder.encoded(bytes.length);
+    return bytes;
   }
 
   toJSON(): unknown {
@@ -90,23 +104,59 @@ export function toJsonBytes(data: unknown): Buffer {
 }
 
 /**
+ * Approximate bytes of an {@link ItemMemo} entry besides its strings: the entry, its inputs array and the item's
+ * `_links` objects.
+ */
+export const MEMO_ENTRY_BYTES = 2048;
+
+/** One item kept by an {@link ItemMemo}. */
+class MemoEntry implements LruEntry {
+  used = 0;
+
+  constructor(
+    readonly memo: ItemMemo,
+    readonly key: string,
+    readonly inputs: readonly unknown[],
+    readonly text: JsonText,
+    public size: number,
+  ) {}
+
+  evicted(): void {
+    this.memo.forget(this);
+  }
+
+  /** The text's UTF-8 bytes were encoded: one byte a character was counted for them already (UTF-8 takes no fewer). */
+  encoded(bytes: number): void {
+    this.memo.pool.resize(this, this.size + bytes - this.text.text.length);
+  }
+}
+
+/** The budget {@link ItemMemo}s share: the least recently used item of any of them goes first. */
+export type ItemMemoPool = ByteLru<MemoEntry>;
+
+/** The budget of the memos of every resource (see {@link PREPARED_JSON_CACHE}). */
+const SHARED_POOL: ItemMemoPool = new ByteLru<MemoEntry>('prepared-json', PREPARED_JSON_CACHE.bytes);
+
+/**
  * The JSON of items by key, reused while every input an item was made from is the same, compared value by value
  * (primitive values; strings by content): the caller lists the complete inputs, so a hit gives exactly the text
- * preparing the item again would give. Keeps the most recently used items within a size budget, in characters of
- * their JSON and of their string inputs (each JSON is also kept as UTF-8 bytes once written), and no item larger
- * than a tenth of it.
+ * preparing the item again would give. Keeps the most recently used items within a budget in bytes — by default the
+ * one every memo of the process shares ({@link PREPARED_JSON_CACHE}) — counting their JSON, its UTF-8 bytes (one a
+ * character until they are written), their string inputs and {@link MEMO_ENTRY_BYTES}; an item larger than an
+ * eighth of the budget is not kept.
  *
  * @example
  * const inputs = [post.id, post.modifiedGmt, post.content, req.context];
  * const text = memo.get(key, inputs) ?? memo.set(key, inputs, JSON.stringify(prepare(post)));
  */
 export class ItemMemo {
-  private readonly entries = new Map<string, { inputs: readonly unknown[]; text: JsonText; size: number; used: number }>();
-  private size = 0;
-  /** Counts placements at the recent end of {@link entries}, which is kept in order of last use. */
-  private clock = 0;
+  private readonly entries = new Map<string, MemoEntry>();
+  readonly pool: ItemMemoPool;
 
-  constructor(private readonly maxChars = 8 * 1024 * 1024) {}
+  /** `budget`: bytes of a budget of its own, or a pool shared with other memos (default: the process's). */
+  constructor(budget: number | ItemMemoPool = SHARED_POOL) {
+    this.pool = typeof budget === 'number' ? new ByteLru<MemoEntry>('prepared-json', budget) : budget;
+  }
 
   get(key: string, inputs: readonly unknown[]): JsonText | undefined {
     const entry = this.entries.get(key);
@@ -117,13 +167,7 @@ export class ItemMemo {
       const b = inputs[i];
       if (a !== b && (a === a || b === b)) return undefined;
     }
-    // Most recently used last: eviction takes the first. An entry among the more recently placed half stays where it
-    // is (moving it costs two lookups of its key, on every hit of a page of items).
-    if (this.clock - entry.used > this.entries.size >> 1) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-      entry.used = ++this.clock;
-    }
+    this.pool.touch(entry);
     return entry.text;
   }
 
@@ -147,20 +191,24 @@ export class ItemMemo {
 
   set(key: string, inputs: readonly unknown[], text: string, links?: Record<string, unknown>): JsonText {
     const json = new JsonText(text, links);
-    this.delete(key);
-    let size = text.length;
-    for (const input of inputs) if (typeof input === 'string') size += input.length;
-    if (size > this.maxChars / 10) return json;
-    while (this.size + size > this.maxChars) this.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { inputs, text: json, size, used: ++this.clock });
-    this.size += size;
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.pool.remove(old);
+    }
+    // The text two bytes a character, and its UTF-8 bytes (counted at one a character until they are encoded).
+    let size = MEMO_ENTRY_BYTES + key.length * 2 + text.length * 3 + inputs.length * 8;
+    for (const input of inputs) if (typeof input === 'string') size += input.length * 2;
+    const entry = new MemoEntry(this, key, inputs, json, size);
+    if (this.pool.admit(entry)) {
+      this.entries.set(key, entry);
+      json.heldBy = entry;
+    }
     return json;
   }
 
-  private delete(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.size -= entry.size;
+  /** Forgets an entry its pool dropped. */
+  forget(entry: MemoEntry): void {
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
   }
 }

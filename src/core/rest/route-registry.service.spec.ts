@@ -262,6 +262,18 @@ describe('RouteRegistry.candidates', () => {
     ]);
   });
 
+  it('keeps candidates only for the routes’ own leading segments, whatever paths are asked for', () => {
+    const kept = () => (registry as unknown as { byLeadingSegments: Map<string, unknown> }).byLeadingSegments;
+    for (let i = 0; i < 2000; i++) {
+      const path = `/cms/v2/${'x'.repeat(1000)}${i}/1`;
+      expect(firstOfCandidates(path)).toBe(firstOfAll(path));
+    }
+    expect(registry.candidates('/no/such/route')).toBe(registry.candidates('/cms/v2/comments'));
+    const literal = new Set(registry.all().map((r) => r.route.split('/', 4).join('/').toLowerCase()));
+    expect([...kept().keys()].every((key) => literal.has(key))).toBe(true);
+    expect(kept().size).toBeLessThanOrEqual(literal.size);
+  });
+
   it('lists every route while the table is still open', () => {
     const open = new RouteRegistry();
     open.register('a/v1', '/x', { methods: 'GET', handler });

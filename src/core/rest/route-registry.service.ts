@@ -95,6 +95,10 @@ export class RouteRegistry {
     const key = leadingSegments(path);
     let list = this.byLeadingSegments.get(key);
     if (!list) {
+      const literals = (this.literals ??= new Set(this.all().map((route) => literalLeadingSegments(route.route))));
+      // A path no route's literal segments begin: the routes beginning with a pattern, one list for every such path
+      // (kept by key, the lists could grow with whatever paths requests send).
+      if (!literals.has(key)) return (this.patternsFirst ??= this.all().filter((route) => literalLeadingSegments(route.route) === null));
       list = this.all().filter((route) => {
         const literal = literalLeadingSegments(route.route);
         return literal === null || literal === key;
@@ -105,7 +109,12 @@ export class RouteRegistry {
     return list;
   }
 
+  /** Candidates by the literal leading segments of a route: a key per such segments, a fixed set once frozen. */
   private readonly byLeadingSegments = new Map<string, readonly RouteDefinition[]>();
+  /** The literal leading segments of the routes (`null` for routes beginning with a pattern). */
+  private literals?: Set<string | null>;
+  /** The routes beginning with a pattern: the candidates of any other path. */
+  private patternsFirst?: readonly RouteDefinition[];
 
   /** Registered namespaces, in registration order. */
   namespaces(): string[] {

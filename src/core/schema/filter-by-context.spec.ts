@@ -108,6 +108,19 @@ describe('filterByContext', () => {
   it('drops everything with a context for an unknown context name', () => {
     expect(filterByContext({ id: 1, free: true }, PROPERTIES, 'bogus')).toEqual({ free: true });
   });
+
+  it('works out one plan for every unknown context name, not one a name', () => {
+    let plans = 0;
+    const counted = new Proxy(PROPERTIES, {
+      ownKeys: (target) => {
+        plans++;
+        return Reflect.ownKeys(target);
+      },
+    });
+    for (let i = 0; i < 100; i++) expect(filterByContext({ id: 1, free: true }, counted, `bogus-${i}`)).toEqual({ free: true });
+    for (const context of ['view', 'edit', 'view']) filterByContext({ id: 1 }, counted, context);
+    expect(plans).toBe(3);
+  });
 });
 
 describe('contextsOfSchema', () => {

@@ -36,7 +36,10 @@ interface ContextPlan {
 
 const PLANS = new WeakMap<Record<string, JsonSchema>, Map<string, ContextPlan>>();
 
-function planFor(properties: Record<string, JsonSchema>, context: string): ContextPlan {
+function planFor(properties: Record<string, JsonSchema>, requested: string): ContextPlan {
+  // A context no schema lists drops the same keys as any other such context: one plan for all of them (kept by name,
+  // the plans could grow with whatever contexts requests send to routes that do not check it).
+  const context = requested === 'view' || requested === 'edit' || requested === 'embed' ? requested : '';
   let byContext = PLANS.get(properties);
   if (!byContext) PLANS.set(properties, (byContext = new Map()));
   let plan = byContext.get(context);

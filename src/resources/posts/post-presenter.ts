@@ -1,4 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
+import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
+import { RENDERED_HTML_CACHE } from '../../core/cache/cache-limits';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339, ZERO_DATE } from '../../core/database/mysql-date';
 import { renderContent, renderExcerpt, renderTitle } from '../../core/formatting';
@@ -30,26 +32,63 @@ interface Batch {
   parents: Map<number, PostEntity>;
 }
 
-/**
- * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
- * formatting options), so an entry is reused while its source is unchanged; entries are evicted oldest first.
- */
-class RenderCache {
-  private readonly entries = new Map<string, { source: string; html: string }>();
+/** Approximate bytes of a {@link RenderCache} entry besides its strings. */
+export const RENDERED_ENTRY_BYTES = 128;
 
-  constructor(private readonly max: number) {}
+/** One rendered field kept by a {@link RenderCache}. */
+class Rendered implements LruEntry {
+  used = 0;
 
-  get(key: string, source: string, render: () => string): string {
-    const hit = this.entries.get(key);
-    if (hit !== undefined && hit.source === source) return hit.html;
-    const html = render();
-    if (!hit && this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { source, html });
-    return html;
+  constructor(
+    readonly cache: RenderCache,
+    readonly key: string,
+    readonly source: string,
+    readonly html: string,
+    public size: number,
+  ) {}
+
+  evicted(): void {
+    this.cache.forget(this);
   }
 }
 
-const RENDERED = new RenderCache(4000);
+/**
+ * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
+ * formatting options), so an entry is reused while its source is unchanged. Entries (their source, HTML and key,
+ * two bytes a character) are kept within a size in bytes and a number of entries, the least recently used evicted
+ * first; a field larger than an eighth of the size is rendered on every read (see {@link RENDERED_HTML_CACHE}).
+ */
+export class RenderCache {
+  private readonly entries = new Map<string, Rendered>();
+  readonly pool: ByteLru<Rendered>;
+
+  constructor(maxBytes: number, maxEntries: number) {
+    this.pool = new ByteLru<Rendered>('rendered-html', maxBytes, maxEntries);
+  }
+
+  get(key: string, source: string, render: () => string): string {
+    const hit = this.entries.get(key);
+    if (hit !== undefined && hit.source === source) {
+      this.pool.touch(hit);
+      return hit.html;
+    }
+    const html = render();
+    if (hit !== undefined) {
+      this.entries.delete(key);
+      this.pool.remove(hit);
+    }
+    const entry = new Rendered(this, key, source, html, RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2);
+    if (this.pool.admit(entry)) this.entries.set(key, entry);
+    return html;
+  }
+
+  /** Forgets an entry the pool dropped. */
+  forget(entry: Rendered): void {
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+  }
+}
+
+const RENDERED = new RenderCache(RENDERED_HTML_CACHE.bytes, RENDERED_HTML_CACHE.entries);
 
 /**
  * Prepares posts of one type for responses, the way the reference's `prepare_item_for_response` does: fields by the
