@@ -36,6 +36,11 @@ export interface CmsModuleOptions {
    * that is only this API. Hosts that serve their own home page leave it off (default `false`).
    */
   serveSiteRoot?: boolean;
+  /**
+   * Serve the `/?rest_route=/…` form of the API on the host's `/` (WordPress's form without pretty permalinks).
+   * The standalone server turns it on; hosts opt in (default `false`).
+   */
+  restRouteQuery?: boolean;
   /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
   extensions?: Type<unknown>[];
 }
@@ -62,6 +67,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     extensions: options.extensions ?? [],
     rateLimit: options.rateLimit ?? { max: 10, windowSeconds: 900 },
     serveSiteRoot: options.serveSiteRoot ?? false,
+    restRouteQuery: options.restRouteQuery ?? false,
     passwordHash: options.passwordHash ?? 'bcrypt',
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };

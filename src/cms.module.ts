@@ -17,7 +17,9 @@ import { TablePrefix } from './core/database/table-prefix';
 import { HookRegistry } from './core/hooks/hook-registry.service';
 import { HostBodyErrors } from './core/http/host-body-errors';
 import { IndexRoutes } from './core/http/index-routes';
-import { RestHttpMiddleware } from './core/http/rest-http.middleware';
+import { ApiHttpService } from './core/http/api-http.service';
+import { restHttpController } from './core/http/rest-http.controller';
+import { RestRouteMiddleware } from './core/http/rest-route.middleware';
 import { OptionsService } from './core/options/options.service';
 import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
@@ -33,6 +35,11 @@ export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   extensions?: Type<unknown>[];
   /** Name of the TypeORM DataSource (structure). */
   dataSourceName?: string;
+  /**
+   * Path segment of the API root (structure: the API's Nest route is mounted there; default `cms-json`). A
+   * `routePrefix` the factory returns is ignored.
+   */
+  routePrefix?: string;
 }
 
 const SHARED_EXPORTS = [
@@ -71,24 +78,38 @@ const SHARED_EXPORTS = [
 @Module({})
 export class CmsModule implements NestModule {
   static forRoot(options: CmsModuleOptions = {}): DynamicModule {
-    return this.build({ provide: CMS_OPTIONS, useValue: resolveCmsOptions(options) }, options.extensions ?? [], options.dataSourceName);
+    const resolved = resolveCmsOptions(options);
+    return this.build({ provide: CMS_OPTIONS, useValue: resolved }, resolved.routePrefix, options.extensions ?? [], options.dataSourceName);
   }
 
   static forRootAsync(options: CmsModuleAsyncOptions): DynamicModule {
+    const routePrefix = resolveCmsOptions({ routePrefix: options.routePrefix }).routePrefix;
     const provider: Provider = {
       provide: CMS_OPTIONS,
       useFactory: async (...args: unknown[]) =>
-        resolveCmsOptions({ ...(await options.useFactory(...args)), extensions: options.extensions, dataSourceName: options.dataSourceName }),
+        resolveCmsOptions({
+          ...(await options.useFactory(...args)),
+          routePrefix,
+          extensions: options.extensions,
+          dataSourceName: options.dataSourceName,
+        }),
       inject: options.inject ?? [],
     };
-    return this.build(provider, options.extensions ?? [], options.dataSourceName, options.imports ?? []);
+    return this.build(provider, routePrefix, options.extensions ?? [], options.dataSourceName, options.imports ?? []);
   }
 
-  private static build(optionsProvider: Provider, extensions: Type<unknown>[], dataSourceName?: string, imports: DynamicModule['imports'] = []): DynamicModule {
+  private static build(
+    optionsProvider: Provider,
+    routePrefix: string,
+    extensions: Type<unknown>[],
+    dataSourceName?: string,
+    imports: DynamicModule['imports'] = [],
+  ): DynamicModule {
     return {
       module: CmsModule,
       global: true,
       imports: [...imports, ...extensions],
+      controllers: [restHttpController(routePrefix)],
       providers: [
         optionsProvider,
         { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) },
@@ -110,7 +131,8 @@ export class CmsModule implements NestModule {
         TablePrefix,
         SiteBootstrapService,
         IndexRoutes,
-        RestHttpMiddleware,
+        ApiHttpService,
+        RestRouteMiddleware,
         HostBodyErrors,
         ...RESOURCE_PROVIDERS,
         // After the resources, so that `cms/v2` stays the first namespace of the index.
@@ -121,6 +143,6 @@ export class CmsModule implements NestModule {
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RestHttpMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+    consumer.apply(RestRouteMiddleware).forRoutes({ path: '/', method: RequestMethod.ALL });
   }
 }

@@ -15,6 +15,7 @@ export class AppModule {
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
           serveSiteRoot: true,
+          restRouteQuery: true,
           siteUrl: env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`,
           tablePrefix: env.CMS_TABLE_PREFIX,
           uploadDir: env.CMS_UPLOAD_DIR,

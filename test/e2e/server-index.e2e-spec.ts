@@ -156,10 +156,12 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expect(res.headers['access-control-expose-headers']).toBe('X-CMS-Total, X-CMS-TotalPages, Link');
     });
 
-    it('sends the discovery Link header on other responses of the site', async () => {
+    it('sends the discovery Link header on the site\'s home page, and on no other page of the host', async () => {
+      const home = await t.http.get('/');
+      expect(home.headers.link).toBe('<http://example.org/cms-json/>; rel="https://api.w.org/"');
       const res = await t.http.get('/some-page');
       expect(res.status).toBe(404);
-      expect(res.headers.link).toBe('<http://example.org/cms-json/>; rel="https://api.w.org/"');
+      expect(res.headers.link).toBeUndefined();
     });
 
     it('answers CORS requests with the reflected origin, credentials and the allowed methods', async () => {

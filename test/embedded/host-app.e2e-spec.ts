@@ -48,7 +48,8 @@ describe('CmsModule embedded in a host Nest app', () => {
         CmsModule.forRootAsync({
           imports: [HostConfigModule],
           inject: [HostConfig],
-          useFactory: (config: HostConfig) => ({ baseUrl: config.siteUrl, routePrefix: 'api/cms-json', siteTitle: 'Host Site' }),
+          routePrefix: 'api/cms-json',
+          useFactory: (config: HostConfig) => ({ baseUrl: config.siteUrl, siteTitle: 'Host Site' }),
           extensions: [LibraryExtensionModule],
         }),
       ],

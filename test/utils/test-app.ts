@@ -37,7 +37,7 @@ export async function createTestApp(
   const moduleRef = await Test.createTestingModule({
     imports: [
       TypeOrmModule.forRoot({ ...buildDataSourceOptions({ databaseUrl, tablePrefix: TEST_PREFIX, logger: queries }), logging: ['query'] }),
-      CmsModule.forRoot({ baseUrl: TEST_BASE_URL, ...options.cms, extensions: options.extensions }),
+      CmsModule.forRoot({ baseUrl: TEST_BASE_URL, restRouteQuery: true, ...options.cms, extensions: options.extensions }),
     ],
   }).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: ['error', 'warn'] });

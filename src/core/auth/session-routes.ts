@@ -4,7 +4,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
 import { RestException } from '../http/rest.exception';
-import { parseCookies } from '../http/rest-http.middleware';
+import { parseCookies } from '../http/api-http.service';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import { RouteRegistry } from '../rest/route-registry.service';

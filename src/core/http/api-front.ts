@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { INestApplication, Logger } from '@nestjs/common';
-import { RestHttpMiddleware } from './rest-http.middleware';
+import { ApiHttpService } from './api-http.service';
 
 /**
  * Serves API requests (`/{prefix}/…`) straight from Node's HTTP server, ahead of the framework's routing (Express
@@ -15,7 +15,7 @@ import { RestHttpMiddleware } from './rest-http.middleware';
  */
 export function serveApiFirst(app: INestApplication): void {
   const server = app.getHttpServer() as Server;
-  const api = app.get(RestHttpMiddleware);
+  const api = app.get(ApiHttpService);
   const logger = new Logger('RestHttp');
   const others = server.listeners('request') as RequestListener[];
   const rest = (req: IncomingMessage, res: ServerResponse) => {
@@ -23,8 +23,9 @@ export function serveApiFirst(app: INestApplication): void {
   };
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!api.isApiPath(req.url ?? '/')) return rest(req, res);
-    api.use(req, res, () => rest(req, res)).catch((error: unknown) => {
+    const url = req.url ?? '/';
+    if (!api.isApiPath(url) && !(url.charAt(0) === '/' && (url.length === 1 || url.charAt(1) === '?'))) return rest(req, res);
+    api.serveFirst(req, res, () => rest(req, res)).catch((error: unknown) => {
       logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' });
       res.end();

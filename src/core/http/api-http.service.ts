@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import multer from 'multer';
 import { parse as parseQuery } from 'qs';
@@ -31,13 +31,25 @@ interface ParsedBody {
 }
 
 /**
- * The HTTP front of the API. It answers requests under `/{prefix}/…` and the `/?rest_route=/…` form: parses the
- * query (PHP-style bracket keys), the body (JSON, urlencoded, multipart), applies method overrides, authenticates,
- * hands the request to the RestServer and writes the response with the API's headers (no-cache, nosniff,
- * discovery, CORS). Every other response of the site gets the API discovery `Link` header.
+ * What one API request served over HTTP came to: written already, or (for the Nest route) an unexpected error the
+ * host's exception filters should see.
+ */
+export interface HttpOutcome {
+  /** The route pattern that matched (e.g. `/cms/v2/posts/(?P<id>[\d]+)`), for APM and interceptors. */
+  matchedRoute?: string;
+  /** An error no handler expected: answered already with a 500 by the fast paths, thrown by the Nest route. */
+  unexpected?: unknown;
+}
+
+/**
+ * The HTTP side of the API, transport to and from the RestServer: parses the query (PHP-style bracket keys), the
+ * body (JSON, urlencoded, multipart), applies method overrides, authenticates, hands the request to the RestServer
+ * and writes the response with the API's headers (no-cache, nosniff, discovery, CORS). Three ways in: the Nest
+ * route at the route prefix ({@link serveMounted}), the `?rest_route=` form on `/` ({@link serveRestRoute}), and
+ * the standalone server's fast path ahead of Nest ({@link serveFirst}).
  */
 @Injectable()
-export class RestHttpMiddleware implements NestMiddleware {
+export class ApiHttpService {
   private readonly upload: ReturnType<typeof multer>;
 
   constructor(
@@ -52,10 +64,7 @@ export class RestHttpMiddleware implements NestMiddleware {
     });
   }
 
-  /**
-   * Whether a request is for the API by its path alone (`/{prefix}` and below): a server can hand those to
-   * {@link use} before any other routing. The `?rest_route=` form is recognised by `use` itself.
-   */
+  /** Whether a URL is for the API by its path alone (`/{prefix}` and below), as the fast path sees it. */
   isApiPath(url: string): boolean {
     const prefix = `/${this.options.routePrefix}`;
     if (!url.startsWith(prefix)) return false;
@@ -63,35 +72,97 @@ export class RestHttpMiddleware implements NestMiddleware {
     return next === '' || next === '/' || next === '?';
   }
 
-  async use(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
+  /**
+   * Serves a request Nest routed to the API's controller. The API root is where the route prefix sits in the path,
+   * below whatever the host mounts it under (`setGlobalPrefix`, `RouterModule`), and links use it.
+   */
+  async serveMounted(req: IncomingMessage, res: ServerResponse): Promise<HttpOutcome> {
     const url = new URL((req as Partial<Request>).originalUrl ?? req.url ?? '/', 'http://localhost');
+    const segment = `/${this.options.routePrefix}`;
+    const path = url.pathname;
+    let at = -1;
+    for (let i = path.indexOf(segment); i >= 0; i = path.indexOf(segment, i + 1)) {
+      const next = path.charAt(i + segment.length);
+      if (next === '' || next === '/') {
+        at = i;
+        break;
+      }
+    }
+    const mount = at < 0 ? segment : path.slice(0, at + segment.length);
+    const route = at < 0 ? '/' : path.slice(at + segment.length);
+    return this.serve(req, res, route, mount, this.queryOf(url), false);
+  }
+
+  /**
+   * The standalone fast path: answers `/{prefix}/…` (and `/?rest_route=` when enabled) straight from Node's server;
+   * calls `next` for anything else.
+   */
+  async serveFirst(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
     const prefix = `/${this.options.routePrefix}`;
-    const facts = requestFacts(req);
-    const search = url.search.replace(/^\?/, '');
-    const query = (simpleQuery(search) ?? parseQuery(search, QUERY_OPTIONS)) as Record<string, unknown>;
-    let route: string;
     if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
-      route = url.pathname.slice(prefix.length);
-    } else if (typeof query.rest_route === 'string' && (url.pathname === '/' || url.pathname === '')) {
-      route = query.rest_route;
-      delete query.rest_route;
-    } else {
-      res.setHeader('Link', `<${this.baseUrl(facts)}${prefix}/>; rel="https://api.w.org/"`);
-      if (this.options.serveSiteRoot && url.pathname === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
-        // A server that is only this API still answers its home page, so clients can discover the API from it.
-        res.statusCode = 200;
-        res.setHeader('Content-Type', 'application/json; charset=UTF-8');
-        res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(facts)}${prefix}/` }));
+      await this.serve(req, res, url.pathname.slice(prefix.length), prefix, this.queryOf(url), true);
+      return;
+    }
+    return this.serveRestRoute(req, res, next);
+  }
+
+  /**
+   * The host's `/`: the `?rest_route=/…` form of the API when enabled (`restRouteQuery`), else the discovery `Link`
+   * header (and, with `serveSiteRoot`, a small page about the site). Anything else goes to `next`.
+   */
+  async serveRestRoute(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
+    const raw = (req as Partial<Request>).originalUrl ?? req.url ?? '/';
+    // Only `/` (with or without a query): checked before anything is parsed.
+    if (raw !== '/' && !raw.startsWith('/?')) return next();
+    const url = new URL(raw, 'http://localhost');
+    const prefix = `/${this.options.routePrefix}`;
+    if (this.options.restRouteQuery && url.search.includes('rest_route=')) {
+      const query = this.queryOf(url);
+      if (typeof query.rest_route === 'string') {
+        const route = query.rest_route;
+        delete query.rest_route;
+        await this.serve(req, res, route, prefix, query, true);
         return;
       }
-      return next();
     }
+    const facts = requestFacts(req);
+    res.setHeader('Link', `<${this.baseUrl(facts)}${prefix}/>; rel="https://api.w.org/"`);
+    if (this.options.serveSiteRoot && (req.method === 'GET' || req.method === 'HEAD')) {
+      // A server that is only this API still answers its home page, so clients can discover the API from it.
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/json; charset=UTF-8');
+      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(facts)}${prefix}/` }));
+      return;
+    }
+    return next();
+  }
+
+  private queryOf(url: URL): Record<string, unknown> {
+    const search = url.search.replace(/^\?/, '');
+    return (simpleQuery(search) ?? parseQuery(search, QUERY_OPTIONS)) as Record<string, unknown>;
+  }
+
+  /**
+   * One API request: `route` within the API (`/cms/v2/posts`), `mount` the API root's path (`/cms-json`). With
+   * `answerUnexpected` an unexpected error is answered here with a 500; without, the caller throws it on.
+   */
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawRoute: string,
+    mount: string,
+    query: Record<string, unknown>,
+    answerUnexpected: boolean,
+  ): Promise<HttpOutcome> {
+    const facts = requestFacts(req);
+    let route: string;
     try {
-      route = decodeURIComponent(route).replace(/\/+$/, '') || '/';
+      route = decodeURIComponent(rawRoute).replace(/\/+$/, '') || '/';
     } catch {
       route = '/__invalid__';
     }
-
+    const apiRoot = mount.replace(/^\/+/, '');
     const method = this.method(req, query);
     const origin = req.headers.origin;
     const baseUrl = this.baseUrl(facts);
@@ -129,18 +200,33 @@ export class RestHttpMiddleware implements NestMiddleware {
         parsed = await this.parseBody(req, res);
         user = await authenticate(parsed.json ?? parsed.body);
       }
-      const ctx = new RequestContext(user, this.caps, baseUrl, this.options.routePrefix, crossOrigin, ip);
+      const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip);
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
         ctx,
       );
       const served = await this.server.serve(restReq);
-      this.write(res, req, baseUrl, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
+      if (served.unexpected !== undefined && !answerUnexpected) return { matchedRoute: served.matchedRoute, unexpected: served.unexpected };
+      this.write(res, req, baseUrl, mount, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
+      return { matchedRoute: served.matchedRoute };
     } catch (error) {
       const response = this.server.errorToResponse(error);
-      this.write(res, req, baseUrl, { status: response.status, headers: response.headers, data: response.data }, origin);
+      if (response.unexpected !== undefined && !answerUnexpected) return { unexpected: response.unexpected };
+      this.write(res, req, baseUrl, mount, { status: response.status, headers: response.headers, data: response.data }, origin);
+      return {};
     }
   }
+
+  /**
+   * Writes the API's headers without a body: for an error the host's exception filters answer (CORS and no-cache
+   * hold for it too).
+   */
+  writeHeadersOnly(res: ServerResponse, req: IncomingMessage): void {
+    const facts = requestFacts(req);
+    const headers = this.apiHeaders(this.baseUrl(facts), `/${this.options.routePrefix}`, req.headers.origin);
+    for (const name in headers) if (!res.headersSent) res.setHeader(name, headers[name]);
+  }
+
 
   private baseUrl(facts: RequestFacts): string {
     return this.options.baseUrl ?? `${facts.protocol}://${facts.host}`;
@@ -233,11 +319,12 @@ export class RestHttpMiddleware implements NestMiddleware {
     return { body: { ...((req.body as Record<string, unknown>) ?? {}) }, json: null, files, raw: null };
   }
 
-  private write(res: ServerResponse, req: IncomingMessage, baseUrl: string, served: ServedResponse, origin: string | undefined): void {
+  /** The headers every API response carries: JSON, no-cache, nosniff, discovery, CORS for a browser origin. */
+  private apiHeaders(baseUrl: string, mount: string, origin: string | undefined): Record<string, string> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json; charset=UTF-8',
       'X-Robots-Tag': 'noindex',
-      Link: `<${baseUrl}/${this.options.routePrefix}/>; rel="https://api.w.org/"`,
+      Link: `<${baseUrl}${mount}/>; rel="https://api.w.org/"`,
       'X-Content-Type-Options': 'nosniff',
       'Access-Control-Expose-Headers': 'X-CMS-Total, X-CMS-TotalPages, Link',
       'Access-Control-Allow-Headers': 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type',
@@ -250,6 +337,11 @@ export class RestHttpMiddleware implements NestMiddleware {
       headers['Access-Control-Allow-Credentials'] = 'true';
       headers.Vary = 'Origin';
     }
+    return headers;
+  }
+
+  private write(res: ServerResponse, req: IncomingMessage, baseUrl: string, mount: string, served: ServedResponse, origin: string | undefined): void {
+    const headers = this.apiHeaders(baseUrl, mount, origin);
     for (const name in served.headers) {
       // A response header replaces a default of the same name, whatever its case.
       const lower = name.toLowerCase();

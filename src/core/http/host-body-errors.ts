@@ -23,7 +23,8 @@ export class HostBodyErrors implements OnModuleInit {
     const prefix = `/${this.options.routePrefix}`;
     instance.use((err: { type?: string }, req: Request, res: Response, next: NextFunction) => {
       const path = req.path ?? '';
-      const isApi = path === prefix || path.startsWith(`${prefix}/`) || typeof req.query?.rest_route === 'string';
+      // The prefix may sit below a host's global prefix or RouterModule path (`/api/cms-json/…`).
+      const isApi = path.endsWith(prefix) || path.includes(`${prefix}/`) || typeof req.query?.rest_route === 'string';
       const known = err?.type === 'entity.parse.failed' ? CoreErrors.invalidJson : err?.type === 'entity.too.large' ? CoreErrors.tooLarge : null;
       if (!isApi || !known || res.headersSent) return next(err);
       const error = new RestException(known[0], known[1], known[2]);

@@ -12,6 +12,8 @@ export class RestResponse {
   headers: Record<string, string> = {};
   links: LinkMap = new Map();
   matchedRoute?: string;
+  /** For a 500 answered in place of an error no handler expected: that error (never sent to the client). */
+  unexpected?: unknown;
 
   constructor(
     public data: unknown = null,

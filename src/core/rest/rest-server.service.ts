@@ -27,6 +27,10 @@ export interface ServedResponse {
   status: number;
   headers: Record<string, string>;
   data: unknown;
+  /** The route pattern that matched, if one did. */
+  matchedRoute?: string;
+  /** The error behind a 500 no handler expected (see {@link RestResponse.unexpected}). */
+  unexpected?: unknown;
 }
 
 export function makeError([code, message, status]: readonly [string, string, number], data: Record<string, unknown> = {}): RestException {
@@ -103,7 +107,9 @@ export class RestServer implements OnApplicationBootstrap {
       return response;
     }
     this.logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
-    return new RestResponse(makeError(CoreErrors.internal).toBody(), 500);
+    const response = new RestResponse(makeError(CoreErrors.internal).toBody(), 500);
+    response.unexpected = error;
+    return response;
   }
 
   /** The endpoint that serves a method on a route, or `null`: for checks made before a request's body is read. */
@@ -225,10 +231,11 @@ export class RestServer implements OnApplicationBootstrap {
     let data = await this.responseToData(response, embed, req.ctx, req.itemsAsText);
     const fields = req.query._fields;
     if (fields !== undefined && !response.isError) data = filterFields(data, fields, embed !== false);
+    const outcome = { matchedRoute: response.matchedRoute, unexpected: response.unexpected };
     if (req.query._envelope !== undefined) {
-      return { status: 200, headers: {}, data: { body: data, status: response.status, headers: response.headers } };
+      return { status: 200, headers: {}, data: { body: data, status: response.status, headers: response.headers }, ...outcome };
     }
-    return { status: response.status, headers: response.headers, data };
+    return { status: response.status, headers: response.headers, data, ...outcome };
   }
 
   /**
