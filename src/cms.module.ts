@@ -26,6 +26,11 @@ import { RestServer } from './core/rest/rest-server.service';
 import { RouteRegistry } from './core/rest/route-registry.service';
 import { CmsExtensionRegistry } from './extensions/extension-registry.service';
 import { RESOURCE_PROVIDERS } from './resources/resource-providers';
+import { ContentTypesModule } from './resources/content-types/content-types.module';
+import { SettingsModule } from './resources/settings/settings.module';
+import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
+import { CapabilityGuard } from './core/auth/capability.guard';
+import { DiscoveryModule } from '@nestjs/core';
 
 /** Options of `CmsModule.forRootAsync()`: runtime values from a factory, structure given up front. */
 export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
@@ -108,7 +113,7 @@ export class CmsModule implements NestModule {
     return {
       module: CmsModule,
       global: true,
-      imports: [...imports, ...extensions],
+      imports: [...imports, DiscoveryModule, ContentTypesModule, SettingsModule, ...extensions],
       controllers: [restHttpController(routePrefix)],
       providers: [
         optionsProvider,
@@ -134,6 +139,8 @@ export class CmsModule implements NestModule {
         ApiHttpService,
         RestRouteMiddleware,
         HostBodyErrors,
+        CapabilityGuard,
+        RestHandlerExplorer,
         ...RESOURCE_PROVIDERS,
         // After the resources, so that `cms/v2` stays the first namespace of the index.
         SessionRoutes,

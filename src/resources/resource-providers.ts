@@ -3,15 +3,11 @@ import { PostTypeRoutes } from './posts/posts.module-providers';
 import { PostsService } from './posts/posts.service';
 import { PostWriter } from './posts/post-writer.service';
 import { FuturePosts } from './posts/future-posts.service';
-import { SettingsController } from './settings/settings.controller';
 import { TaxonomyTermRoutes } from './terms/terms.module-providers';
 import { TermsService } from './terms/terms.service';
-import { StatusesController } from './statuses/statuses.controller';
-import { TaxonomiesController } from './taxonomies/taxonomies.controller';
-import { TypesController } from './types/types.controller';
 import { ApplicationPasswordsController } from './users/application-passwords.controller';
 import { UsersController } from './users/users.controller';
 import { UsersService } from './users/users.service';
 
 /** Every resource of the API; each registers its routes when the module initialises. */
-export const RESOURCE_PROVIDERS: Provider[] = [TypesController, StatusesController, TaxonomiesController, UsersService, UsersController, ApplicationPasswordsController, SettingsController, PostsService, PostWriter, FuturePosts, PostTypeRoutes, TermsService, TaxonomyTermRoutes];
+export const RESOURCE_PROVIDERS: Provider[] = [UsersService, UsersController, ApplicationPasswordsController, PostsService, PostWriter, FuturePosts, PostTypeRoutes, TermsService, TaxonomyTermRoutes];

@@ -34,8 +34,11 @@ export abstract class RestController implements OnModuleInit {
     this.registerRoutes();
   }
 
-  /** Registers the resource's routes with `this.route(...)`. */
-  protected abstract registerRoutes(): void;
+  /**
+   * Registers the resource's routes with `this.route(...)`. Resources of the API declare theirs on a handlers
+   * class instead (`@RestRoute`); extensions may use either.
+   */
+  protected registerRoutes(): void {}
 
   /** The resource's own item schema (registered fields are added by `getItemSchema`). */
   protected abstract baseSchema(): ItemSchema;

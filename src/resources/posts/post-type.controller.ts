@@ -71,7 +71,7 @@ export class PostTypeController extends RestController {
     return schema;
   }
 
-  protected registerRoutes(): void {
+  protected override registerRoutes(): void {
     this.registerCrudRoutes(`/${this.restBase}`, {
       id: { description: 'Unique identifier for the post.', type: 'integer' },
       collectionArgs: () => this.collectionArgs(),

@@ -68,7 +68,7 @@ export class RevisionsController extends RestController {
     return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${this.parentType.name}-revision`, type: 'object', properties: props };
   }
 
-  protected registerRoutes(): void {
+  protected override registerRoutes(): void {
     const base = `/${this.parentBase}/(?P<parent>[\\d]+)/revisions`;
     const parent: RouteArg = { description: 'The ID for the parent of the revision.', type: 'integer' };
     this.route(base, {

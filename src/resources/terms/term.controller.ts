@@ -68,7 +68,7 @@ export class TermController extends RestController {
     return exposedMetaKeys(this.extensions, 'term', this.taxonomy.name);
   }
 
-  protected registerRoutes(): void {
+  protected override registerRoutes(): void {
     this.registerCrudRoutes(`/${this.restBase}`, {
       id: { description: 'Unique identifier for the resource.', type: 'integer' },
       collectionArgs: () => this.collectionArgs(),

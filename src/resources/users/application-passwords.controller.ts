@@ -49,7 +49,7 @@ export class ApplicationPasswordsController extends RestController {
     return SCHEMA;
   }
 
-  protected registerRoutes(): void {
+  protected override registerRoutes(): void {
     const base = '/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
     const context = (): RouteArg => this.getContextParam({ default: 'view' });
     this.route(base, [

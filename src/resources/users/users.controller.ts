@@ -97,7 +97,7 @@ export class UsersController extends RestController {
     return schema;
   }
 
-  protected registerRoutes(): void {
+  protected override registerRoutes(): void {
     const context = () => this.getContextParam({ default: 'view' });
     this.route('/users', [
       { methods: Methods.READABLE, args: () => this.collectionArgs(), permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },

@@ -5,40 +5,40 @@ import { POST_STATUS_SCHEMA, restListedStatuses, statusToRest } from '../../core
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap } from '../../core/rest/rest-response';
 import { ItemSchema } from '../../core/schema/json-schema';
-import { ContentRegistryController } from '../content-registry.controller';
+import { ContentRegistryResource } from './content-registry.resource';
 
-/** `statuses` and `statuses/<status>`: post statuses the caller may see, as an object keyed by name. */
+/** `statuses` and `statuses/<status>`: post statuses the caller may see, as an object keyed by name (routes in StatusesHandlers). */
 @Injectable()
-export class StatusesController extends ContentRegistryController {
+export class StatusesResource extends ContentRegistryResource {
   readonly restBase = 'statuses';
 
   protected baseSchema(): ItemSchema {
     return POST_STATUS_SCHEMA as unknown as ItemSchema;
   }
 
-  protected registerRoutes(): void {
-    this.route('/statuses', {
-      methods: 'GET',
-      args: () => ({ context: this.getContextParam({ default: 'view' }) }),
-      permission: (req) => this.canListInContext(req, this.content.restPostTypes(), (type) => type.cap.edit_posts),
-      handler: (req) =>
-        this.keyedCollection(
-          restListedStatuses(this.content.allStatuses()),
-          req,
-          (status) => status.name,
-          (status) => this.canRead(status, req),
-          (status) => this.prepareItem(status, req),
-        ),
-    });
-    this.route('/statuses/(?P<status>[\\w-]+)', {
-      methods: 'GET',
-      args: () => ({
-        status: { description: 'An alphanumeric identifier for the status.', type: 'string' },
-        context: this.getContextParam({ default: 'view' }),
-      }),
-      permission: (req) => this.canReadItem(req),
-      handler: (req) => this.prepareItem(this.content.status(String(req.get('status'))) as PostStatusObject, req),
-    });
+  readonly listArgs = () => ({ context: this.getContextParam({ default: 'view' }) });
+
+  readonly itemArgs = () => ({
+    status: { description: 'An alphanumeric identifier for the status.', type: 'string' as const },
+    context: this.getContextParam({ default: 'view' }),
+  });
+
+  canList(req: RestRequest) {
+    return this.canListInContext(req, this.content.restPostTypes(), (type) => type.cap.edit_posts);
+  }
+
+  getItems(req: RestRequest) {
+    return this.keyedCollection(
+      restListedStatuses(this.content.allStatuses()),
+      req,
+      (status) => status.name,
+      (status) => this.canRead(status, req),
+      (status) => this.prepareItem(status, req),
+    );
+  }
+
+  getItem(req: RestRequest) {
+    return this.prepareItem(this.content.status(String(req.get('status'))) as PostStatusObject, req);
   }
 
   /** Public statuses are visible to all; other non-internal ones and `trash` to those who can edit posts. */
@@ -48,7 +48,7 @@ export class StatusesController extends ContentRegistryController {
     return false;
   }
 
-  private async canReadItem(req: RestRequest): Promise<true | RestException> {
+  async canReadItem(req: RestRequest): Promise<true | RestException> {
     const status = this.content.status(String(req.get('status')));
     if (!status) return new RestException('rest_status_invalid', 'Invalid resource.', 404);
     if (!(await this.canRead(status, req))) {

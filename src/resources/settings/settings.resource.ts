@@ -38,10 +38,11 @@ type Write = { option: string; delete: true } | { option: string; delete?: false
 /**
  * `settings`: the site's settings as one object `{name: value}` (WordPress's `WP_REST_Settings_Controller`).
  * Exposed settings are WordPress's own ({@link CORE_SETTINGS}) followed by those registered with
- * `CmsExtensionRegistry.registerSetting` and `showInRest`. Reading and writing need `manage_options`.
+ * `CmsExtensionRegistry.registerSetting` and `showInRest`. Reading and writing need `manage_options`. Routes in
+ * SettingsHandlers.
  */
 @Injectable()
-export class SettingsController extends RestController {
+export class SettingsResource extends RestController {
   readonly restBase = 'settings';
   private settingsCache?: RestSetting[];
 
@@ -61,21 +62,10 @@ export class SettingsController extends RestController {
     return { $schema: JSON_SCHEMA_DRAFT, title: 'settings', type: 'object', properties };
   }
 
-  protected registerRoutes(): void {
-    const permission = (req: RestRequest) => this.permissionCheck(req);
-    this.route(`/${this.restBase}`, [
-      { methods: Methods.READABLE, args: {}, permission, handler: (req) => this.getItem(req) },
-      {
-        methods: Methods.EDITABLE,
-        args: () => this.getEndpointArgsForItemSchema(Methods.EDITABLE),
-        permission,
-        handler: (req) => this.updateItem(req),
-      },
-    ]);
-  }
+  readonly updateArgs = () => this.getEndpointArgsForItemSchema(Methods.EDITABLE);
 
   /** `manage_options`, else `rest_forbidden` (401 anonymous, 403 logged in). */
-  private async permissionCheck(req: RestRequest): Promise<PermissionResult> {
+  async permissionCheck(req: RestRequest): Promise<PermissionResult> {
     if (await req.ctx.can('manage_options')) return true;
     return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', req.ctx.authorizationRequiredCode);
   }
@@ -109,7 +99,7 @@ export class SettingsController extends RestController {
   }
 
   /** GET: every exposed setting's value, stored or default, prepared for its schema. */
-  private async getItem(_req: RestRequest): Promise<Record<string, unknown>> {
+  async getItem(_req: RestRequest): Promise<Record<string, unknown>> {
     const settings = this.restSettings();
     const stored = await this.options.getMany(settings.map((s) => s.option));
     const out: Record<string, unknown> = {};
@@ -127,7 +117,7 @@ export class SettingsController extends RestController {
    * and the registration's `sanitize`), or deleted when `null`. Arguments were validated by the engine; every
    * check here runs before the first write, and all writes share one transaction. Answers the new GET body.
    */
-  private async updateItem(req: RestRequest): Promise<Record<string, unknown>> {
+  async updateItem(req: RestRequest): Promise<Record<string, unknown>> {
     const params = req.params();
     const present = this.restSettings().filter((s) => hasOwn(params, s.name));
     const stored = present.length ? await this.options.getMany(present.map((s) => s.option)) : {};

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import { HookRegistry } from '../core/hooks/hook-registry.service';
-import { RestException } from '../core/http/rest.exception';
-import { ContentRegistry } from '../core/registry/content-registry.service';
-import { RestController } from '../core/rest/rest-controller';
-import { RestRequest } from '../core/rest/rest-request';
-import { RestResponse } from '../core/rest/rest-response';
-import { RestServer } from '../core/rest/rest-server.service';
-import { CmsExtensionRegistry } from '../extensions/extension-registry.service';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
+import { RestException } from '../../core/http/rest.exception';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { RestController } from '../../core/rest/rest-controller';
+import { RestRequest } from '../../core/rest/rest-request';
+import { RestResponse } from '../../core/rest/rest-response';
+import { RestServer } from '../../core/rest/rest-server.service';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 
 /**
  * Shared base of the read-only registry resources (types, statuses, taxonomies): collections are objects keyed by
  * name, and `context=edit` on a collection needs a capability on at least one of its items.
  */
 @Injectable()
-export abstract class ContentRegistryController extends RestController {
+export abstract class ContentRegistryResource extends RestController {
   constructor(
     server: RestServer,
     extensions: CmsExtensionRegistry,
@@ -30,7 +30,7 @@ export abstract class ContentRegistryController extends RestController {
   }
 
   /** The collection permission check: any context but `edit` passes; `edit` needs the capability on some item. */
-  protected async canListInContext<T>(req: RestRequest, items: T[], capOf: (item: T) => string): Promise<true | RestException> {
+  async canListInContext<T>(req: RestRequest, items: T[], capOf: (item: T) => string): Promise<true | RestException> {
     if (req.context !== 'edit' || (await this.canAny(items, req, capOf))) return true;
     return new RestException('rest_cannot_view', 'Sorry, you cannot view this resource with edit context.', req.ctx.authorizationRequiredCode);
   }

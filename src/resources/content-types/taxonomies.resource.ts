@@ -5,45 +5,40 @@ import { TAXONOMY_SCHEMA, taxonomyToRest } from '../../core/registry/rest-shapes
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap } from '../../core/rest/rest-response';
 import { ItemSchema } from '../../core/schema/json-schema';
-import { ContentRegistryController } from '../content-registry.controller';
+import { ContentRegistryResource } from './content-registry.resource';
 
-/** `taxonomies` (`?type=`) and `taxonomies/<taxonomy>`: REST-enabled taxonomies, as an object keyed by name. */
+/** `taxonomies` (`?type=`) and `taxonomies/<taxonomy>`: REST-enabled taxonomies, as an object keyed by name (routes in TaxonomiesHandlers). */
 @Injectable()
-export class TaxonomiesController extends ContentRegistryController {
+export class TaxonomiesResource extends ContentRegistryResource {
   readonly restBase = 'taxonomies';
 
   protected baseSchema(): ItemSchema {
     return TAXONOMY_SCHEMA as unknown as ItemSchema;
   }
 
-  protected registerRoutes(): void {
-    const manageTerms = (tax: TaxonomyObject) => tax.cap.manage_terms;
-    this.route('/taxonomies', {
-      methods: 'GET',
-      args: () => ({
-        context: this.getContextParam({ default: 'view' }),
-        type: { description: 'Limit results to resources associated with a specific post type.', type: 'string' },
-      }),
-      // context=edit needs manage_terms on at least one of the listed taxonomies.
-      permission: (req) => this.canListInContext(req, this.candidates(req), manageTerms),
-      handler: (req) =>
-        this.keyedCollection(
-          this.candidates(req),
-          req,
-          (tax) => tax.name,
-          (tax) => req.context !== 'edit' || req.ctx.can(manageTerms(tax)),
-          (tax) => this.prepareItem(tax, req),
-        ),
-    });
-    this.route('/taxonomies/(?P<taxonomy>[\\w-]+)', {
-      methods: 'GET',
-      args: () => ({
-        taxonomy: { description: 'An alphanumeric identifier for the taxonomy.', type: 'string' },
-        context: this.getContextParam({ default: 'view' }),
-      }),
-      permission: (req) => this.canReadItem(req),
-      handler: (req) => this.getItem(req),
-    });
+  readonly listArgs = () => ({
+    context: this.getContextParam({ default: 'view' }),
+    type: { description: 'Limit results to resources associated with a specific post type.', type: 'string' as const },
+  });
+
+  readonly itemArgs = () => ({
+    taxonomy: { description: 'An alphanumeric identifier for the taxonomy.', type: 'string' as const },
+    context: this.getContextParam({ default: 'view' }),
+  });
+
+  /** context=edit needs manage_terms on at least one of the listed taxonomies. */
+  canList(req: RestRequest) {
+    return this.canListInContext(req, this.candidates(req), manageTerms);
+  }
+
+  getItems(req: RestRequest) {
+    return this.keyedCollection(
+      this.candidates(req),
+      req,
+      (tax) => tax.name,
+      (tax) => req.context !== 'edit' || req.ctx.can(manageTerms(tax)),
+      (tax) => this.prepareItem(tax, req),
+    );
   }
 
   /** REST-enabled taxonomies, of the post type `type` when given. */
@@ -53,7 +48,7 @@ export class TaxonomiesController extends ContentRegistryController {
     return type ? all.filter((t) => t.object_type.includes(type)) : all;
   }
 
-  private async canReadItem(req: RestRequest): Promise<boolean | RestException> {
+  async canReadItem(req: RestRequest): Promise<boolean | RestException> {
     const tax = this.content.taxonomy(String(req.get('taxonomy')));
     if (!tax) return true;
     if (!tax.show_in_rest) return false;
@@ -63,7 +58,7 @@ export class TaxonomiesController extends ContentRegistryController {
     return true;
   }
 
-  private getItem(req: RestRequest) {
+  getItem(req: RestRequest) {
     const tax = this.content.taxonomy(String(req.get('taxonomy')));
     if (!tax) throw new RestException('rest_taxonomy_invalid', 'Invalid resource.', 404);
     return this.prepareItem(tax, req);
@@ -78,3 +73,5 @@ export class TaxonomiesController extends ContentRegistryController {
     return this.prepareResponse(data, req, links, 'taxonomy', tax);
   }
 }
+
+const manageTerms = (tax: TaxonomyObject) => tax.cap.manage_terms;

@@ -5,48 +5,44 @@ import { POST_TYPE_SCHEMA, postTypeToRest } from '../../core/registry/rest-shape
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap } from '../../core/rest/rest-response';
 import { ItemSchema } from '../../core/schema/json-schema';
-import { ContentRegistryController } from '../content-registry.controller';
+import { ContentRegistryResource } from './content-registry.resource';
 
-/** `types` and `types/<type>`: the REST-enabled post types, as an object keyed by name. */
+/** `types` and `types/<type>`: the REST-enabled post types, as an object keyed by name (routes in TypesHandlers). */
 @Injectable()
-export class TypesController extends ContentRegistryController {
+export class TypesResource extends ContentRegistryResource {
   readonly restBase = 'types';
 
   protected baseSchema(): ItemSchema {
     return POST_TYPE_SCHEMA as unknown as ItemSchema;
   }
 
-  protected registerRoutes(): void {
-    const editPosts = (type: PostTypeObject) => type.cap.edit_posts;
-    this.route('/types', {
-      methods: 'GET',
-      args: () => ({ context: this.getContextParam({ default: 'view' }) }),
-      // context=edit needs edit_posts of at least one REST-enabled type.
-      permission: (req) => this.canListInContext(req, this.content.restPostTypes(), editPosts),
-      handler: (req) =>
-        this.keyedCollection(
-          this.content.restPostTypes(),
-          req,
-          (type) => type.name,
-          (type) => req.context !== 'edit' || req.ctx.can(editPosts(type)),
-          (type) => this.prepareItem(type, req),
-        ),
-    });
-    this.route('/types/(?P<type>[\\w-]+)', {
-      methods: 'GET',
-      args: () => ({
-        type: { description: 'An alphanumeric identifier for the post type.', type: 'string' },
-        context: this.getContextParam({ default: 'view' }),
-      }),
-      handler: (req) => this.getItem(req),
-    });
+  readonly listArgs = () => ({ context: this.getContextParam({ default: 'view' }) });
+
+  readonly itemArgs = () => ({
+    type: { description: 'An alphanumeric identifier for the post type.', type: 'string' as const },
+    context: this.getContextParam({ default: 'view' }),
+  });
+
+  /** context=edit needs edit_posts of at least one REST-enabled type. */
+  canList(req: RestRequest) {
+    return this.canListInContext(req, this.content.restPostTypes(), editPosts);
+  }
+
+  getItems(req: RestRequest) {
+    return this.keyedCollection(
+      this.content.restPostTypes(),
+      req,
+      (type) => type.name,
+      (type) => req.context !== 'edit' || req.ctx.can(editPosts(type)),
+      (type) => this.prepareItem(type, req),
+    );
   }
 
   /**
    * The reference checks inside the handler (the route has no permission callback, so `Allow: GET` is always sent),
    * before any work: the type exists, is served by the API, and `context=edit` needs its `edit_posts`.
    */
-  private async getItem(req: RestRequest) {
+  async getItem(req: RestRequest) {
     const type = this.content.postType(String(req.get('type')));
     if (!type) throw new RestException('rest_type_invalid', 'Invalid resource.', 404);
     const code = req.ctx.authorizationRequiredCode;
@@ -66,3 +62,5 @@ export class TypesController extends ContentRegistryController {
     return this.prepareResponse(data, req, links, 'post_type', type);
   }
 }
+
+const editPosts = (type: PostTypeObject) => type.cap.edit_posts;

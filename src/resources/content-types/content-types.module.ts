@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { StatusesHandlers } from './statuses.handlers';
+import { StatusesResource } from './statuses.resource';
+import { TaxonomiesHandlers } from './taxonomies.handlers';
+import { TaxonomiesResource } from './taxonomies.resource';
+import { TypesHandlers } from './types.handlers';
+import { TypesResource } from './types.resource';
+
+/** Post types, statuses and taxonomies: read-only views of the content registry. */
+@Module({
+  providers: [TypesResource, TypesHandlers, StatusesResource, StatusesHandlers, TaxonomiesResource, TaxonomiesHandlers],
+  exports: [TypesResource, StatusesResource, TaxonomiesResource],
+})
+export class ContentTypesModule {}
