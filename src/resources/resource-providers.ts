@@ -5,9 +5,6 @@ import { PostWriter } from './posts/post-writer.service';
 import { FuturePosts } from './posts/future-posts.service';
 import { TaxonomyTermRoutes } from './terms/terms.module-providers';
 import { TermsService } from './terms/terms.service';
-import { ApplicationPasswordsController } from './users/application-passwords.controller';
-import { UsersController } from './users/users.controller';
-import { UsersService } from './users/users.service';
 
 /** Every resource of the API; each registers its routes when the module initialises. */
-export const RESOURCE_PROVIDERS: Provider[] = [UsersService, UsersController, ApplicationPasswordsController, PostsService, PostWriter, FuturePosts, PostTypeRoutes, TermsService, TaxonomyTermRoutes];
+export const RESOURCE_PROVIDERS: Provider[] = [PostsService, PostWriter, FuturePosts, PostTypeRoutes, TermsService, TaxonomyTermRoutes];

@@ -36,7 +36,7 @@ interface UserPrepareContext {
   avatarRating: string;
 }
 
-/** What preparing a set of users loads once (see `UsersController.batchOf`). */
+/** What preparing a set of users loads once (see `UsersResource.batchOf`). */
 interface UserBatch {
   meta: Map<number, Record<string, unknown[]>>;
   site: UserPrepareContext;
@@ -53,7 +53,7 @@ const USER_PROPERTIES = ['id', 'login', 'displayName', 'email', 'url', 'nicename
  * `rest_prepare_user`. Collections load every user's meta in one query.
  */
 @Injectable()
-export class UsersController extends RestController {
+export class UsersResource extends RestController {
   readonly restBase = 'users';
 
   constructor(
@@ -97,37 +97,25 @@ export class UsersController extends RestController {
     return schema;
   }
 
-  protected override registerRoutes(): void {
-    const context = () => this.getContextParam({ default: 'view' });
-    this.route('/users', [
-      { methods: Methods.READABLE, args: () => this.collectionArgs(), permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },
-      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
-    ]);
-    const id: RouteArg = { description: 'Unique identifier for the user.', type: 'integer' };
-    const deleteArgs = (): Record<string, RouteArg> => ({
-      force: { type: 'boolean', default: false, description: 'Required to be true, as users do not support trashing.' },
-      reassign: {
-        type: 'integer',
-        required: true,
-        description: "Reassign the deleted user's posts and links to this user ID.",
-        // `false` (or empty) deletes the user's content instead of reassigning it.
-        validate: (value) => value === false || value === 'false' || value === '' || /^\d+$/.test(String(value)) || 'reassign is not of type integer',
-        sanitize: (value) => (value === false || value === 'false' || value === '' ? false : Math.abs(Math.trunc(Number(value)))),
-      },
-    });
-    this.route('/users/(?P<id>[\\d]+)', [
-      { methods: Methods.READABLE, args: () => ({ id, context: context() }), permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
-      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
-      { methods: Methods.DELETABLE, args: () => ({ id, ...deleteArgs() }), permission: (req) => this.canDelete(req), handler: (req) => this.deleteItem(req) },
-    ]);
-    this.route('/users/me', [
-      { methods: Methods.READABLE, args: () => ({ context: context() }), handler: (req) => this.getCurrent(req) },
-      { methods: Methods.EDITABLE, args: () => this.getEndpointArgsForItemSchema(Methods.EDITABLE), permission: (req) => this.withCurrentId(req, () => this.canUpdate(req)), handler: (req) => this.updateItem(req) },
-      { methods: Methods.DELETABLE, args: deleteArgs, permission: (req) => this.withCurrentId(req, () => this.canDelete(req)), handler: (req) => this.deleteItem(req) },
-    ]);
-  }
+  readonly readArgs = () => ({ id: USER_ID, context: this.getContextParam({ default: 'view' }) });
+  readonly currentArgs = () => ({ context: this.getContextParam({ default: 'view' }) });
+  readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
+  readonly editArgs = () => this.getEndpointArgsForItemSchema(Methods.EDITABLE);
+  readonly updateArgs = () => ({ id: USER_ID, ...this.editArgs() });
+  readonly deleteArgs = (): Record<string, RouteArg> => ({
+    force: { type: 'boolean', default: false, description: 'Required to be true, as users do not support trashing.' },
+    reassign: {
+      type: 'integer',
+      required: true,
+      description: "Reassign the deleted user's posts and links to this user ID.",
+      // `false` (or empty) deletes the user's content instead of reassigning it.
+      validate: (value) => value === false || value === 'false' || value === '' || /^\d+$/.test(String(value)) || 'reassign is not of type integer',
+      sanitize: (value) => (value === false || value === 'false' || value === '' ? false : Math.abs(Math.trunc(Number(value)))),
+    },
+  });
+  readonly deleteByIdArgs = () => ({ id: USER_ID, ...this.deleteArgs() });
 
-  private collectionArgs(): Record<string, RouteArg> {
+  collectionArgs(): Record<string, RouteArg> {
     const base = this.getCollectionParams();
     return {
       ...base,
@@ -163,7 +151,7 @@ export class UsersController extends RestController {
 
   // --- permission checks (the reference's *_permissions_check) ---
 
-  private async canList(req: RestRequest): Promise<true | RestException> {
+  async canList(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
     const listUsers = await req.ctx.can('list_users');
     if (nonEmpty(req.get('roles')) && !listUsers) return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by role.', code);
@@ -195,7 +183,7 @@ export class UsersController extends RestController {
     return user;
   }
 
-  private async canRead(req: RestRequest): Promise<true | RestException> {
+  async canRead(req: RestRequest): Promise<true | RestException> {
     const user = await this.loadUser(req);
     if (req.ctx.user.id === user.id) return true;
     const code = req.ctx.authorizationRequiredCode;
@@ -215,12 +203,12 @@ export class UsersController extends RestController {
     return true;
   }
 
-  private async canCreate(req: RestRequest): Promise<true | RestException> {
+  async canCreate(req: RestRequest): Promise<true | RestException> {
     if (await req.ctx.can('create_users')) return true;
     return new RestException('rest_cannot_create_user', 'Sorry, you are not allowed to create resource.', req.ctx.authorizationRequiredCode);
   }
 
-  private async canUpdate(req: RestRequest): Promise<true | RestException> {
+  async canUpdate(req: RestRequest): Promise<true | RestException> {
     const user = await this.loadUser(req);
     const code = req.ctx.authorizationRequiredCode;
     if (nonEmpty(req.get('roles'))) {
@@ -235,14 +223,14 @@ export class UsersController extends RestController {
     return true;
   }
 
-  private async canDelete(req: RestRequest): Promise<true | RestException> {
+  async canDelete(req: RestRequest): Promise<true | RestException> {
     const user = await this.loadUser(req);
     if (await req.ctx.can('delete_user', user.id)) return true;
     return new RestException('rest_user_cannot_delete', 'Sorry, you are not allowed to delete this resource.', req.ctx.authorizationRequiredCode);
   }
 
   /** `users/me` acts on the current user: anonymous callers get 401 `rest_not_logged_in`. */
-  private async withCurrentId(req: RestRequest, check: () => Promise<true | RestException>): Promise<true | RestException> {
+  async withCurrentId(req: RestRequest, check: () => Promise<true | RestException>): Promise<true | RestException> {
     if (!req.ctx.isLoggedIn) return new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
     req.urlParams.id = String(req.ctx.user.id);
     return check();
@@ -254,7 +242,7 @@ export class UsersController extends RestController {
     return this.content.restPostTypes().map((t) => t.name);
   }
 
-  private async getItems(req: RestRequest): Promise<RestResponse> {
+  async getItems(req: RestRequest): Promise<RestResponse> {
     const perPage = Number(req.get('per_page'));
     const page = Number(req.get('page'));
     // As the reference: a non-empty offset wins over page, and the page shown in links follows it.
@@ -289,20 +277,20 @@ export class UsersController extends RestController {
     return undefined;
   }
 
-  private async getItem(req: RestRequest): Promise<RestResponse> {
+  async getItem(req: RestRequest): Promise<RestResponse> {
     const user = await this.loadUser(req);
     if (this.itemsAsText(req, 'user')) return new RestResponse((await this.collectionItems([user], req))[0]);
     return this.prepareOne(user, req);
   }
 
-  private async getCurrent(req: RestRequest): Promise<RestResponse> {
+  async getCurrent(req: RestRequest): Promise<RestResponse> {
     if (!req.ctx.isLoggedIn) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
     const user = await this.users.findById(req.ctx.user.id);
     if (!user) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
     return this.prepareOne(user, req);
   }
 
-  private async createItem(req: RestRequest): Promise<RestResponse> {
+  async createItem(req: RestRequest): Promise<RestResponse> {
     if (req.sentAtAll('id', true)) throw new RestException('rest_user_exists', 'Cannot create existing resource.', 400);
     const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
     if (roles) await this.checkRoleUpdate(req, 0, roles);
@@ -327,7 +315,7 @@ export class UsersController extends RestController {
     return this.created(response, req, `${this.namespace}/users/${user.id}`);
   }
 
-  private async updateItem(req: RestRequest): Promise<RestResponse> {
+  async updateItem(req: RestRequest): Promise<RestResponse> {
     const user = await this.loadUser(req);
     const email = req.get<string>('email');
     if (email !== undefined && email.toLowerCase() !== user.email.toLowerCase()) {
@@ -366,7 +354,7 @@ export class UsersController extends RestController {
     return this.prepareOne(updated, withContext(req, 'edit'));
   }
 
-  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+  async deleteItem(req: RestRequest): Promise<RestResponse> {
     if (req.get('force') !== true) {
       throw new RestException('rest_trash_not_supported', "Users do not support trashing. Set 'force' to true to delete.", 501);
     }
@@ -529,3 +517,5 @@ function avatarUrls(email: string, site: UserPrepareContext, https: boolean): Re
   const r = site.avatarRating.toLowerCase();
   return Object.fromEntries(AVATAR_SIZES.map((s) => [String(s), `${host}/avatar/${hash}?s=${s}&d=${d}&r=${r}`]));
 }
+
+const USER_ID: RouteArg = { description: 'Unique identifier for the user.', type: 'integer' };

@@ -32,7 +32,7 @@ const SCHEMA: ItemSchema = {
  * rename, delete one and delete all, stored the way WordPress stores them.
  */
 @Injectable()
-export class ApplicationPasswordsController extends RestController {
+export class ApplicationPasswordsResource extends RestController {
   readonly restBase = 'application-passwords';
 
   constructor(
@@ -49,27 +49,9 @@ export class ApplicationPasswordsController extends RestController {
     return SCHEMA;
   }
 
-  protected override registerRoutes(): void {
-    const base = '/users/(?P<user_id>(?:[\\d]+|me))/application-passwords';
-    const context = (): RouteArg => this.getContextParam({ default: 'view' });
-    this.route(base, [
-      { methods: Methods.READABLE, args: () => ({ context: context() }), permission: (req) => this.check(req, 'list_app_passwords', 'rest_cannot_list_application_passwords', 'Sorry, you are not allowed to list application passwords for this user.'), handler: (req) => this.list(req) },
-      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: (req) => this.check(req, 'create_app_password', 'rest_cannot_create_application_passwords', 'Sorry, you are not allowed to create application passwords for this user.'), handler: (req) => this.create(req) },
-      { methods: Methods.DELETABLE, permission: (req) => this.check(req, 'delete_app_passwords', 'rest_cannot_delete_application_passwords', 'Sorry, you are not allowed to delete application passwords for this user.'), handler: (req) => this.deleteAll(req) },
-    ]);
-    // Before the uuid route, which would otherwise match it.
-    this.route(`${base}/introspect`, {
-      methods: Methods.READABLE,
-      args: () => ({ context: context() }),
-      permission: (req) => this.canIntrospect(req),
-      handler: (req) => this.introspect(req),
-    });
-    this.route(`${base}/(?P<uuid>[\\w\\-]+)`, [
-      { methods: Methods.READABLE, args: () => ({ context: context() }), permission: (req) => this.check(req, 'read_app_password', 'rest_cannot_read_application_password', 'Sorry, you are not allowed to read this application password.'), handler: (req) => this.get(req) },
-      { methods: Methods.EDITABLE, args: () => this.getEndpointArgsForItemSchema(Methods.EDITABLE), permission: (req) => this.check(req, 'edit_app_password', 'rest_cannot_edit_application_password', 'Sorry, you are not allowed to edit this application password.'), handler: (req) => this.update(req) },
-      { methods: Methods.DELETABLE, permission: (req) => this.check(req, 'delete_app_password', 'rest_cannot_delete_application_password', 'Sorry, you are not allowed to delete this application password.'), handler: (req) => this.deleteOne(req) },
-    ]);
-  }
+  readonly contextArgs = () => ({ context: this.getContextParam({ default: 'view' }) });
+  readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
+  readonly editArgs = () => this.getEndpointArgsForItemSchema(Methods.EDITABLE);
 
   private async user(req: RestRequest): Promise<UserEntity> {
     const id = String(req.get('user_id'));
@@ -82,14 +64,14 @@ export class ApplicationPasswordsController extends RestController {
     return user;
   }
 
-  private async check(req: RestRequest, cap: string, code: string, message: string): Promise<true | RestException> {
+  async check(req: RestRequest, cap: string, code: string, message: string): Promise<true | RestException> {
     const user = await this.user(req);
     const uuid = req.get<string>('uuid');
     if (await req.ctx.can(cap, user.id, uuid)) return true;
     return new RestException(code, message, req.ctx.authorizationRequiredCode);
   }
 
-  private async canIntrospect(req: RestRequest): Promise<true | RestException> {
+  async canIntrospect(req: RestRequest): Promise<true | RestException> {
     const user = await this.user(req);
     if (req.ctx.user.id !== user.id) {
       return new RestException(
@@ -102,7 +84,7 @@ export class ApplicationPasswordsController extends RestController {
   }
 
   /** The application password the current request authenticated with. */
-  private async introspect(req: RestRequest): Promise<RestResponse> {
+  async introspect(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
     const uuid = req.ctx.user.applicationPassword;
     if (!uuid) throw new RestException('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
@@ -117,18 +99,18 @@ export class ApplicationPasswordsController extends RestController {
     return item;
   }
 
-  private async list(req: RestRequest): Promise<unknown[]> {
+  async list(req: RestRequest): Promise<unknown[]> {
     const user = await this.user(req);
     const items = await this.accounts.listApplicationPasswords(user.id);
     return Promise.all(items.map(async (item) => this.server.toCollectionItem(await this.prepare(item, user, req))));
   }
 
-  private async get(req: RestRequest): Promise<RestResponse> {
+  async get(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
     return this.prepare(await this.item(req, user), user, req);
   }
 
-  private async create(req: RestRequest): Promise<RestResponse> {
+  async create(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
     const created = await this.accounts.createApplicationPassword(user.id, String(req.get('name')).trim(), String(req.get('app_id') ?? ''));
     req.set('context', 'edit');
@@ -136,7 +118,7 @@ export class ApplicationPasswordsController extends RestController {
     return this.created(response, req, `${this.namespace}/users/${user.id}/application-passwords/${created.item.uuid}`);
   }
 
-  private async update(req: RestRequest): Promise<RestResponse> {
+  async update(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
     const item = await this.item(req, user);
     const name = req.get<string>('name');
@@ -145,7 +127,7 @@ export class ApplicationPasswordsController extends RestController {
     return this.prepare(updated ?? item, user, req);
   }
 
-  private async deleteOne(req: RestRequest): Promise<unknown> {
+  async deleteOne(req: RestRequest): Promise<unknown> {
     const user = await this.user(req);
     const item = await this.item(req, user);
     req.set('context', 'edit');
@@ -154,7 +136,7 @@ export class ApplicationPasswordsController extends RestController {
     return { deleted: true, previous: previous.data };
   }
 
-  private async deleteAll(req: RestRequest): Promise<unknown> {
+  async deleteAll(req: RestRequest): Promise<unknown> {
     const user = await this.user(req);
     return { deleted: true, count: await this.accounts.deleteAllApplicationPasswords(user.id) };
   }

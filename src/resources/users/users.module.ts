@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { ApplicationPasswordsHandlers } from './application-passwords.handlers';
+import { ApplicationPasswordsResource } from './application-passwords.resource';
+import { UsersHandlers } from './users.handlers';
+import { UsersResource } from './users.resource';
+import { UsersService } from './users.service';
+
+/** Users (`users`, `users/me`) and their application passwords. */
+@Module({
+  providers: [UsersService, UsersResource, UsersHandlers, ApplicationPasswordsResource, ApplicationPasswordsHandlers],
+  exports: [UsersService, UsersResource],
+})
+export class UsersModule {}
