@@ -29,6 +29,7 @@ import { RESOURCE_PROVIDERS } from './resources/resource-providers';
 import { ContentTypesModule } from './resources/content-types/content-types.module';
 import { SettingsModule } from './resources/settings/settings.module';
 import { UsersModule } from './resources/users/users.module';
+import { PostsModule } from './resources/posts/posts.module';
 import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
 import { CapabilityGuard } from './core/auth/capability.guard';
 import { DiscoveryModule } from '@nestjs/core';
@@ -114,7 +115,7 @@ export class CmsModule implements NestModule {
     return {
       module: CmsModule,
       global: true,
-      imports: [...imports, DiscoveryModule, ContentTypesModule, UsersModule, SettingsModule, ...extensions],
+      imports: [...imports, DiscoveryModule, ContentTypesModule, UsersModule, SettingsModule, PostsModule, ...extensions],
       controllers: [restHttpController(routePrefix)],
       providers: [
         optionsProvider,

@@ -76,6 +76,21 @@ export abstract class RestController implements OnModuleInit {
     ]);
   }
 
+  /** Arguments to read one item: its id, `context` (default `view`) and `extra`. */
+  itemReadArgs(id: RouteArg, extra: Record<string, RouteArg> = {}): Record<string, RouteArg> {
+    return { id, context: this.getContextParam({ default: 'view' }), ...extra };
+  }
+
+  /** Arguments to update one item: its id and every writable field (no defaults, none required). */
+  itemUpdateArgs(id: RouteArg): Record<string, RouteArg> {
+    return { id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) };
+  }
+
+  /** Arguments to delete one item: its id and `force`. */
+  itemDeleteArgs(id: RouteArg, forceDescription: string): Record<string, RouteArg> {
+    return { id, force: { type: 'boolean', default: false, description: forceDescription } };
+  }
+
   /** The object type fields are registered on: the schema title. */
   get objectType(): string {
     return this.getItemSchema().title;

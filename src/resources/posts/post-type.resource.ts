@@ -1,7 +1,5 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
-import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/http/rest.exception';
-import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
@@ -9,9 +7,7 @@ import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fiel
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestResponse } from '../../core/rest/rest-response';
-import { RestServer } from '../../core/rest/rest-server.service';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
-import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { applyFilterQueryVars } from './filter-query-vars';
 import { FuturePosts } from './future-posts.service';
 import { PostInput, truthy } from './post-input';
@@ -19,41 +15,41 @@ import { PostPresenter, samePassword } from './post-presenter';
 import { buildPostSchema } from './post-schema';
 import { PostWriter } from './post-writer.service';
 import { PostQuery, PostsService } from './posts.service';
+import type { PostTypeDependencies } from './post-type-resources.service';
+import { Methods } from '../../core/rest/route-types';
 
 /**
- * The reference's posts controller, one instance per REST post type (`posts`, `pages`, extension types with a
+ * The reference's posts controller, one instance per REST post type (routes in PostsHandlers) (`posts`, `pages`, extension types with a
  * `rest_base`): routes, read permissions by status, password protection, fields filtered by the type's supports,
  * links, and everything a page of posts needs loaded in a fixed number of queries.
  */
-export class PostTypeController extends RestController {
+export class PostTypeResource extends RestController {
   override readonly namespace: string;
   readonly restBase: string;
   private readonly input: PostInput;
   private readonly presenter: PostPresenter;
 
+  private readonly content: ContentRegistry;
+  private readonly posts: PostsService;
+  private readonly writer: PostWriter;
+  private readonly future: FuturePosts;
+
+  /** Made by {@link PostTypeResources}, once per REST post type, from the services it was given by DI. */
   constructor(
-    server: RestServer,
-    extensions: CmsExtensionRegistry,
-    hooks: HookRegistry,
+    deps: PostTypeDependencies,
     private readonly type: PostTypeObject,
-    private readonly content: ContentRegistry,
-    private readonly posts: PostsService,
-    options: OptionsService,
-    private readonly writer: PostWriter,
-    private readonly future: FuturePosts,
   ) {
-    super(server, extensions, hooks);
+    super(deps.server, deps.extensions, deps.hooks);
+    this.content = deps.content;
+    this.posts = deps.posts;
+    this.writer = deps.writer;
+    this.future = deps.future;
     this.namespace = type.rest_namespace;
     this.restBase = type.rest_base || type.name;
-    this.presenter = new PostPresenter(type, this.namespace, this.restBase, () => this.taxonomies(), () => this.registeredMeta(), posts, options, server.options.linkRelBase, (data, req, links, post) =>
+    this.presenter = new PostPresenter(type, this.namespace, this.restBase, () => this.taxonomies(), () => this.registeredMeta(), deps.posts, deps.options, deps.server.options.linkRelBase, (data, req, links, post) =>
       this.prepareResponse(data, req, links, type.name, post),
     );
-    this.input = new PostInput(type, () => this.getItemSchema(), () => this.taxonomies(), () => this.registeredMeta(), content, posts, writer, options, extensions);
-  }
-
-  /** Registers the routes (called while the route table is being completed). */
-  register(): void {
-    this.registerRoutes();
+    this.input = new PostInput(type, () => this.getItemSchema(), () => this.taxonomies(), () => this.registeredMeta(), deps.content, deps.posts, deps.writer, deps.options, deps.extensions);
   }
 
   private registeredMeta() {
@@ -71,21 +67,12 @@ export class PostTypeController extends RestController {
     return schema;
   }
 
-  protected override registerRoutes(): void {
-    this.registerCrudRoutes(`/${this.restBase}`, {
-      id: { description: 'Unique identifier for the post.', type: 'integer' },
-      collectionArgs: () => this.collectionArgs(),
-      readArgs: () => ({ password: { description: 'The password for the post if it is password protected.', type: 'string' } }),
-      forceDescription: 'Whether to bypass trash and force deletion.',
-      list: { permission: (req) => this.canList(req), handler: (req) => this.getItems(req) },
-      create: { permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
-      read: { permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
-      update: { permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
-      remove: { permission: (req) => this.canDelete(req), handler: (req) => this.deleteItem(req) },
-    });
-  }
+  readonly readArgs = () => this.itemReadArgs(POST_ID, { password: { description: 'The password for the post if it is password protected.', type: 'string' } });
+  readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
+  readonly updateArgs = () => this.itemUpdateArgs(POST_ID);
+  readonly deleteArgs = () => this.itemDeleteArgs(POST_ID, 'Whether to bypass trash and force deletion.');
 
-  private collectionArgs(): Record<string, RouteArg> {
+  collectionArgs(): Record<string, RouteArg> {
     const args: Record<string, RouteArg> = {
       ...this.getCollectionParams(),
       after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
@@ -138,7 +125,7 @@ export class PostTypeController extends RestController {
 
   // --- permissions ---
 
-  private async canList(req: RestRequest): Promise<true | RestException> {
+  async canList(req: RestRequest): Promise<true | RestException> {
     if (req.context === 'edit' && !(await req.ctx.can(this.type.cap.edit_posts))) {
       return new RestException('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.', req.ctx.authorizationRequiredCode);
     }
@@ -170,7 +157,7 @@ export class PostTypeController extends RestController {
     return false;
   }
 
-  private async canRead(req: RestRequest): Promise<true | RestException> {
+  async canRead(req: RestRequest): Promise<true | RestException> {
     await this.future.catchUp();
     const post = await this.loadPost(req);
     const code = req.ctx.authorizationRequiredCode;
@@ -214,7 +201,7 @@ export class PostTypeController extends RestController {
     return true;
   }
 
-  private async canCreate(req: RestRequest): Promise<true | RestException> {
+  async canCreate(req: RestRequest): Promise<true | RestException> {
     if (req.sentAtAll('id', true)) return new RestException('rest_post_exists', 'Cannot create existing post.', 400);
     const shared = await this.checkAuthorAndSticky(req, 'create');
     if (shared !== true) return shared;
@@ -224,7 +211,7 @@ export class PostTypeController extends RestController {
     return this.canAssignTerms(req);
   }
 
-  private async canUpdate(req: RestRequest): Promise<true | RestException> {
+  async canUpdate(req: RestRequest): Promise<true | RestException> {
     const post = await this.loadPost(req, 'Post id is invalid.');
     if (!(await req.ctx.can('edit_post', post))) {
       return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to update this post.', req.ctx.authorizationRequiredCode);
@@ -234,7 +221,7 @@ export class PostTypeController extends RestController {
     return this.canAssignTerms(req);
   }
 
-  private async canDelete(req: RestRequest): Promise<true | RestException> {
+  async canDelete(req: RestRequest): Promise<true | RestException> {
     const post = await this.loadPost(req);
     if (!(await req.ctx.can('delete_post', post))) {
       return new RestException('rest_cannot_delete', 'Sorry, you are not allowed to delete posts.', req.ctx.authorizationRequiredCode);
@@ -254,7 +241,7 @@ export class PostTypeController extends RestController {
 
   // --- handlers ---
 
-  private async getItems(req: RestRequest): Promise<RestResponse> {
+  async getItems(req: RestRequest): Promise<RestResponse> {
     await this.future.catchUp();
     const orderby = String(req.get('orderby'));
     if (orderby === 'relevance' && !req.get('search')) {
@@ -328,7 +315,7 @@ export class PostTypeController extends RestController {
     return asked;
   }
 
-  private async getItem(req: RestRequest): Promise<RestResponse> {
+  async getItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
     const site = await this.presenter.siteFacts(req);
     const asText = () => this.itemsAsText(req, this.type.name);
@@ -348,7 +335,7 @@ export class PostTypeController extends RestController {
   }
 
 
-  private async createItem(req: RestRequest): Promise<RestResponse> {
+  async createItem(req: RestRequest): Promise<RestResponse> {
     if (req.sentAtAll('id', true)) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
     const ctx = await this.input.writeContext(req);
     const fields = await this.input.fields(req, null, ctx.clock);
@@ -362,7 +349,7 @@ export class PostTypeController extends RestController {
     return this.created(response, req, `${this.namespace}/${this.restBase}/${post.id}`);
   }
 
-  private async updateItem(req: RestRequest): Promise<RestResponse> {
+  async updateItem(req: RestRequest): Promise<RestResponse> {
     const before = await this.loadPost(req, 'Post id is invalid.');
     const ctx = await this.input.writeContext(req, before);
     const fields = await this.input.fields(req, before, ctx.clock);
@@ -375,7 +362,7 @@ export class PostTypeController extends RestController {
     return (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
   }
 
-  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+  async deleteItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
     const force = req.get('force') === true;
     const trashable = await this.hooks.applyFilters(`rest_${this.type.name}_trashable`, true, post);
@@ -400,3 +387,5 @@ function requestDate(value: string | undefined, clock: SiteClock): string | unde
   if (!value) return undefined;
   return clock.restDateWithGmt(value)?.[0];
 }
+
+const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };

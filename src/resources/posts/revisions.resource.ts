@@ -1,7 +1,6 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { ZERO_DATE, mysqlToRfc3339 } from '../../core/database/mysql-date';
 import { applyExcerptFilters, renderContent, renderTitle } from '../../core/formatting';
-import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/http/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
@@ -9,40 +8,37 @@ import { PostTypeObject } from '../../core/registry/content-types';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
-import { RestServer } from '../../core/rest/rest-server.service';
-import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, JsonSchema, RestContext, RouteArg } from '../../core/schema/json-schema';
-import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { PostQuery, PostsService } from './posts.service';
 import { PostWriter } from './post-writer.service';
+import type { PostTypeDependencies } from './post-type-resources.service';
 
 /**
  * The revisions of one post type (`posts/<id>/revisions`, `pages/<id>/revisions`, ...): list, get and delete.
  * Revisions are stored by the post writer when a title, content or excerpt changes; only those who may edit the
  * parent post see them.
  */
-export class RevisionsController extends RestController {
+export class RevisionsResource extends RestController {
   override readonly namespace: string;
   readonly restBase = 'revisions';
   private readonly parentBase: string;
 
+  private readonly posts: PostsService;
+  private readonly writer: PostWriter;
+  private readonly options: OptionsService;
+
+  /** Made by {@link PostTypeResources} for each REST post type that keeps revisions. */
   constructor(
-    server: RestServer,
-    extensions: CmsExtensionRegistry,
-    hooks: HookRegistry,
+    deps: PostTypeDependencies,
     private readonly parentType: PostTypeObject,
     private readonly parentSchema: () => ItemSchema,
-    private readonly posts: PostsService,
-    private readonly writer: PostWriter,
-    private readonly options: OptionsService,
   ) {
-    super(server, extensions, hooks);
+    super(deps.server, deps.extensions, deps.hooks);
+    this.posts = deps.posts;
+    this.writer = deps.writer;
+    this.options = deps.options;
     this.namespace = parentType.rest_namespace;
     this.parentBase = parentType.rest_base || parentType.name;
-  }
-
-  register(): void {
-    this.registerRoutes();
   }
 
   protected baseSchema(): ItemSchema {
@@ -68,36 +64,15 @@ export class RevisionsController extends RestController {
     return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${this.parentType.name}-revision`, type: 'object', properties: props };
   }
 
-  protected override registerRoutes(): void {
-    const base = `/${this.parentBase}/(?P<parent>[\\d]+)/revisions`;
-    const parent: RouteArg = { description: 'The ID for the parent of the revision.', type: 'integer' };
-    this.route(base, {
-      methods: Methods.READABLE,
-      args: () => ({ parent, ...this.collectionArgs() }),
-      permission: (req) => this.canReadRevisions(req),
-      handler: (req) => this.getItems(req),
-    });
-    this.route(`${base}/(?P<id>[\\d]+)`, [
-      {
-        methods: Methods.READABLE,
-        args: () => ({ parent, id: { description: 'Unique identifier for the revision.', type: 'integer' }, context: this.getContextParam({ default: 'view' }) }),
-        permission: (req) => this.canReadRevisions(req),
-        handler: (req) => this.getItem(req),
-      },
-      {
-        methods: Methods.DELETABLE,
-        args: () => ({
-          parent,
-          id: { description: 'Unique identifier for the revision.', type: 'integer' },
-          force: { type: 'boolean', default: false, description: 'Required to be true, as revisions do not support trashing.' },
-        }),
-        permission: (req) => this.canDelete(req),
-        handler: (req) => this.deleteItem(req),
-      },
-    ]);
-  }
+  readonly listArgs = () => ({ parent: PARENT, ...this.collectionArgs() });
+  readonly readArgs = () => ({ parent: PARENT, id: REVISION_ID, context: this.getContextParam({ default: 'view' }) });
+  readonly deleteArgs = () => ({
+    parent: PARENT,
+    id: REVISION_ID,
+    force: { type: 'boolean' as const, default: false, description: 'Required to be true, as revisions do not support trashing.' },
+  });
 
-  private collectionArgs(): Record<string, RouteArg> {
+  collectionArgs(): Record<string, RouteArg> {
     const params = this.getCollectionParams();
     delete params.per_page.default;
     return {
@@ -123,7 +98,7 @@ export class RevisionsController extends RestController {
     return id > 0 ? this.posts.findById(id) : null;
   }
 
-  private async canReadRevisions(req: RestRequest): Promise<true | RestException> {
+  async canReadRevisions(req: RestRequest): Promise<true | RestException> {
     const parent = await this.loadParent(req);
     if (!(await req.ctx.can('edit_post', parent))) {
       return new RestException('rest_cannot_read', 'Sorry, you cannot view revisions of this post.', req.ctx.authorizationRequiredCode);
@@ -131,7 +106,7 @@ export class RevisionsController extends RestController {
     return true;
   }
 
-  private async canDelete(req: RestRequest): Promise<true | RestException> {
+  async canDelete(req: RestRequest): Promise<true | RestException> {
     const allowed = await this.canReadRevisions(req);
     if (allowed !== true) return allowed;
     const revision = await this.loadRevision(req);
@@ -155,7 +130,7 @@ export class RevisionsController extends RestController {
     return revision;
   }
 
-  private async getItems(req: RestRequest): Promise<RestResponse> {
+  async getItems(req: RestRequest): Promise<RestResponse> {
     const parent = await this.loadParent(req);
     const orderby = String(req.get('orderby') ?? 'date');
     const include = (req.get<number[]>('include') ?? []).map(Number);
@@ -203,12 +178,12 @@ export class RevisionsController extends RestController {
     return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`, undefined, perPage || Math.max(total, 1));
   }
 
-  private async getItem(req: RestRequest): Promise<RestResponse> {
+  async getItem(req: RestRequest): Promise<RestResponse> {
     await this.loadParent(req);
     return this.prepare(await this.loadRevision(req), req, await this.clock());
   }
 
-  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+  async deleteItem(req: RestRequest): Promise<RestResponse> {
     if (req.get('force') !== true) {
       throw new RestException('rest_trash_not_supported', "Revisions do not support trashing. Set 'force' to true to delete.", 501);
     }
@@ -247,3 +222,6 @@ export class RevisionsController extends RestController {
     return this.prepareResponse(data, req, links, 'revision', revision);
   }
 }
+
+const PARENT: RouteArg = { description: 'The ID for the parent of the revision.', type: 'integer' };
+const REVISION_ID: RouteArg = { description: 'Unique identifier for the revision.', type: 'integer' };

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { FuturePosts } from './future-posts.service';
+import { PostTypeResources } from './post-type-resources.service';
+import { PostWriter } from './post-writer.service';
+import { PostsHandlers } from './posts.handlers';
+import { PostsService } from './posts.service';
+import { RevisionsHandlers } from './revisions.handlers';
+
+/** Posts, pages and every REST post type, with their revisions. */
+@Module({
+  providers: [PostsService, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
+  exports: [PostsService, PostWriter, FuturePosts, PostTypeResources],
+})
+export class PostsModule {}
