@@ -25,11 +25,11 @@ import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
 import { RouteRegistry } from './core/rest/route-registry.service';
 import { CmsExtensionRegistry } from './extensions/extension-registry.service';
-import { RESOURCE_PROVIDERS } from './resources/resource-providers';
 import { ContentTypesModule } from './resources/content-types/content-types.module';
 import { SettingsModule } from './resources/settings/settings.module';
 import { UsersModule } from './resources/users/users.module';
 import { PostsModule } from './resources/posts/posts.module';
+import { TermsModule } from './resources/terms/terms.module';
 import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
 import { CapabilityGuard } from './core/auth/capability.guard';
 import { DiscoveryModule } from '@nestjs/core';
@@ -115,7 +115,7 @@ export class CmsModule implements NestModule {
     return {
       module: CmsModule,
       global: true,
-      imports: [...imports, DiscoveryModule, ContentTypesModule, UsersModule, SettingsModule, PostsModule, ...extensions],
+      imports: [...imports, DiscoveryModule, ContentTypesModule, UsersModule, SettingsModule, PostsModule, TermsModule, ...extensions],
       controllers: [restHttpController(routePrefix)],
       providers: [
         optionsProvider,
@@ -143,7 +143,6 @@ export class CmsModule implements NestModule {
         HostBodyErrors,
         CapabilityGuard,
         RestHandlerExplorer,
-        ...RESOURCE_PROVIDERS,
         // After the resources, so that `cms/v2` stays the first namespace of the index.
         SessionRoutes,
       ],

@@ -1,6 +1,6 @@
 import { HookRegistry, RestResponse } from '../../src';
 import { OptionsService } from '../../src/core/options/options.service';
-import { TermController } from '../../src/resources/terms/term.controller';
+import { TermResource } from '../../src/resources/terms/term.resource';
 import { assignTerms, createPost, createTerm } from '../factories/post.factory';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
 
@@ -56,7 +56,7 @@ describe('prepared JSON of users, terms and embedded resources', () => {
   });
 
   it('prepares an unchanged term once', async () => {
-    const prepare = jest.spyOn(TermController.prototype as unknown as { prepareItem: () => unknown }, 'prepareItem');
+    const prepare = jest.spyOn(TermResource.prototype as unknown as { prepareItem: () => unknown }, 'prepareItem');
     try {
       await t.dataSource.query(`UPDATE ${TEST_PREFIX}term_taxonomy SET description = ? WHERE term_id = ?`, ['Described', tag]);
       await embedded();

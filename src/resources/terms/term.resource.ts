@@ -1,4 +1,3 @@
-import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/http/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
@@ -8,39 +7,38 @@ import { ItemMemo } from '../../core/rest/json-text';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
-import { RestServer } from '../../core/rest/rest-server.service';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
-import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { TermQuery, TermRow, TermsService } from './terms.service';
+import type { TaxonomyDependencies } from './taxonomy-resources.service';
+import { Methods } from '../../core/rest/route-types';
 
 /**
- * The reference's terms controller, one instance per REST taxonomy (`categories`, `tags`, extension taxonomies with
+ * The reference's terms controller, one instance per REST taxonomy (routes in TermsHandlers) (`categories`, `tags`, extension taxonomies with
  * a `rest_base`): list, create, get, update and delete terms; a term is reachable only through its own taxonomy's
  * route.
  */
-export class TermController extends RestController {
+export class TermResource extends RestController {
   override readonly namespace: string;
   readonly restBase: string;
 
+  private readonly content: ContentRegistry;
+  private readonly terms: TermsService;
+  private readonly options: OptionsService;
+
+  /** Made by {@link TaxonomyResources}, once per REST taxonomy, from the services it was given by DI. */
   constructor(
-    server: RestServer,
-    extensions: CmsExtensionRegistry,
-    hooks: HookRegistry,
+    deps: TaxonomyDependencies,
     private readonly taxonomy: TaxonomyObject,
-    private readonly content: ContentRegistry,
-    private readonly terms: TermsService,
-    private readonly options: OptionsService,
   ) {
-    super(server, extensions, hooks);
+    super(deps.server, deps.extensions, deps.hooks);
+    this.content = deps.content;
+    this.terms = deps.terms;
+    this.options = deps.options;
     this.namespace = taxonomy.rest_namespace;
     this.restBase = taxonomy.rest_base || taxonomy.name;
-  }
-
-  register(): void {
-    this.registerRoutes();
   }
 
   protected baseSchema(): ItemSchema {
@@ -68,20 +66,12 @@ export class TermController extends RestController {
     return exposedMetaKeys(this.extensions, 'term', this.taxonomy.name);
   }
 
-  protected override registerRoutes(): void {
-    this.registerCrudRoutes(`/${this.restBase}`, {
-      id: { description: 'Unique identifier for the resource.', type: 'integer' },
-      collectionArgs: () => this.collectionArgs(),
-      forceDescription: 'Required to be true, as resource does not support trashing.',
-      list: { permission: (req) => this.canRead(req), handler: (req) => this.getItems(req) },
-      create: { permission: (req) => this.canCreate(req), handler: (req) => this.createItem(req) },
-      read: { permission: (req) => this.canRead(req), handler: (req) => this.getItem(req) },
-      update: { permission: (req) => this.canUpdate(req), handler: (req) => this.updateItem(req) },
-      remove: { permission: (req) => this.canDelete(req), handler: (req) => this.deleteItem(req) },
-    });
-  }
+  readonly readArgs = () => this.itemReadArgs(TERM_ID);
+  readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
+  readonly updateArgs = () => this.itemUpdateArgs(TERM_ID);
+  readonly deleteArgs = () => this.itemDeleteArgs(TERM_ID, 'Required to be true, as resource does not support trashing.');
 
-  private collectionArgs(): Record<string, RouteArg> {
+  collectionArgs(): Record<string, RouteArg> {
     const args: Record<string, RouteArg> = {
       ...this.getCollectionParams(),
       exclude: this.idListArg('Ensure result set excludes specific ids.'),
@@ -104,25 +94,25 @@ export class TermController extends RestController {
 
   // --- permissions ---
 
-  private async canRead(req: RestRequest): Promise<true | RestException> {
+  async canRead(req: RestRequest): Promise<true | RestException> {
     if (req.context === 'edit' && !(await req.ctx.can(this.taxonomy.cap.edit_terms))) {
       return new RestException('rest_forbidden_context', 'Sorry, you cannot view this resource with edit context.', req.ctx.authorizationRequiredCode);
     }
     return true;
   }
 
-  private async canCreate(req: RestRequest): Promise<true | RestException> {
+  async canCreate(req: RestRequest): Promise<true | RestException> {
     if (await req.ctx.can(this.taxonomy.cap.manage_terms)) return true;
     return new RestException('rest_cannot_create', 'Sorry, you cannot create new resource.', req.ctx.authorizationRequiredCode);
   }
 
-  private async canUpdate(req: RestRequest): Promise<true | RestException> {
+  async canUpdate(req: RestRequest): Promise<true | RestException> {
     const term = await this.loadTerm(req);
     if (await req.ctx.can('edit_term', term.termId)) return true;
     return new RestException('rest_cannot_update', 'Sorry, you cannot update resource.', req.ctx.authorizationRequiredCode);
   }
 
-  private async canDelete(req: RestRequest): Promise<true | RestException> {
+  async canDelete(req: RestRequest): Promise<true | RestException> {
     const term = await this.loadTerm(req);
     if (await req.ctx.can('delete_term', term.termId)) return true;
     return new RestException('rest_cannot_delete', 'Sorry, you cannot delete resource.', req.ctx.authorizationRequiredCode);
@@ -144,7 +134,7 @@ export class TermController extends RestController {
     });
   }
 
-  private async getItems(req: RestRequest): Promise<RestResponse> {
+  async getItems(req: RestRequest): Promise<RestResponse> {
     if (!this.taxonomy.hierarchical && req.sentAtAll('parent')) {
       throw new RestException('rest_taxonomy_not_hierarchical', 'Can not filter resources by parent, taxonomy is not hierarchical.', 400);
     }
@@ -189,7 +179,7 @@ export class TermController extends RestController {
     return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, Math.ceil(offset / perPage + 1));
   }
 
-  private async getItem(req: RestRequest): Promise<RestResponse> {
+  async getItem(req: RestRequest): Promise<RestResponse> {
     const term = await this.loadTerm(req);
     if (this.itemsAsText(req, this.taxonomy.name)) return new RestResponse((await this.collectionItems([term], req))[0]);
     return this.prepareOne(term, req);
@@ -209,7 +199,7 @@ export class TermController extends RestController {
     return parent;
   }
 
-  private async createItem(req: RestRequest): Promise<RestResponse> {
+  async createItem(req: RestRequest): Promise<RestResponse> {
     const parent = (await this.checkParent(req)) ?? 0;
     const name = String(req.get('name') ?? '').trim();
     if (!name) throw new RestException('empty_term_name', 'A name is required for this term.', 400);
@@ -231,7 +221,7 @@ export class TermController extends RestController {
     return this.created(response, req, `${this.namespace}/${this.restBase}/${termId}`);
   }
 
-  private async updateItem(req: RestRequest): Promise<RestResponse> {
+  async updateItem(req: RestRequest): Promise<RestResponse> {
     const current = await this.loadTerm(req);
     const parent = await this.checkParent(req);
     let input: { name?: string; slug?: string; description?: string; parent?: number } = {};
@@ -253,7 +243,7 @@ export class TermController extends RestController {
     return this.prepareOne(term, req);
   }
 
-  private async deleteItem(req: RestRequest): Promise<RestResponse> {
+  async deleteItem(req: RestRequest): Promise<RestResponse> {
     if (req.get('force') !== true) throw new RestException('rest_trash_not_supported', 'Resource does not support trashing.', 501);
     const term = await this.loadTerm(req);
     req.set('context', 'view');
@@ -389,7 +379,7 @@ export class TermController extends RestController {
   }
 }
 
-/** What preparing a set of terms loads once (see `TermController.batchOf`). */
+/** What preparing a set of terms loads once (see `TermResource.batchOf`). */
 interface TermBatch {
   home: string;
   meta: Map<number, Record<string, unknown[]>>;
@@ -414,3 +404,5 @@ function sortTerms(terms: TermRow[], orderby: string, order: 'ASC' | 'DESC'): Te
   const sorted = pick ? [...terms].sort((a, b) => (pick(a) < pick(b) ? -1 : pick(a) > pick(b) ? 1 : 0)) : [...terms];
   return order === 'ASC' ? sorted : sorted.reverse();
 }
+
+const TERM_ID: RouteArg = { description: 'Unique identifier for the resource.', type: 'integer' };

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { RestRequest } from '../../core/rest/rest-request';
+import { Allow, RestRoute, RouteTarget } from '../../core/rest/rest-route.decorator';
+import { Methods } from '../../core/rest/route-types';
+import { TaxonomyResources } from './taxonomy-resources.service';
+import { TermResource } from './term.resource';
+
+type H = TermsHandlers;
+const schema = (h: H, t: RouteTarget) => h.of(t).getPublicItemSchema();
+
+/**
+ * Routes of the terms of every REST taxonomy (mirrors WP_REST_Terms_Controller::register_routes), declared once:
+ * `{base}` is the taxonomy's `rest_base`, and the route target names the taxonomy.
+ */
+@Injectable()
+export class TermsHandlers {
+  constructor(private readonly taxonomies: TaxonomyResources) {}
+
+  of(target: RouteTarget): TermResource {
+    return this.taxonomies.of(target.taxonomy!);
+  }
+
+  @RestRoute('{base}', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).collectionArgs(), schema })
+  @Allow((req, h: H, t) => h.of(t).canRead(req))
+  list(req: RestRequest, target: RouteTarget) {
+    return this.of(target).getItems(req);
+  }
+
+  @RestRoute('{base}', { methods: Methods.CREATABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).createArgs(), schema })
+  @Allow((req, h: H, t) => h.of(t).canCreate(req))
+  create(req: RestRequest, target: RouteTarget) {
+    return this.of(target).createItem(req);
+  }
+
+  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).readArgs(), schema })
+  @Allow((req, h: H, t) => h.of(t).canRead(req))
+  get(req: RestRequest, target: RouteTarget) {
+    return this.of(target).getItem(req);
+  }
+
+  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.EDITABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).updateArgs(), schema })
+  @Allow((req, h: H, t) => h.of(t).canUpdate(req))
+  update(req: RestRequest, target: RouteTarget) {
+    return this.of(target).updateItem(req);
+  }
+
+  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.DELETABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).deleteArgs(), schema })
+  @Allow((req, h: H, t) => h.of(t).canDelete(req))
+  remove(req: RestRequest, target: RouteTarget) {
+    return this.of(target).deleteItem(req);
+  }
+}
