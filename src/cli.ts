@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { RolesService } from './core/auth/roles.service';
 import { generatePassword, UserAccountsService } from './core/auth/user-accounts.service';
 import { BootstrapReport, SiteBootstrapService } from './core/database/site-bootstrap.service';
-import { RestException } from './core/http/rest.exception';
+import { RestException } from './core/rest/rest.exception';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment } from './standalone/env';
 

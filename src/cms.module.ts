@@ -16,7 +16,7 @@ import { SiteBootstrapService } from './core/database/site-bootstrap.service';
 import { TablePrefix } from './core/database/table-prefix';
 import { HookRegistry } from './core/hooks/hook-registry.service';
 import { HostBodyErrors } from './core/http/host-body-errors';
-import { IndexRoutes } from './core/http/index-routes';
+import { SchemaModule } from './core/schema/schema.module';
 import { ApiHttpService } from './core/http/api-http.service';
 import { restHttpController } from './core/http/rest-http.controller';
 import { RestRouteMiddleware } from './core/http/rest-route.middleware';
@@ -115,7 +115,7 @@ export class CmsModule implements NestModule {
     return {
       module: CmsModule,
       global: true,
-      imports: [...imports, DiscoveryModule, ContentTypesModule, UsersModule, SettingsModule, PostsModule, TermsModule, ...extensions],
+      imports: [...imports, DiscoveryModule, SchemaModule, ContentTypesModule, UsersModule, SettingsModule, PostsModule, TermsModule, ...extensions],
       controllers: [restHttpController(routePrefix)],
       providers: [
         optionsProvider,
@@ -137,7 +137,6 @@ export class CmsModule implements NestModule {
         OptionsService,
         TablePrefix,
         SiteBootstrapService,
-        IndexRoutes,
         ApiHttpService,
         RestRouteMiddleware,
         HostBodyErrors,
@@ -146,7 +145,7 @@ export class CmsModule implements NestModule {
         // After the resources, so that `cms/v2` stays the first namespace of the index.
         SessionRoutes,
       ],
-      exports: SHARED_EXPORTS,
+      exports: [...SHARED_EXPORTS, SchemaModule],
     };
   }
 

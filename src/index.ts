@@ -19,7 +19,7 @@ export { RestRequest } from './core/rest/rest-request';
 export type { UploadedFile } from './core/rest/rest-request';
 export { RestResponse, linkMap } from './core/rest/rest-response';
 export type { Link, LinkMap } from './core/rest/rest-response';
-export { RestException } from './core/http/rest.exception';
+export { RestException } from './core/rest/rest.exception';
 export { serveApiFirst } from './core/http/api-front';
 export type { ItemSchema, JsonSchema, RestContext, RouteArg } from './core/schema/json-schema';
 

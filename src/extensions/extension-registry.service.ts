@@ -3,7 +3,7 @@ import { ContentRegistry } from '../core/registry/content-registry.service';
 import type { PostStatusArgs, PostTypeArgs, TaxonomyArgs } from '../core/registry/content-types';
 import { RouteRegistry } from '../core/rest/route-registry.service';
 import type { EndpointDefinition, RouteOptions } from '../core/rest/route-types';
-import type { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from './extension.types';
+import type { MetaKeyDefinition, RegisteredFields, RestFieldDefinition, SettingDefinition } from '../core/registry/field-types';
 
 /**
  * The extension API: what a third party may add to the server. Calls must be made before the application has
@@ -20,7 +20,7 @@ import type { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from '
  * }
  */
 @Injectable()
-export class CmsExtensionRegistry implements OnApplicationBootstrap {
+export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredFields {
   private readonly fields = new Map<string, Map<string, RestFieldDefinition>>();
   private readonly meta = new Map<string, Map<string, MetaKeyDefinition>>();
   private readonly settingsMap = new Map<string, SettingDefinition>();

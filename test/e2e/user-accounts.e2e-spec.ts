@@ -14,7 +14,7 @@ import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { maybeSerialize, phpSerialize, phpUnserialize } from '../../src/core/database/php-serialize';
-import { RestException } from '../../src/core/http/rest.exception';
+import { RestException } from '../../src/core/rest/rest.exception';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { testDatabaseKind } from '../utils/test-db';
 

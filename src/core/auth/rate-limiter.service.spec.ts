@@ -1,5 +1,5 @@
 import { ResolvedCmsOptions } from '../../cms-options';
-import { RestException } from '../http/rest.exception';
+import { RestException } from '../rest/rest.exception';
 import { RATE_LIMIT_MAX_ENTRIES, RateLimiter, rateLimitSubject } from './rate-limiter.service';
 
 function limiter(max = 3, windowSeconds = 60): RateLimiter {

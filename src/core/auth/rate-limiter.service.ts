@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { RestException } from '../http/rest.exception';
+import { RestException } from '../rest/rest.exception';
 
 interface Window {
   count: number;

@@ -1,6 +1,6 @@
 import { ResolvedCmsOptions } from '../../cms-options';
 import { UserEntity } from '../database/entities/user.entity';
-import { RestException } from '../http/rest.exception';
+import { RestException } from '../rest/rest.exception';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import * as passwordHash from './password-hash';

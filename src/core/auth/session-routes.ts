@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
-import { RestException } from '../http/rest.exception';
+import { RestException } from '../rest/rest.exception';
 import { parseCookies } from '../http/api-http.service';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';

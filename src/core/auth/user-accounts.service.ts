@@ -9,7 +9,7 @@ import { UserEntity } from '../database/entities/user.entity';
 import { formatMysqlDate } from '../database/mysql-date';
 import { maybeSerialize, maybeUnserialize, phpTrim } from '../database/php-serialize';
 import { TablePrefix } from '../database/table-prefix';
-import { RestException } from '../http/rest.exception';
+import { RestException } from '../rest/rest.exception';
 import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
 import { RoleDefinition, RolesService } from './roles.service';
 import { writeTransaction } from '../database/write-transaction';

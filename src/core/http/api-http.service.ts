@@ -10,10 +10,10 @@ import { RequestContext } from '../auth/request-context';
 import { toJsonBytes } from '../rest/json-text';
 import { RestRequest, UploadedFile } from '../rest/rest-request';
 import { RestServer, ServedResponse } from '../rest/rest-server.service';
-import { CoreErrors } from './error-codes';
+import { CoreErrors } from '../rest/error-codes';
 import { RequestFacts, requestFacts } from './request-facts';
-import { RestException } from './rest.exception';
-import { simpleQuery } from './simple-query';
+import { RestException } from '../rest/rest.exception';
+import { simpleQuery } from '../rest/simple-query';
 
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
 /**

@@ -2,8 +2,8 @@ import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { CoreErrors } from './error-codes';
-import { RestException } from './rest.exception';
+import { CoreErrors } from '../rest/error-codes';
+import { RestException } from '../rest/rest.exception';
 
 /**
  * When a host app keeps Nest's body parser on, a malformed or oversized body fails before the API sees it.

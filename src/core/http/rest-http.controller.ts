@@ -1,8 +1,8 @@
 import { All, Controller, Inject, InternalServerErrorException, Req, Res, Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiHttpService } from './api-http.service';
-import { CoreErrors } from './error-codes';
-import { RestException } from './rest.exception';
+import { CoreErrors } from '../rest/error-codes';
+import { RestException } from '../rest/rest.exception';
 
 /** Where the matched API route pattern is left on the request, for host interceptors and APM (`http.route`). */
 export const CMS_MATCHED_ROUTE = 'cmsMatchedRoute';

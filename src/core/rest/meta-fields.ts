@@ -1,8 +1,7 @@
-import type { MetaKeyDefinition } from '../../extensions/extension.types';
-import type { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import type { MetaKeyDefinition, RegisteredFields } from '../registry/field-types';
 import type { EntityManager, FindOptionsWhere, Repository } from 'typeorm';
 import { maybeSerialize } from '../database/php-serialize';
-import { RestException } from '../http/rest.exception';
+import { RestException } from './rest.exception';
 import type { JsonSchema } from '../schema/json-schema';
 import { sanitizeValue, validateValue } from '../schema/validate';
 
@@ -17,7 +16,7 @@ export interface ExposedMetaKey {
  * The meta keys an object type exposes (registered with `showInRest`), for one subtype (post type, taxonomy) if
  * given. Shared by every resource with a `meta` field.
  */
-export function exposedMetaKeys(extensions: CmsExtensionRegistry, objectType: string, subtype?: string): ExposedMetaKey[] {
+export function exposedMetaKeys(extensions: RegisteredFields, objectType: string, subtype?: string): ExposedMetaKey[] {
   return extensions
     .metaKeys(objectType, subtype)
     .filter(([, d]) => d.showInRest)

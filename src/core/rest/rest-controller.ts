@@ -1,8 +1,8 @@
 import { OnModuleInit } from '@nestjs/common';
 import { CMS_NAMESPACE } from '../../cms-options';
-import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import type { RegisteredFields } from '../registry/field-types';
 import { HookRegistry } from '../hooks/hook-registry.service';
-import { RestException } from '../http/rest.exception';
+import { RestException } from './rest.exception';
 import { filterByContext, contextsOfSchema } from '../schema/filter-by-context';
 import { ItemSchema, JsonSchema, RouteArg } from '../schema/json-schema';
 import { ItemMemo } from './json-text';
@@ -26,7 +26,7 @@ export abstract class RestController implements OnModuleInit {
 
   constructor(
     protected readonly server: RestServer,
-    protected readonly extensions: CmsExtensionRegistry,
+    protected readonly extensions: RegisteredFields,
     protected readonly hooks: HookRegistry,
   ) {}
 

@@ -3,7 +3,7 @@ import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, ModuleRef } from '@nestjs/core';
 import { GuardsConsumer } from '@nestjs/core/guards';
 import { CMS_NAMESPACE } from '../../cms-options';
-import { RestException } from '../http/rest.exception';
+import { RestException } from './rest.exception';
 import { ContentRegistry } from '../registry/content-registry.service';
 import type { RestRequest } from './rest-request';
 import { RestRouteDeclaration, restRoutesOf, RouteTarget } from './rest-route.decorator';

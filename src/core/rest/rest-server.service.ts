@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RequestContext } from '../auth/request-context';
 import { HookRegistry } from '../hooks/hook-registry.service';
-import { CoreErrors } from '../http/error-codes';
-import { simpleQuery } from '../http/simple-query';
-import { RestException } from '../http/rest.exception';
+import { CoreErrors } from './error-codes';
+import { simpleQuery } from './simple-query';
+import { RestException } from './rest.exception';
 import { JsonSchema, RouteArg } from '../schema/json-schema';
 import { sanitizeArg, validateArg } from '../schema/validate';
 import { JsonText, withMembers } from './json-text';
@@ -12,15 +12,11 @@ import { compactLinks } from './links';
 import { RestRequest } from './rest-request';
 import { RestResponse } from './rest-response';
 import { RouteRegistry } from './route-registry.service';
+import { SchemaRegistry } from '../schema/schema-registry.service';
 import { RouteDefinition, RouteEndpoint } from './route-types';
 import { parse as parseQuery } from 'qs';
 
 /** Argument keywords shown in the index and OPTIONS (the reference's allowed schema keywords). */
-const PUBLIC_ARG_KEYWORDS = [
-  'title', 'description', 'default', 'type', 'format', 'enum', 'items', 'properties', 'additionalProperties',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern',
-  'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf',
-];
 
 /** What the HTTP layer writes: status, headers and JSON data (`undefined` body for HEAD). */
 export interface ServedResponse {
@@ -49,6 +45,7 @@ export class RestServer implements OnApplicationBootstrap {
 
   constructor(
     readonly registry: RouteRegistry,
+    private readonly schemas: SchemaRegistry,
     private readonly hooks: HookRegistry,
     @Inject(CMS_OPTIONS) readonly options: ResolvedCmsOptions,
   ) {}
@@ -167,7 +164,7 @@ export class RestServer implements OnApplicationBootstrap {
       req.urlParams = { ...(m.groups ?? {}) };
       // Nothing was validated: the Allow header's permission checks see the path parameters only.
       req.restrictTo(NOTHING_DECLARED);
-      const response = new RestResponse(this.routeData(route, 'help', req.ctx));
+      const response = new RestResponse(this.schemas.describe(route, 'help', req.ctx));
       response.matchedRoute = route.route;
       return response;
     }
@@ -191,34 +188,6 @@ export class RestServer implements OnApplicationBootstrap {
       if (ok) for (const m of endpoint.methods) if (!allowed.includes(m)) allowed.push(m);
     }
     if (allowed.length) response.header('Allow', allowed.join(', '));
-  }
-
-  /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */
-  routeData(route: RouteDefinition, context: string, ctx: RequestContext): Record<string, unknown> {
-    const endpoints = route.endpoints.filter((e) => e.showInIndex);
-    const data: Record<string, unknown> = {
-      namespace: route.namespace,
-      methods: endpoints.flatMap((e) => e.methods),
-      endpoints: endpoints.map((e) => ({
-        methods: e.methods,
-        // An endpoint without arguments shows `[]`, as in the reference.
-        args: Object.keys(e.args).length ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)])) : [],
-      })),
-    };
-    if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };
-    if (context === 'help' && route.schema) data.schema = publicSchema(route.schema());
-    return data;
-  }
-
-  /** Descriptions of all routes (of one namespace, if given), keyed by route. */
-  routesData(ctx: RequestContext, context: string, namespace?: string): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
-    for (const route of this.registry.all()) {
-      if (namespace && route.namespace !== namespace) continue;
-      if (!route.endpoints.some((e) => e.showInIndex)) continue;
-      out[route.route] = this.routeData(route, context, ctx);
-    }
-    return out;
   }
 
   /** The full pipeline after dispatch: Allow, `rest_post_dispatch`, links, `_embed`, `_fields`, `_envelope`. */
@@ -433,24 +402,6 @@ export function filterFields(data: unknown, fieldsParam: unknown, embedding: boo
     return out;
   };
   return Array.isArray(data) ? data.map(pick) : pick(data);
-}
-
-function publicArg(arg: RouteArg): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of PUBLIC_ARG_KEYWORDS) if (arg[key] !== undefined && arg[key] !== null) out[key] = arg[key];
-  out.required = arg.required === true;
-  return out;
-}
-
-/** The schema as published: `arg_options` removed from each property. */
-export function publicSchema(schema: JsonSchema): JsonSchema {
-  if (!schema.properties) return schema;
-  const properties: Record<string, JsonSchema> = {};
-  for (const [key, prop] of Object.entries(schema.properties)) {
-    const { arg_options: _ignored, ...rest } = prop;
-    properties[key] = rest;
-  }
-  return { ...schema, properties };
 }
 
 /** A copy of a default value: lists of plain values (the usual `[]` or `['publish']`) by slicing, others deeply. */

@@ -1,4 +1,4 @@
-import type { RestException } from '../http/rest.exception';
+import type { RestException } from './rest.exception';
 import type { ItemSchema, RouteArg } from '../schema/json-schema';
 import type { RestRequest } from './rest-request';
 import type { RestResponse } from './rest-response';

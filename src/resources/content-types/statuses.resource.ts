@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { PostStatusObject } from '../../core/registry/content-types';
 import { POST_STATUS_SCHEMA, restListedStatuses, statusToRest } from '../../core/registry/rest-shapes';
 import { RestRequest } from '../../core/rest/rest-request';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { TaxonomyObject } from '../../core/registry/content-types';
 import { TAXONOMY_SCHEMA, taxonomyToRest } from '../../core/registry/rest-shapes';
 import { RestRequest } from '../../core/rest/rest-request';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { POST_TYPE_SCHEMA, postTypeToRest } from '../../core/registry/rest-shapes';
 import { RestRequest } from '../../core/rest/rest-request';

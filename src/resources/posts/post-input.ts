@@ -2,7 +2,7 @@ import { PostEntity } from '../../core/database/entities/post.entity';
 import { convertInvalidEntities, wpKsesPost, wpTargetedLinkRel } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
 import { phpTrim } from '../../core/formatting/texturize';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';

@@ -10,7 +10,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { ZERO_DATE } from '../../core/database/mysql-date';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { normalizeWhitespace, sanitizeTitle } from '../../core/formatting';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';

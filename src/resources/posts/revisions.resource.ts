@@ -1,7 +1,7 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { ZERO_DATE, mysqlToRfc3339 } from '../../core/database/mysql-date';
 import { applyExcerptFilters, renderContent, renderTitle } from '../../core/formatting';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';

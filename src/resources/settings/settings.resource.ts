@@ -4,7 +4,7 @@ import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { OptionEntity } from '../../core/database/entities/option.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
@@ -48,12 +48,12 @@ export class SettingsResource extends RestController {
 
   constructor(
     server: RestServer,
-    extensions: CmsExtensionRegistry,
+    private readonly cms: CmsExtensionRegistry,
     hooks: HookRegistry,
     private readonly options: OptionsService,
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {
-    super(server, extensions, hooks);
+    super(server, cms, hooks);
   }
 
   protected baseSchema(): ItemSchema {
@@ -77,7 +77,7 @@ export class SettingsResource extends RestController {
   restSettings(): RestSetting[] {
     if (this.settingsCache) return this.settingsCache;
     const registered = new Map<string, SettingDefinition>(CORE_SETTINGS.map((s) => [s.option, s]));
-    for (const [option, definition] of this.extensions.settings()) registered.set(option, definition);
+    for (const [option, definition] of this.cms.settings()) registered.set(option, definition);
     const byName = new Map<string, RestSetting>();
     for (const [option, definition] of registered) {
       const show = definition.showInRest;

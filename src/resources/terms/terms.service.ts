@@ -9,7 +9,7 @@ import { containsPattern, escapeLike } from '../../core/database/query-helpers';
 import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { recountTerms } from './term-counts';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApplicationPasswordItem, UserAccountsService } from '../../core/auth/user-accounts.service';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';

@@ -9,7 +9,7 @@ import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { TablePrefix } from '../../core/database/table-prefix';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
-import { RestException } from '../../core/http/rest.exception';
+import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { ItemMemo } from '../../core/rest/json-text';

@@ -1,6 +1,6 @@
 import { ResolvedCmsOptions } from '../../../cms-options';
 import { UserEntity } from '../../database/entities/user.entity';
-import { RestException } from '../../http/rest.exception';
+import { RestException } from '../../rest/rest.exception';
 import { AuthenticationInput } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import * as passwordHash from '../password-hash';

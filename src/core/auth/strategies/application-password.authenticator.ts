@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RestException } from '../../http/rest.exception';
+import { RestException } from '../../rest/rest.exception';
 import { BasicStrategy } from 'passport-http';
 import { AuthenticationInput, AuthenticationService, authenticationInputOf } from '../authentication.service';
 import { CurrentUser } from '../current-user';

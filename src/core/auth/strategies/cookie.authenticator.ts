@@ -1,5 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { RestException } from '../../http/rest.exception';
+import { RestException } from '../../rest/rest.exception';
 import { AuthenticationInput, AuthenticationService } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import { SESSION_COOKIE, SessionService } from '../session.service';

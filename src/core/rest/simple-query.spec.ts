@@ -1,5 +1,5 @@
 import { parse as parseQuery } from 'qs';
-import { simpleQuery } from './simple-query';
+import { simpleQuery } from '../rest/simple-query';
 
 describe('simpleQuery', () => {
   it.each([

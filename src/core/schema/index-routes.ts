@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { OptionsService } from '../options/options.service';
-import { RestException } from './rest.exception';
+import { SchemaRegistry } from './schema-registry.service';
+import { RestException } from '../rest/rest.exception';
 import { RestRequest } from '../rest/rest-request';
 import { linkMap, RestResponse } from '../rest/rest-response';
 import { RestServer } from '../rest/rest-server.service';
@@ -17,6 +18,7 @@ export class IndexRoutes implements OnModuleInit {
   constructor(
     private readonly server: RestServer,
     private readonly options: OptionsService,
+    private readonly schemas: SchemaRegistry,
   ) {
     // Every namespace gets its index as soon as its first route is registered, as in the reference.
     server.registry.onNewNamespace = (namespace) =>
@@ -46,7 +48,7 @@ export class IndexRoutes implements OnModuleInit {
       timezone_string: o.timezone_string ?? '',
       namespaces: this.server.registry.namespaces(),
       authentication: [],
-      routes: this.server.routesData(req.ctx, req.context),
+      routes: this.schemas.describeAll(req.ctx, req.context),
     });
     response.addLinks(linkMap({ help: { href: 'https://developer.wordpress.org/rest-api/' } }));
     return response;
@@ -59,7 +61,7 @@ export class IndexRoutes implements OnModuleInit {
     }
     const response = new RestResponse({
       namespace: asked,
-      routes: this.server.routesData(req.ctx, req.context, asked),
+      routes: this.schemas.describeAll(req.ctx, req.context, asked),
       namespaces: this.server.registry.namespaces(),
     });
     response.addLinks(linkMap({ up: { href: req.ctx.restUrl('') } }));

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import type { RequestContext } from '../auth/request-context';
+import { RouteRegistry } from '../rest/route-registry.service';
+import type { RouteDefinition } from '../rest/route-types';
+import type { JsonSchema, RouteArg } from './json-schema';
+
+/** The keywords of an argument's schema that descriptions show (callbacks and options are left out). */
+const PUBLIC_ARG_KEYWORDS = [
+  'title', 'description', 'default', 'type', 'format', 'enum', 'items', 'properties', 'additionalProperties',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern',
+  'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf',
+] as const;
+
+/**
+ * Assembles what the API says about itself from the route table, where the handlers' metadata put it: the
+ * description of one route (`OPTIONS`), of every route for the index and each namespace index, and with
+ * `context=help` their item schemas. The same argument schemas validate the requests, so there is one source.
+ */
+@Injectable()
+export class SchemaRegistry {
+  constructor(private readonly routes: RouteRegistry) {}
+
+  /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */
+  describe(route: RouteDefinition, context: string, ctx: RequestContext): Record<string, unknown> {
+    const endpoints = route.endpoints.filter((e) => e.showInIndex);
+    const data: Record<string, unknown> = {
+      namespace: route.namespace,
+      methods: endpoints.flatMap((e) => e.methods),
+      endpoints: endpoints.map((e) => ({
+        methods: e.methods,
+        // An endpoint without arguments shows `[]`, as in the reference.
+        args: Object.keys(e.args).length ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)])) : [],
+      })),
+    };
+    if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };
+    if (context === 'help' && route.schema) data.schema = publicSchema(route.schema());
+    return data;
+  }
+
+  /** Descriptions of all routes (of one namespace, if given), keyed by route, in registration order. */
+  describeAll(ctx: RequestContext, context: string, namespace?: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const route of this.routes.all()) {
+      if (namespace && route.namespace !== namespace) continue;
+      if (!route.endpoints.some((e) => e.showInIndex)) continue;
+      out[route.route] = this.describe(route, context, ctx);
+    }
+    return out;
+  }
+}
+
+function publicArg(arg: RouteArg): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of PUBLIC_ARG_KEYWORDS) if (arg[key] !== undefined && arg[key] !== null) out[key] = arg[key];
+  out.required = arg.required === true;
+  return out;
+}
+
+/** The schema as published: `arg_options` removed from each property. */
+export function publicSchema(schema: JsonSchema): JsonSchema {
+  if (!schema.properties) return schema;
+  const properties: Record<string, JsonSchema> = {};
+  for (const [key, prop] of Object.entries(schema.properties)) {
+    const { arg_options: _ignored, ...rest } = prop;
+    properties[key] = rest;
+  }
+  return { ...schema, properties };
+}
