@@ -23,6 +23,8 @@ import { RestRouteMiddleware } from './core/http/rest-route.middleware';
 import { OptionsService } from './core/options/options.service';
 import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
+import { Embedder } from './core/rest/embedder.service';
+import { RestResponseInterceptor } from './core/rest/rest-response.interceptor';
 import { RouteRegistry } from './core/rest/route-registry.service';
 import { CmsExtensionRegistry } from './extensions/extension-registry.service';
 import { ContentTypesModule } from './resources/content-types/content-types.module';
@@ -122,6 +124,8 @@ export class CmsModule implements NestModule {
         { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) },
         RouteRegistry,
         RestServer,
+        Embedder,
+        RestResponseInterceptor,
         HookRegistry,
         CapabilityService,
         AuthenticationService,

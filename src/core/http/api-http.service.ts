@@ -10,6 +10,7 @@ import { RequestContext } from '../auth/request-context';
 import { toJsonBytes } from '../rest/json-text';
 import { RestRequest, UploadedFile } from '../rest/rest-request';
 import { RestServer, ServedResponse } from '../rest/rest-server.service';
+import { RestResponseInterceptor } from '../rest/rest-response.interceptor';
 import { CoreErrors } from '../rest/error-codes';
 import { RequestFacts, requestFacts } from './request-facts';
 import { RestException } from '../rest/rest.exception';
@@ -54,6 +55,7 @@ export class ApiHttpService {
 
   constructor(
     private readonly server: RestServer,
+    private readonly pipeline: RestResponseInterceptor,
     private readonly auth: AuthenticationService,
     private readonly caps: CapabilityService,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
@@ -205,7 +207,7 @@ export class ApiHttpService {
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
         ctx,
       );
-      const served = await this.server.serve(restReq);
+      const served = await this.pipeline.serve(restReq);
       if (served.unexpected !== undefined && !answerUnexpected) return { matchedRoute: served.matchedRoute, unexpected: served.unexpected };
       this.write(res, req, baseUrl, mount, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
       return { matchedRoute: served.matchedRoute };

@@ -1,5 +1,5 @@
 import { parse as parseQuery } from 'qs';
-import { simpleApiUrl } from './rest-server.service';
+import { simpleApiUrl } from './embedder.service';
 
 const BASE = 'http://example.org/cms-json/';
 
