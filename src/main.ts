@@ -15,7 +15,7 @@ async function serve(env: CmsEnvironment): Promise<void> {
   app.disable('x-powered-by');
   app.enableShutdownHooks();
   await app.init();
-  serveApiFirst(app);
+  if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
   await app.listen(env.PORT);
   if (cluster.isPrimary) new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/`);
 }

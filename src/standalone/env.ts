@@ -86,6 +86,13 @@ export class CmsEnvironment {
   @IsIn(['true', 'false'], { message: 'CMS_MIGRATIONS_RUN must be true or false' })
   CMS_MIGRATIONS_RUN = 'true';
 
+  /**
+   * Answer API requests straight from Node's server, ahead of Nest's router (`true`, faster), or through the API's
+   * Nest route as an embedding host does (`false`).
+   */
+  @IsIn(['true', 'false'], { message: 'CMS_SERVE_API_FIRST must be true or false' })
+  CMS_SERVE_API_FIRST = 'true';
+
   /** Login of the administrator created on first start when the database has no users (with CMS_ADMIN_PASSWORD). */
   @ValidateIf(adminVariablesUsed)
   @IsWordPressLogin({ message: 'CMS_ADMIN_USER must be 1 to 60 characters: letters, digits, space, _ . - @ (no space at either end)' })
