@@ -12,6 +12,13 @@ export type { MetaKeyDefinition, RestFieldDefinition, SettingDefinition } from '
 export { HookRegistry } from './core/hooks/hook-registry.service';
 export { RouteRegistry } from './core/rest/route-registry.service';
 export { Methods } from './core/rest/route-types';
+export { Allow, RestRoute } from './core/rest/rest-route.decorator';
+export type { PermissionPolicy, RestRouteOptions, RouteTarget } from './core/rest/rest-route.decorator';
+export { REST_CONTEXT_TYPE } from './core/rest/rest-handler-explorer.service';
+export { CapabilityGuard } from './core/auth/capability.guard';
+export { RestResponseInterceptor } from './core/rest/rest-response.interceptor';
+export { SchemaRegistry } from './core/schema/schema-registry.service';
+export { CMS_MATCHED_ROUTE } from './core/http/rest-http.controller';
 export type { EndpointDefinition, HandlerResult, PermissionResult, RouteOptions } from './core/rest/route-types';
 export { RestController } from './core/rest/rest-controller';
 export { RestServer } from './core/rest/rest-server.service';

@@ -6,7 +6,8 @@ import { CMS_NAMESPACE } from '../../cms-options';
 import { RestException } from './rest.exception';
 import { ContentRegistry } from '../registry/content-registry.service';
 import type { RestRequest } from './rest-request';
-import { RestRouteDeclaration, restRoutesOf, RouteTarget } from './rest-route.decorator';
+import { ALLOW_POLICY, PermissionPolicy, RestRouteDeclaration, restRoutesOf, RouteTarget } from './rest-route.decorator';
+import { CapabilityGuard } from '../auth/capability.guard';
 import { RouteRegistry } from './route-registry.service';
 import type { EndpointDefinition, PermissionResult } from './route-types';
 
@@ -76,11 +77,18 @@ export class RestHandlerExplorer implements OnModuleInit {
     const namespace =
       typeof options.namespace === 'function' ? options.namespace(instance, target) : (options.namespace ?? object?.rest_namespace ?? CMS_NAMESPACE);
     const guards = this.guardsOf(instance, handler);
+    const policy = Reflect.getMetadata(ALLOW_POLICY, handler) as PermissionPolicy | undefined;
+    // Only CapabilityGuard: its policy is called as the guard would call it, without building an execution context.
+    const onlyPolicy = policy && guards.length === 1 && guards[0] instanceof CapabilityGuard;
     const args = options.args;
     const endpoint: EndpointDefinition = {
       methods: options.methods,
       args: typeof args === 'function' ? () => args(instance, target) : args,
-      permission: guards.length ? (req) => this.activate(guards, instance, handler, req, target) : undefined,
+      permission: onlyPolicy
+        ? (req) => policy(req, instance, target)
+        : guards.length
+          ? (req) => this.activate(guards, instance, handler, req, target)
+          : undefined,
       handler: (req) => handler.call(instance, req, target),
       showInIndex: options.showInIndex,
       strictArgs: options.strictArgs,

@@ -26,17 +26,27 @@ export class RestResponseInterceptor implements NestInterceptor<RestResponse, Se
     private readonly hooks: HookRegistry,
   ) {}
 
-  /** Serves a top-level request: dispatch, then this interceptor's pipeline. */
-  serve(req: RestRequest): Promise<ServedResponse> {
+  /**
+   * Serves a top-level request: dispatch, then this interceptor's pipeline. The same steps as {@link intercept},
+   * without an observable in between (the API's own hot path).
+   */
+  async serve(req: RestRequest): Promise<ServedResponse> {
+    req.itemsAsText = req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
+    return this.finish(await this.server.dispatch(req), req);
+  }
+
+  /** As a Nest interceptor around anything that dispatches a `RestRequest` (argument 0) to a `RestResponse`. */
+  intercept(context: ExecutionContext, next: CallHandler<RestResponse>): Observable<ServedResponse> {
+    const req = context.getArgByIndex<RestRequest>(0);
+    return next.handle().pipe(mergeMap((response) => this.finish(response, req)));
+  }
+
+  /** `serve` through {@link intercept}, as Nest runs an interceptor (for tests and hosts that compose it). */
+  serveIntercepted(req: RestRequest): Promise<ServedResponse> {
     req.itemsAsText = req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
     const context = new ExecutionContextHost([req], RestServer, this.serve);
     context.setType(REST_CONTEXT_TYPE);
     return lastValueFrom(this.intercept(context, { handle: () => from(this.server.dispatch(req)) }));
-  }
-
-  intercept(context: ExecutionContext, next: CallHandler<RestResponse>): Observable<ServedResponse> {
-    const req = context.getArgByIndex<RestRequest>(0);
-    return next.handle().pipe(mergeMap((response) => this.finish(response, req)));
   }
 
   private async finish(dispatched: RestResponse, req: RestRequest): Promise<ServedResponse> {
