@@ -3,7 +3,7 @@
  * PHP's `strip_tags()`, `force_balance_tags()`, `strip_shortcodes()`, `excerpt_remove_blocks()`
  * and the parts of `get_the_content()` that a REST request uses (page 1, teaser up to `<!--more-->`).
  */
-import { hasBlocks, parseBlocks, renderBlock, renderContent, type ParsedBlock, type RenderOptions } from './filters';
+import { hasBlocks, parseBlocks, renderBlock, type ParsedBlock } from './blocks';
 import { wpKsesAttrParse, wpKsesOneAttr } from './kses';
 import {
   DEFAULT_SHORTCODE_TAGS,
@@ -681,29 +681,3 @@ export function getTheContentForExcerpt(postContent: string): string {
   return output;
 }
 
-export interface ExcerptOptions extends RenderOptions {
-  /** Registered shortcodes stripped from generated excerpts (default: WordPress's defaults). */
-  shortcodeTags?: readonly string[];
-}
-
-/**
- * `wp_trim_excerpt( '', $post )`: generates an excerpt from the raw post content — `get_the_content()`
- * (page 1, teaser before `<!--more-->`), `strip_shortcodes`, `excerpt_remove_blocks`, the `the_content`
- * filters, `]]>` escaping and `wp_trim_words( $text, 55, ' [&hellip;]' )`.
- */
-export function wpTrimExcerpt(content: string, excerptLength = 55, more = ' [&hellip;]', options: ExcerptOptions = {}): string {
-  let text = getTheContentForExcerpt(content);
-  text = stripShortcodes(text, options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS);
-  text = excerptRemoveBlocks(text);
-  text = renderContent(text, options);
-  text = strReplace(text, ']]>', ']]&gt;');
-  return wpTrimWords(text, excerptLength, more);
-}
-
-/** `get_the_excerpt` for a post: the hand-written excerpt, or a generated one when it is blank. */
-export function getTheExcerpt(rawExcerpt: string, rawContent: string, options: ExcerptOptions = {}): string {
-  if (phpTrim(rawExcerpt) === '') {
-    return wpTrimExcerpt(rawContent, 55, ' [&hellip;]', options);
-  }
-  return rawExcerpt;
-}

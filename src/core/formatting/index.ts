@@ -9,7 +9,6 @@ export type { TexturizeOptions } from './texturize';
 export { convertChars, convertSmilies, capitalPDangit, WP_SMILIES } from './convert-chars';
 export type { SmiliesOptions } from './convert-chars';
 export {
-  wpTrimExcerpt,
   wpTrimWords,
   stripAllTags,
   phpStripTags,
@@ -17,12 +16,11 @@ export {
   stripShortcodes,
   excerptRemoveBlocks,
   getTheContentForExcerpt,
-  getTheExcerpt,
   splitPages,
   doShortcode,
   shortcodeParseAtts,
 } from './excerpt';
-export type { ExcerptOptions, ShortcodeMatch, ShortcodeRenderer } from './excerpt';
+export type { ShortcodeMatch, ShortcodeRenderer } from './excerpt';
 export {
   renderTitle,
   renderContent,
@@ -35,8 +33,10 @@ export {
   hasBlocks,
   wpFilterContentTags,
   createRenderState,
+  wpTrimExcerpt,
+  getTheExcerpt,
 } from './filters';
-export type { ParsedBlock, RenderOptions, RenderState, TitleOptions, ContentTagsOptions } from './filters';
+export type { ParsedBlock, RenderOptions, RenderState, TitleOptions, ContentTagsOptions, ExcerptOptions } from './filters';
 export {
   wpKsesPost,
   wpKses,

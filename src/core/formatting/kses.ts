@@ -10,7 +10,7 @@
  * compares the URL with `wp_upload_dir()`); PHP's loose `!=` comparison in the comment loop is a strict one.
  */
 import { PCRE_SPACE, asciiLower, phpTrim, strReplace } from './texturize';
-import { parseBlocks, type ParsedBlock } from './filters';
+import { parseBlocks, type ParsedBlock } from './blocks';
 
 // ---------------------------------------------------------------------------
 // Tables (dumped from WordPress 6.1 with `php harness.php --dump-kses-data`).
