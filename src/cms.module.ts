@@ -1,40 +1,25 @@
-import { DynamicModule, Global, MiddlewareConsumer, Module, ModuleMetadata, NestModule, Provider, RequestMethod, Type } from '@nestjs/common';
+import { DynamicModule, Global, Module, ModuleMetadata, Provider, Type } from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import { CmsInternalsModule } from './cms-internals.module';
 import { CMS_OPTIONS, CmsModuleOptions, resolveCmsOptions } from './cms-options';
 import { AuthenticationService } from './core/auth/authentication.service';
 import { CapabilityService } from './core/auth/capability.service';
-import { RolesService } from './core/auth/roles.service';
-import { ApplicationPasswordAuthenticator } from './core/auth/strategies/application-password.authenticator';
-import { UserIdentityService } from './core/auth/user-identity.service';
 import { UserAccountsService } from './core/auth/user-accounts.service';
-import { RateLimiter } from './core/auth/rate-limiter.service';
-import { SessionRoutes } from './core/auth/session-routes';
-import { SessionService } from './core/auth/session.service';
-import { CookieAuthenticator } from './core/auth/strategies/cookie.authenticator';
 import { CMS_DATA_SOURCE } from './core/database/cms-data-source';
-import { SiteBootstrapService } from './core/database/site-bootstrap.service';
-import { TablePrefix } from './core/database/table-prefix';
 import { HookRegistry } from './core/hooks/hook-registry.service';
-import { HostBodyErrors } from './core/http/host-body-errors';
-import { SchemaModule } from './core/schema/schema.module';
-import { ApiHttpService } from './core/http/api-http.service';
+import { CmsHttpModule } from './core/http/cms-http.module';
 import { restHttpController } from './core/http/rest-http.controller';
-import { RestRouteMiddleware } from './core/http/rest-route.middleware';
 import { OptionsService } from './core/options/options.service';
 import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
-import { Embedder } from './core/rest/embedder.service';
-import { RestResponseInterceptor } from './core/rest/rest-response.interceptor';
 import { RouteRegistry } from './core/rest/route-registry.service';
+import { SchemaModule } from './core/schema/schema.module';
 import { CmsExtensionRegistry } from './extensions/extension-registry.service';
 import { ContentTypesModule } from './resources/content-types/content-types.module';
-import { SettingsModule } from './resources/settings/settings.module';
-import { UsersModule } from './resources/users/users.module';
 import { PostsModule } from './resources/posts/posts.module';
+import { SettingsModule } from './resources/settings/settings.module';
 import { TermsModule } from './resources/terms/terms.module';
-import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
-import { CapabilityGuard } from './core/auth/capability.guard';
-import { DiscoveryModule } from '@nestjs/core';
+import { UsersModule } from './resources/users/users.module';
 
 /** Options of `CmsModule.forRootAsync()`: runtime values from a factory, structure given up front. */
 export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
@@ -51,23 +36,21 @@ export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   routePrefix?: string;
 }
 
-const SHARED_EXPORTS = [
-  CMS_OPTIONS,
-  CMS_DATA_SOURCE,
+/**
+ * What `CmsModule` provides to the whole application (it is global): the services extensions and hosts use —
+ * routes, hooks, capabilities, authentication, user accounts, the content registry, options, the extension
+ * registry — and the options and data source tokens. The engine's other parts stay in CmsInternalsModule.
+ */
+const PUBLIC_PROVIDERS = [
   RouteRegistry,
   RestServer,
   HookRegistry,
   CapabilityService,
   AuthenticationService,
-  RolesService,
-  UserIdentityService,
   UserAccountsService,
-  RateLimiter,
-  SessionService,
   ContentRegistry,
   CmsExtensionRegistry,
   OptionsService,
-  TablePrefix,
 ];
 
 /**
@@ -85,7 +68,7 @@ const SHARED_EXPORTS = [
  */
 @Global()
 @Module({})
-export class CmsModule implements NestModule {
+export class CmsModule {
   static forRoot(options: CmsModuleOptions = {}): DynamicModule {
     const resolved = resolveCmsOptions(options);
     return this.build({ provide: CMS_OPTIONS, useValue: resolved }, resolved.routePrefix, options.extensions ?? [], options.dataSourceName);
@@ -117,43 +100,22 @@ export class CmsModule implements NestModule {
     return {
       module: CmsModule,
       global: true,
-      imports: [...imports, DiscoveryModule, SchemaModule, ContentTypesModule, UsersModule, SettingsModule, PostsModule, TermsModule, ...extensions],
-      controllers: [restHttpController(routePrefix)],
-      providers: [
-        optionsProvider,
-        { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) },
-        RouteRegistry,
-        RestServer,
-        Embedder,
-        RestResponseInterceptor,
-        HookRegistry,
-        CapabilityService,
-        AuthenticationService,
-        RolesService,
-        UserIdentityService,
-        UserAccountsService,
-        ApplicationPasswordAuthenticator,
-        RateLimiter,
-        SessionService,
-        CookieAuthenticator,
-        ContentRegistry,
-        CmsExtensionRegistry,
-        OptionsService,
-        TablePrefix,
-        SiteBootstrapService,
-        ApiHttpService,
-        RestRouteMiddleware,
-        HostBodyErrors,
-        CapabilityGuard,
-        RestHandlerExplorer,
-        // After the resources, so that `cms/v2` stays the first namespace of the index.
-        SessionRoutes,
+      imports: [
+        ...imports,
+        CmsInternalsModule,
+        SchemaModule,
+        CmsHttpModule.register([CmsInternalsModule]),
+        ContentTypesModule,
+        UsersModule,
+        SettingsModule,
+        PostsModule,
+        TermsModule,
+        ...extensions,
       ],
-      exports: [...SHARED_EXPORTS, SchemaModule],
+      // The API's one Nest route, declared here so that RouterModule mounts it with CmsModule.
+      controllers: [restHttpController(routePrefix)],
+      providers: [optionsProvider, { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) }, ...PUBLIC_PROVIDERS],
+      exports: [CMS_OPTIONS, CMS_DATA_SOURCE, ...PUBLIC_PROVIDERS, SchemaModule],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RestRouteMiddleware).forRoutes({ path: '/', method: RequestMethod.ALL });
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../cms-internals.module';
 import { StatusesHandlers } from './statuses.handlers';
 import { StatusesResource } from './statuses.resource';
 import { TaxonomiesHandlers } from './taxonomies.handlers';
@@ -8,6 +9,7 @@ import { TypesResource } from './types.resource';
 
 /** Post types, statuses and taxonomies: read-only views of the content registry. */
 @Module({
+  imports: [CmsInternalsModule],
   providers: [TypesResource, TypesHandlers, StatusesResource, StatusesHandlers, TaxonomiesResource, TaxonomiesHandlers],
   exports: [TypesResource, StatusesResource, TaxonomiesResource],
 })

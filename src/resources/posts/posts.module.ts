@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../cms-internals.module';
 import { FuturePosts } from './future-posts.service';
 import { PostTypeResources } from './post-type-resources.service';
 import { PostWriter } from './post-writer.service';
@@ -8,6 +9,7 @@ import { RevisionsHandlers } from './revisions.handlers';
 
 /** Posts, pages and every REST post type, with their revisions. */
 @Module({
+  imports: [CmsInternalsModule],
   providers: [PostsService, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
   exports: [PostsService, PostWriter, FuturePosts, PostTypeResources],
 })

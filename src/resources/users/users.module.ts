@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../cms-internals.module';
 import { ApplicationPasswordsHandlers } from './application-passwords.handlers';
 import { ApplicationPasswordsResource } from './application-passwords.resource';
 import { UsersHandlers } from './users.handlers';
@@ -7,6 +8,7 @@ import { UsersService } from './users.service';
 
 /** Users (`users`, `users/me`) and their application passwords. */
 @Module({
+  imports: [CmsInternalsModule],
   providers: [UsersService, UsersResource, UsersHandlers, ApplicationPasswordsResource, ApplicationPasswordsHandlers],
   exports: [UsersService, UsersResource],
 })

@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { CapabilityGuard } from './core/auth/capability.guard';
+import { RateLimiter } from './core/auth/rate-limiter.service';
+import { RolesService } from './core/auth/roles.service';
+import { SessionRoutes } from './core/auth/session-routes';
+import { SessionService } from './core/auth/session.service';
+import { ApplicationPasswordAuthenticator } from './core/auth/strategies/application-password.authenticator';
+import { CookieAuthenticator } from './core/auth/strategies/cookie.authenticator';
+import { UserIdentityService } from './core/auth/user-identity.service';
+import { SiteBootstrapService } from './core/database/site-bootstrap.service';
+import { TablePrefix } from './core/database/table-prefix';
+import { Embedder } from './core/rest/embedder.service';
+import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
+import { RestResponseInterceptor } from './core/rest/rest-response.interceptor';
+
+const INTERNALS = [
+  RolesService,
+  UserIdentityService,
+  ApplicationPasswordAuthenticator,
+  CookieAuthenticator,
+  RateLimiter,
+  SessionService,
+  TablePrefix,
+  SiteBootstrapService,
+  Embedder,
+  RestResponseInterceptor,
+  CapabilityGuard,
+  RestHandlerExplorer,
+  // After the handler explorer, so that `cms/v2` stays the first namespace of the index.
+  SessionRoutes,
+];
+
+/**
+ * The engine's own parts that hosts and extensions do not need (roles, sessions, authenticators, rate limits,
+ * table prefix, first-start set-up, embedding, the response interceptor, the handler explorer and the capability
+ * guard). The API's modules import it; it reads the public services `CmsModule` provides globally.
+ */
+@Module({ imports: [DiscoveryModule], providers: INTERNALS, exports: INTERNALS })
+export class CmsInternalsModule {}
