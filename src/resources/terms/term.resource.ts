@@ -11,6 +11,7 @@ import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema'
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
+import { sanitizeSavedName } from '../../core/formatting/esc-url';
 import { TermQuery, TermRow, TermsService } from './terms.service';
 import type { TaxonomyDependencies } from './taxonomy-resources.service';
 import { Methods } from '../../core/rest/route-types';
@@ -204,7 +205,7 @@ export class TermResource extends RestController {
     const name = String(req.get('name') ?? '').trim();
     if (!name) throw new RestException('empty_term_name', 'A name is required for this term.', 400);
     let input = {
-      name: escapeTermName(name),
+      name: sanitizeSavedName(name),
       slug: req.get<string>('slug') || sanitizeTitle(name),
       slugGiven: Boolean(req.get<string>('slug')),
       description: String(req.get('description') ?? ''),
@@ -228,7 +229,7 @@ export class TermResource extends RestController {
     if (req.has('name')) {
       const name = String(req.get('name')).trim();
       if (!name) throw new RestException('empty_term_name', 'A name is required for this term.', 400);
-      input.name = escapeTermName(name);
+      input.name = sanitizeSavedName(name);
     }
     if (req.has('slug')) input.slug = String(req.get('slug'));
     if (req.has('description')) input.description = String(req.get('description'));
@@ -386,10 +387,6 @@ interface TermBatch {
   ancestors: Map<number, TermRow>;
 }
 
-/** Term names are stored with `&`, `<` and `>` as entities (WordPress's `pre_term_name` filters). */
-function escapeTermName(name: string): string {
-  return name.replace(/&(?!(?:#\d+|#x[0-9a-f]+|[a-z][a-z0-9]*);)/gi, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 /** The reference's sorting of a post's terms: name order kept for name/include, else by the column. */
 function sortTerms(terms: TermRow[], orderby: string, order: 'ASC' | 'DESC'): TermRow[] {
