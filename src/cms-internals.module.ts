@@ -1,4 +1,6 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CMS_ENTITIES } from './core/database/cms-entities';
 import { DiscoveryModule } from '@nestjs/core';
 import { CapabilityGuard } from './core/auth/capability.guard';
 import { RateLimiter } from './core/auth/rate-limiter.service';
@@ -34,7 +36,18 @@ const INTERNALS = [
 /**
  * The engine's own parts that hosts and extensions do not need (roles, sessions, authenticators, rate limits,
  * table prefix, first-start set-up, embedding, the response interceptor, the handler explorer and the capability
- * guard). The API's modules import it; it reads the public services `CmsModule` provides globally.
+ * guard), with the entities of every WordPress table it reads (`TypeOrmModule.forFeature`, so a host with
+ * `autoLoadEntities` needs no entity list). The API's modules import the one instance `CmsModule` makes; it reads
+ * the public services `CmsModule` provides globally.
  */
-@Module({ imports: [DiscoveryModule], providers: INTERNALS, exports: INTERNALS })
-export class CmsInternalsModule {}
+@Module({})
+export class CmsInternalsModule {
+  static register(dataSourceName?: string): DynamicModule {
+    return {
+      module: CmsInternalsModule,
+      imports: [DiscoveryModule, TypeOrmModule.forFeature(CMS_ENTITIES, dataSourceName)],
+      providers: INTERNALS,
+      exports: INTERNALS,
+    };
+  }
+}

@@ -97,19 +97,21 @@ export class CmsModule {
     dataSourceName?: string,
     imports: DynamicModule['imports'] = [],
   ): DynamicModule {
+    // One instance of the engine's internals, imported by every module of the API.
+    const internals = CmsInternalsModule.register(dataSourceName);
     return {
       module: CmsModule,
       global: true,
       imports: [
         ...imports,
-        CmsInternalsModule,
+        internals,
         SchemaModule,
-        CmsHttpModule.register([CmsInternalsModule]),
-        ContentTypesModule,
-        UsersModule,
-        SettingsModule,
-        PostsModule,
-        TermsModule,
+        CmsHttpModule.register([internals]),
+        ContentTypesModule.register(internals, dataSourceName),
+        UsersModule.register(internals, dataSourceName),
+        SettingsModule.register(internals, dataSourceName),
+        PostsModule.register(internals, dataSourceName),
+        TermsModule.register(internals, dataSourceName),
         ...extensions,
       ],
       // The API's one Nest route, declared here so that RouterModule mounts it with CmsModule.

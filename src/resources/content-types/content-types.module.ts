@@ -1,5 +1,4 @@
-import { Module } from '@nestjs/common';
-import { CmsInternalsModule } from '../../cms-internals.module';
+import { DynamicModule, Module } from '@nestjs/common';
 import { StatusesHandlers } from './statuses.handlers';
 import { StatusesResource } from './statuses.resource';
 import { TaxonomiesHandlers } from './taxonomies.handlers';
@@ -8,9 +7,15 @@ import { TypesHandlers } from './types.handlers';
 import { TypesResource } from './types.resource';
 
 /** Post types, statuses and taxonomies: read-only views of the content registry. */
-@Module({
-  imports: [CmsInternalsModule],
-  providers: [TypesResource, TypesHandlers, StatusesResource, StatusesHandlers, TaxonomiesResource, TaxonomiesHandlers],
-  exports: [TypesResource, StatusesResource, TaxonomiesResource],
-})
-export class ContentTypesModule {}
+@Module({})
+export class ContentTypesModule {
+  /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
+  static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
+    return {
+      module: ContentTypesModule,
+      imports: [internals],
+      providers: [TypesResource, TypesHandlers, StatusesResource, StatusesHandlers, TaxonomiesResource, TaxonomiesHandlers],
+      exports: [TypesResource, StatusesResource, TaxonomiesResource],
+    };
+  }
+}

@@ -1,10 +1,19 @@
-import { Module } from '@nestjs/common';
-import { CmsInternalsModule } from '../../cms-internals.module';
+import { DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { PostEntity, TermEntity, TermMetaEntity, TermRelationshipEntity, TermTaxonomyEntity } from '../../core/database/cms-entities';
 import { TaxonomyResources } from './taxonomy-resources.service';
 import { TermsHandlers } from './terms.handlers';
 import { TermsService } from './terms.service';
 
 /** Terms of categories, tags and every REST taxonomy. */
-@Module({
-  imports: [CmsInternalsModule], providers: [TermsService, TaxonomyResources, TermsHandlers], exports: [TermsService, TaxonomyResources] })
-export class TermsModule {}
+@Module({})
+export class TermsModule {
+  /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
+  static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
+    return {
+      module: TermsModule,
+      imports: [internals, TypeOrmModule.forFeature([PostEntity, TermEntity, TermMetaEntity, TermRelationshipEntity, TermTaxonomyEntity], dataSourceName)],
+      providers: [TermsService, TaxonomyResources, TermsHandlers], exports: [TermsService, TaxonomyResources],
+    };
+  }
+}
