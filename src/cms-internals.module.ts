@@ -5,7 +5,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { CapabilityGuard } from './core/auth/capability.guard';
 import { RateLimiter } from './core/auth/rate-limiter.service';
 import { RolesService } from './core/auth/roles.service';
-import { SessionRoutes } from './core/auth/session-routes';
+import { SessionHandlers } from './core/auth/session.handlers';
+import { SessionLogin } from './core/auth/session-login.service';
 import { SessionService } from './core/auth/session.service';
 import { ApplicationPasswordAuthenticator } from './core/auth/strategies/application-password.authenticator';
 import { CookieAuthenticator } from './core/auth/strategies/cookie.authenticator';
@@ -29,8 +30,8 @@ const INTERNALS = [
   RestResponseInterceptor,
   CapabilityGuard,
   RestHandlerExplorer,
-  // After the handler explorer, so that `cms/v2` stays the first namespace of the index.
-  SessionRoutes,
+  SessionLogin,
+  SessionHandlers,
 ];
 
 /**

@@ -39,6 +39,7 @@ export class RestHandlerExplorer implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
+    const plain: Found[] = [];
     const perType: Found[] = [];
     const perTaxonomy: Found[] = [];
     for (const wrapper of this.discovery.getProviders()) {
@@ -47,9 +48,12 @@ export class RestHandlerExplorer implements OnModuleInit {
       for (const declaration of restRoutesOf(instance.constructor)) {
         if (declaration.options.perPostType) perType.push({ instance, declaration });
         else if (declaration.options.perTaxonomy) perTaxonomy.push({ instance, declaration });
-        else this.register({ instance, declaration }, {});
+        else plain.push({ instance, declaration });
       }
     }
+    // The API's own namespace first, so that the index lists `cms/v2` before the namespaces of other modules.
+    const own = (found: Found) => (found.declaration.options.namespace ?? CMS_NAMESPACE) === CMS_NAMESPACE;
+    for (const found of [...plain.filter(own), ...plain.filter((f) => !own(f))]) this.register(found, {});
     if (!perType.length && !perTaxonomy.length) return;
     this.registry.beforeFreeze(() => {
       for (const postType of this.content.restPostTypes()) {

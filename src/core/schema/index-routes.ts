@@ -1,4 +1,5 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
+import { RestRoute } from '../rest/rest-route.decorator';
 import { OptionsService } from '../options/options.service';
 import { SchemaRegistry } from './schema-registry.service';
 import { RestException } from '../rest/rest.exception';
@@ -14,7 +15,7 @@ const CONTEXT_ARG = { type: 'string' as const, default: 'view', enum: ['view', '
  * can detect features from either.
  */
 @Injectable()
-export class IndexRoutes implements OnModuleInit {
+export class IndexRoutes {
   constructor(
     private readonly server: RestServer,
     private readonly options: OptionsService,
@@ -29,15 +30,9 @@ export class IndexRoutes implements OnModuleInit {
       });
   }
 
-  onModuleInit(): void {
-    this.server.registry.register('', '/', {
-      methods: 'GET',
-      args: { context: CONTEXT_ARG },
-      handler: (req) => this.index(req),
-    });
-  }
-
-  private async index(req: RestRequest): Promise<RestResponse> {
+  /** `GET /`: the API index. (Namespace indexes are registered as their namespaces appear, above.) */
+  @RestRoute('/', { namespace: '', methods: 'GET', args: { context: CONTEXT_ARG } })
+  async index(req: RestRequest): Promise<RestResponse> {
     const o = await this.options.getMany(['blogname', 'blogdescription', 'siteurl', 'home', 'gmt_offset', 'timezone_string']);
     const response = new RestResponse({
       name: o.blogname ?? '',

@@ -5,7 +5,7 @@ import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import * as passwordHash from './password-hash';
 import { RateLimiter } from './rate-limiter.service';
-import { SessionRoutes } from './session-routes';
+import { SessionLogin } from './session-login.service';
 
 /** MD5 of "secret", the legacy hash WordPress still accepts (and upgrades). */
 const MD5_SECRET = '5ebe2294ecd0e0f08eab7690d2a6ee69';
@@ -14,12 +14,6 @@ type Login = (username: string, password: string, ip?: string) => Promise<RestRe
 
 /** The login route with its collaborators faked: users found by login or e-mail in any letter case, as the database does. */
 function loginRoute(format: 'bcrypt' | 'phpass', users: Partial<UserEntity>[]): Login {
-  let handler: ((req: RestRequest) => Promise<RestResponse>) | undefined;
-  const routes = {
-    register: (_ns: string, path: string, def: { handler: (req: RestRequest) => Promise<RestResponse> }) => {
-      if (path === '/login') handler = def.handler;
-    },
-  };
   const lower = (text?: string) => (text ?? '').toLowerCase();
   const identity = {
     findByLoginOrEmail: async (name: string) =>
@@ -29,10 +23,9 @@ function loginRoute(format: 'bcrypt' | 'phpass', users: Partial<UserEntity>[]): 
   const sessions = { create: async () => ({ token: 'token', cookie: 'cookie' }), createNonce: async () => 'nonce' };
   const options = { rateLimit: { max: 2, windowSeconds: 60 }, passwordHash: format, baseUrl: 'http://example.org' } as ResolvedCmsOptions;
   const dataSource = { getRepository: () => ({ update: async () => undefined }) };
-  const route = new SessionRoutes(routes as never, sessions as never, identity as never, new RateLimiter(options), dataSource as never, options);
-  route.onModuleInit();
+  const login = new SessionLogin(sessions as never, identity as never, new RateLimiter(options), dataSource as never, options);
   return (username, password, ip = '10.0.0.1') =>
-    handler!({
+    login.login({
       get: (key: string) => ({ username, password })[key],
       ctx: { ip, baseUrl: 'http://example.org' },
       header: () => undefined,
@@ -52,7 +45,7 @@ async function refusal(promise: Promise<unknown>): Promise<{ code: string; statu
 const INVALID = { code: 'invalid_credentials', status: 401 };
 const BLOCKED = { code: 'rest_too_many_attempts', status: 429 };
 
-describe('SessionRoutes login', () => {
+describe('SessionLogin login', () => {
   let hashing: jest.SpyInstance;
   beforeEach(() => {
     hashing = jest.spyOn(passwordHash, 'verifyWordPressPassword');

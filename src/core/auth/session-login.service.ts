@@ -1,13 +1,13 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
 import { RestException } from '../rest/rest.exception';
+import type { RouteArg } from '../schema/json-schema';
 import { parseCookies } from '../http/api-http.service';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
-import { RouteRegistry } from '../rest/route-registry.service';
 import { dummyPasswordHash, hashPassword, isSlowPasswordHash, needsRehash, PasswordHashFormat, verifyWordPressPassword } from './password-hash';
 import { RateLimiter, rateLimitSubject } from './rate-limiter.service';
 import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
@@ -20,12 +20,11 @@ export const AUTH_NAMESPACE = 'cms-auth/v1';
  * Cookie login for browsers: `POST cms-auth/v1/login` checks a user's password (rate-limited per IP and account,
  * at the same hashing cost for names that are no user), upgrades an old password hash, sets an HttpOnly SameSite
  * session cookie and answers the nonce that cookie-authenticated requests must send; `POST cms-auth/v1/logout` ends
- * the session.
+ * the session. Routes in SessionHandlers.
  */
 @Injectable()
-export class SessionRoutes implements OnModuleInit {
+export class SessionLogin {
   constructor(
-    private readonly routes: RouteRegistry,
     private readonly sessions: SessionService,
     private readonly identity: UserIdentityService,
     private readonly limiter: RateLimiter,
@@ -33,24 +32,18 @@ export class SessionRoutes implements OnModuleInit {
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
   ) {}
 
-  onModuleInit(): void {
-    this.routes.register(AUTH_NAMESPACE, '/login', {
-      methods: 'POST',
-      args: {
-        username: { type: 'string', required: true, description: 'Login name or email address.' },
-        password: { type: 'string', required: true, description: 'The user\'s password.' },
-      },
-      handler: (req) => this.login(req),
-    });
-    this.routes.register(AUTH_NAMESPACE, '/logout', {
-      methods: 'POST',
-      permission: (req) =>
-        req.ctx.isLoggedIn || new RestException('rest_not_logged_in', 'You are not currently logged in.', 401),
-      handler: (req) => this.logout(req),
-    });
+  /** The login route's arguments. */
+  static readonly loginArgs: Record<string, RouteArg> = {
+    username: { type: 'string', required: true, description: 'Login name or email address.' },
+    password: { type: 'string', required: true, description: "The user's password." },
+  };
+
+  /** Logging out needs a logged-in caller. */
+  canLogout(req: RestRequest): true | RestException {
+    return req.ctx.isLoggedIn || new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
   }
 
-  private async login(req: RestRequest): Promise<RestResponse> {
+  async login(req: RestRequest): Promise<RestResponse> {
     const name = String(req.get('username'));
     const password = String(req.get('password'));
     const ip = req.ctx.ip;
@@ -83,7 +76,7 @@ export class SessionRoutes implements OnModuleInit {
     return response;
   }
 
-  private async logout(req: RestRequest): Promise<RestResponse> {
+  async logout(req: RestRequest): Promise<RestResponse> {
     const cookie = parseCookies(req.header('cookie'))[SESSION_COOKIE];
     const session = cookie ? await this.sessions.verify(cookie) : null;
     if (session) await this.sessions.destroy(session.user.id, session.token);
