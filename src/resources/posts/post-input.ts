@@ -1,3 +1,5 @@
+import type { PostTypeDependencies } from './post-type-resources.service';
+import type { PostTypeView } from './post-presenter';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { convertInvalidEntities, wpKsesPost, wpTargetedLinkRel } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
@@ -20,17 +22,28 @@ import { PostsService } from './posts.service';
  * sticky flag, featured image, format, template, terms and meta around it.
  */
 export class PostInput {
-  constructor(
-    private readonly type: PostTypeObject,
-    private readonly schema: () => ItemSchema,
-    private readonly taxonomies: () => TaxonomyObject[],
-    private readonly registeredMeta: () => ExposedMetaKey[],
-    private readonly content: ContentRegistry,
-    private readonly posts: PostsService,
-    private readonly writer: PostWriter,
-    private readonly options: OptionsService,
-    private readonly extensions: CmsExtensionRegistry,
-  ) {}
+  private readonly type: PostTypeObject;
+  private readonly schema: () => ItemSchema;
+  private readonly taxonomies: () => TaxonomyObject[];
+  private readonly registeredMeta: () => ExposedMetaKey[];
+  private readonly content: ContentRegistry;
+  private readonly posts: PostsService;
+  private readonly writer: PostWriter;
+  private readonly options: OptionsService;
+  private readonly extensions: CmsExtensionRegistry;
+
+  /** Made by a post type's resource: the injected services (`deps`) and what it knows of its type (`view`). */
+  constructor(deps: PostTypeDependencies, view: PostTypeView) {
+    this.type = view.type;
+    this.schema = view.schema;
+    this.taxonomies = view.taxonomies;
+    this.registeredMeta = view.registeredMeta;
+    this.content = deps.content;
+    this.posts = deps.posts;
+    this.writer = deps.writer;
+    this.options = deps.options;
+    this.extensions = deps.extensions;
+  }
 
   async writeContext(req: RestRequest, before?: PostEntity): Promise<WriteContext> {
     const o = await this.options.getMany(['timezone_string', 'gmt_offset', 'home', 'default_category', 'default_comment_status', 'default_ping_status', 'permalink_structure']);

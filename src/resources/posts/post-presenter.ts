@@ -1,3 +1,4 @@
+import type { ItemSchema } from '../../core/schema/json-schema';
 import { timingSafeEqual } from 'node:crypto';
 import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
 import { RENDERED_HTML_CACHE } from '../../core/cache/cache-limits';
@@ -15,6 +16,7 @@ import { permalink } from './permalink';
 import { typeSupports } from './post-schema';
 import { stickyIds } from './post-writer.service';
 import { ExtrasWanted, NO_EXTRAS, PostExtras } from './post-extras';
+import type { PostTypeDependencies } from './post-type-resources.service';
 import { PostsService } from './posts.service';
 
 /** Site facts used while preparing posts of one request. */
@@ -95,19 +97,43 @@ const RENDERED = new RenderCache(RENDERED_HTML_CACHE.bytes, RENDERED_HTML_CACHE.
  * type's supports, rendered HTML, password protection, dates in both time zones, and links — with everything a page
  * of posts needs loaded in a fixed number of queries.
  */
+/** What a post type's resource tells the helpers that prepare and read its posts. */
+export interface PostTypeView {
+  type: PostTypeObject;
+  namespace: string;
+  restBase: string;
+  taxonomies: () => TaxonomyObject[];
+  registeredMeta: () => ExposedMetaKey[];
+  /** The item schema with registered fields. */
+  schema: () => ItemSchema;
+  /** The resource's response builder (additional fields, context, links, `rest_prepare_<type>`). */
+  respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity) => Promise<RestResponse>;
+}
+
 export class PostPresenter {
-  constructor(
-    private readonly type: PostTypeObject,
-    private readonly namespace: string,
-    private readonly restBase: string,
-    private readonly taxonomies: () => TaxonomyObject[],
-    private readonly registeredMeta: () => ExposedMetaKey[],
-    private readonly posts: PostsService,
-    private readonly options: OptionsService,
-    private readonly linkRelBase: string,
-    /** The controller's response builder (additional fields, context, links, `rest_prepare_<type>`). */
-    private readonly respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity) => Promise<RestResponse>,
-  ) {}
+  private readonly type: PostTypeObject;
+  private readonly namespace: string;
+  private readonly restBase: string;
+  private readonly taxonomies: () => TaxonomyObject[];
+  private readonly registeredMeta: () => ExposedMetaKey[];
+  private readonly posts: PostsService;
+  private readonly options: OptionsService;
+  private readonly linkRelBase: string;
+  private readonly respond: PostTypeView['respond'];
+
+  /** Made by a post type's resource: the injected services (`deps`) and what it knows of its type (`view`). */
+  constructor(deps: Pick<PostTypeDependencies, 'posts' | 'options' | 'server'>, view: PostTypeView) {
+    this.type = view.type;
+    this.namespace = view.namespace;
+    this.restBase = view.restBase;
+    this.taxonomies = view.taxonomies;
+    this.registeredMeta = view.registeredMeta;
+    this.respond = view.respond;
+    this.posts = deps.posts;
+    this.options = deps.options;
+    this.linkRelBase = deps.server.options.linkRelBase;
+  }
+
 
   /** Options every post of a request needs (home URL, sticky list, time zone), read once. */
   async siteFacts(req: RestRequest): Promise<SiteFacts> {

@@ -11,7 +11,7 @@ import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { applyFilterQueryVars } from './filter-query-vars';
 import { FuturePosts } from './future-posts.service';
 import { PostInput, truthy } from './post-input';
-import { PostPresenter, samePassword } from './post-presenter';
+import { PostPresenter, PostTypeView, samePassword } from './post-presenter';
 import { buildPostSchema } from './post-schema';
 import { PostWriter } from './post-writer.service';
 import { PostQuery, PostsService } from './posts.service';
@@ -46,10 +46,17 @@ export class PostTypeResource extends RestController {
     this.future = deps.future;
     this.namespace = type.rest_namespace;
     this.restBase = type.rest_base || type.name;
-    this.presenter = new PostPresenter(type, this.namespace, this.restBase, () => this.taxonomies(), () => this.registeredMeta(), deps.posts, deps.options, deps.server.options.linkRelBase, (data, req, links, post) =>
-      this.prepareResponse(data, req, links, type.name, post),
-    );
-    this.input = new PostInput(type, () => this.getItemSchema(), () => this.taxonomies(), () => this.registeredMeta(), deps.content, deps.posts, deps.writer, deps.options, deps.extensions);
+    const view: PostTypeView = {
+      type,
+      namespace: this.namespace,
+      restBase: this.restBase,
+      taxonomies: () => this.taxonomies(),
+      registeredMeta: () => this.registeredMeta(),
+      schema: () => this.getItemSchema(),
+      respond: (data, req, links, post) => this.prepareResponse(data, req, links, type.name, post),
+    };
+    this.presenter = new PostPresenter(deps, view);
+    this.input = new PostInput(deps, view);
   }
 
   private registeredMeta() {
