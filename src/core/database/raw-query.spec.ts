@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { memoryDatabase } from '../../../test/utils/memory-database';
 import { TermEntity } from './entities/term.entity';
 import { cacheUsage } from '../cache/byte-lru';
 import { SQLITE_STATEMENTS } from '../cache/cache-limits';
@@ -10,10 +11,7 @@ describe('raw queries', () => {
   let table: string;
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [TermEntity] });
-    await ds.initialize();
-    table = ds.getMetadata(TermEntity).tableName;
-    await ds.query(`CREATE TABLE ${table} (term_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, slug TEXT NOT NULL, term_group INTEGER NOT NULL)`);
+    ({ ds, table } = await memoryDatabase(TermEntity, 'CREATE TABLE {table} (term_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, slug TEXT NOT NULL, term_group INTEGER NOT NULL)'));
     await ds.query(`INSERT INTO ${table} (name, slug, term_group) VALUES ('Café "quoted"', 'cafe', 3), ('Second', 'second', 0)`);
   });
 

@@ -1,3 +1,4 @@
+import { memoryDatabase, OPTIONS_TABLE_SQL } from '../../../test/utils/memory-database';
 import { DataSource } from 'typeorm';
 import { OptionEntity } from './entities/option.entity';
 import { countWithin } from './raw-query';
@@ -91,10 +92,7 @@ describe('clearOnWrites', () => {
   let table: string;
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [OptionEntity] });
-    await ds.initialize();
-    table = ds.getMetadata(OptionEntity).tableName;
-    await ds.query(`CREATE TABLE ${table} (option_id INTEGER PRIMARY KEY AUTOINCREMENT, option_name TEXT NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload TEXT NOT NULL)`);
+    ({ ds, table } = await memoryDatabase(OptionEntity, OPTIONS_TABLE_SQL));
   });
 
   afterAll(async () => {

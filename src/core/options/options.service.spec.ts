@@ -1,3 +1,4 @@
+import { memoryDatabase, OPTIONS_TABLE_SQL } from '../../../test/utils/memory-database';
 import { DataSource, Repository } from 'typeorm';
 import { cacheUsage } from '../cache/byte-lru';
 import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../cache/cache-limits';
@@ -10,10 +11,7 @@ describe('OptionsService memory bounds', () => {
   let table: string;
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [OptionEntity] });
-    await ds.initialize();
-    table = ds.getMetadata(OptionEntity).tableName;
-    await ds.query(`CREATE TABLE ${table} (option_id INTEGER PRIMARY KEY AUTOINCREMENT, option_name TEXT NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload TEXT NOT NULL)`);
+    ({ ds, table } = await memoryDatabase(OptionEntity, OPTIONS_TABLE_SQL));
   });
 
   afterAll(async () => {
