@@ -19,6 +19,7 @@ import { ContentTypesModule } from './resources/content-types/content-types.modu
 import { PostsModule } from './resources/posts/posts.module';
 import { SettingsModule } from './resources/settings/settings.module';
 import { TermsModule } from './resources/terms/terms.module';
+import { CommentsModule } from './resources/comments/comments.module';
 import { UsersModule } from './resources/users/users.module';
 
 /** Options of `CmsModule.forRootAsync()`: runtime values from a factory, structure given up front. */
@@ -112,6 +113,7 @@ export class CmsModule {
         SettingsModule.register(internals, dataSourceName),
         PostsModule.register(internals, dataSourceName),
         TermsModule.register(internals, dataSourceName),
+        CommentsModule.register(internals, dataSourceName),
         ...extensions,
       ],
       // The API's one Nest route, declared here so that RouterModule mounts it with CmsModule.

@@ -35,7 +35,7 @@
 import { shortcodeUnautop, wpautop } from './autop';
 import { capitalPDangit, convertChars, convertSmilies } from './convert-chars';
 import { doBlocks, hasBlocks, parseBlocks, renderBlock } from './blocks';
-import { doShortcode, getTheContentForExcerpt, stripShortcodes, excerptRemoveBlocks, wpTrimWords, type ShortcodeRenderer } from './excerpt';
+import { doShortcode, forceBalanceTags, getTheContentForExcerpt, stripShortcodes, excerptRemoveBlocks, wpTrimWords, type ShortcodeRenderer } from './excerpt';
 import { DEFAULT_SHORTCODE_TAGS, PCRE_SPACE, phpTrim, strReplace, wptexturize } from './texturize';
 
 const SP = PCRE_SPACE;
@@ -203,6 +203,19 @@ export function renderContent(raw: string, options: RenderOptions = {}): string 
   // 20
   text = convertSmilies(text, { siteUrl: options.siteUrl, useSmilies: options.useSmilies });
   return text;
+}
+
+/**
+ * `content.rendered` of a comment: the `comment_text` filters — wptexturize and convert_chars (10), convert_smilies
+ * (20), force_balance_tags (25), wpautop (30), capital_P_dangit (31). make_clickable (9) is not ported.
+ */
+export function renderCommentText(raw: string, options: RenderOptions = {}): string {
+  let text = wptexturize(raw, { shortcodeTags: options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS });
+  text = convertChars(text);
+  text = convertSmilies(text, { siteUrl: options.siteUrl, useSmilies: options.useSmilies });
+  text = forceBalanceTags(text);
+  text = wpautop(text);
+  return capitalPDangit(text, 'content');
 }
 
 /** `the_excerpt` filters applied to an excerpt string. */

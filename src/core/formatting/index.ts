@@ -24,6 +24,7 @@ export type { ShortcodeMatch, ShortcodeRenderer } from './excerpt';
 export {
   renderTitle,
   renderContent,
+  renderCommentText,
   renderExcerpt,
   applyTitleFilters,
   applyExcerptFilters,

@@ -9,6 +9,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { applyFilterQueryVars } from './filter-query-vars';
+import { canReadPost } from './post-access';
 import { FuturePosts } from './future-posts.service';
 import { PostInput, truthy } from './post-input';
 import { PostPresenter, PostTypeView, samePassword } from './post-presenter';
@@ -148,20 +149,9 @@ export class PostTypeResource extends RestController {
     return post;
   }
 
-  /** The reference's check_read_permission: published or public status, the capability, or an inherited parent. */
-  private async canReadPost(post: PostEntity, req: RestRequest): Promise<boolean> {
-    if (post.status === 'publish') return true;
-    const status = this.content.status(post.status);
-    if (status?.public) return true;
-    if (await req.ctx.can('read_post', post)) return true;
-    if (post.status === 'inherit') {
-      if (post.parent > 0) {
-        const parent = await this.posts.findById(post.parent);
-        if (parent) return this.canReadPost(parent, req);
-      }
-      return true;
-    }
-    return false;
+  /** The reference's check_read_permission (see {@link canReadPost}). */
+  private canReadPost(post: PostEntity, req: RestRequest): Promise<boolean> {
+    return canReadPost(post, req, this.content, (id) => this.posts.findById(id));
   }
 
   async canRead(req: RestRequest): Promise<true | RestException> {

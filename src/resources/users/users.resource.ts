@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { avatarUrls, showAvatars } from '../../core/formatting/avatar';
 import { capabilitiesOf, RoleDefinition, RolesService } from '../../core/auth/roles.service';
 import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
@@ -25,7 +25,6 @@ import { USER_SCHEMA } from './users.schema';
 import { UserQuery, UsersService } from './users.service';
 
 const PROFILE_KEYS = ['first_name', 'last_name', 'nickname', 'description', 'locale'];
-const AVATAR_SIZES = [24, 48, 96];
 
 /** Per-request site facts used to prepare users. */
 interface UserPrepareContext {
@@ -400,7 +399,7 @@ export class UsersResource extends RestController {
     return {
       home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
       locale: String(o.WPLANG || 'en_US'),
-      showAvatars: o.show_avatars === undefined ? true : Boolean(Number(o.show_avatars) || o.show_avatars === 'true'),
+      showAvatars: showAvatars(o.show_avatars),
       avatarDefault: String(o.avatar_default ?? 'mystery'),
       avatarRating: String(o.avatar_rating ?? 'G'),
     };
@@ -507,15 +506,6 @@ function nonEmpty(value: unknown): boolean {
 function withContext(req: RestRequest, context: string): RestRequest {
   req.set('context', context);
   return req;
-}
-
-/** Gravatar URLs as the reference builds them (`d` from the default avatar, `r` from the rating). */
-function avatarUrls(email: string, site: UserPrepareContext, https: boolean): Record<string, string> {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
-  const host = https ? 'https://secure.gravatar.com' : `http://${parseInt(hash[0], 16) % 3}.gravatar.com`;
-  const d = site.avatarDefault === 'mystery' ? 'mm' : site.avatarDefault;
-  const r = site.avatarRating.toLowerCase();
-  return Object.fromEntries(AVATAR_SIZES.map((s) => [String(s), `${host}/avatar/${hash}?s=${s}&d=${d}&r=${r}`]));
 }
 
 const USER_ID: RouteArg = { description: 'Unique identifier for the user.', type: 'integer' };

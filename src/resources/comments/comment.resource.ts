@@ -1,0 +1,741 @@
+import { Injectable } from '@nestjs/common';
+import { isEmail, sanitizeTextField } from '../../core/auth/user-accounts.service';
+import { CommentEntity } from '../../core/database/entities/comment.entity';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { formatMysqlDate, mysqlToRfc3339 } from '../../core/database/mysql-date';
+import { renderCommentText, wpKsesPost } from '../../core/formatting';
+import { AvatarSettings, avatarUrls, showAvatars } from '../../core/formatting/avatar';
+import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
+import { stripAllTags } from '../../core/formatting/excerpt';
+import { wpFilterKses } from '../../core/formatting/kses';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
+import { OptionsService } from '../../core/options/options.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
+import { RestController } from '../../core/rest/rest-controller';
+import { RestRequest } from '../../core/rest/rest-request';
+import { linkMap, RestResponse } from '../../core/rest/rest-response';
+import { RestServer } from '../../core/rest/rest-server.service';
+import { RestException } from '../../core/rest/rest.exception';
+import { Methods } from '../../core/rest/route-types';
+import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { canReadPost } from '../posts/post-access';
+import { permalink } from '../posts/permalink';
+import { samePassword } from '../posts/post-presenter';
+import { CommentFields, CommentPage, CommentQuery, CommentsService } from './comments.service';
+
+/** What preparing comments needs from the site's options, read once per request. */
+interface SiteFacts extends AvatarSettings {
+  home: string;
+  showAvatars: boolean;
+  useSmilies: boolean;
+  siteUrl: string;
+}
+
+/** What preparing a set of comments loads once for all of them. */
+interface CommentBatch {
+  posts: Map<number, PostEntity>;
+  /** Ancestors of hierarchical posts, for their links. */
+  parents: Map<number, PostEntity>;
+  withChildren: Set<number>;
+  meta: Map<number, Record<string, unknown[]>>;
+}
+
+const COMMENT_ID: RouteArg = { description: 'Unique identifier for the object.', type: 'integer' };
+
+/** WordPress's `sanitize_key()`. */
+function sanitizeKey(value: unknown): string {
+  return String(value ?? '').toLowerCase().replace(/[^a-z0-9_-]/g, '');
+}
+
+/** WordPress's `sanitize_email()`, reduced to what reaches the database: a valid address, trimmed, or `''`. */
+function sanitizeEmail(value: string): string {
+  const email = value.trim();
+  return email && isEmail(email) ? email : '';
+}
+
+/** The column lengths `wp_check_comment_data_max_lengths()` enforces. */
+const MAX_LENGTHS: Array<[keyof CommentFields, number, string]> = [
+  ['author', 245, 'comment_author_column_length'],
+  ['authorEmail', 100, 'comment_author_email_column_length'],
+  ['authorUrl', 200, 'comment_author_url_column_length'],
+  ['content', 65525, 'comment_content_column_length'],
+];
+
+/**
+ * The reference's comments controller (routes in CommentsHandlers): threads on posts (and comments without a
+ * post, for moderators), moderation by the site's discussion settings, trash, private query parameters, and every
+ * page of comments — or the replies of a page of posts — loaded in a fixed number of queries.
+ */
+@Injectable()
+export class CommentResource extends RestController {
+  override readonly namespace = 'cms/v2';
+  readonly restBase = 'comments';
+
+  constructor(
+    server: RestServer,
+    extensions: CmsExtensionRegistry,
+    hooks: HookRegistry,
+    private readonly content: ContentRegistry,
+    private readonly comments: CommentsService,
+    private readonly options: OptionsService,
+  ) {
+    super(server, extensions, hooks);
+  }
+
+  // --- schema and arguments ---
+
+  protected baseSchema(): ItemSchema {
+    const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
+    const props: Record<string, JsonSchema> = {
+      id: { description: 'Unique identifier for the object.', type: 'integer', context: all, readonly: true },
+      author: { description: 'The id of the user object, if author was a user.', type: 'integer', context: all },
+      author_email: { description: 'Email address for the object author.', type: 'string', format: 'email', context: ['edit'] },
+      author_ip: { description: 'IP address for the object author.', type: 'string', format: 'ip', context: ['edit'] },
+      author_name: {
+        description: 'Display name for the object author.',
+        type: 'string',
+        context: all,
+        arg_options: { sanitize: (v) => sanitizeTextField(String(v)) },
+      },
+      author_url: { description: 'URL for the object author.', type: 'string', format: 'uri', context: all },
+      author_user_agent: { description: 'User agent for the object author.', type: 'string', context: ['edit'], readonly: true },
+      content: {
+        description: 'The content for the object.',
+        type: 'object',
+        context: all,
+        // A plain string, or an object with `raw`; through wp_filter_post_kses (the reference's argument sanitizer).
+        arg_options: { validate: () => true, sanitize: (v) => (typeof v === 'string' ? wpKsesPost(v) : v) },
+        properties: {
+          raw: { description: 'Content for the object, as it exists in the database.', type: 'string', context: ['edit'] },
+          rendered: { description: 'HTML content for the object, transformed for display.', type: 'string', context: all, readonly: true },
+        },
+      },
+      date: { description: "The date the object was published, in the site's timezone.", type: 'string', format: 'date-time', context: all },
+      date_gmt: { description: 'The date the object was published, as GMT.', type: 'string', format: 'date-time', context: ['view', 'edit'] },
+      karma: { description: 'Karma for the object.', type: 'integer', context: ['edit'] },
+      link: { description: 'URL to the object.', type: 'string', format: 'uri', context: all, readonly: true },
+      parent: { description: 'The id for the parent of the object.', type: 'integer', context: all, default: 0 },
+      post: { description: 'The id of the associated post object.', type: 'integer', context: ['view', 'edit'], default: 0 },
+      status: { description: 'State of the object.', type: 'string', context: ['view', 'edit'], arg_options: { sanitize: sanitizeKey } },
+      type: { description: 'Type of Comment for the object.', type: 'string', context: all, default: 'comment', arg_options: { sanitize: sanitizeKey } },
+    };
+    props.author_avatar_urls = {
+      description: 'Avatar URLs for the object author.',
+      type: 'object',
+      context: all,
+      readonly: true,
+      properties: Object.fromEntries(
+        ['24', '48', '96'].map((size) => [size, { description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: all }]),
+      ) as Record<string, JsonSchema>,
+    };
+    props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
+    return { $schema: 'http://json-schema.org/draft-04/schema#', title: 'comment', type: 'object', properties: props };
+  }
+
+  private registeredMeta() {
+    return exposedMetaKeys(this.extensions, 'comment');
+  }
+
+  readonly readArgs = () =>
+    this.itemReadArgs(COMMENT_ID, { password: { description: 'The password for the parent post of the comment (if the post is password protected).', type: 'string' } });
+  readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
+  readonly updateArgs = () => this.itemUpdateArgs(COMMENT_ID);
+  readonly deleteArgs = (): Record<string, RouteArg> => ({
+    ...this.itemDeleteArgs(COMMENT_ID, 'Whether to bypass trash and force deletion.'),
+    password: { description: 'The password for the parent post of the comment (if the post is password protected).', type: 'string' },
+  });
+
+  collectionArgs(): Record<string, RouteArg> {
+    return {
+      ...this.getCollectionParams(),
+      after: { description: 'Limit response to comments published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+      author: { description: 'Limit result set to comments assigned to specific user ids. Requires authorization.', type: 'array', items: { type: 'integer' } },
+      author_exclude: { description: 'Ensure result set excludes comments assigned to specific user ids. Requires authorization.', type: 'array', items: { type: 'integer' } },
+      author_email: { description: 'Limit result set to that from a specific author email. Requires authorization.', type: 'string', format: 'email', default: null as unknown as undefined },
+      before: { description: 'Limit response to comments published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+      exclude: this.idListArg('Ensure result set excludes specific ids.'),
+      include: this.idListArg('Limit result set to specific ids.'),
+      karma: { description: 'Limit result set to that of a particular comment karma. Requires authorization.', type: 'integer' },
+      offset: { description: 'Offset the result set by a specific number of comment.', type: 'integer' },
+      order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
+      orderby: { description: 'Sort collection by object attribute.', type: 'string', default: 'date_gmt', enum: ['date', 'date_gmt', 'id', 'include', 'post', 'parent', 'type'] },
+      parent: this.idListArg('Limit result set to resources of specific parent ids.'),
+      parent_exclude: this.idListArg('Ensure result set excludes specific parent ids.'),
+      post: this.idListArg('Limit result set to resources assigned to specific post ids.'),
+      status: { description: 'Limit result set to comments assigned a specific status. Requires authorization.', type: 'string', default: 'approve', sanitize: sanitizeKey },
+      type: { description: 'Limit result set to comments assigned a specific type. Requires authorization.', type: 'string', default: 'comment', sanitize: sanitizeKey },
+      password: { description: 'The password for the post if it is password protected.', type: 'string' },
+    };
+  }
+
+  // --- loading ---
+
+  private commentLoader(req: RestRequest) {
+    return req.ctx.loader<number, CommentEntity | null>('comments', async (ids) => {
+      const rows = await this.comments.findByIds(ids);
+      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
+    });
+  }
+
+  /** Posts by id, batched across a request and its embedded sub-requests (the same loader as the posts resource). */
+  private postLoader(req: RestRequest) {
+    return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
+      const rows = await this.comments.postsByIds(ids);
+      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
+    });
+  }
+
+  private async loadPost(req: RestRequest, id: number): Promise<PostEntity | null> {
+    return id > 0 ? this.postLoader(req).load(id) : null;
+  }
+
+  private async loadComment(req: RestRequest): Promise<CommentEntity | null> {
+    const id = Number(req.get('id'));
+    return Number.isInteger(id) && id > 0 ? this.commentLoader(req).load(id) : null;
+  }
+
+  private async loadCommentOrFail(req: RestRequest): Promise<CommentEntity> {
+    const comment = await this.loadComment(req);
+    if (!comment) throw new RestException('rest_comment_invalid_id', 'Invalid comment id.', 404);
+    return comment;
+  }
+
+  private async siteFacts(req: RestRequest): Promise<SiteFacts> {
+    const o = await this.options.getMany(['home', 'siteurl', 'show_avatars', 'avatar_default', 'avatar_rating', 'use_smilies']);
+    const facts: SiteFacts = {
+      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      siteUrl: String(o.siteurl ?? o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      showAvatars: showAvatars(o.show_avatars),
+      avatarDefault: String(o.avatar_default ?? 'mystery'),
+      avatarRating: String(o.avatar_rating ?? 'G'),
+      useSmilies: o.use_smilies === undefined ? true : Boolean(Number(o.use_smilies)),
+    };
+    return facts;
+  }
+
+  // --- permissions ---
+
+  private can(req: RestRequest, cap: string, ...args: unknown[]): Promise<boolean> {
+    return req.ctx.can(cap, ...args);
+  }
+
+  /**
+   * The reference's `check_read_post_permission`: the post's type is shown in the API and the post is readable;
+   * a password-protected post's comments need the post's password (when one post or one comment is asked for) or
+   * the right to edit it.
+   */
+  private async canReadPostOf(post: PostEntity, req: RestRequest): Promise<boolean> {
+    const type = this.content.postType(post.type);
+    if (!type || !type.show_in_rest) return false;
+    if (post.password) {
+      const posts = req.get<number[]>('post') ?? [];
+      const single = (Array.isArray(posts) && posts.length === 1) || req.has('id');
+      const password = req.get<string>('password');
+      if (!(single && password && samePassword(post.password, password))) return this.can(req, 'edit_post', post);
+    }
+    return canReadPost(post, req, this.content, (id) => this.loadPost(req, id));
+  }
+
+  /** The reference's `check_read_permission` of one comment. */
+  private async canReadComment(comment: CommentEntity, req: RestRequest, post: PostEntity | null): Promise<boolean> {
+    if (post && comment.approved === '1' && (await this.canReadPostOf(post, req))) return true;
+    if (!req.ctx.isLoggedIn) return false;
+    if (!comment.postId && !(await this.can(req, 'moderate_comments'))) return false;
+    if (comment.userId && comment.userId === req.ctx.user.id) return true;
+    return this.can(req, 'edit_comment', comment);
+  }
+
+  /** The reference's `check_edit_permission`: logged in, and a moderator or allowed `edit_comment` on it. */
+  private async canEditComment(comment: CommentEntity, req: RestRequest): Promise<boolean> {
+    if (!req.ctx.isLoggedIn) return false;
+    return (await this.can(req, 'moderate_comments')) || this.can(req, 'edit_comment', comment);
+  }
+
+  async canList(req: RestRequest): Promise<true | RestException> {
+    const code = req.ctx.authorizationRequiredCode;
+    for (const id of (req.get<number[]>('post') ?? []).map(Number)) {
+      if (id) {
+        const post = await this.loadPost(req, id);
+        if (post && !(await this.canReadPostOf(post, req))) {
+          return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
+        }
+      } else if (!(await this.can(req, 'moderate_comments'))) {
+        return new RestException('rest_cannot_read', 'Sorry, you cannot read comments without a post.', code);
+      }
+    }
+    if (req.context === 'edit' && !(await this.can(req, 'moderate_comments'))) {
+      return new RestException('rest_forbidden_context', 'Sorry, you cannot view comments with edit context.', code);
+    }
+    if (!(await this.can(req, 'edit_posts')) && !(await this.can(req, 'moderate_comments'))) {
+      const forbidden: string[] = [];
+      for (const name of ['author', 'author_exclude', 'author_email', 'karma']) {
+        const value = req.get(name);
+        if (value !== undefined && value !== '' && !(Array.isArray(value) && !value.length)) forbidden.push(name);
+      }
+      if (req.get('type') !== 'comment') forbidden.push('type');
+      if (req.get('status') !== 'approve') forbidden.push('status');
+      if (forbidden.length) return new RestException('rest_forbidden_param', `Query parameter not permitted: ${forbidden.join(', ')}`, code);
+    }
+    return true;
+  }
+
+  async canRead(req: RestRequest): Promise<true | RestException> {
+    const comment = await this.loadComment(req);
+    if (!comment) return true;
+    const code = req.ctx.authorizationRequiredCode;
+    if (req.context === 'edit' && !(await this.can(req, 'moderate_comments'))) {
+      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this comment with edit context.', code);
+    }
+    const post = await this.loadPost(req, comment.postId);
+    if (post && !(await this.canReadPostOf(post, req))) {
+      return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
+    }
+    if (!(await this.canReadComment(comment, req, post))) return new RestException('rest_cannot_read', 'Sorry, you cannot read this comment.', code);
+    return true;
+  }
+
+  async canCreate(req: RestRequest): Promise<true | RestException> {
+    const code = req.ctx.authorizationRequiredCode;
+    if (!req.ctx.isLoggedIn && truthyOption(await this.options.get('comment_registration', 0))) {
+      return new RestException('rest_comment_login_required', 'Sorry, you must be logged in to comment.', 401);
+    }
+    const moderator = await this.can(req, 'moderate_comments');
+    if (req.has('author') && Number(req.get('author')) !== req.ctx.user.id && !moderator) {
+      return new RestException('rest_comment_invalid_author', 'Comment author invalid.', code);
+    }
+    if (req.has('author_ip') && !moderator && req.get('author_ip') !== req.ctx.ip) {
+      return new RestException('rest_comment_invalid_author_ip', "Sorry, you are not allowed to set 'author_ip' for comments.", code);
+    }
+    if (req.has('karma') && Number(req.get('karma')) > 0 && !moderator) {
+      return new RestException('rest_comment_invalid_karma', 'Sorry, you cannot set karma for comments.', code);
+    }
+    if (req.has('status') && !moderator) {
+      return new RestException('rest_comment_invalid_status', 'Sorry, you cannot set status for comments.', code);
+    }
+    const postId = Number(req.get('post') ?? 0);
+    if (!postId) {
+      if (!moderator) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', 403);
+      return true;
+    }
+    const post = await this.loadPost(req, postId);
+    if (!post) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', 403);
+    if (post.status === 'draft') return new RestException('rest_comment_draft_post', 'Sorry, you are not allowed to create a comment on this post.', 403);
+    if (post.status === 'trash') return new RestException('rest_comment_trash_post', 'Sorry, you are not allowed to create a comment on this post.', 403);
+    if (!(await this.canReadPostOf(post, req))) return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
+    if (!(await this.commentsOpen(post))) return new RestException('rest_comment_closed', 'Sorry, comments are closed on this post.', 403);
+    return true;
+  }
+
+  async canUpdate(req: RestRequest): Promise<true | RestException> {
+    const comment = await this.loadCommentOrFail(req);
+    const code = req.ctx.authorizationRequiredCode;
+    if (!(await this.canEditComment(comment, req))) return new RestException('rest_cannot_edit', 'Sorry, you can not edit this comment.', code);
+    if (req.has('status') && !(await this.can(req, 'moderate_comments'))) {
+      return new RestException('rest_comment_invalid_status', 'Sorry, you cannot set status for comments.', code);
+    }
+    return true;
+  }
+
+  async canDelete(req: RestRequest): Promise<true | RestException> {
+    const comment = await this.loadCommentOrFail(req);
+    if (!(await this.canEditComment(comment, req))) {
+      return new RestException('rest_cannot_delete', 'Sorry, you can not delete this comment.', req.ctx.authorizationRequiredCode);
+    }
+    return true;
+  }
+
+  /** `comments_open()`: the post's comment status, closed after `close_comments_days_old` days when the site says so. */
+  private async commentsOpen(post: PostEntity): Promise<boolean> {
+    if (post.commentStatus !== 'open') return false;
+    const o = await this.options.getMany(['close_comments_for_old_posts', 'close_comments_days_old']);
+    if (!truthyOption(o.close_comments_for_old_posts) || post.type !== 'post') return true;
+    const days = Number(o.close_comments_days_old ?? 0);
+    if (!days) return true;
+    const published = Date.parse(`${post.dateGmt.replace(' ', 'T')}Z`);
+    return !(Number.isFinite(published) && Date.now() - published > days * 86_400_000);
+  }
+
+  // --- handlers ---
+
+  async getItems(req: RestRequest): Promise<RestResponse> {
+    const perPage = Number(req.get('per_page') ?? 10);
+    const page = Number(req.get('page') ?? 1);
+    const offset = req.has('offset') && Number(req.get('offset')) > 0 ? Number(req.get('offset')) : perPage * (page - 1);
+    const clock = await this.clock();
+    const date = (name: string) => {
+      const value = req.get<string>(name);
+      return value ? (clock.restDateWithGmt(value)?.[0] ?? undefined) : undefined;
+    };
+    let query: CommentQuery = {
+      postIn: (req.get<number[]>('post') ?? []).map(Number),
+      parentIn: (req.get<number[]>('parent') ?? []).map(Number),
+      parentNotIn: (req.get<number[]>('parent_exclude') ?? []).map(Number),
+      include: (req.get<number[]>('include') ?? []).map(Number),
+      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
+      authorIn: (req.get<number[]>('author') ?? []).map(Number),
+      authorNotIn: (req.get<number[]>('author_exclude') ?? []).map(Number),
+      authorEmail: req.get<string>('author_email') || undefined,
+      karma: req.has('karma') ? Math.abs(Number(req.get('karma'))) : undefined,
+      search: req.get<string>('search') ?? '',
+      status: String(req.get('status') ?? 'approve'),
+      type: String(req.get('type') ?? 'comment'),
+      after: date('after'),
+      before: date('before'),
+      orderby: String(req.get('orderby') ?? 'date_gmt'),
+      order: req.get('order') === 'asc' ? 'ASC' : 'DESC',
+      limit: perPage,
+      offset,
+    };
+    query = await this.hooks.applyFilters('rest_comment_query', query, req);
+    const { comments, total } = await this.page(query, req);
+    const batch = await this.batchOf(comments, req);
+    const site = await this.siteFacts(req);
+    const items: unknown[] = [];
+    for (const comment of comments) {
+      const post = batch.posts.get(comment.postId) ?? null;
+      if (!(await this.canReadComment(comment, req, post))) continue;
+      items.push(this.server.toCollectionItem(await this.prepareItem(comment, req, batch, site)));
+    }
+    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`, Math.ceil(offset / perPage + 1));
+  }
+
+  /**
+   * A page of the query. The comments of one post with nothing else special about the query (the `replies` of
+   * each post of a page, embedded) go through a request-wide loader, so a page of posts costs one query for all.
+   */
+  private async page(query: CommentQuery, req: RestRequest): Promise<CommentPage> {
+    const onePost = query.postIn.length === 1 && query.postIn[0] > 0;
+    if (!onePost || query.orderby === 'include') return this.comments.list(query);
+    const { postIn, ...rest } = query;
+    const key = JSON.stringify(rest);
+    return req.ctx
+      .loader<number, CommentPage>(`comments-of-post:${key}`, async (ids) => {
+        const pages = await this.comments.pagesOfPosts(rest, ids);
+        return ids.map((id) => pages.get(id) ?? { comments: [], total: 0 });
+      })
+      .load(postIn[0]);
+  }
+
+  async getItem(req: RestRequest): Promise<RestResponse> {
+    const comment = await this.loadCommentOrFail(req);
+    if (comment.postId && !(await this.loadPost(req, comment.postId))) throw new RestException('rest_post_invalid_id', 'Invalid post id.', 404);
+    return this.prepareOne(comment, req);
+  }
+
+  async createItem(req: RestRequest): Promise<RestResponse> {
+    if (req.sentAtAll('id', true)) throw new RestException('rest_comment_exists', 'Cannot create existing comment.', 400);
+    if (req.has('type') && req.get('type') !== 'comment') throw new RestException('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
+    const moderator = await this.can(req, 'moderate_comments');
+    const clock = await this.clock();
+    let prepared = await this.prepareForDatabase(req, clock, true, moderator);
+    if (!prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
+    const now = clock.now();
+    prepared.date ??= now.local;
+    prepared.dateGmt ??= now.gmt;
+    // A logged-in caller who gave no author details writes as themselves.
+    if (req.ctx.isLoggedIn && !prepared.userId && !prepared.author && !prepared.authorEmail && !prepared.authorUrl) {
+      const me = await this.comments.userFacts(req.ctx.user.id);
+      prepared.userId = req.ctx.user.id;
+      prepared.author = me?.displayName ?? '';
+      prepared.authorEmail = me?.email ?? '';
+      prepared.authorUrl = me?.url ?? '';
+    }
+    if (truthyOption(await this.options.get('require_name_email', 1)) && (!prepared.author || !prepared.authorEmail)) {
+      throw new RestException('rest_comment_author_data_required', 'Creating a comment requires valid author name and email values.', 400);
+    }
+    const fields: CommentFields = {
+      postId: prepared.postId ?? 0,
+      author: prepared.author ?? '',
+      authorEmail: prepared.authorEmail ?? '',
+      authorUrl: prepared.authorUrl ?? '',
+      authorIp: prepared.authorIp ?? '127.0.0.1',
+      date: prepared.date,
+      dateGmt: prepared.dateGmt,
+      content: prepared.content,
+      karma: prepared.karma ?? 0,
+      approved: '0',
+      agent: prepared.agent ?? '',
+      type: 'comment',
+      parent: prepared.parent ?? 0,
+      userId: prepared.userId ?? 0,
+    };
+    checkLengths(fields);
+    fields.approved = await this.allowComment(fields, req, moderator);
+    const filtered = await this.hooks.applyFilters<CommentFields | RestException>('rest_pre_insert_comment', fields, req);
+    if (filtered instanceof RestException) throw filtered;
+    const stored = await this.filterComment(filtered, req);
+    const meta = await this.plannedMeta(req, 0);
+    const status = req.has('status') ? String(req.get('status')) : undefined;
+    const id = await this.comments.create(stored, status, meta);
+    const comment = (await this.comments.findByIds([id]))[0];
+    await this.updateAdditionalFields(comment, req);
+    await this.hooks.doAction('rest_insert_comment', comment, req, true);
+    req.set('context', moderator ? 'edit' : 'view');
+    this.commentLoader(req).clear(id);
+    const response = await this.prepareOne(comment, req);
+    return this.created(response, req, `${this.namespace}/${this.restBase}/${id}`);
+  }
+
+  async updateItem(req: RestRequest): Promise<RestResponse> {
+    const current = await this.loadCommentOrFail(req);
+    if (req.has('type') && req.get('type') !== (current.type || 'comment')) {
+      throw new RestException('rest_comment_invalid_type', 'Sorry, you cannot change the comment type.', 404);
+    }
+    const moderator = await this.can(req, 'moderate_comments');
+    const prepared = await this.prepareForDatabase(req, await this.clock(), false, moderator);
+    if (prepared.content !== undefined && !prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
+    if (prepared.postId && !(await this.loadPost(req, prepared.postId))) throw new RestException('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
+    const fields = await this.filterComment(prepared, req);
+    checkLengths(fields);
+    const status = req.has('status') ? String(req.get('status')) : undefined;
+    const meta = await this.plannedMeta(req, current.id);
+    const changed = await this.comments.update(current, fields, status, meta);
+    if (!Object.keys(fields).length && status !== undefined && !changed) {
+      throw new RestException('rest_comment_failed_edit', 'Updating comment status failed.', 500);
+    }
+    const comment = (await this.comments.findByIds([current.id]))[0];
+    await this.updateAdditionalFields(comment, req);
+    await this.hooks.doAction('rest_insert_comment', comment, req, false);
+    req.set('context', 'edit');
+    return this.prepareOne(comment, req);
+  }
+
+  async deleteItem(req: RestRequest): Promise<RestResponse> {
+    const comment = await this.loadCommentOrFail(req);
+    const force = req.get('force') === true;
+    const trashable = await this.hooks.applyFilters('rest_comment_trashable', true, comment);
+    req.set('context', 'edit');
+    const previous = await this.prepareOne(comment, req);
+    if (force) await this.comments.delete(comment);
+    else {
+      if (!trashable) throw new RestException('rest_trash_not_supported', 'The comment does not support trashing.', 501);
+      if (comment.approved === 'trash') throw new RestException('rest_already_trashed', 'The comment has already been trashed.', 410);
+      await this.comments.trash(comment);
+    }
+    await this.hooks.doAction('rest_delete_comment', comment, previous, req);
+    return previous;
+  }
+
+  // --- writing ---
+
+  private async clock(): Promise<SiteClock> {
+    return SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
+  }
+
+  /**
+   * The reference's `prepare_item_for_database`: the columns the request gives (defaults on create only), then the
+   * `rest_preprocess_comment` filter.
+   */
+  private async prepareForDatabase(req: RestRequest, clock: SiteClock, creating: boolean, moderator: boolean): Promise<Partial<CommentFields>> {
+    const out: Partial<CommentFields> = {};
+    const content = req.get<unknown>('content');
+    if (typeof content === 'string') out.content = content.trim();
+    else if (content && typeof content === 'object' && typeof (content as { raw?: unknown }).raw === 'string') {
+      out.content = wpKsesPost((content as { raw: string }).raw).trim();
+    }
+    if (req.has('post')) out.postId = Number(req.get('post'));
+    if (req.has('parent')) out.parent = Number(req.get('parent'));
+    if (req.has('author')) out.userId = Number(req.get('author'));
+    if (req.has('author_name')) out.author = String(req.get('author_name'));
+    if (req.has('author_email')) out.authorEmail = String(req.get('author_email'));
+    if (req.has('author_url')) out.authorUrl = String(req.get('author_url'));
+    if (req.has('author_ip') && moderator) out.authorIp = String(req.get('author_ip'));
+    else if (creating) out.authorIp = req.ctx.ip && isIp(req.ctx.ip) ? req.ctx.ip : '127.0.0.1';
+    if (creating) out.agent = String(req.header('user-agent') ?? '');
+    if (req.has('karma')) out.karma = Number(req.get('karma'));
+    if (req.get('date')) {
+      const value = clock.restDateWithGmt(String(req.get('date')));
+      if (value) [out.date, out.dateGmt] = value;
+    } else if (req.get('date_gmt')) {
+      const value = clock.restDateWithGmt(String(req.get('date_gmt')), true);
+      if (value) [out.date, out.dateGmt] = value;
+    }
+    return this.hooks.applyFilters('rest_preprocess_comment', out, req);
+  }
+
+  /**
+   * `wp_filter_comment()`: names through sanitize_text_field, kses and `_wp_specialchars`; e-mail and URL through
+   * their save filters; content through kses for callers without `unfiltered_html`; the user agent cut to 254.
+   */
+  private async filterComment<T extends Partial<CommentFields>>(c: T, req: RestRequest): Promise<T> {
+    const out = { ...c };
+    if (out.author !== undefined) out.author = sanitizeSavedName(sanitizeTextField(out.author));
+    if (out.authorEmail !== undefined) out.authorEmail = wpFilterKses(sanitizeEmail(out.authorEmail));
+    if (out.authorUrl !== undefined) out.authorUrl = sanitizeSavedUrl(out.authorUrl);
+    if (out.agent !== undefined) out.agent = out.agent.slice(0, 254);
+    if (out.content !== undefined && !(await this.can(req, 'unfiltered_html'))) out.content = wpFilterKses(out.content);
+    return out;
+  }
+
+  /**
+   * `wp_allow_comment()`: a duplicate is refused (409), a flood too (400); the post's author and moderators are
+   * approved; anyone else's comment passes `check_comment()` (manual moderation, links, moderation keys, earlier
+   * approval) or is held, and one matching the disallowed keys goes to the trash.
+   */
+  private async allowComment(c: CommentFields, req: RestRequest, moderator: boolean): Promise<string> {
+    if (await this.comments.duplicateOf(c)) {
+      throw new RestException('comment_duplicate', 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', 409);
+    }
+    if (!moderator && !(await this.can(req, 'manage_options'))) {
+      const hourAgo = formatMysqlDate(new Date(Date.now() - 3_600_000));
+      const by = req.ctx.isLoggedIn ? { userId: req.ctx.user.id } : { ip: c.authorIp };
+      const last = await this.comments.lastCommentSince(by, hourAgo);
+      if (last) {
+        const seconds = (Date.parse(`${c.dateGmt.replace(' ', 'T')}Z`) - Date.parse(`${last.replace(' ', 'T')}Z`)) / 1000;
+        if (seconds < 15) throw new RestException('comment_flood', 'You are posting comments too quickly. Slow down.', 400);
+      }
+    }
+    if (c.userId && (moderator || c.userId === (c.postId ? await this.comments.postAuthor(c.postId) : -1))) return '1';
+    let approved = (await this.checkComment(c)) ? '1' : '0';
+    if (await this.disallowed(c)) approved = 'trash';
+    return approved;
+  }
+
+  /** `check_comment()`. */
+  private async checkComment(c: CommentFields): Promise<boolean> {
+    const o = await this.options.getMany(['comment_moderation', 'comment_max_links', 'moderation_keys', 'comment_previously_approved']);
+    if (truthyOption(o.comment_moderation)) return false;
+    const maxLinks = Number(o.comment_max_links ?? 0);
+    if (maxLinks && (c.content.match(/<a [^>]*href/gi)?.length ?? 0) >= maxLinks) return false;
+    const modKeys = String(o.moderation_keys ?? '').trim();
+    if (modKeys && matchesWords(modKeys, [c.author, c.authorEmail, c.authorUrl, c.content, c.authorIp, c.agent])) return false;
+    if (truthyOption(o.comment_previously_approved)) {
+      if (c.author === '' || c.authorEmail === '') return false;
+      const userId = await this.comments.userIdByEmail(c.authorEmail);
+      const ok = await this.comments.hasApproved(userId ? { userId } : { name: c.author, email: c.authorEmail });
+      return ok && (!modKeys || !c.authorEmail.includes(modKeys));
+    }
+    return true;
+  }
+
+  /** `wp_check_comment_disallowed_list()`. */
+  private async disallowed(c: CommentFields): Promise<boolean> {
+    const keys = String((await this.options.get('disallowed_keys', '')) ?? '').trim();
+    if (!keys) return false;
+    return matchesWords(keys, [c.author, c.authorEmail, c.authorUrl, c.content, stripAllTags(c.content), c.authorIp, c.agent]);
+  }
+
+  private async plannedMeta(req: RestRequest, commentId: number) {
+    if (!req.has('meta')) return [];
+    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'comment', (cap, key) => req.ctx.can(cap, commentId, key), req.ctx.authorizationRequiredCode);
+  }
+
+  // --- preparation ---
+
+  private async prepareOne(comment: CommentEntity, req: RestRequest): Promise<RestResponse> {
+    const batch = await this.batchOf([comment], req);
+    return this.prepareItem(comment, req, batch, await this.siteFacts(req));
+  }
+
+  /** Everything preparing these comments needs, loaded for all of them at once. */
+  private async batchOf(comments: CommentEntity[], req: RestRequest): Promise<CommentBatch> {
+    const postIds = [...new Set(comments.map((c) => c.postId).filter((id) => id > 0))];
+    const posts = new Map<number, PostEntity>();
+    const found = await this.postLoader(req).loadMany(postIds);
+    found.forEach((p) => p && !(p instanceof Error) && posts.set(p.id, p));
+    const parents = new Map<number, PostEntity>();
+    let wanted = [...new Set([...posts.values()].map((p) => p.parent).filter((id) => id > 0))];
+    for (let depth = 0; wanted.length && depth < 20; depth++) {
+      const rows = (await this.postLoader(req).loadMany(wanted)).filter((r): r is PostEntity => Boolean(r) && !(r instanceof Error));
+      rows.forEach((r) => parents.set(r.id, r));
+      wanted = [...new Set(rows.map((r) => r.parent).filter((id) => id > 0 && !parents.has(id)))];
+    }
+    const ids = comments.map((c) => c.id);
+    const childLoader = req.ctx.loader<number, boolean>('comment-has-children', async (keys) => {
+      const set = await this.comments.withChildren(keys);
+      return keys.map((k) => set.has(k));
+    });
+    const withChildren = new Set<number>();
+    (await childLoader.loadMany(ids)).forEach((has, i) => has === true && withChildren.add(ids[i]));
+    const metaKeys = this.registeredMeta().map((m) => m.key);
+    const meta = new Map<number, Record<string, unknown[]>>();
+    if (metaKeys.length && ids.length) {
+      const metaLoader = req.ctx.loader<number, Record<string, unknown[]>>('comment-meta', async (keys) => {
+        const values = await this.comments.metaOf([...keys], metaKeys);
+        return keys.map((k) => values.get(k) ?? {});
+      });
+      (await metaLoader.loadMany(ids)).forEach((v, i) => meta.set(ids[i], v instanceof Error ? {} : v));
+    }
+    return { posts, parents, withChildren, meta };
+  }
+
+  private async prepareItem(comment: CommentEntity, req: RestRequest, batch: CommentBatch, site: SiteFacts): Promise<RestResponse> {
+    const post = batch.posts.get(comment.postId) ?? null;
+    const data: Record<string, unknown> = {
+      id: comment.id,
+      post: comment.postId,
+      parent: comment.parent,
+      author: comment.userId,
+      author_name: comment.author,
+      author_email: comment.authorEmail,
+      author_url: comment.authorUrl,
+      author_ip: comment.authorIp,
+      author_user_agent: comment.agent,
+      date: mysqlToRfc3339(comment.date),
+      date_gmt: mysqlToRfc3339(comment.dateGmt),
+      content: { rendered: renderCommentText(comment.content, { siteUrl: site.siteUrl, useSmilies: site.useSmilies }), raw: comment.content },
+      karma: comment.karma,
+      link: this.commentLink(comment, post, batch, site),
+      status: comment.approved === '1' ? 'approved' : comment.approved === '0' ? 'hold' : comment.approved,
+      type: comment.type || 'comment',
+    };
+    if (site.showAvatars) data.author_avatar_urls = avatarUrls(comment.authorEmail, site, req.ctx.baseUrl.startsWith('https:'));
+    data.meta = metaResponse(this.registeredMeta(), batch.meta.get(comment.id) ?? {});
+    return this.prepareResponse(data, req, this.links(comment, post, batch, req), 'comment', comment);
+  }
+
+  /** `get_comment_link()` with `/%postname%/` permalinks and comments not paged. */
+  private commentLink(comment: CommentEntity, post: PostEntity | null, batch: CommentBatch, site: SiteFacts): string {
+    const type = post ? this.content.postType(post.type) : undefined;
+    const base = post && type ? permalink(post, type, site.home, batch.parents, post.status === 'publish') : '';
+    return `${base}#comment-${comment.id}`;
+  }
+
+  private links(comment: CommentEntity, post: PostEntity | null, batch: CommentBatch, req: RestRequest) {
+    const ns = this.namespace;
+    const url = (path: string) => req.ctx.restUrl(path);
+    const links = linkMap({
+      self: { href: url(`${ns}/${this.restBase}/${comment.id}`) },
+      collection: { href: url(`${ns}/${this.restBase}`) },
+    });
+    if (comment.userId) links.set('author', [{ href: url(`${ns}/users/${comment.userId}`), attributes: { embeddable: true } }]);
+    const type = post ? this.content.postType(post.type) : undefined;
+    if (post && type) {
+      const base = type.rest_base || type.name;
+      links.set('up', [{ href: url(`${type.rest_namespace}/${base}/${post.id}`), attributes: { embeddable: true, post_type: post.type } }]);
+    }
+    if (comment.parent) links.set('in-reply-to', [{ href: url(`${ns}/${this.restBase}/${comment.parent}`), attributes: { embeddable: true } }]);
+    if (batch.withChildren.has(comment.id)) links.set('children', [{ href: url(`${ns}/${this.restBase}?parent=${comment.id}`), attributes: {} }]);
+    return links;
+  }
+}
+
+/** An option that is on (`1`, `'1'`, `true`). */
+function truthyOption(value: unknown): boolean {
+  return value === true || Number(value) > 0 || value === 'true';
+}
+
+/** Whether any of the words (one per line) occurs in any of the texts, case-insensitively. */
+function matchesWords(list: string, texts: string[]): boolean {
+  for (const line of list.split('\n')) {
+    const word = line.trim().toLowerCase();
+    if (!word) continue;
+    if (texts.some((t) => t.toLowerCase().includes(word))) return true;
+  }
+  return false;
+}
+
+function isIp(value: string): boolean {
+  return /^(\d{1,3}\.){3}\d{1,3}$/.test(value) || /^[0-9a-f:]+$/i.test(value);
+}
+
+/** `wp_check_comment_data_max_lengths()`. */
+function checkLengths(c: Partial<CommentFields>): void {
+  for (const [field, max, code] of MAX_LENGTHS) {
+    const value = c[field];
+    if (typeof value === 'string' && value.length > max) throw new RestException(code, 'Comment field exceeds maximum length allowed.', 400);
+  }
+}

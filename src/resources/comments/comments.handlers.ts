@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { RestRequest } from '../../core/rest/rest-request';
+import { Allow, RestRoute } from '../../core/rest/rest-route.decorator';
+import { Methods } from '../../core/rest/route-types';
+import { CommentResource } from './comment.resource';
+
+type H = CommentsHandlers;
+const schema = (h: H) => h.comments.getPublicItemSchema();
+
+/** Routes of the comments resource (mirrors WP_REST_Comments_Controller::register_routes). */
+@Injectable()
+export class CommentsHandlers {
+  constructor(readonly comments: CommentResource) {}
+
+  @RestRoute('comments', { methods: Methods.READABLE, args: (h: H) => h.comments.collectionArgs(), schema })
+  @Allow((req, h: H) => h.comments.canList(req))
+  list(req: RestRequest) {
+    return this.comments.getItems(req);
+  }
+
+  @RestRoute('comments', { methods: Methods.CREATABLE, args: (h: H) => h.comments.createArgs(), schema })
+  @Allow((req, h: H) => h.comments.canCreate(req))
+  create(req: RestRequest) {
+    return this.comments.createItem(req);
+  }
+
+  @RestRoute('comments/(?P<id>[\\d]+)', { methods: Methods.READABLE, args: (h: H) => h.comments.readArgs(), schema })
+  @Allow((req, h: H) => h.comments.canRead(req))
+  get(req: RestRequest) {
+    return this.comments.getItem(req);
+  }
+
+  @RestRoute('comments/(?P<id>[\\d]+)', { methods: Methods.EDITABLE, args: (h: H) => h.comments.updateArgs(), schema })
+  @Allow((req, h: H) => h.comments.canUpdate(req))
+  update(req: RestRequest) {
+    return this.comments.updateItem(req);
+  }
+
+  @RestRoute('comments/(?P<id>[\\d]+)', { methods: Methods.DELETABLE, args: (h: H) => h.comments.deleteArgs(), schema })
+  @Allow((req, h: H) => h.comments.canDelete(req))
+  remove(req: RestRequest) {
+    return this.comments.deleteItem(req);
+  }
+}

@@ -1,0 +1,351 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
+import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
+import { CommentEntity } from '../../core/database/entities/comment.entity';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { UserEntity } from '../../core/database/entities/user.entity';
+import { containsPattern } from '../../core/database/query-helpers';
+import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { writeTransaction } from '../../core/database/write-transaction';
+import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+
+/** Filters of a comments collection, validated and coerced (the reference's `WP_Comment_Query` arguments). */
+export interface CommentQuery {
+  /** `post__in`: comments of these posts (`0`: comments without a post). */
+  postIn: number[];
+  parentIn: number[];
+  parentNotIn: number[];
+  include: number[];
+  exclude: number[];
+  /** `author__in` / `author__not_in`: user ids. */
+  authorIn: number[];
+  authorNotIn: number[];
+  authorEmail?: string;
+  karma?: number;
+  search?: string;
+  /** `approve`, `hold`, `all`/`any`, or a stored status (`spam`, `trash`, ...). */
+  status: string;
+  /** `comment` (stored `''` or `comment`), `pings`, `all`, or a stored type. */
+  type: string;
+  /** Local dates (`comment_date`), exclusive. */
+  after?: string;
+  before?: string;
+  orderby: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+}
+
+/** A page of comments and the number of comments matching. */
+export interface CommentPage {
+  comments: CommentEntity[];
+  total: number;
+}
+
+/** What a new comment is made of (columns of `comments`), after every filter. */
+export type CommentFields = Omit<CommentEntity, 'id'>;
+
+/** The status names of `wp_get_comment_status()`. */
+export function commentStatusName(approved: string): string {
+  if (approved === '1') return 'approved';
+  if (approved === '0') return 'unapproved';
+  return approved;
+}
+
+const ORDER_COLUMNS: Record<string, string> = {
+  date: 'c.comment_date',
+  date_gmt: 'c.comment_date_gmt',
+  id: 'c.comment_ID',
+  post: 'c.comment_post_ID',
+  parent: 'c.comment_parent',
+  type: 'c.comment_type',
+};
+
+/** The meta keys WordPress keeps a trashed or spammed comment's earlier status under. */
+const TRASH_STATUS = '_wp_trash_meta_status';
+const TRASH_TIME = '_wp_trash_meta_time';
+
+/** Database access of the comments resource: lists, batched loads, and writes the way `wp-includes/comment.php` does them. */
+@Injectable()
+export class CommentsService {
+  private readonly counts = new ShortCache<number>();
+
+  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
+    clearOnWrites(dataSource, this.counts);
+  }
+
+  private table<T>(entity: new () => T): string {
+    return this.dataSource.getMetadata(entity).tableName;
+  }
+
+  /** The WHERE clause of a query (`WP_Comment_Query::get_comment_ids()`). */
+  private where(q: CommentQuery): Where {
+    const w = new Where();
+    if (q.status === 'approve') w.add("c.comment_approved = '1'");
+    else if (q.status === 'hold') w.add("c.comment_approved = '0'");
+    else if (q.status === 'all' || q.status === 'any' || q.status === '') w.add("c.comment_approved IN ('0', '1')");
+    else w.add('c.comment_approved = ?', q.status);
+    if (q.type === 'comment') w.add("c.comment_type IN ('', 'comment')");
+    else if (q.type === 'pings') w.add("c.comment_type IN ('pingback', 'trackback')");
+    else if (q.type !== 'all' && q.type !== '') w.add('c.comment_type = ?', q.type);
+    if (q.postIn.length) w.in('c.comment_post_ID', q.postIn);
+    if (q.parentIn.length) w.in('c.comment_parent', q.parentIn);
+    if (q.parentNotIn.length) w.in('c.comment_parent', q.parentNotIn, true);
+    if (q.include.length) w.in('c.comment_ID', q.include);
+    if (q.exclude.length) w.in('c.comment_ID', q.exclude, true);
+    if (q.authorIn.length) w.in('c.user_id', q.authorIn);
+    if (q.authorNotIn.length) w.in('c.user_id', q.authorNotIn, true);
+    if (q.authorEmail) w.add('c.comment_author_email = ?', q.authorEmail);
+    if (q.karma !== undefined) w.add('c.comment_karma = ?', q.karma);
+    if (q.after) w.add('c.comment_date > ?', q.after);
+    if (q.before) w.add('c.comment_date < ?', q.before);
+    if (q.search) {
+      const like = containsPattern(q.search);
+      const columns = ['c.comment_author', 'c.comment_author_email', 'c.comment_author_url', 'c.comment_author_IP', 'c.comment_content'];
+      w.add(`(${columns.map((col) => `${col} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => like));
+    }
+    return w;
+  }
+
+  /** ORDER BY of a query, with `comment_ID` as the tie-breaker in the same direction (as `WP_Comment_Query` adds it). */
+  private orderBy(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): { sql: string; params: unknown[] } {
+    if (q.orderby === 'include' && q.include.length) {
+      return { sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ${q.order}`, params: [...q.include] };
+    }
+    const column = ORDER_COLUMNS[q.orderby] ?? 'c.comment_date_gmt';
+    return { sql: column === 'c.comment_ID' ? `c.comment_ID ${q.order}` : `${column} ${q.order}, c.comment_ID ${q.order}`, params: [] };
+  }
+
+  /** One page of comments and the total. */
+  async list(q: CommentQuery): Promise<CommentPage> {
+    const w = this.where(q);
+    const order = this.orderBy(q);
+    const from = `FROM ${this.table(CommentEntity)} c WHERE ${w.sql}`;
+    const [comments, total] = await Promise.all([
+      rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), `SELECT c.* ${from} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}`, [...w.params, ...order.params]),
+      countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n ${from}`, w.params),
+    ]);
+    return { comments, total };
+  }
+
+  /**
+   * The same page of the same query for each of many posts, in one statement (`posts?_embed` embeds the
+   * comments of a page of posts): each post's comments numbered in the query's order, the page taken from each.
+   */
+  async pagesOfPosts(q: Omit<CommentQuery, 'postIn'>, postIds: readonly number[]): Promise<Map<number, CommentPage>> {
+    const out = new Map<number, CommentPage>(postIds.map((id) => [id, { comments: [], total: 0 }]));
+    if (!postIds.length) return out;
+    const w = this.where({ ...q, postIn: [...postIds] });
+    const order = this.orderBy(q);
+    const sql = `SELECT * FROM (SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.comment_post_ID ORDER BY ${order.sql}) AS row_number__,
+        COUNT(*) OVER (PARTITION BY c.comment_post_ID) AS total__
+      FROM ${this.table(CommentEntity)} c WHERE ${w.sql}) numbered
+      WHERE row_number__ > ? AND row_number__ <= ? ORDER BY comment_post_ID, row_number__`;
+    const offset = Math.max(0, Math.trunc(q.offset));
+    const rows = await rawQuery(this.dataSource, sql, [...order.params, ...w.params, offset, offset + Math.max(0, Math.trunc(q.limit))]);
+    const comments = hydrate<CommentEntity>(this.dataSource.getMetadata(CommentEntity), rows);
+    rows.forEach((row, i) => {
+      const page = out.get(Number(row.comment_post_ID));
+      if (!page) return;
+      page.comments.push(comments[i]);
+      page.total = Number(row.total__);
+    });
+    // A post whose comments all lie before the page still has a total.
+    const short = [...out.entries()].filter(([, page]) => !page.comments.length).map(([id]) => id);
+    if (short.length && offset > 0) {
+      const counted = this.where({ ...q, postIn: short });
+      const totals = await rawQuery(this.dataSource, `SELECT c.comment_post_ID AS post, COUNT(*) AS n FROM ${this.table(CommentEntity)} c WHERE ${counted.sql} GROUP BY c.comment_post_ID`, counted.params);
+      for (const row of totals) out.get(Number(row.post))!.total = Number(row.n);
+    }
+    return out;
+  }
+
+  async findByIds(ids: readonly number[]): Promise<CommentEntity[]> {
+    const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
+    if (!wanted.length) return [];
+    return rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), `SELECT * FROM ${this.table(CommentEntity)} WHERE comment_ID IN (${placeholders(wanted.length)})`, wanted);
+  }
+
+  async postsByIds(ids: readonly number[]): Promise<PostEntity[]> {
+    const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
+    if (!wanted.length) return [];
+    return rawEntities<PostEntity>(this.dataSource, this.dataSource.getMetadata(PostEntity), `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(wanted.length)})`, wanted);
+  }
+
+  /** Which of the comments have a child that is approved or held (the `children` link). */
+  async withChildren(ids: readonly number[]): Promise<Set<number>> {
+    if (!ids.length) return new Set();
+    const rows = await rawQuery(
+      this.dataSource,
+      `SELECT DISTINCT comment_parent AS parent FROM ${this.table(CommentEntity)} WHERE comment_parent IN (${placeholders(ids.length)}) AND comment_approved IN ('0', '1')`,
+      [...ids],
+    );
+    return new Set(rows.map((r) => Number(r.parent)));
+  }
+
+  /** The given meta keys of many comments, in one query: commentId → key → values. */
+  metaOf(ids: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
+    return metaOfObjects(this.dataSource, CommentMetaEntity, 'comment_id', ids, keys);
+  }
+
+  /** A user's name, e-mail and URL (the author of a comment written while logged in). */
+  async userFacts(id: number): Promise<{ displayName: string; email: string; url: string } | null> {
+    const [row] = await rawQuery(this.dataSource, `SELECT display_name, user_email, user_url FROM ${this.table(UserEntity)} WHERE ID = ?`, [id]);
+    return row ? { displayName: String(row.display_name ?? ''), email: String(row.user_email ?? ''), url: String(row.user_url ?? '') } : null;
+  }
+
+  /** A user id by e-mail address (`get_user_by('email')`). */
+  async userIdByEmail(email: string): Promise<number> {
+    const [row] = await rawQuery(this.dataSource, `SELECT ID FROM ${this.table(UserEntity)} WHERE user_email = ? LIMIT 1`, [email]);
+    return row ? Number(row.ID) : 0;
+  }
+
+  /** `wp_allow_comment()`'s duplicate check: the same text by the same author in the same place, not trashed. */
+  async duplicateOf(c: Pick<CommentFields, 'postId' | 'parent' | 'author' | 'authorEmail' | 'content'>): Promise<number> {
+    const w = new Where()
+      .add('comment_post_ID = ?', c.postId)
+      .add('comment_parent = ?', c.parent)
+      .add("comment_approved != 'trash'")
+      .add('comment_author = ?', c.author)
+      .add('comment_content = ?', c.content);
+    if (c.authorEmail) w.add('comment_author_email = ?', c.authorEmail);
+    const [row] = await rawQuery(this.dataSource, `SELECT comment_ID FROM ${this.table(CommentEntity)} WHERE ${w.sql} LIMIT 1`, w.params);
+    return row ? Number(row.comment_ID) : 0;
+  }
+
+  /** The newest comment date (GMT) of a user, or of an IP address for anonymous callers, since `since` (the flood check). */
+  async lastCommentSince(by: { userId: number } | { ip: string }, since: string): Promise<string | null> {
+    const [column, value] = 'userId' in by ? ['user_id', by.userId] : ['comment_author_IP', by.ip];
+    const [row] = await rawQuery(
+      this.dataSource,
+      `SELECT comment_date_gmt FROM ${this.table(CommentEntity)} WHERE comment_date_gmt >= ? AND ${column} = ? ORDER BY comment_date_gmt DESC LIMIT 1`,
+      [since, value],
+    );
+    return row ? String(row.comment_date_gmt) : null;
+  }
+
+  /** Whether the author (a user, or a name and e-mail) has an approved comment already (`comment_previously_approved`). */
+  async hasApproved(by: { userId: number } | { name: string; email: string }): Promise<boolean> {
+    const [sql, params] =
+      'userId' in by ? ["user_id = ? AND comment_approved = '1'", [by.userId]] : ["comment_author = ? AND comment_author_email = ? AND comment_approved = '1'", [by.name, by.email]];
+    const rows = await rawQuery(this.dataSource, `SELECT comment_ID FROM ${this.table(CommentEntity)} WHERE ${sql} LIMIT 1`, params);
+    return rows.length > 0;
+  }
+
+  /** The author of a post (`wp_allow_comment()` approves the post author's own comments). */
+  async postAuthor(postId: number): Promise<number> {
+    const [row] = await rawQuery(this.dataSource, `SELECT post_author FROM ${this.table(PostEntity)} WHERE ID = ?`, [postId]);
+    return row ? Number(row.post_author) : 0;
+  }
+
+  /**
+   * Inserts a comment (`wp_insert_comment()`), applies the requested status change and the meta writes, and
+   * recounts the post's comments, in one transaction. Returns the new id.
+   */
+  async create(fields: CommentFields, status: string | undefined, meta: MetaOp[]): Promise<number> {
+    return writeTransaction(this.dataSource, async (em) => {
+      const inserted = await em.getRepository(CommentEntity).insert(fields);
+      const id = Number(inserted.identifiers[0].comment_ID ?? inserted.identifiers[0].id);
+      const comment = { ...fields, id } as CommentEntity;
+      if (status !== undefined) await this.changeStatus(em, comment, status);
+      await applyMetaWrites(em, CommentMetaEntity, 'commentId', id, meta);
+      await this.recount(em, [fields.postId]);
+      return id;
+    });
+  }
+
+  /**
+   * Updates a comment (`wp_update_comment()`) with the given columns, then the status change (when asked) and the
+   * meta, recounting the posts concerned, in one transaction. With no columns, only the status changes: the result
+   * says whether it did (`false` for an unknown status or the current one).
+   */
+  async update(current: CommentEntity, fields: Partial<CommentFields>, status: string | undefined, meta: MetaOp[]): Promise<boolean> {
+    return writeTransaction(this.dataSource, async (em) => {
+      let changed = true;
+      if (Object.keys(fields).length) await em.getRepository(CommentEntity).update({ id: current.id }, fields);
+      const comment = { ...current, ...fields } as CommentEntity;
+      if (status !== undefined) changed = await this.changeStatus(em, comment, status);
+      await applyMetaWrites(em, CommentMetaEntity, 'commentId', current.id, meta);
+      await this.recount(em, [current.postId, comment.postId]);
+      return changed;
+    });
+  }
+
+  /** Moves a comment to the trash (`wp_trash_comment()`). */
+  async trash(comment: CommentEntity): Promise<void> {
+    await writeTransaction(this.dataSource, async (em) => {
+      await this.changeStatus(em, { ...comment }, 'trash');
+      await this.recount(em, [comment.postId]);
+    });
+  }
+
+  /** Deletes a comment for good (`wp_delete_comment()`): its replies move up to its parent, its meta goes. */
+  async delete(comment: CommentEntity): Promise<void> {
+    await writeTransaction(this.dataSource, async (em) => {
+      await em.getRepository(CommentEntity).update({ parent: comment.id }, { parent: comment.parent });
+      await em.getRepository(CommentMetaEntity).delete({ commentId: comment.id });
+      await em.getRepository(CommentEntity).delete({ id: comment.id });
+      await this.recount(em, [comment.postId]);
+    });
+  }
+
+  /**
+   * The reference's `handle_status_param()`: `approved`/`approve`/`1`, `hold`/`0`, `spam`, `unspam`, `trash`,
+   * `untrash`. The current status, an unknown value, or a change that writes nothing, gives `false`. Trash and spam
+   * keep the earlier status in meta, and untrash/unspam bring it back (`0` when none was kept).
+   */
+  private async changeStatus(em: EntityManager, comment: CommentEntity, requested: string): Promise<boolean> {
+    if (requested === commentStatusName(comment.approved)) return false;
+    const meta = em.getRepository(CommentMetaEntity);
+    const set = async (approved: string): Promise<boolean> => {
+      if (comment.approved === approved) return false;
+      await em.getRepository(CommentEntity).update({ id: comment.id }, { approved });
+      comment.approved = approved;
+      return true;
+    };
+    const keep = async () => {
+      await meta.delete({ commentId: comment.id, key: TRASH_STATUS });
+      await meta.delete({ commentId: comment.id, key: TRASH_TIME });
+      await meta.insert([
+        { commentId: comment.id, key: TRASH_STATUS, value: comment.approved },
+        { commentId: comment.id, key: TRASH_TIME, value: String(Math.floor(Date.now() / 1000)) },
+      ]);
+    };
+    const restore = async (): Promise<boolean> => {
+      const kept = await meta.findOne({ where: { commentId: comment.id, key: TRASH_STATUS } });
+      await meta.delete({ commentId: comment.id, key: TRASH_STATUS });
+      await meta.delete({ commentId: comment.id, key: TRASH_TIME });
+      return set(kept?.value || '0');
+    };
+    switch (requested) {
+      case 'approved':
+      case 'approve':
+      case '1':
+        return set('1');
+      case 'hold':
+      case '0':
+        return set('0');
+      case 'spam':
+      case 'trash':
+        if (comment.approved === requested) return false;
+        await keep();
+        return set(requested);
+      case 'unspam':
+      case 'untrash':
+        return restore();
+      default:
+        return false;
+    }
+  }
+
+  /** `wp_update_comment_count_now()`: a post's `comment_count` is its number of approved comments. */
+  private async recount(em: EntityManager, postIds: number[]): Promise<void> {
+    const posts = this.table(PostEntity);
+    const comments = this.table(CommentEntity);
+    for (const id of new Set(postIds.filter((p) => p > 0))) {
+      await em.query(`UPDATE ${posts} SET comment_count = (SELECT COUNT(*) FROM ${comments} WHERE comment_post_ID = ? AND comment_approved = '1') WHERE ID = ?`, [id, id]);
+    }
+  }
+}
