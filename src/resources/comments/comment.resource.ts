@@ -538,7 +538,15 @@ export class CommentResource extends RestController {
     }
     if (req.has('post')) out.postId = Number(req.get('post'));
     if (req.has('parent')) out.parent = Number(req.get('parent'));
-    if (req.has('author')) out.userId = Number(req.get('author'));
+    // A user as author brings their name, e-mail and URL (what the request gives besides wins).
+    if (req.has('author') && Number(req.get('author')) > 0) {
+      const user = await this.comments.userFacts(Number(req.get('author')));
+      if (!user) throw new RestException('rest_comment_author_invalid', 'Invalid comment author ID.', 400);
+      out.userId = Number(req.get('author'));
+      out.author = user.displayName;
+      out.authorEmail = user.email;
+      out.authorUrl = user.url;
+    } else if (req.has('author')) out.userId = 0;
     if (req.has('author_name')) out.author = String(req.get('author_name'));
     if (req.has('author_email')) out.authorEmail = String(req.get('author_email'));
     if (req.has('author_url')) out.authorUrl = String(req.get('author_url'));

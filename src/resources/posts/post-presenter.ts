@@ -187,8 +187,9 @@ export class PostPresenter {
     site: SiteFacts,
     toItem: (response: RestResponse) => unknown,
     asText: () => boolean,
+    loaded?: Map<number, PostExtras>,
   ): Promise<{ item: unknown; link: string }> {
-    const batch = await this.batchOf([post]);
+    const batch = await this.batchOf([post], loaded);
     const readable = await this.readable(post, req);
     return { item: await this.itemOf(post, req, site, batch, readable, toItem, asText), link: this.link(post, site, batch, readable) };
   }

@@ -16,6 +16,7 @@ import { PostPresenter, PostTypeView, samePassword } from './post-presenter';
 import { buildPostSchema } from './post-schema';
 import { PostWriter } from './post-writer.service';
 import { PostQuery, PostsService } from './posts.service';
+import type { PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
 import { Methods } from '../../core/rest/route-types';
 
@@ -315,14 +316,22 @@ export class PostTypeResource extends RestController {
   async getItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
     const site = await this.presenter.siteFacts(req);
+    // Through a request-wide loader: the posts embedded for a page of comments (`up`) read theirs in one query.
+    const extras = await req.ctx
+      .loader<number, PostExtras | undefined>(`post-extras:${this.type.name}`, async (ids) => {
+        const found = await this.posts.extrasOf([...ids], this.presenter.extrasWanted());
+        return ids.map((id) => found.get(id));
+      })
+      .load(post.id);
+    const loaded = extras ? new Map([[post.id, extras]]) : undefined;
     const asText = () => this.itemsAsText(req, this.type.name);
     if (asText()) {
-      const { item, link } = await this.presenter.prepareOne(post, req, site, (r) => this.server.toCollectionItem(r), asText);
+      const { item, link } = await this.presenter.prepareOne(post, req, site, (r) => this.server.toCollectionItem(r), asText, loaded);
       const response = new RestResponse(item);
       if (this.type.public || this.type.publicly_queryable) response.header('Link', `<${link}>; rel="alternate"; type=text/html`, false);
       return response;
     }
-    const response = (await this.presenter.prepareMany([post], req, site))[0];
+    const response = (await this.presenter.prepareMany([post], req, site, loaded))[0];
     // Viewable types point to the item's page on the site.
     if (this.type.public || this.type.publicly_queryable) {
       const link = (response.data as { link?: string }).link;
