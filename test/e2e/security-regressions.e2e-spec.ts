@@ -1,6 +1,6 @@
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
 import { createPost, createTerm } from '../factories/post.factory';
-import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
+import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 
 /**
  * Defects found by probing the running server from outside, each kept from coming back: stored script in user
@@ -20,6 +20,7 @@ describe('security regressions', () => {
   let draftPage: number;
   let tag: number;
   let walked: number;
+  let heldComment: number;
   const API = '/cms-json/cms/v2';
 
   beforeAll(async () => {
@@ -39,6 +40,13 @@ describe('security regressions', () => {
     // The subscriber and the contributor have a published post each, so their profiles are public.
     await createPost(t.dataSource, { author: t.users.subscriber.id, title: 'By a subscriber' });
     await createPost(t.dataSource, { author: t.users.contributor.id, title: 'By a contributor' });
+    heldComment = (
+      await t.http
+        .post(`${API}/comments`)
+        .set('Authorization', t.users.administrator.authorization)
+        .send({ post: walked, content: 'Held for moderation', status: 'hold' })
+        .expect(201)
+    ).body.id;
   });
   afterAll(() => t.close());
 
@@ -91,6 +99,29 @@ describe('security regressions', () => {
         .expect(201);
       expect(res.body.description).toBe('xbio');
       expect(res.body.url).toBe('');
+    });
+
+    it.each(['subscriber', 'anonymous'] as const)('strips script and javascript: from a comment by a %s caller, for every reader', async (who) => {
+      const role = who === 'subscriber' ? who : undefined;
+      // Earlier comments from this address are out of the 15 s flood window.
+      await t.dataSource.query(`UPDATE ${TEST_PREFIX}comments SET comment_date_gmt = '2020-01-01 00:00:00'`);
+      let req = t.http.post(`${API}/comments`);
+      if (role) req = req.set('Authorization', t.users[role].authorization);
+      const res = await req
+        .send({
+          post: authorPost,
+          content: `Nice<script>alert(1)</script> <b>bold</b> <a href="javascript:alert(2)">x</a> ${role ?? 'anonymous'}`,
+          author_name: role ? undefined : 'Visitor <img src=x onerror=alert(3)>',
+          author_email: role ? undefined : 'visitor@example.org',
+          author_url: 'javascript:alert(4)',
+        });
+      expect([res.status, res.body.code]).toEqual([201, undefined]);
+      const id = res.body.id;
+      const stored = await t.http.get(`${API}/comments/${id}?context=edit`).set('Authorization', t.users.administrator.authorization).expect(200);
+      expect(stored.body.content.raw).toBe(`Nicealert(1) <b>bold</b> <a href="alert(2)">x</a> ${role ?? 'anonymous'}`);
+      expect(stored.body.author_url).toBe('');
+      expect(stored.body.author_name).not.toMatch(/<img|onerror/i);
+      expect(stored.body.content.rendered).not.toMatch(/<script|javascript:/i);
     });
   });
 
@@ -220,6 +251,13 @@ describe('security regressions', () => {
         ['get', 'types?context=edit'],
         ['get', 'taxonomies/category?context=edit'],
         ['get', 'statuses/draft'],
+        ['get', 'comments?context=edit'],
+        ['get', 'comments?status=hold'],
+        ['get', 'comments?post=0'],
+        ['get', `comments/${heldComment}`],
+        ['post', 'comments', { post: privatePost, content: 'x' }],
+        ['post', `comments/${heldComment}`, { content: 'x' }],
+        ['delete', `comments/${heldComment}`],
       ];
       const wrong: string[] = [];
       for (const [method, path, body] of cases) {
