@@ -24,6 +24,7 @@ import {
   wordpressSchemaStatements,
 } from '../../src/core/database/migrations/1732147200000-initial-schema';
 import { SqliteCoveringKeys1763683200000 } from '../../src/core/database/migrations/1763683200000-sqlite-covering-keys';
+import { COMMENT_KEYS, CommentQueryKeys1764028800000 } from '../../src/core/database/migrations/1764028800000-comment-query-keys';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
 import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
 import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
@@ -222,6 +223,30 @@ describe(`WordPress database layer (${kind})`, () => {
       if (kind === 'mysql') expect(posts.PRIMARY.columns).toEqual(['ID']);
     });
 
+    it('adds the keys of the comment queries, once, and a post’s replies are read through one', async () => {
+      const name = (key: string): string => (kind === 'mysql' ? key : `cms_comments__${key}`);
+      const keys = await indexesOf(ds, 'cms_comments');
+      for (const [key, columns] of COMMENT_KEYS) expect(keys[name(key)]?.columns).toEqual(columns);
+      const queryRunner = ds.createQueryRunner();
+      try {
+        await new CommentQueryKeys1764028800000().up(queryRunner);
+      } finally {
+        await queryRunner.release();
+      }
+      expect(await indexesOf(ds, 'cms_comments')).toEqual(keys);
+      // A site's shape: many approved comments over many posts, a few on the posts asked for.
+      const rows = Array.from({ length: 400 }, (_, i) => `(${(i % 100) + 10}, 'a', '', '', 'x', '1', '2024-01-01 00:00:${String(i % 60).padStart(2, '0')}')`);
+      await ds.query(`INSERT INTO cms_comments (comment_post_ID, comment_author, comment_author_email, comment_author_url, comment_content, comment_approved, comment_date_gmt) VALUES ${rows.join(', ')}`);
+      await ds.query(kind === 'mysql' ? 'ANALYZE TABLE cms_comments' : 'ANALYZE');
+      try {
+        const replies = `SELECT * FROM cms_comments c WHERE c.comment_approved = '1' AND c.comment_post_ID IN (11, 12) ORDER BY c.comment_date_gmt DESC`;
+        const plan = JSON.stringify(await ds.query(`${kind === 'mysql' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${replies}`));
+        expect(plan).toMatch(kind === 'mysql' ? /"key":"(cms_post_approved_date_gmt|comment_post_ID)"/ : /INDEX cms_comments__cms_post_approved_date_gmt/);
+      } finally {
+        await ds.query('DELETE FROM cms_comments');
+      }
+    });
+
     itSqlite('gives a database made by an earlier version the covering term_relationships key, once', async () => {
       const key = 'cms_term_relationships__term_taxonomy_id';
       const recount = `SELECT COUNT(*) AS n FROM cms_term_relationships r INNER JOIN cms_posts p ON p.ID = r.object_id
@@ -252,8 +277,9 @@ describe(`WordPress database layer (${kind})`, () => {
         `SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'wp_oracle'`,
       );
       if (!oracle) return; // the oracle WordPress is optional (shared/wp-oracle/setup.sh)
+      // Our own comment query keys (`cms_*`, added by a migration) aside, as on a WordPress database served by us.
       const normalize = (ddl: string, prefix: string): string =>
-        ddl.replace(/ AUTO_INCREMENT=\d+/, '').split(prefix).join('{p}');
+        ddl.replace(/ AUTO_INCREMENT=\d+/, '').replace(/,\n\s*KEY `cms_[a-z_]+` \([^)]*\)/g, '').split(prefix).join('{p}');
       for (const table of TABLES) {
         const [ours] = await ds.query(`SHOW CREATE TABLE \`cms_${table}\``);
         const [theirs] = await ds.query(`SHOW CREATE TABLE wp_oracle.\`wp_${table}\``);
@@ -276,11 +302,12 @@ describe(`WordPress database layer (${kind})`, () => {
 
     it('refuses to run down()', async () => {
       await expect(new InitialSchema1732147200000().down()).rejects.toThrow('refusing to drop WordPress tables');
-      // The last migration (SQLite's keys) has nothing to undo; the one that creates the tables refuses.
+      // The comment keys are dropped, SQLite's keys have nothing to undo; the one that creates the tables refuses.
+      await ds.undoLastMigration();
       await ds.undoLastMigration();
       await expect(ds.undoLastMigration()).rejects.toThrow('refusing to drop WordPress tables');
       expect(await tableNames(ds)).toContain('cms_posts');
-      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000']);
+      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000']);
     });
 
     it('only emits CREATE … IF NOT EXISTS statements', () => {
