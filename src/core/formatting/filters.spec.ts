@@ -1,5 +1,5 @@
 /** Hand-picked examples; every expected value is what WordPress 6.1 (PHP) returned for the same input. */
-import { renderTitle, renderContent, parseBlocks, createRenderState } from './filters';
+import { renderTitle, renderContent, renderCommentText, parseBlocks, createRenderState } from './filters';
 
 const SITE = 'http://127.0.0.1:8090';
 
@@ -32,5 +32,18 @@ describe('the_title / the_content chains and the block parser', () => {
   });
   it('parse_blocks: <!-- wp:group {layout:{type:flex}} --><div><!-- wp:separator /--><', () => {
     expect(JSON.parse(JSON.stringify(parseBlocks("<!-- wp:group {\"layout\":{\"type\":\"flex\"}} --><div><!-- wp:separator /--></div><!-- /wp:group -->")))).toEqual([{"blockName": "core/group", "attrs": {"layout": {"type": "flex"}}, "innerBlocks": [{"blockName": "core/separator", "attrs": {}, "innerBlocks": [], "innerHTML": "", "innerContent": []}], "innerHTML": "<div></div>", "innerContent": ["<div>", null, "</div>"]}]);
+  });
+});
+
+describe('comment_text chain', () => {
+  it('texturizes, balances tags, then adds paragraphs, as comment_text does', () => {
+    expect(renderCommentText('Hello')).toBe('<p>Hello</p>\n');
+    expect(renderCommentText('"Quoted" -- Wordpress')).toBe('<p>&#8220;Quoted&#8221; &#8212; WordPress</p>\n');
+    expect(renderCommentText('<b>open\n\nsecond')).toBe('<p><b>open</p>\n<p>second</b></p>\n');
+  });
+
+  it('turns smilies into characters unless the site turned them off', () => {
+    expect(renderCommentText('Nice :)')).toBe('<p>Nice \u{1F642}</p>\n');
+    expect(renderCommentText('Nice :)', { useSmilies: false })).toBe('<p>Nice :)</p>\n');
   });
 });
