@@ -3,7 +3,7 @@ import { isEmail, sanitizeTextField } from '../../core/auth/user-accounts.servic
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { formatMysqlDate, mysqlToRfc3339 } from '../../core/database/mysql-date';
-import { renderCommentText, wpKsesPost } from '../../core/formatting';
+import { renderCommentText } from '../../core/formatting';
 import { AvatarSettings, avatarUrls, showAvatars } from '../../core/formatting/avatar';
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
 import { stripAllTags } from '../../core/formatting/excerpt';
@@ -22,7 +22,7 @@ import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { canReadPost } from '../posts/post-access';
-import { permalink } from '../posts/permalink';
+import { permalink, PLAIN_LINK_STATUSES } from '../posts/permalink';
 import { samePassword } from '../posts/post-presenter';
 import { CommentFields, CommentPage, CommentQuery, CommentsService } from './comments.service';
 
@@ -106,8 +106,8 @@ export class CommentResource extends RestController {
         description: 'The content for the object.',
         type: 'object',
         context: all,
-        // A plain string, or an object with `raw`; through wp_filter_post_kses (the reference's argument sanitizer).
-        arg_options: { validate: () => true, sanitize: (v) => (typeof v === 'string' ? wpKsesPost(v) : v) },
+        // A plain string, or an object with `raw`; kses comes with the save filters (callers without unfiltered_html).
+        arg_options: { validate: () => true, sanitize: (v) => v },
         properties: {
           raw: { description: 'Content for the object, as it exists in the database.', type: 'string', context: ['edit'] },
           rendered: { description: 'HTML content for the object, transformed for display.', type: 'string', context: all, readonly: true },
@@ -133,6 +133,23 @@ export class CommentResource extends RestController {
     };
     props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
     return { $schema: 'http://json-schema.org/draft-04/schema#', title: 'comment', type: 'object', properties: props };
+  }
+
+  /**
+   * Whether the site shows avatars, as last read by this node (on start and with every comments request): the
+   * published schema leaves `author_avatar_urls` out while it is off, as the reference does.
+   */
+  private avatarsShown = true;
+
+  async onApplicationBootstrap(): Promise<void> {
+    this.avatarsShown = showAvatars(await this.options.get('show_avatars', 1));
+  }
+
+  override getPublicItemSchema(): ItemSchema {
+    const schema = super.getPublicItemSchema();
+    if (this.avatarsShown) return schema;
+    const { author_avatar_urls: _avatars, ...properties } = schema.properties;
+    return { ...schema, properties };
   }
 
   private registeredMeta() {
@@ -213,6 +230,7 @@ export class CommentResource extends RestController {
       avatarRating: String(o.avatar_rating ?? 'G'),
       useSmilies: o.use_smilies === undefined ? true : Boolean(Number(o.use_smilies)),
     };
+    this.avatarsShown = facts.showAvatars;
     return facts;
   }
 
@@ -285,15 +303,16 @@ export class CommentResource extends RestController {
   async canRead(req: RestRequest): Promise<true | RestException> {
     const comment = await this.loadComment(req);
     if (!comment) return true;
+    // The reference's order: the comment, its post, then the context.
     const code = req.ctx.authorizationRequiredCode;
-    if (req.context === 'edit' && !(await this.can(req, 'moderate_comments'))) {
-      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this comment with edit context.', code);
-    }
     const post = await this.loadPost(req, comment.postId);
+    if (!(await this.canReadComment(comment, req, post))) return new RestException('rest_cannot_read', 'Sorry, you cannot read this comment.', code);
     if (post && !(await this.canReadPostOf(post, req))) {
       return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
     }
-    if (!(await this.canReadComment(comment, req, post))) return new RestException('rest_cannot_read', 'Sorry, you cannot read this comment.', code);
+    if (req.context === 'edit' && !(await this.can(req, 'moderate_comments'))) {
+      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this comment with edit context.', code);
+    }
     return true;
   }
 
@@ -467,7 +486,8 @@ export class CommentResource extends RestController {
     const filtered = await this.hooks.applyFilters<CommentFields | RestException>('rest_pre_insert_comment', fields, req);
     if (filtered instanceof RestException) throw filtered;
     const stored = await this.filterComment(filtered, req);
-    const meta = await this.plannedMeta(req, 0);
+    // Checked against the comment about to be made (its post decides edit_comment).
+    const meta = await this.plannedMeta(req, { ...stored, id: 0 });
     const status = req.has('status') ? String(req.get('status')) : undefined;
     const id = await this.comments.create(stored, status, meta);
     const comment = (await this.comments.findByIds([id]))[0];
@@ -491,7 +511,7 @@ export class CommentResource extends RestController {
     const fields = await this.filterComment(prepared, req);
     checkLengths(fields);
     const status = req.has('status') ? String(req.get('status')) : undefined;
-    const meta = await this.plannedMeta(req, current.id);
+    const meta = await this.plannedMeta(req, current);
     const changed = await this.comments.update(current, fields, status, meta);
     if (!Object.keys(fields).length && status !== undefined && !changed) {
       throw new RestException('rest_comment_failed_edit', 'Updating comment status failed.', 500);
@@ -534,7 +554,7 @@ export class CommentResource extends RestController {
     const content = req.get<unknown>('content');
     if (typeof content === 'string') out.content = content.trim();
     else if (content && typeof content === 'object' && typeof (content as { raw?: unknown }).raw === 'string') {
-      out.content = wpKsesPost((content as { raw: string }).raw).trim();
+      out.content = (content as { raw: string }).raw.trim();
     }
     if (req.has('post')) out.postId = Number(req.get('post'));
     if (req.has('parent')) out.parent = Number(req.get('parent'));
@@ -626,9 +646,9 @@ export class CommentResource extends RestController {
     return matchesWords(keys, [c.author, c.authorEmail, c.authorUrl, c.content, stripAllTags(c.content), c.authorIp, c.agent]);
   }
 
-  private async plannedMeta(req: RestRequest, commentId: number) {
+  private async plannedMeta(req: RestRequest, comment: CommentEntity) {
     if (!req.has('meta')) return [];
-    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'comment', (cap, key) => req.ctx.can(cap, commentId, key), req.ctx.authorizationRequiredCode);
+    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'comment', (cap, key) => req.ctx.can(cap, comment, key), req.ctx.authorizationRequiredCode);
   }
 
   // --- preparation ---
@@ -698,7 +718,7 @@ export class CommentResource extends RestController {
   /** `get_comment_link()` with `/%postname%/` permalinks and comments not paged. */
   private commentLink(comment: CommentEntity, post: PostEntity | null, batch: CommentBatch, site: SiteFacts): string {
     const type = post ? this.content.postType(post.type) : undefined;
-    const base = post && type ? permalink(post, type, site.home, batch.parents, post.status === 'publish') : '';
+    const base = post && type ? permalink(post, type, site.home, batch.parents, !PLAIN_LINK_STATUSES.includes(post.status)) : '';
     return `${base}#comment-${comment.id}`;
   }
 

@@ -175,6 +175,7 @@ describe('CommentsService', () => {
     expect((await service.list(query({ order: 'ASC' }))).comments.map((c) => c.id)).toEqual(ids);
     const include = [ids[1], ids[2], ids[0]];
     expect((await service.list(query({ include, orderby: 'include', order: 'ASC' }))).comments.map((c) => c.id)).toEqual(include);
+    expect((await service.list(query({ include, orderby: 'include', order: 'DESC' }))).comments.map((c) => c.id)).toEqual(include);
   });
 
   it('finds duplicates by post, parent, author and text, not in the trash', async () => {

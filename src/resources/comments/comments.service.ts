@@ -112,7 +112,8 @@ export class CommentsService {
   /** ORDER BY of a query, with `comment_ID` as the tie-breaker in the same direction (as `WP_Comment_Query` adds it). */
   private orderBy(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): { sql: string; params: unknown[] } {
     if (q.orderby === 'include' && q.include.length) {
-      return { sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END ${q.order}`, params: [...q.include] };
+      // The list's own order: WP_Comment_Query gives `comment__in` no direction.
+      return { sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END`, params: [...q.include] };
     }
     const column = ORDER_COLUMNS[q.orderby] ?? 'c.comment_date_gmt';
     return { sql: column === 'c.comment_ID' ? `c.comment_ID ${q.order}` : `${column} ${q.order}, c.comment_ID ${q.order}`, params: [] };
