@@ -136,14 +136,10 @@ export class CommentResource extends RestController {
   }
 
   /**
-   * Whether the site shows avatars, as last read by this node (on start and with every comments request): the
+   * Whether the site shows avatars (on in a fresh install), as last read by this node with a comments request: the
    * published schema leaves `author_avatar_urls` out while it is off, as the reference does.
    */
   private avatarsShown = true;
-
-  async onApplicationBootstrap(): Promise<void> {
-    this.avatarsShown = showAvatars(await this.options.get('show_avatars', 1));
-  }
 
   override getPublicItemSchema(): ItemSchema {
     const schema = super.getPublicItemSchema();
