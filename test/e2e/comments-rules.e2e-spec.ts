@@ -638,3 +638,67 @@ describe('comments: registered meta and additional fields', () => {
     expectRestError(await call('put', `/comments/${c.id}`, 'administrator').send({ my_custom_int: 'returnError' }), 'rest_invalid_param', 400);
   });
 });
+
+describe('comments: behaviours checked against WordPress with the oracle', () => {
+  let post: PostEntity;
+  const ids: number[] = [];
+
+  beforeAll(async () => {
+    post = await createPost(t.dataSource, { author: t.users.administrator.id, name: 'oracle-checks' });
+    // Six approved comments, two sharing each parent value, all at the same time; one spam, one in the trash.
+    const root = await insertComment(t.dataSource, { postId: post.id, date: '2024-04-01 10:00:00' });
+    ids.push(root.id);
+    for (let i = 0; i < 5; i++) ids.push((await insertComment(t.dataSource, { postId: post.id, parent: i < 3 ? root.id : 0, date: '2024-04-01 10:00:00' })).id);
+    await insertComment(t.dataSource, { postId: post.id, approved: 'spam' });
+    await insertComment(t.dataSource, { postId: post.id, approved: 'trash' });
+  });
+  const listed = async (query: string, who: Caller = 'administrator') => (await call('get', `/comments?post=${post.id}&${query}`, who).expect(200)).body.map((c: { id: number }) => c.id);
+
+  it('takes the Link header page from the request, also with an offset', async () => {
+    const res = await call('get', `/comments?post=${post.id}&offset=2&per_page=3`).expect(200);
+    expect(res.headers['x-cms-total']).toBe('6');
+    expect(res.headers.link).toContain('rel="next"');
+    expect(res.headers.link).not.toContain('rel="prev"');
+  });
+
+  it('reads a negative offset as its absolute value (absint)', async () => {
+    const all = await listed('orderby=id&order=asc');
+    expect(await listed('orderby=id&order=asc&offset=-1')).toEqual(all.slice(1));
+  });
+
+  it('breaks ties of a non-date order by id, descending, whatever the order asked', async () => {
+    const byParentAsc = await listed('orderby=parent&order=asc&per_page=20');
+    // Parent 0 first (the root and the two top-level comments, newest id first), then the root's three replies.
+    expect(byParentAsc).toEqual([ids[5], ids[4], ids[0], ids[3], ids[2], ids[1]]);
+    // A date order keeps its own direction for the ties.
+    expect(await listed('orderby=date_gmt&order=asc&per_page=20')).toEqual([...ids].sort((a, b) => a - b));
+  });
+
+  it('gives every status with status=any, and approved or held ones with status=all', async () => {
+    expect((await listed('status=any&per_page=20')).length).toBe(8);
+    expect((await listed('status=all&per_page=20')).length).toBe(6);
+  });
+
+  it('takes karma=0 as no karma filter from callers without edit_posts, as ! empty() does', async () => {
+    expect((await listed('karma=0', 'anonymous')).length).toBe(6);
+    expectRestError(await call('get', `/comments?post=${post.id}&karma=2`), 'rest_forbidden_param', 401);
+  });
+
+  it('answers an Allow header with GET on refused and invalid creates', async () => {
+    const invalid = await call('post', '/comments', 'administrator').send({ post: post.id, content: '' });
+    expectRestError(invalid, 'rest_comment_content_invalid', 400);
+    expect(invalid.headers.allow).toBe('GET, POST');
+    const draft = await createPost(t.dataSource, { author: t.users.administrator.id, status: 'draft' });
+    const refused = await call('post', '/comments', 'administrator').send({ post: draft.id, content: text() });
+    expectRestError(refused, 'rest_comment_draft_post', 403);
+    expect(refused.headers.allow).toBe('GET');
+  });
+
+  it('stores links with rel="nofollow ugc" (ugc only to the site itself), for every caller', async () => {
+    const content = 'See <a href="https://one.example/">one</a> and <a href="http://example.org/about/">us</a>.';
+    for (const who of ['administrator', 'subscriber'] as const) {
+      const res = await call('post', '/comments', who).send({ post: post.id, content: `${content} ${text()}` }).expect(201);
+      expect((await stored(res.body.id))!.content).toMatch(/^See <a href="https:\/\/one\.example\/" rel="nofollow ugc">one<\/a> and <a href="http:\/\/example\.org\/about\/" rel="ugc">us<\/a>\./);
+    }
+  });
+});

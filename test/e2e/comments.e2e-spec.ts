@@ -763,19 +763,19 @@ describe('comments', () => {
       expectRestError(await call('post', '/comments', 'administrator').send({ post: post.id, date_gmt: 'yesterday', content: text() }), 'rest_invalid_param', 400);
     });
 
-    it('lets moderators create a comment without a post, and nobody else (rest_comment_invalid_post_id 403)', async () => {
+    it('lets moderators create a comment without a post, and nobody else (rest_comment_invalid_post_id 401/403)', async () => {
       const res = await call('post', '/comments', 'administrator').send({ content: text() }).expect(201);
       expect(res.body.post).toBe(0);
       await call('post', '/comments', 'editor').send({ post: 0, content: text() }).expect(201);
       const sub = await call('post', '/comments', 'subscriber').send({ content: text() });
       expectRestError(sub, 'rest_comment_invalid_post_id', 403);
       expectRestError(await call('post', '/comments', 'author').send({ post: 0, content: text() }), 'rest_comment_invalid_post_id', 403);
-      expectRestError(await call('post', '/comments').send({ ...guest(), content: text() }), 'rest_comment_invalid_post_id', 403);
+      expectRestError(await call('post', '/comments').send({ ...guest(), content: text() }), 'rest_comment_invalid_post_id', 401);
     });
 
-    it('refuses a post id that does not exist, for everyone (rest_comment_invalid_post_id 403)', async () => {
+    it('refuses a post id that does not exist, for everyone (rest_comment_invalid_post_id 401/403)', async () => {
       for (const who of ['administrator', 'subscriber', 'anonymous'] as const) {
-        expectRestError(await call('post', '/comments', who).send({ post: 999999, ...guest(), content: text() }), 'rest_comment_invalid_post_id', 403);
+        expectRestError(await call('post', '/comments', who).send({ post: 999999, ...guest(), content: text() }), 'rest_comment_invalid_post_id', who === 'anonymous' ? 401 : 403);
       }
     });
 

@@ -118,7 +118,7 @@ describe('security regressions', () => {
       expect([res.status, res.body.code]).toEqual([201, undefined]);
       const id = res.body.id;
       const stored = await t.http.get(`${API}/comments/${id}?context=edit`).set('Authorization', t.users.administrator.authorization).expect(200);
-      expect(stored.body.content.raw).toBe(`Nicealert(1) <b>bold</b> <a href="alert(2)">x</a> ${role ?? 'anonymous'}`);
+      expect(stored.body.content.raw).toBe(`Nicealert(1) <b>bold</b> <a href="alert(2)" rel="nofollow ugc">x</a> ${role ?? 'anonymous'}`);
       expect(stored.body.author_url).toBe('');
       expect(stored.body.author_name).not.toMatch(/<img|onerror/i);
       expect(stored.body.content.rendered).not.toMatch(/<script|javascript:/i);

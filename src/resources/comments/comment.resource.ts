@@ -8,6 +8,7 @@ import { AvatarSettings, avatarUrls, showAvatars } from '../../core/formatting/a
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
 import { stripAllTags } from '../../core/formatting/excerpt';
 import { wpFilterKses } from '../../core/formatting/kses';
+import { wpRelUgc } from '../../core/formatting/rel-ugc';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
@@ -128,7 +129,7 @@ export class CommentResource extends RestController {
       context: all,
       readonly: true,
       properties: Object.fromEntries(
-        ['24', '48', '96'].map((size) => [size, { description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: all }]),
+        ['24', '48', '96'].map((size) => [size, { description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: ['embed', 'view', 'edit'] }]),
       ) as Record<string, JsonSchema>,
     };
     props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
@@ -245,8 +246,7 @@ export class CommentResource extends RestController {
     const type = this.content.postType(post.type);
     if (!type || !type.show_in_rest) return false;
     if (post.password) {
-      const posts = req.get<number[]>('post') ?? [];
-      const single = (Array.isArray(posts) && posts.length === 1) || req.has('id');
+      const single = idList(req.get('post')).length === 1 || req.has('id');
       const password = req.get<string>('password');
       if (!(single && password && samePassword(post.password, password))) return this.can(req, 'edit_post', post);
     }
@@ -270,7 +270,7 @@ export class CommentResource extends RestController {
 
   async canList(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
-    for (const id of (req.get<number[]>('post') ?? []).map(Number)) {
+    for (const id of idList(req.get('post'))) {
       if (id) {
         const post = await this.loadPost(req, id);
         if (post && !(await this.canReadPostOf(post, req))) {
@@ -285,9 +285,10 @@ export class CommentResource extends RestController {
     }
     if (!(await this.can(req, 'edit_posts')) && !(await this.can(req, 'moderate_comments'))) {
       const forbidden: string[] = [];
+      // PHP's `! empty()`: 0, '' and [] are not there.
       for (const name of ['author', 'author_exclude', 'author_email', 'karma']) {
         const value = req.get(name);
-        if (value !== undefined && value !== '' && !(Array.isArray(value) && !value.length)) forbidden.push(name);
+        if (value !== undefined && value !== '' && value !== 0 && value !== '0' && !(Array.isArray(value) && !value.length)) forbidden.push(name);
       }
       if (req.get('type') !== 'comment') forbidden.push('type');
       if (req.get('status') !== 'approve') forbidden.push('status');
@@ -322,7 +323,7 @@ export class CommentResource extends RestController {
       return new RestException('rest_comment_invalid_author', 'Comment author invalid.', code);
     }
     if (req.has('author_ip') && !moderator && req.get('author_ip') !== req.ctx.ip) {
-      return new RestException('rest_comment_invalid_author_ip', "Sorry, you are not allowed to set 'author_ip' for comments.", code);
+      return new RestException('rest_comment_invalid_author_ip', "Sorry, you are not allowed to edit 'author_ip' for comments.", code);
     }
     if (req.has('karma') && Number(req.get('karma')) > 0 && !moderator) {
       return new RestException('rest_comment_invalid_karma', 'Sorry, you cannot set karma for comments.', code);
@@ -332,13 +333,13 @@ export class CommentResource extends RestController {
     }
     const postId = Number(req.get('post') ?? 0);
     if (!postId) {
-      if (!moderator) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', 403);
+      if (!moderator) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', code);
       return true;
     }
     const post = await this.loadPost(req, postId);
-    if (!post) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', 403);
-    if (post.status === 'draft') return new RestException('rest_comment_draft_post', 'Sorry, you are not allowed to create a comment on this post.', 403);
-    if (post.status === 'trash') return new RestException('rest_comment_trash_post', 'Sorry, you are not allowed to create a comment on this post.', 403);
+    if (!post) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', code);
+    if (post.status === 'draft') return new RestException('rest_comment_draft_post', 'Sorry, you are not allowed to create a comment on this post.', code);
+    if (post.status === 'trash') return new RestException('rest_comment_trash_post', 'Sorry, you are not allowed to create a comment on this post.', code);
     if (!(await this.canReadPostOf(post, req))) return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
     if (!(await this.commentsOpen(post))) return new RestException('rest_comment_closed', 'Sorry, comments are closed on this post.', 403);
     return true;
@@ -378,22 +379,24 @@ export class CommentResource extends RestController {
   async getItems(req: RestRequest): Promise<RestResponse> {
     const perPage = Number(req.get('per_page') ?? 10);
     const page = Number(req.get('page') ?? 1);
-    const offset = req.has('offset') && Number(req.get('offset')) > 0 ? Number(req.get('offset')) : perPage * (page - 1);
+    // absint(); an empty offset pages.
+    const sentOffset = Math.abs(Math.trunc(Number(req.get('offset') ?? 0))) || 0;
+    const offset = sentOffset > 0 ? sentOffset : perPage * (page - 1);
     const clock = await this.clock();
     const date = (name: string) => {
       const value = req.get<string>(name);
       return value ? (clock.restDateWithGmt(value)?.[0] ?? undefined) : undefined;
     };
     let query: CommentQuery = {
-      postIn: (req.get<number[]>('post') ?? []).map(Number),
-      parentIn: (req.get<number[]>('parent') ?? []).map(Number),
-      parentNotIn: (req.get<number[]>('parent_exclude') ?? []).map(Number),
-      include: (req.get<number[]>('include') ?? []).map(Number),
-      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
-      authorIn: (req.get<number[]>('author') ?? []).map(Number),
-      authorNotIn: (req.get<number[]>('author_exclude') ?? []).map(Number),
+      postIn: idList(req.get('post')),
+      parentIn: idList(req.get('parent')),
+      parentNotIn: idList(req.get('parent_exclude')),
+      include: idList(req.get('include')),
+      exclude: idList(req.get('exclude')),
+      authorIn: idList(req.get('author')),
+      authorNotIn: idList(req.get('author_exclude')),
       authorEmail: req.get<string>('author_email') || undefined,
-      karma: req.has('karma') ? Math.abs(Number(req.get('karma'))) : undefined,
+      karma: req.has('karma') ? Math.abs(Math.trunc(Number(req.get('karma')))) : undefined,
       search: req.get<string>('search') ?? '',
       status: String(req.get('status') ?? 'approve'),
       type: String(req.get('type') ?? 'comment'),
@@ -414,7 +417,8 @@ export class CommentResource extends RestController {
       if (!(await this.canReadComment(comment, req, post))) continue;
       items.push(this.server.toCollectionItem(await this.prepareItem(comment, req, batch, site)));
     }
-    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`, Math.ceil(offset / perPage + 1));
+    // The page of the Link header is the request's, as the reference's (also with an offset).
+    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`);
   }
 
   /**
@@ -582,7 +586,8 @@ export class CommentResource extends RestController {
 
   /**
    * `wp_filter_comment()`: names through sanitize_text_field, kses and `_wp_specialchars`; e-mail and URL through
-   * their save filters; content through kses for callers without `unfiltered_html`; the user agent cut to 254.
+   * their save filters; content through kses for callers without `unfiltered_html`, then `wp_rel_ugc` for everyone;
+   * the user agent cut to 254.
    */
   private async filterComment<T extends Partial<CommentFields>>(c: T, req: RestRequest): Promise<T> {
     const out = { ...c };
@@ -590,7 +595,10 @@ export class CommentResource extends RestController {
     if (out.authorEmail !== undefined) out.authorEmail = wpFilterKses(sanitizeEmail(out.authorEmail));
     if (out.authorUrl !== undefined) out.authorUrl = sanitizeSavedUrl(out.authorUrl);
     if (out.agent !== undefined) out.agent = out.agent.slice(0, 254);
-    if (out.content !== undefined && !(await this.can(req, 'unfiltered_html'))) out.content = wpFilterKses(out.content);
+    if (out.content !== undefined) {
+      if (!(await this.can(req, 'unfiltered_html'))) out.content = wpFilterKses(out.content);
+      out.content = wpRelUgc(out.content, String((await this.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl));
+    }
     return out;
   }
 
@@ -735,6 +743,13 @@ export class CommentResource extends RestController {
     if (batch.withChildren.has(comment.id)) links.set('children', [{ href: url(`${ns}/${this.restBase}?parent=${comment.id}`), attributes: {} }]);
     return links;
   }
+}
+
+/** WordPress's `wp_parse_id_list()`: ids from a list, a comma-separated string or one value. */
+function idList(value: unknown): number[] {
+  if (value === undefined || value === null || value === '') return [];
+  const items = Array.isArray(value) ? value : String(value).split(/[\s,]+/);
+  return [...new Set(items.map((v) => Math.abs(Math.trunc(Number(v)))).filter((n) => Number.isFinite(n)))];
 }
 
 /** An option that is on (`1`, `'1'`, `true`). */

@@ -85,7 +85,10 @@ export class CommentsService {
     const w = new Where();
     if (q.status === 'approve') w.add("c.comment_approved = '1'");
     else if (q.status === 'hold') w.add("c.comment_approved = '0'");
-    else if (q.status === 'all' || q.status === 'any' || q.status === '') w.add("c.comment_approved IN ('0', '1')");
+    else if (q.status === 'all' || q.status === '') w.add("c.comment_approved IN ('0', '1')");
+    else if (q.status === 'any') {
+      // Every status.
+    }
     else w.add('c.comment_approved = ?', q.status);
     if (q.type === 'comment') w.add("c.comment_type IN ('', 'comment')");
     else if (q.type === 'pings') w.add("c.comment_type IN ('pingback', 'trackback')");
@@ -113,10 +116,13 @@ export class CommentsService {
   private orderBy(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): { sql: string; params: unknown[] } {
     if (q.orderby === 'include' && q.include.length) {
       // The list's own order: WP_Comment_Query gives `comment__in` no direction.
-      return { sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END`, params: [...q.include] };
+      return { sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END, c.comment_ID DESC`, params: [...q.include] };
     }
     const column = ORDER_COLUMNS[q.orderby] ?? 'c.comment_date_gmt';
-    return { sql: column === 'c.comment_ID' ? `c.comment_ID ${q.order}` : `${column} ${q.order}, c.comment_ID ${q.order}`, params: [] };
+    if (column === 'c.comment_ID') return { sql: `c.comment_ID ${q.order}`, params: [] };
+    // WP_Comment_Query's tie-breaker: in the direction of a date order, else descending.
+    const tie = column === 'c.comment_date' || column === 'c.comment_date_gmt' ? q.order : 'DESC';
+    return { sql: `${column} ${q.order}, c.comment_ID ${tie}`, params: [] };
   }
 
   /** One page of comments and the total. */
