@@ -374,6 +374,9 @@ function scenarios(seed: SeedResult): Scenario[] {
     { name: 'posts?per_page=100', description: '100 latest published posts', method: 'GET', path: `${api}/posts?per_page=100` },
     { name: 'posts?_embed', description: '10 posts with authors, terms, featured media and replies embedded', method: 'GET', path: `${api}/posts?_embed` },
     { name: 'posts/<id>', description: `one published post (ID ${seed.samplePostId})`, method: 'GET', path: `${api}/posts/${seed.samplePostId}` },
+    { name: 'comments?per_page=10', description: 'the 10 latest approved comments, site-wide', method: 'GET', path: `${api}/comments?per_page=10` },
+    { name: 'comments?post=<id>', description: `approved comments of a post with a few (post ${seed.sampleCommentsPostId})`, method: 'GET', path: `${api}/comments?post=${seed.sampleCommentsPostId}` },
+    { name: 'comments?post=<busy id>', description: `approved comments of a post with hundreds (post ${seed.busyCommentsPostId}; first page of 10)`, method: 'GET', path: `${api}/comments?post=${seed.busyCommentsPostId}` },
     { name: 'posts?search=<word>', description: `search "${seed.searchWord}" in titles, excerpts and contents`, method: 'GET', path: `${api}/posts?search=${encodeURIComponent(seed.searchWord)}` },
     { name: 'posts?categories=<id>', description: `posts of the most used category (term ${seed.sampleCategoryId})`, method: 'GET', path: `${api}/posts?categories=${seed.sampleCategoryId}` },
     {
@@ -608,7 +611,8 @@ async function main(): Promise<number> {
     `seeded in ${(seed.ms / 1000).toFixed(2)} s (schema ${(seed.schemaMs / 1000).toFixed(2)} s): ${c.posts} posts ` +
       `(${Object.entries(c.postsByStatus).map(([s, n]) => `${n} ${s}`).join(', ')}), ${c.attachments} attachments, ` +
       `${c.users} users, ${c.categories} categories, ${c.tags} tags, ${c.termRelationships} term relationships, ` +
-      `${c.comments} comments, ${c.postmeta} postmeta`,
+      `${c.comments} comments (${Object.entries(c.commentsByStatus).map(([s, n]) => `${n} '${s}'`).join(', ')}; ` +
+      `${c.postsWithManyComments} posts with 200–400), ${c.postmeta} postmeta`,
   );
 
   // 3. The server.
@@ -709,7 +713,11 @@ async function main(): Promise<number> {
       loadAverage: os.loadavg(),
     },
     gitCommit: gitCommit(),
-    seed: { ms: seed.ms, schemaMs: seed.schemaMs, counts: seed.counts, samplePostId: seed.samplePostId, sampleCategoryId: seed.sampleCategoryId, searchWord: seed.searchWord, searchWordPosts: seed.searchWordPosts },
+    seed: {
+      ms: seed.ms, schemaMs: seed.schemaMs, counts: seed.counts, samplePostId: seed.samplePostId,
+      sampleCommentsPostId: seed.sampleCommentsPostId, busyCommentsPostId: seed.busyCommentsPostId,
+      sampleCategoryId: seed.sampleCategoryId, searchWord: seed.searchWord, searchWordPosts: seed.searchWordPosts,
+    },
     bound: { bodyBytes: bare.bytes, sizeSource, requestsPerSec: bound ?? null },
     scenarios: results,
     targets,

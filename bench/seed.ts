@@ -86,6 +86,10 @@ export interface SeedResult {
     postsByStatus: Record<string, number>;
     termRelationships: number;
     comments: number;
+    /** Comments by `comment_approved` ('1', '0', 'spam', 'trash'). */
+    commentsByStatus: Record<string, number>;
+    /** Published posts with 200–400 comments. */
+    postsWithManyComments: number;
     postmeta: number;
     revisions: number;
   };
@@ -93,6 +97,10 @@ export interface SeedResult {
   admin: { id: number; login: string; applicationPassword: string; uuid: string };
   /** A published post (for `posts/<id>`). */
   samplePostId: number;
+  /** A published post with a few (3–5) approved comments, the first from the middle of the table on (for `comments?post=<id>`). */
+  sampleCommentsPostId: number;
+  /** A published post with hundreds of comments, the middle one of those (for `comments?post=<big id>`). */
+  busyCommentsPostId: number;
   /** The category (term ID) with the most published posts (for `posts?categories=<id>`). */
   sampleCategoryId: number;
   /** A word that occurs in the titles and contents of many posts (for `posts?search=<word>`). */
@@ -609,32 +617,119 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       }
     }
 
-    // Comments: 0–5 per published post, approved, some by registered users, some replies.
-    const comments: Row[] = [];
-    const commentCount = new Map<number, number>();
-    let commentId = 1;
-    for (const post of posts) {
-      if (post.type !== 'post' || post.status !== 'publish') continue;
-      const n = text.int(0, 5);
-      const ids: number[] = [];
-      for (let k = 0; k < n; k++) {
-        const registered = random() < 0.3 ? text.pick(users) : null;
-        const first = text.pick(FIRST_NAMES);
-        const author = registered ? (registered.id === 1 ? 'Bench Admin' : `${registered.first} ${registered.last}`) : `${first} ${text.pick(LAST_NAMES)}`;
-        const email = registered ? `${registered.login}@example.com` : `${slugify(author).replace(/-/g, '.')}@example.org`;
-        const when = date(post.time + (k + random()) * 0.5 * 86_400_000);
-        const parent = ids.length && random() < 0.2 ? text.pick(ids) : 0;
-        comments.push([
-          commentId, post.id, author, email, random() < 0.2 ? `https://${slugify(author)}.example.org` : '',
-          `192.0.2.${text.int(1, 254)}`, when, when,
-          Array.from({ length: text.int(1, 3) }, () => text.sentence()).join(' '),
-          0, '1', 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36',
-          'comment', parent, registered ? registered.id : 0,
-        ]);
-        ids.push(commentId++);
+    // Comments, as a real site has them: 0–5 on most published posts, 200–400 on about 1 in 50 (open to
+    // comments); threaded up to 3 levels (WordPress's "N levels deep": a top-level comment, a reply, a reply to
+    // the reply); ≈ 87 % approved, 8 % held ('0'), 4 % spam, 1 % trash; anonymous commenters (a pool of regulars
+    // and one-off visitors: name, e-mail, sometimes a URL) and registered users (their display name, e-mail and
+    // URL, user_id set; the post's author answering). Dates after the post's, never in the future; the site is
+    // UTC (gmt_offset 0, as installSite leaves it), so comment_date = comment_date_gmt, like post_date.
+    // IDs in date order across the site, as WordPress hands them out. comment_count = approved comments.
+    interface SeedComment { time: number; postId: number; author: string; email: string; url: string; ip: string; agent: string; content: string; approved: string; parent: number; userId: number; depth: number; index: number }
+    const AGENTS = [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
+      'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Mobile Safari/537.36',
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36 Edg/124.0.0.0',
+    ]; // prettier-ignore
+    const ipAddress = () =>
+      random() < 0.15
+        ? `2001:db8:${text.int(0, 0xffff).toString(16)}::${text.int(1, 0xffff).toString(16)}`
+        : `${text.pick(['192.0.2', '198.51.100', '203.0.113'])}.${text.int(1, 254)}`;
+    interface Commenter { author: string; email: string; url: string; ip: string; agent: string; userId: number }
+    const visitor = (): Commenter => {
+      const author = `${text.pick(FIRST_NAMES)} ${text.pick(LAST_NAMES)}`;
+      const handle = slugify(author).replace(/-/g, '.');
+      return {
+        author,
+        email: `${handle}${text.int(1, 99)}@${text.pick(['example.org', 'example.net', 'example.com'])}`,
+        url: random() < 0.3 ? `https://${slugify(author)}.example.net` : '',
+        ip: ipAddress(),
+        agent: text.pick(AGENTS),
+        userId: 0,
+      };
+    };
+    const regulars = Array.from({ length: 150 }, visitor);
+    const member = (u: SeedUser): Commenter => ({
+      author: u.id === 1 ? 'Bench Admin' : `${u.first} ${u.last}`,
+      email: `${u.login}@example.com`,
+      url: u.role === 'subscriber' ? '' : `https://${slugify(u.last)}.example.com`,
+      ip: `203.0.113.${200 + u.id}`,
+      agent: AGENTS[u.id % AGENTS.length],
+      userId: u.id,
+    });
+    const members = new Map(users.map((u) => [u.id, member(u)]));
+    const commentText = () => {
+      const paragraphs = random() < 0.15 ? 2 : 1;
+      return Array.from({ length: paragraphs }, () => Array.from({ length: text.int(1, 3) }, () => text.sentence()).join(' ')).join('\n\n');
+    };
+    const seedComments: SeedComment[] = [];
+    const approvedCount = new Map<number, number>();
+    const bigPosts: number[] = [];
+    const publishedPosts = posts.filter((p) => p.type === 'post' && p.status === 'publish');
+    // About 1 in 50 open posts is busy; at least one (the first open one past the middle, on a small site).
+    const bigPost = (p: SeedPost, i: number) => p.commentStatus === 'open' && (random() < 0.02 || (!bigPosts.length && i > publishedPosts.length / 2));
+    publishedPosts.forEach((post, i) => {
+      const big = bigPost(post, i);
+      const n = big ? text.int(200, 400) : text.int(0, 5);
+      if (big) bigPosts.push(post.id);
+      // Comment times: after the post, within 3 days (30 for a busy post), earlier ones more likely; never after now.
+      const span = Math.max(60_000, Math.min(now - post.time - 60_000, (big ? 30 : 3) * 86_400_000));
+      const times = Array.from({ length: n }, () => post.time + 60_000 + Math.pow(random(), 1.6) * span).sort((a, b) => a - b);
+      const thread: SeedComment[] = []; // this post's approved comments, candidates for replies
+      let approved = 0;
+      for (const time of times) {
+        const roll = random();
+        const status = roll < 0.87 ? '1' : roll < 0.95 ? '0' : roll < 0.99 ? 'spam' : 'trash';
+        let who: Commenter;
+        let parent: SeedComment | null = null;
+        if (status === 'spam') {
+          const site = `${text.pick(CONTENT_WORDS)}-${text.pick(['deals', 'casino', 'pills', 'loans', 'seo'])}`;
+          who = { ...visitor(), author: `${titleCase(site.replace('-', ' '))}`, email: `info@${site}.example.com`, url: `https://${site}.example.com` };
+        } else {
+          const candidates = thread.filter((c) => c.depth < 3 && c.time <= time - 1000);
+          // A reply, most often to one of the latest comments.
+          if (candidates.length && random() < 0.35) parent = candidates[candidates.length - 1 - text.skewed(candidates.length)];
+          // Registered commenters' comments are approved: the post's author answers a third of the replies, and
+          // 15 % of the rest come from other users.
+          if (status === '1' && parent && random() < 0.33) who = members.get(post.author) as Commenter;
+          else if (status === '1' && random() < 0.15) who = members.get(text.pick(users).id) as Commenter;
+          else who = random() < 0.5 ? text.pick(regulars) : visitor();
+        }
+        const content =
+          status === 'spam'
+            ? `${text.sentence()} <a href="${who.url}">${text.words(2, 4).join(' ')}</a>`
+            : commentText();
+        const comment: SeedComment = {
+          time, postId: post.id, ...who, content, approved: status,
+          parent: parent ? parent.index + 1 : 0, // index + 1 for now; an ID once sorted
+          depth: parent ? parent.depth + 1 : 1,
+          index: seedComments.length,
+        };
+        seedComments.push(comment);
+        if (status === '1') {
+          thread.push(comment);
+          approved++;
+        }
       }
-      commentCount.set(post.id, n);
-    }
+      approvedCount.set(post.id, approved);
+    });
+    // IDs in date order (a parent is always at least a second older than its replies, so it gets a lower ID).
+    const order = seedComments.map((_, i) => i).sort((a, b) => seedComments[a].time - seedComments[b].time || a - b);
+    const commentIdOf = new Array<number>(seedComments.length);
+    order.forEach((index, k) => (commentIdOf[index] = k + 1));
+    const comments: Row[] = order.map((index) => {
+      const c = seedComments[index];
+      const when = date(c.time);
+      return [
+        commentIdOf[index], c.postId, c.author, c.email, c.url, c.ip, when, when, c.content, 0, c.approved, c.agent,
+        'comment', c.parent ? commentIdOf[c.parent - 1] : 0, c.userId,
+      ];
+    });
+    const commentsByStatus: Record<string, number> = {};
+    for (const c of seedComments) commentsByStatus[c.approved] = (commentsByStatus[c.approved] ?? 0) + 1;
+    const commentCount = approvedCount;
 
     // Post meta: attachment files and metadata, featured images, _edit_last.
     const postmeta: Row[] = [];
@@ -719,6 +814,10 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         comments,
       ),
     );
+    log(
+      `comments: ${comments.length} (${Object.entries(commentsByStatus).map(([status, n]) => `${n} '${status}'`).join(', ')}), ` +
+        `${bigPosts.length} posts with 200–400`,
+    );
     await inTransaction('postmeta', () => writer.insert('postmeta', ['post_id', 'meta_key', 'meta_value'], postmeta));
 
     // Three sticky posts, as a real blog often has.
@@ -737,6 +836,9 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
 
     const sampleCategoryId = categories.reduce((best, c) => ((publishedCount.get(c.id) ?? 0) > (publishedCount.get(best.id) ?? 0) ? c : best)).id;
     const samplePost = published[Math.floor(published.length / 2)];
+    const sampleCommentsPost = published
+      .slice(Math.floor(published.length / 2))
+      .find((p) => (approvedCount.get(p.id) ?? 0) >= 3 && !bigPosts.includes(p.id));
     const searchWordPosts = posts.filter((p) => p.type === 'post' && (p.title.toLowerCase().includes(SEARCH_WORD) || p.content.includes(SEARCH_WORD))).length;
 
     return {
@@ -752,11 +854,15 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         postsByStatus: byStatus,
         termRelationships: relationships.length,
         comments: comments.length,
+        commentsByStatus,
+        postsWithManyComments: bigPosts.length,
         postmeta: postmeta.length,
         revisions: revisionCount,
       },
       admin: { id: admin.id, login: admin.login, applicationPassword: appPassword, uuid: appUuid },
       samplePostId: samplePost?.id ?? attachmentCount + 1,
+      sampleCommentsPostId: sampleCommentsPost?.id ?? samplePost?.id ?? attachmentCount + 1,
+      busyCommentsPostId: bigPosts[Math.floor(bigPosts.length / 2)] ?? samplePost?.id ?? attachmentCount + 1,
       sampleCategoryId,
       searchWord: SEARCH_WORD,
       searchWordPosts,
@@ -790,7 +896,7 @@ async function main(): Promise<void> {
     posts,
     log: (message) => process.stderr.write(`  ${message}\n`),
   });
-  process.stderr.write(`seeded ${prepared.where} in ${(result.ms / 1000).toFixed(1)} s\n`);
+  process.stderr.write(`seeded ${prepared.where} in ${(result.ms / 1000).toFixed(1)} s: ${result.counts.posts} posts, ${result.counts.comments} comments\n`);
   process.stdout.write(JSON.stringify({ databaseUrl: prepared.databaseUrl, ...result }, null, 2) + '\n');
 }
 
