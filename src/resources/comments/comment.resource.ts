@@ -16,6 +16,7 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
+import { ItemMemo } from '../../core/rest/json-text';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { RestException } from '../../core/rest/rest.exception';
@@ -411,12 +412,9 @@ export class CommentResource extends RestController {
     const { comments, total } = await this.page(query, req);
     const batch = await this.batchOf(comments, req);
     const site = await this.siteFacts(req);
-    const items: unknown[] = [];
-    for (const comment of comments) {
-      const post = batch.posts.get(comment.postId) ?? null;
-      if (!(await this.canReadComment(comment, req, post))) continue;
-      items.push(this.server.toCollectionItem(await this.prepareItem(comment, req, batch, site)));
-    }
+    const readable: CommentEntity[] = [];
+    for (const comment of comments) if (await this.canReadComment(comment, req, batch.posts.get(comment.postId) ?? null)) readable.push(comment);
+    const items = await this.collectionItems(readable, req, batch, site);
     // The page of the Link header is the request's, as the reference's (also with an offset).
     return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`);
   }
@@ -694,6 +692,55 @@ export class CommentResource extends RestController {
     return { posts, parents, withChildren, meta };
   }
 
+  private readonly memo = new ItemMemo();
+
+  /**
+   * Comments as collection items; as JSON text while nothing looks into them afterwards (`itemsAsText`), each reused
+   * while everything it is made from is unchanged: the request's API URL, context and scheme, the site's facts, the
+   * comment's row, its post's link and route, its replies, its meta.
+   */
+  private collectionItems(comments: CommentEntity[], req: RestRequest, batch: CommentBatch, site: SiteFacts): Promise<unknown[]> {
+    return this.reusedItems(this.memo, comments, req, 'comment', {
+      key: (c) => c.id,
+      inputs: (c) => {
+        const post = batch.posts.get(c.postId) ?? null;
+        return [
+          req.ctx.restUrl(''),
+          req.ctx.baseUrl,
+          req.context,
+          site.siteUrl,
+          site.showAvatars,
+          site.avatarDefault,
+          site.avatarRating,
+          site.useSmilies,
+          c.postId,
+          c.parent,
+          c.userId,
+          c.author,
+          c.authorEmail,
+          c.authorUrl,
+          c.authorIp,
+          c.agent,
+          c.date,
+          c.dateGmt,
+          c.content,
+          c.karma,
+          c.approved,
+          c.type,
+          this.commentLink(c, post, batch, site),
+          post?.type ?? '',
+          batch.withChildren.has(c.id),
+          batch.meta.size ? JSON.stringify(batch.meta.get(c.id) ?? null) : '',
+        ];
+      },
+      build: (c) => this.prepareItem(c, req, batch, site),
+    });
+  }
+
+  /**
+   * One comment's response. Whatever this and {@link links} read — of the request, the site, the row or the batch —
+   * must be among {@link collectionItems}' inputs, or a reused item would miss the change.
+   */
   private async prepareItem(comment: CommentEntity, req: RestRequest, batch: CommentBatch, site: SiteFacts): Promise<RestResponse> {
     const post = batch.posts.get(comment.postId) ?? null;
     const data: Record<string, unknown> = {
