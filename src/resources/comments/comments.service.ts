@@ -6,7 +6,7 @@ import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern } from '../../core/database/query-helpers';
-import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import { countWithin, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
@@ -125,6 +125,28 @@ export class CommentsService {
     return { sql: `${column} ${q.order}, c.comment_ID ${tie}`, params: [] };
   }
 
+  /** The order of {@link orderBy}, for comments already read. */
+  private comparator(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): (a: CommentEntity, b: CommentEntity) => number {
+    const cmp = (x: string | number, y: string | number) => (x < y ? -1 : x > y ? 1 : 0);
+    const byIdDesc = (a: CommentEntity, b: CommentEntity) => b.id - a.id;
+    const dir = q.order === 'ASC' ? 1 : -1;
+    if (q.orderby === 'include' && q.include.length) {
+      const pos = (c: CommentEntity) => (q.include.includes(c.id) ? q.include.indexOf(c.id) : q.include.length);
+      return (a, b) => pos(a) - pos(b) || byIdDesc(a, b);
+    }
+    const key: Record<string, (c: CommentEntity) => string | number> = {
+      date: (c) => c.date,
+      date_gmt: (c) => c.dateGmt,
+      id: (c) => c.id,
+      post: (c) => c.postId,
+      parent: (c) => c.parent,
+      type: (c) => c.type,
+    };
+    const pick = key[q.orderby] ?? key.date_gmt;
+    const tieDir = q.orderby === 'date' || q.orderby === 'date_gmt' || !key[q.orderby] ? dir : -1;
+    return (a, b) => dir * cmp(pick(a), pick(b)) || tieDir * (a.id - b.id);
+  }
+
   /** One page of comments and the total. */
   async list(q: CommentQuery): Promise<CommentPage> {
     const w = this.where(q);
@@ -138,33 +160,36 @@ export class CommentsService {
   }
 
   /**
-   * The same page of the same query for each of many posts, in one statement (`posts?_embed` embeds the
-   * comments of a page of posts): each post's comments numbered in the query's order, the page taken from each.
+   * The same page of the same query for each of many posts (`posts?_embed` embeds the comments of a page of posts),
+   * in two statements whatever the number of posts: each post's page as its own ordered, limited select (read from
+   * the post's key, stopping at the page's end, however long the thread), joined with UNION ALL; and the totals,
+   * counted per post.
    */
   async pagesOfPosts(q: Omit<CommentQuery, 'postIn'>, postIds: readonly number[]): Promise<Map<number, CommentPage>> {
-    const out = new Map<number, CommentPage>(postIds.map((id) => [id, { comments: [], total: 0 }]));
-    if (!postIds.length) return out;
-    const w = this.where({ ...q, postIn: [...postIds] });
+    const ids = [...new Set(postIds)];
+    const out = new Map<number, CommentPage>(ids.map((id) => [id, { comments: [], total: 0 }]));
+    if (!ids.length) return out;
+    const table = this.table(CommentEntity);
     const order = this.orderBy(q);
-    const sql = `SELECT * FROM (SELECT c.*, ROW_NUMBER() OVER (PARTITION BY c.comment_post_ID ORDER BY ${order.sql}) AS row_number__,
-        COUNT(*) OVER (PARTITION BY c.comment_post_ID) AS total__
-      FROM ${this.table(CommentEntity)} c WHERE ${w.sql}) numbered
-      WHERE row_number__ > ? AND row_number__ <= ? ORDER BY comment_post_ID, row_number__`;
-    const offset = Math.max(0, Math.trunc(q.offset));
-    const rows = await rawQuery(this.dataSource, sql, [...order.params, ...w.params, offset, offset + Math.max(0, Math.trunc(q.limit))]);
-    const comments = hydrate<CommentEntity>(this.dataSource.getMetadata(CommentEntity), rows);
-    rows.forEach((row, i) => {
-      const page = out.get(Number(row.comment_post_ID));
-      if (!page) return;
-      page.comments.push(comments[i]);
-      page.total = Number(row.total__);
-    });
-    // A post whose comments all lie before the page still has a total.
-    const short = [...out.entries()].filter(([, page]) => !page.comments.length).map(([id]) => id);
-    if (short.length && offset > 0) {
-      const counted = this.where({ ...q, postIn: short });
-      const totals = await rawQuery(this.dataSource, `SELECT c.comment_post_ID AS post, COUNT(*) AS n FROM ${this.table(CommentEntity)} c WHERE ${counted.sql} GROUP BY c.comment_post_ID`, counted.params);
-      for (const row of totals) out.get(Number(row.post))!.total = Number(row.n);
+    const selects: string[] = [];
+    const params: unknown[] = [];
+    for (const id of ids) {
+      const w = this.where({ ...q, postIn: [id] });
+      selects.push(`SELECT * FROM (SELECT c.* FROM ${table} c WHERE ${w.sql} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}) p${selects.length}`);
+      params.push(...w.params, ...order.params);
+    }
+    const all = this.where({ ...q, postIn: ids });
+    const [comments, totals] = await Promise.all([
+      rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), selects.join(' UNION ALL '), params),
+      rawQuery(this.dataSource, `SELECT c.comment_post_ID AS post, COUNT(*) AS n FROM ${table} c WHERE ${all.sql} GROUP BY c.comment_post_ID`, all.params),
+    ]);
+    for (const comment of comments) out.get(comment.postId)?.comments.push(comment);
+    // UNION ALL keeps each select's rows together; their order within is made sure of here.
+    const compare = this.comparator(q);
+    for (const page of out.values()) page.comments.sort(compare);
+    for (const row of totals) {
+      const page = out.get(Number(row.post));
+      if (page) page.total = Number(row.n);
     }
     return out;
   }
