@@ -173,9 +173,12 @@ export class CommentsService {
     const order = this.orderBy(q);
     const selects: string[] = [];
     const params: unknown[] = [];
+    // MySQL takes parenthesized selects in a union as they are; SQLite needs each one as a subquery.
+    const sqlite = this.dataSource.options.type === 'better-sqlite3' || this.dataSource.options.type === 'sqlite';
     for (const id of ids) {
       const w = this.where({ ...q, postIn: [id] });
-      selects.push(`SELECT * FROM (SELECT c.* FROM ${table} c WHERE ${w.sql} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}) p${selects.length}`);
+      const select = `SELECT c.* FROM ${table} c WHERE ${w.sql} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}`;
+      selects.push(sqlite ? `SELECT * FROM (${select}) p${selects.length}` : `(${select})`);
       params.push(...w.params, ...order.params);
     }
     const all = this.where({ ...q, postIn: ids });
