@@ -108,6 +108,14 @@ describe('REST server: arguments from the route schema', () => {
     await t.http.get(`${echo}?somerequired=1&someuri=https://example.org/x&someip=10.0.0.1&somedate=2010-01-01T12:00:00Z`).expect(200);
   });
 
+  it('keeps the last value of a name repeated without brackets, as PHP does; brackets make a list', async () => {
+    const res = await t.http.get(`${echo}?somerequired=1&someinteger=100&someinteger=3&somearray[]=1&somearray[]=2`).expect(200);
+    expect(res.body.params.someinteger).toBe(3);
+    expect(res.body.params.somearray).toEqual([1, 2]);
+    const form = await t.http.post(echo).type('form').send('somerequired=1&somestring=first&somestring=last').expect(200);
+    expect(form.body.params.somestring).toBe('last');
+  });
+
   it('reads JSON bodies first, then form bodies, then the query, then the path', async () => {
     const res = await t.http
       .post(`${echo}?somestring=from-query&someenum=a`)

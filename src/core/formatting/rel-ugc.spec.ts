@@ -7,8 +7,9 @@ describe('wp_rel_ugc', () => {
     expect(wpRelUgc('See <a href="https://one.example/">one</a>.', home)).toBe('See <a href="https://one.example/" rel="nofollow ugc">one</a>.');
   });
 
-  it('marks links to the site itself ugc only', () => {
-    expect(wpRelUgc('<a href="http://example.org/about/">us</a>', home)).toBe('<a href="http://example.org/about/" rel="ugc">us</a>');
+  it('leaves links to the site itself as they are', () => {
+    expect(wpRelUgc('<a href="http://example.org/about/">us</a>', home)).toBe('<a href="http://example.org/about/">us</a>');
+    expect(wpRelUgc('<a href="https://EXAMPLE.org/" rel="me">us</a>', home)).toBe('<a href="https://EXAMPLE.org/" rel="me">us</a>');
   });
 
   it('merges a rel the link already has, rebuilding its attributes', () => {

@@ -1,8 +1,9 @@
 import { ALLOWED_PROTOCOLS, escAttr, wpKsesHair } from './kses';
 
 /**
- * WordPress's `wp_rel_ugc()` (`pre_comment_content`, priority 15): every link of a comment gets `rel="nofollow ugc"`
- * (`ugc` only when it points to the site itself), merged with a `rel` it already has.
+ * WordPress's `wp_rel_ugc()` (`pre_comment_content`, priority 15): every link of a comment gets `rel="nofollow ugc"`,
+ * merged with a `rel` it already has; an http(s) link to the site's own host is left as it is (WordPress 6.1, the
+ * oracle's version).
  */
 export function wpRelUgc(text: string, homeUrl: string): string {
   const homeHost = hostOf(homeUrl);
@@ -14,7 +15,7 @@ function relCallback(inner: string, rel: string, homeHost: string | null): strin
   let text = inner;
   const atts = wpKsesHair(inner, ALLOWED_PROTOCOLS);
   const href = atts.get('href');
-  if (href && href.value && isInternal(href.value, homeHost)) rel = rel.replace('nofollow', '').trim();
+  if (href && href.value && isInternal(href.value, homeHost)) return `<a ${inner}>`;
   const existing = atts.get('rel');
   if (existing && existing.value) {
     const parts = [...new Set([...existing.value.split(' ').map((p) => p.trim()), ...rel.split(' ').map((p) => p.trim())])];
@@ -27,11 +28,11 @@ function relCallback(inner: string, rel: string, homeHost: string | null): strin
   return `<a ${text}${rel ? ` rel="${escAttr(rel)}"` : ''}>`;
 }
 
-/** `wp_is_internal_link()`: a link of an allowed protocol to the site's own host. */
+/** An http(s) link to the site's own host. */
 function isInternal(link: string, homeHost: string | null): boolean {
   const lower = link.toLowerCase();
   const scheme = /^([a-z][a-z0-9+.-]*):/.exec(lower)?.[1];
-  if (!scheme || !ALLOWED_PROTOCOLS.includes(scheme)) return false;
+  if (scheme !== 'http' && scheme !== 'https') return false;
   return hostOf(lower) === homeHost;
 }
 

@@ -16,7 +16,8 @@ import { RequestFacts, requestFacts } from './request-facts';
 import { RestException } from '../rest/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
 
-const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000 };
+// PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
+const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last' as const };
 /**
  * Bounds of a multipart body, besides its total size (the body limit): files, text fields, parts, and the length of
  * a field's name. A body beyond any of them is refused with 413 as soon as the bound is passed.
