@@ -73,11 +73,12 @@ describe('REST engine: links, _embed and pagination', () => {
       expect(res.headers.link).toBe('<http://example.org/cms-json/library/v1/shelves?per_page=10&page=2>; rel="next"');
     });
 
-    it('links prev and next from a middle page, keeping the other query parameters', async () => {
+    it('links prev and next from a middle page, keeping the other query parameters and page where it was', async () => {
+      // As WordPress's add_query_arg() replaces it (checked against the oracle).
       const res = await t.http.get(`${shelves}?per_page=50&page=3&total=200`).expect(200);
       expect(res.headers.link).toBe(
-        '<http://example.org/cms-json/library/v1/shelves?per_page=50&total=200&page=2>; rel="prev", ' +
-          '<http://example.org/cms-json/library/v1/shelves?per_page=50&total=200&page=4>; rel="next"',
+        '<http://example.org/cms-json/library/v1/shelves?per_page=50&page=2&total=200>; rel="prev", ' +
+          '<http://example.org/cms-json/library/v1/shelves?per_page=50&page=4&total=200>; rel="next"',
       );
     });
 

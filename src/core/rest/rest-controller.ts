@@ -269,14 +269,21 @@ export abstract class RestController implements OnModuleInit {
     const totalPages = Math.ceil(total / perPage);
     response.header('X-CMS-Total', String(total));
     response.header('X-CMS-TotalPages', String(totalPages));
-    // The current query, `page` replaced, written the way PHP's http_build_query writes it (indexed brackets).
+    // The current query, `page` replaced where it was (add_query_arg) or added at the end, written the way PHP's
+    // http_build_query writes it (indexed brackets).
     const pairs: string[] = [];
+    let pageAt = -1;
     for (const [key, value] of Object.entries(req.query)) {
-      if (key === 'page' || value === undefined) continue;
+      if (key === 'page') {
+        pageAt = pairs.length;
+        continue;
+      }
+      if (value === undefined) continue;
       appendQuery(pairs, key, value);
     }
+    if (pageAt < 0) pageAt = pairs.length;
     const base = req.ctx.restUrl(collectionPath);
-    const withPage = (n: number) => `${base}?${[...pairs, `page=${n}`].join('&')}`;
+    const withPage = (n: number) => `${base}?${[...pairs.slice(0, pageAt), `page=${n}`, ...pairs.slice(pageAt)].join('&')}`;
     if (page > 1) response.linkHeader('prev', withPage(Math.min(page - 1, Math.max(totalPages, 1))));
     if (totalPages > page) response.linkHeader('next', withPage(page + 1));
     return response;
