@@ -18,6 +18,15 @@ export interface CmsModuleOptions {
   siteTitle?: string;
   /** Directory for uploaded media (default `./uploads`). */
   uploadDir?: string;
+  /**
+   * Base URL of uploaded files (default `<siteurl>/wp-content/uploads`, where WordPress serves them): a CDN or an
+   * object store's public address.
+   */
+  uploadsUrl?: string;
+  /** Where uploaded files are kept (default: the local disk under `uploadDir`); an object store implements the same interface. */
+  mediaStorage?: import('./resources/media/media-storage').MediaStorage;
+  /** Scriptable types (`svg`, `html`, `js`, ...) uploads may have too; refused by default. */
+  allowScriptableUploads?: boolean;
   /** Largest accepted request body, in bytes (default 10 MiB). */
   bodyLimit?: number;
   /** Base URI of link relations that are compacted with the `cms` curie (default `https://api.w.org/`). */
@@ -46,8 +55,8 @@ export interface CmsModuleOptions {
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin'>> &
-  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin'>;
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>> &
+  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>;
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 
@@ -69,6 +78,8 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     serveSiteRoot: options.serveSiteRoot ?? false,
     restRouteQuery: options.restRouteQuery ?? false,
     passwordHash: options.passwordHash ?? 'bcrypt',
+    allowScriptableUploads: options.allowScriptableUploads ?? false,
+    uploadsUrl: options.uploadsUrl?.replace(/\/+$/, ''),
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };
 }

@@ -20,6 +20,7 @@ import { PostsModule } from './resources/posts/posts.module';
 import { SettingsModule } from './resources/settings/settings.module';
 import { TermsModule } from './resources/terms/terms.module';
 import { CommentsModule } from './resources/comments/comments.module';
+import { MediaModule } from './resources/media/media.module';
 import { UsersModule } from './resources/users/users.module';
 
 /** Options of `CmsModule.forRootAsync()`: runtime values from a factory, structure given up front. */
@@ -100,6 +101,7 @@ export class CmsModule {
   ): DynamicModule {
     // One instance of the engine's internals, imported by every module of the API.
     const internals = CmsInternalsModule.register(dataSourceName);
+    const posts = PostsModule.register(internals, dataSourceName);
     return {
       module: CmsModule,
       global: true,
@@ -111,9 +113,10 @@ export class CmsModule {
         ContentTypesModule.register(internals, dataSourceName),
         UsersModule.register(internals, dataSourceName),
         SettingsModule.register(internals, dataSourceName),
-        PostsModule.register(internals, dataSourceName),
+        posts,
         TermsModule.register(internals, dataSourceName),
         CommentsModule.register(internals, dataSourceName),
+        MediaModule.register(internals, posts),
         ...extensions,
       ],
       // The API's one Nest route, declared here so that RouterModule mounts it with CmsModule.

@@ -6,7 +6,7 @@ import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-type
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
-import { RestResponse } from '../../core/rest/rest-response';
+import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { applyFilterQueryVars } from './filter-query-vars';
 import { canReadPost } from './post-access';
@@ -28,18 +28,18 @@ import { Methods } from '../../core/rest/route-types';
 export class PostTypeResource extends RestController {
   override readonly namespace: string;
   readonly restBase: string;
-  private readonly input: PostInput;
-  private readonly presenter: PostPresenter;
+  protected readonly input: PostInput;
+  protected readonly presenter: PostPresenter;
 
-  private readonly content: ContentRegistry;
-  private readonly posts: PostsService;
-  private readonly writer: PostWriter;
+  protected readonly content: ContentRegistry;
+  protected readonly posts: PostsService;
+  protected readonly writer: PostWriter;
   private readonly future: FuturePosts;
 
   /** Made by {@link PostTypeResources}, once per REST post type, from the services it was given by DI. */
   constructor(
     deps: PostTypeDependencies,
-    private readonly type: PostTypeObject,
+    protected readonly type: PostTypeObject,
   ) {
     super(deps.server, deps.extensions, deps.hooks);
     this.content = deps.content;
@@ -55,13 +55,13 @@ export class PostTypeResource extends RestController {
       taxonomies: () => this.taxonomies(),
       registeredMeta: () => this.registeredMeta(),
       schema: () => this.getItemSchema(),
-      respond: (data, req, links, post) => this.prepareResponse(data, req, links, type.name, post),
+      respond: (data, req, links, post) => this.respondItem(data, req, links, post),
     };
     this.presenter = new PostPresenter(deps, view);
     this.input = new PostInput(deps, view);
   }
 
-  private registeredMeta() {
+  protected registeredMeta() {
     return exposedMetaKeys(this.extensions, 'post', this.type.name);
   }
 
@@ -132,6 +132,19 @@ export class PostTypeResource extends RestController {
     return args;
   }
 
+  /** The response of one prepared post (attachments add their own fields here). */
+  protected respondItem(data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity): Promise<RestResponse> {
+    return this.prepareResponse(data, req, links, this.type.name, post);
+  }
+
+  /** The collection query of a request, before `rest_{type}_query` (attachments add their MIME filters here). */
+  protected async shapeQuery(query: PostQuery, _req: RestRequest): Promise<PostQuery> {
+    return query;
+  }
+
+  /** Loads, for all of them at once, what {@link respondItem} needs besides the presenter's batch. */
+  protected async preload(_posts: PostEntity[], _req: RestRequest): Promise<void> {}
+
   // --- permissions ---
 
   async canList(req: RestRequest): Promise<true | RestException> {
@@ -141,7 +154,7 @@ export class PostTypeResource extends RestController {
     return true;
   }
 
-  private async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
+  protected async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
     const post = await req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
       const rows = await this.posts.findByIds(ids);
       return ids.map((id) => rows.find((r) => r.id === id) ?? null);
@@ -151,7 +164,7 @@ export class PostTypeResource extends RestController {
   }
 
   /** The reference's check_read_permission (see {@link canReadPost}). */
-  private canReadPost(post: PostEntity, req: RestRequest): Promise<boolean> {
+  protected canReadPost(post: PostEntity, req: RestRequest): Promise<boolean> {
     return canReadPost(post, req, this.content, (id) => this.posts.findById(id));
   }
 
@@ -287,12 +300,13 @@ export class PostTypeResource extends RestController {
       limit: perPage,
       offset,
     };
-    const withVars = await applyFilterQueryVars(query, req, this.posts, await req.ctx.can(this.type.cap.edit_posts));
+    const withVars = await applyFilterQueryVars(await this.shapeQuery(query, req), req, this.posts, await req.ctx.can(this.type.cap.edit_posts));
     const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
     if (filtered.search && filtered.protectedSearch === undefined) filtered.protectedSearch = await this.protectedSearch(req);
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
+    await this.preload(readable, req);
     const items = await this.presenter.prepareCollection(readable, req, site, extras, (r) => this.server.toCollectionItem(r), () => this.itemsAsText(req, this.type.name));
     const response = new RestResponse(items);
     // `filter[posts_per_page]` changes the page size the totals are computed with.
@@ -300,7 +314,7 @@ export class PostTypeResource extends RestController {
   }
 
   /** The statuses asked for, each checked as the reference's sanitize_post_statuses does. */
-  private async statusesFor(req: RestRequest): Promise<string[]> {
+  protected async statusesFor(req: RestRequest): Promise<string[]> {
     const asked = (req.get<string[]>('status') ?? ['publish']).map(String);
     for (const status of asked) {
       if (status === 'publish') continue;
@@ -324,6 +338,7 @@ export class PostTypeResource extends RestController {
       })
       .load(post.id);
     const loaded = extras ? new Map([[post.id, extras]]) : undefined;
+    await this.preload([post], req);
     const asText = () => this.itemsAsText(req, this.type.name);
     if (asText()) {
       const { item, link } = await this.presenter.prepareOne(post, req, site, (r) => this.server.toCollectionItem(r), asText, loaded);

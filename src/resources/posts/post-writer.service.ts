@@ -37,6 +37,10 @@ export interface PostFields {
   menuOrder?: number;
   commentStatus?: string;
   pingStatus?: string;
+  /** An attachment's MIME type. */
+  mimeType?: string;
+  /** The `guid` to store instead of the permalink (an attachment's file URL). */
+  guid?: string;
 }
 
 /** What else a write changes besides the row (`undefined`: leave as it is). */
@@ -113,7 +117,7 @@ export class PostWriter {
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
         post.name = await uniquePostSlug(em, sanitizeTitle(post.title, String(postId)), post, type, ctx.permalinkStructure);
       }
-      post.guid = await this.permalinkWithin(em, type, post, ctx.home);
+      post.guid = fields.guid ?? (await this.permalinkWithin(em, type, post, ctx.home));
       await em.getRepository(PostEntity).update({ id: postId }, { name: post.name, guid: post.guid });
       const terms = new Map(relations.terms ?? []);
       if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
@@ -323,6 +327,7 @@ export class PostWriter {
       modifiedGmt: modified.gmt,
       parent,
       menuOrder: f.menuOrder ?? before?.menuOrder ?? 0,
+      ...(f.mimeType !== undefined ? { mimeType: f.mimeType } : {}),
     };
   }
 

@@ -6,7 +6,7 @@ import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { containsPattern, orderByPosition } from '../../core/database/query-helpers';
+import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
@@ -37,6 +37,10 @@ export interface PostQuery {
   modifiedAfter?: string;
   modifiedBefore?: string;
   menuOrder?: number;
+  /** Attachments of these exact MIME types (`mime_type`). */
+  mimeTypes?: string[];
+  /** Attachments of a top-level MIME type (`media_type`: `image` → `image/…`). */
+  mimePrefix?: string;
   /** Term-taxonomy filters: posts in any of the terms, per taxonomy. */
   terms: Array<{ taxonomy: string; termIds: number[]; exclude: boolean }>;
   taxRelation: 'AND' | 'OR';
@@ -181,6 +185,8 @@ export class PostsService {
     if (q.parentsExclude.length) w.in('p.post_parent', q.parentsExclude, true);
     if (q.slugs.length) w.in('p.post_name', q.slugs);
     if (q.menuOrder !== undefined) w.add('p.menu_order = ?', q.menuOrder);
+    if (q.mimeTypes) w.in('p.post_mime_type', q.mimeTypes);
+    if (q.mimePrefix) w.add("p.post_mime_type LIKE ? ESCAPE '!'", `${escapeLike(q.mimePrefix)}/%`);
     if (q.after) w.add('p.post_date > ?', q.after);
     if (q.before) w.add('p.post_date < ?', q.before);
     if (q.modifiedAfter) w.add('p.post_modified > ?', q.modifiedAfter);

@@ -1,0 +1,437 @@
+import { createHash } from 'node:crypto';
+import { fromBuffer as sniffType } from 'file-type';
+import { sanitizeTextField } from '../../core/auth/user-accounts.service';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import { maybeSerialize } from '../../core/database/php-serialize';
+import { applyExcerptFilters, renderContent, wpKsesPost } from '../../core/formatting';
+import { PostTypeObject } from '../../core/registry/content-types';
+import { MetaOp } from '../../core/rest/meta-fields';
+import { RestRequest, UploadedFile } from '../../core/rest/rest-request';
+import { LinkMap, RestResponse } from '../../core/rest/rest-response';
+import { RestException } from '../../core/rest/rest.exception';
+import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
+import { PostTypeDependencies } from '../posts/post-type-resources.service';
+import { permalink } from '../posts/permalink';
+import { PostTypeResource } from '../posts/post-type.resource';
+import { PostQuery } from '../posts/posts.service';
+import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
+import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, readImageMeta } from './image-processor';
+import { MediaStorage } from './media-storage';
+
+/** What the media resource works with besides the posts machinery. */
+export interface MediaDependencies extends PostTypeDependencies {
+  readonly storage: MediaStorage;
+  /** The URL of an uploaded file, from its path relative to the uploads root. */
+  fileUrl(relativePath: string, req: RestRequest): Promise<string>;
+  /** The MIME types uploads may have (by extension list). */
+  allowedTypes(): Readonly<Record<string, string>>;
+}
+
+/** An attachment's stored facts (`_wp_attached_file`, `_wp_attachment_metadata`, `_wp_attachment_image_alt`). */
+interface AttachmentFacts {
+  file: string;
+  metadata: Record<string, unknown> | null;
+  alt: string;
+}
+
+const ATTACHED_FILE = '_wp_attached_file';
+const METADATA = '_wp_attachment_metadata';
+const ALT = '_wp_attachment_image_alt';
+
+/** Image types sizes are made for. */
+const RESIZABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/tiff']);
+
+const textObject = (description: string, raw: string, rendered: string): JsonSchema => ({
+  description,
+  type: 'object',
+  context: ['view', 'edit', 'embed'],
+  // A plain string, or an object with `raw`; through wp_filter_post_kses.
+  arg_options: { validate: () => true, sanitize: (v: unknown) => (typeof v === 'string' ? wpKsesPost(v) : v) },
+  properties: {
+    raw: { description: raw, type: 'string', context: ['edit'] },
+    rendered: { description: rendered, type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
+  },
+});
+
+/**
+ * The reference's attachments controller (`media`): the posts resource of the `attachment` type, plus uploads (a
+ * raw body named by `Content-Disposition`, or a multipart `file`), files kept in a {@link MediaStorage}, image
+ * sizes and embedded metadata, and the media fields of the responses.
+ */
+export class AttachmentResource extends PostTypeResource {
+  private readonly storage: MediaStorage;
+
+  constructor(
+    private readonly deps: MediaDependencies,
+    type: PostTypeObject,
+  ) {
+    super(deps, type);
+    this.storage = deps.storage;
+  }
+
+  // --- schema and arguments ---
+
+  protected override baseSchema(): ItemSchema {
+    const schema = super.baseSchema();
+    const props = schema.properties;
+    delete props.password;
+    delete props.template;
+    const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
+    props.alt_text = { description: 'Alternative text to display when attachment is not displayed.', type: 'string', context: all, arg_options: { sanitize: (v) => sanitizeTextField(String(v)) } };
+    props.caption = textObject('The attachment caption.', 'Caption for the attachment, as it exists in the database.', 'HTML caption for the attachment, transformed for display.');
+    props.description = textObject('The attachment description.', 'Description for the attachment, as it exists in the database.', 'HTML description for the attachment, transformed for display.');
+    props.description.context = ['view', 'edit'];
+    props.media_type = { description: 'Attachment type.', type: 'string', enum: ['image', 'file'], context: all, readonly: true };
+    props.mime_type = { description: 'The attachment MIME type.', type: 'string', context: all, readonly: true };
+    props.media_details = { description: 'Details about the media file, specific to its type.', type: 'object', context: all, readonly: true };
+    props.post = { description: 'The ID for the associated post of the attachment.', type: 'integer', context: ['view', 'edit'] };
+    props.source_url = { description: 'URL to the original attachment file.', type: 'string', format: 'uri', context: all, readonly: true };
+    props.missing_image_sizes = { description: 'List of the missing image sizes of the attachment.', type: 'array', items: { type: 'string' }, context: ['edit'], readonly: true };
+    return schema;
+  }
+
+  override collectionArgs(): Record<string, RouteArg> {
+    const args = super.collectionArgs();
+    args.status = {
+      default: 'inherit',
+      description: 'Limit result set to attachments assigned one or more statuses.',
+      type: 'array',
+      items: { enum: ['inherit', 'private', 'trash'], type: 'string' },
+    };
+    args.media_type = { description: 'Limit result set to attachments of a particular media type.', type: 'string', enum: mediaTypes(this.deps.allowedTypes()) };
+    args.mime_type = { description: 'Limit result set to attachments of a particular MIME type.', type: 'string' };
+    args.parent = { description: 'Limit result set to items with particular parent IDs.', type: 'array', items: { type: 'integer' }, default: [] };
+    args.parent_exclude = { description: 'Limit result set to all items except those of a particular parent ID.', type: 'array', items: { type: 'integer' }, default: [] };
+    return args;
+  }
+
+  // --- reading ---
+
+  /** Attachments are listed as `inherit`, `private` or `trash`; the last two need the type's `edit_posts`. */
+  protected override async statusesFor(req: RestRequest): Promise<string[]> {
+    const asked = (req.get<string[]>('status') ?? ['inherit']).map(String);
+    for (const status of asked) {
+      if (status === 'inherit') continue;
+      if (!(await req.ctx.can(this.type.cap.edit_posts))) {
+        throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, { params: { status: 'Status is forbidden.' } });
+      }
+    }
+    return asked;
+  }
+
+  protected override async shapeQuery(query: PostQuery, req: RestRequest): Promise<PostQuery> {
+    const mediaType = req.get<string>('media_type');
+    const mimeType = req.get<string>('mime_type');
+    const shaped = { ...query };
+    if (mediaType) shaped.mimePrefix = mediaType;
+    // An exact type is used only when it is one uploads may have.
+    if (mimeType && Object.values(this.deps.allowedTypes()).includes(mimeType)) shaped.mimeTypes = [mimeType];
+    return shaped;
+  }
+
+  /** Stored facts of attachments, batched across a request and its embedded sub-requests. */
+  private factsLoader(req: RestRequest) {
+    return req.ctx.loader<number, AttachmentFacts>('attachment-facts', async (ids) => {
+      const meta = await this.posts.metaOf([...ids], [ATTACHED_FILE, METADATA, ALT]);
+      return ids.map((id) => {
+        const m = meta.get(id) ?? {};
+        const metadata = m[METADATA]?.[0];
+        return {
+          file: String(m[ATTACHED_FILE]?.[0] ?? ''),
+          metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : null,
+          alt: String(m[ALT]?.[0] ?? ''),
+        };
+      });
+    });
+  }
+
+  /** Posts by id, batched across a request (the same loader as the posts resource's). */
+  private postLoader(req: RestRequest) {
+    return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
+      const rows = await this.posts.findByIds(ids);
+      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
+    });
+  }
+
+  protected override async preload(posts: PostEntity[], req: RestRequest): Promise<void> {
+    await Promise.all([
+      this.factsLoader(req).loadMany(posts.map((p) => p.id)),
+      this.postLoader(req).loadMany([...new Set(posts.map((p) => p.parent).filter((id) => id > 0))]),
+    ]);
+  }
+
+  /**
+   * `get_attachment_link()` with `/%postname%/` permalinks (WordPress 6.1, attachment pages on): under its published
+   * parent's address, at the site's root when unattached, else the plain `?attachment_id=` form.
+   */
+  private async attachmentLink(post: PostEntity, req: RestRequest): Promise<string> {
+    const home = String((await this.deps.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
+    const parent = post.parent > 0 ? await this.postLoader(req).load(post.parent) : null;
+    const parentType = parent ? this.content.postType(parent.type) : undefined;
+    if (post.name && post.status === 'inherit') {
+      if (!post.parent) return `${home}/${post.name}/`;
+      if (parent && parentType && parent.status === 'publish' && parent.name) {
+        return `${permalink(parent, parentType, home, new Map(), true).replace(/\/?$/, '/')}${post.name}/`;
+      }
+    }
+    return `${home}/?attachment_id=${post.id}`;
+  }
+
+  /** Items are built each time: what they are made of includes meta the reused-item inputs do not cover. */
+  protected override itemsAsText(): boolean {
+    return false;
+  }
+
+  protected override async respondItem(data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity): Promise<RestResponse> {
+    const facts = await this.factsLoader(req).load(post.id);
+    delete data.template;
+    delete data.password;
+    data.alt_text = facts.alt;
+    data.caption = { raw: post.excerpt, rendered: applyExcerptFilters(post.excerpt) };
+    data.description = { raw: post.content, rendered: renderContent(post.content) };
+    data.media_type = post.mimeType.startsWith('image/') ? 'image' : 'file';
+    data.mime_type = post.mimeType;
+    data.media_details = await this.mediaDetails(post, facts, req);
+    data.post = post.parent > 0 ? post.parent : null;
+    data.source_url = facts.file ? await this.deps.fileUrl(facts.file, req) : post.guid;
+    data.missing_image_sizes = [];
+    data.link = await this.attachmentLink(post, req);
+    links.delete('version-history');
+    links.delete('predecessor-version');
+    // Attachments of an attachment do not exist.
+    for (const rel of [...links.keys()]) if (rel.endsWith('attachment')) links.delete(rel);
+    return super.respondItem(data, req, links, post);
+  }
+
+  /** The stored metadata, each size with `mime_type` and its URL, and the `full` size (`{}` when there is none). */
+  private async mediaDetails(post: PostEntity, facts: AttachmentFacts, req: RestRequest): Promise<Record<string, unknown>> {
+    const meta = facts.metadata;
+    if (!meta) return {};
+    const out: Record<string, unknown> = { ...meta };
+    const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
+    const sizes: Record<string, unknown> = {};
+    const stored = meta.sizes && typeof meta.sizes === 'object' ? (meta.sizes as Record<string, Record<string, unknown>>) : {};
+    for (const [name, size] of Object.entries(stored)) {
+      const { 'mime-type': mime, ...rest } = size;
+      sizes[name] = { ...rest, mime_type: mime ?? post.mimeType, source_url: await this.deps.fileUrl(`${dir}${String(size.file)}`, req) };
+    }
+    if (meta.width !== undefined && facts.file) {
+      sizes.full = {
+        file: facts.file.slice(dir.length),
+        width: Number(meta.width),
+        height: Number(meta.height),
+        mime_type: post.mimeType,
+        source_url: await this.deps.fileUrl(facts.file, req),
+      };
+    }
+    out.sizes = sizes;
+    return out;
+  }
+
+  // --- writing ---
+
+  override async canCreate(req: RestRequest): Promise<true | RestException> {
+    const shared = await super.canCreate(req);
+    if (shared !== true) return shared;
+    if (req.has('post') && Number(req.get('post')) > 0) {
+      const parent = await this.posts.findById(Number(req.get('post')));
+      if (!parent || !(await req.ctx.can('edit_post', parent))) {
+        return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to upload media to this resource.', req.ctx.authorizationRequiredCode);
+      }
+    }
+    return true;
+  }
+
+  /** An attachment hangs off a post or a page, never off an attachment or a revision. */
+  private async checkParentType(req: RestRequest): Promise<void> {
+    if (!req.has('post') || !Number(req.get('post'))) return;
+    const parent = await this.posts.findById(Number(req.get('post')));
+    if (parent && (parent.type === 'revision' || parent.type === 'attachment')) throw new RestException('rest_invalid_param', 'Invalid parent type.', 400);
+  }
+
+  /** The uploaded file of a request: the multipart `file` part, or the raw body named by `Content-Disposition`. */
+  private uploadOf(req: RestRequest): { name: string; data: Buffer; declaredType: string } {
+    const part: UploadedFile | undefined = req.files.find((f) => f.fieldName === 'file') ?? req.files[0];
+    if (part) {
+      if (!part.size) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
+      return { name: part.originalName, data: part.buffer, declaredType: part.mimeType };
+    }
+    const body = req.rawBody;
+    if (!body || !body.length) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
+    const contentType = req.header('content-type');
+    if (!contentType) throw new RestException('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
+    const disposition = req.header('content-disposition');
+    if (!disposition) throw new RestException('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
+    const name = fileNameOfDisposition(disposition);
+    if (!name) {
+      throw new RestException(
+        'rest_upload_invalid_disposition',
+        'Invalid Content-Disposition supplied. Content-Disposition needs to be formatted as `attachment; filename="image.png"` or similar.',
+        400,
+      );
+    }
+    const md5 = req.header('content-md5');
+    if (md5 && createHash('md5').update(body).digest('hex') !== md5.trim()) {
+      throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
+    }
+    return { name, data: body, declaredType: contentType.split(';')[0].trim().toLowerCase() };
+  }
+
+  /**
+   * The file's type: its extension must be an allowed one, and its bytes must say the same (`file-type`), as must
+   * the type the client declared (`application/octet-stream` says nothing). Text formats have no signature.
+   */
+  private async checkType(name: string, data: Buffer, declaredType: string): Promise<{ ext: string; mime: string }> {
+    const types = this.deps.allowedTypes();
+    const refused = () => new RestException('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
+    const byName = mimeOfName(name, types);
+    if (!byName) throw refused();
+    const sniffed = await sniffType(data);
+    if (sniffed) {
+      const bySniff = mimeOfName(`x.${sniffed.ext}`, { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES, ...types });
+      if (bySniff?.mime !== byName.mime && sniffed.mime !== byName.mime) {
+        throw new RestException('rest_upload_type_mismatch', `The file's content (${sniffed.mime}) does not match its name (${byName.mime}).`, 400);
+      }
+    } else if (!byName.mime.startsWith('text/')) {
+      throw new RestException('rest_upload_type_mismatch', `The file's content does not match its name (${byName.mime}).`, 400);
+    }
+    if (declaredType && declaredType !== 'application/octet-stream' && declaredType !== byName.mime && declaredType !== sniffed?.mime) {
+      throw new RestException('rest_upload_type_mismatch', `The file's type (${declaredType}) does not match its content (${byName.mime}).`, 400);
+    }
+    return byName;
+  }
+
+  /** A name not taken in the folder (`photo.jpg`, `photo-1.jpg`, ...), as `wp_unique_filename()` picks it. */
+  private async uniqueName(dir: string, base: string, ext: string): Promise<string> {
+    for (let n = 0; ; n++) {
+      const candidate = `${base}${n ? `-${n}` : ''}.${ext}`;
+      if (!(await this.storage.exists(`${dir}/${candidate}`))) return candidate;
+    }
+  }
+
+  override async createItem(req: RestRequest): Promise<RestResponse> {
+    if (req.sentAtAll('id', true)) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
+    await this.checkParentType(req);
+    const upload = this.uploadOf(req);
+    const cleanName = sanitizeFileName(upload.name, this.deps.allowedTypes());
+    const type = await this.checkType(cleanName, upload.data, upload.declaredType);
+    const { base } = splitExtension(cleanName);
+    const ctx = await this.input.writeContext(req);
+    const now = ctx.clock.now().local;
+    const dir = `${now.slice(0, 4)}/${now.slice(5, 7)}`;
+    const fileName = await this.uniqueName(dir, base || 'file', type.ext);
+    const relative = `${dir}/${fileName}`;
+
+    // Images: their size, their sizes, their embedded metadata.
+    let metadata: Record<string, unknown> | null = null;
+    let imageMeta: ImageMeta | null = null;
+    let sizes = new Map<string, GeneratedSize>();
+    if (type.mime.startsWith('image/')) {
+      const dims = await imageDimensions(upload.data);
+      if (dims) {
+        imageMeta = await readImageMeta(upload.data);
+        if (RESIZABLE.has(type.mime)) sizes = await generateSizes(upload.data, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, DEFAULT_IMAGE_SIZES);
+        metadata = {
+          width: dims.width,
+          height: dims.height,
+          file: relative,
+          filesize: upload.data.length,
+          sizes: Object.fromEntries([...sizes].map(([name, s]) => [name, { file: s.file, width: s.width, height: s.height, 'mime-type': s['mime-type'], filesize: s.filesize }])),
+          image_meta: imageMeta,
+        };
+      }
+    } else {
+      metadata = { filesize: upload.data.length };
+    }
+
+    const fields = await this.input.fields(req, null, ctx.clock);
+    const titleSent = req.has('title') && fields.title !== undefined && fields.title !== '';
+    if (!titleSent) {
+      const embedded = imageMeta?.title.trim() ?? '';
+      fields.title = embedded && !/^\d+(\.\d+)?$/.test(embedded) ? embedded : splitExtension(upload.name.split(/[\\/]/).pop() ?? upload.name).base;
+    }
+    const caption = this.textParam(req, 'caption');
+    fields.excerpt = caption ?? (imageMeta?.caption.trim() || '');
+    fields.content = this.textParam(req, 'description') ?? '';
+    fields.status = fields.status === 'private' ? 'private' : 'inherit';
+    fields.parent = req.has('post') ? Number(req.get('post')) : 0;
+    fields.mimeType = type.mime;
+    fields.guid = await this.deps.fileUrl(relative, req);
+    const relations = await this.input.relations(req, null);
+    const meta: MetaOp[] = [{ key: ATTACHED_FILE, action: 'single', value: relative }];
+    if (metadata) meta.push({ key: METADATA, action: 'single', value: maybeSerialize(metadata) });
+    if (req.has('alt_text')) meta.push({ key: ALT, action: 'single', value: String(req.get('alt_text')) });
+    relations.meta = [...(relations.meta ?? []), ...meta];
+
+    // The files first, then the row; a failure of either leaves neither.
+    const stored: string[] = [];
+    let post: PostEntity;
+    try {
+      await this.storage.put(relative, upload.data, type.mime);
+      stored.push(relative);
+      for (const size of sizes.values()) {
+        await this.storage.put(`${dir}/${size.file}`, size.data, size['mime-type']);
+        stored.push(`${dir}/${size.file}`);
+      }
+      post = await this.writer.create(this.type, fields, relations, ctx);
+    } catch (error) {
+      await this.storage.remove(stored).catch(() => undefined);
+      if (error instanceof RestException) throw error;
+      throw new RestException('db_update_error', 'Could not insert attachment into the database.', 500);
+    }
+    await this.updateAdditionalFields(post, req);
+    req.set('context', 'edit');
+    const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
+    await this.hooks.doAction('rest_insert_attachment', post, req, true);
+    return this.created(response, req, `${this.namespace}/${this.restBase}/${post.id}`);
+  }
+
+  /** A caption or description sent as a string or as `{raw}`. */
+  private textParam(req: RestRequest, name: string): string | undefined {
+    const value = req.get<unknown>(name);
+    if (typeof value === 'string') return value;
+    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string') return wpKsesPost((value as { raw: string }).raw);
+    return undefined;
+  }
+
+  override async updateItem(req: RestRequest): Promise<RestResponse> {
+    const before = await this.loadPost(req, 'Post id is invalid.');
+    await this.checkParentType(req);
+    const ctx = await this.input.writeContext(req, before);
+    const fields = await this.input.fields(req, before, ctx.clock);
+    const caption = this.textParam(req, 'caption');
+    const description = this.textParam(req, 'description');
+    if (caption !== undefined) fields.excerpt = caption;
+    if (description !== undefined) fields.content = description;
+    if (req.has('post')) fields.parent = Number(req.get('post'));
+    const relations = await this.input.relations(req, before);
+    if (req.has('alt_text')) relations.meta = [...(relations.meta ?? []), { key: ALT, action: 'single', value: String(req.get('alt_text')) }];
+    const post = await this.writer.update(this.type, before, fields, relations, ctx);
+    await this.updateAdditionalFields(post, req);
+    req.set('context', 'edit');
+    const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
+    await this.hooks.doAction('rest_insert_attachment', post, req, false);
+    return response;
+  }
+
+  /** Attachments have no trash: only `force=true` deletes, the row, its meta, the file and every size. */
+  override async deleteItem(req: RestRequest): Promise<RestResponse> {
+    const post = await this.loadPost(req);
+    if (req.get('force') !== true) {
+      throw new RestException('rest_trash_not_supported', "The post does not support trashing. Set 'force=true' to delete.", 501);
+    }
+    await this.preload([post], req);
+    req.set('context', 'edit');
+    const previous = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
+    const facts = await this.factsLoader(req).load(post.id);
+    await this.writer.delete(this.type, post);
+    const files = facts.file ? [facts.file] : [];
+    const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
+    const sizes = facts.metadata?.sizes && typeof facts.metadata.sizes === 'object' ? Object.values(facts.metadata.sizes as Record<string, { file?: string }>) : [];
+    for (const size of sizes) if (size.file) files.push(`${dir}${size.file}`);
+    await this.storage.remove(files);
+    await this.hooks.doAction('rest_delete_attachment', post, previous, req);
+    return previous;
+  }
+}
+

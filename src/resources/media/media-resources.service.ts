@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { RestRequest } from '../../core/rest/rest-request';
+import { PostTypeResources } from '../posts/post-type-resources.service';
+import { AttachmentResource } from './attachment.resource';
+import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
+import { MEDIA_STORAGE, MediaStorage } from './media-storage';
+
+/** The media resource (the `attachment` type's), made once from the posts machinery and the storage. */
+@Injectable()
+export class MediaResources {
+  private resource?: AttachmentResource;
+
+  constructor(
+    private readonly postTypes: PostTypeResources,
+    @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
+    @Inject(CMS_OPTIONS) private readonly cmsOptions: ResolvedCmsOptions,
+  ) {}
+
+  get media(): AttachmentResource {
+    if (!this.resource) {
+      const p = this.postTypes;
+      const type = p.content.postType('attachment')!;
+      const types = this.cmsOptions.allowScriptableUploads ? { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES } : ALLOWED_MIME_TYPES;
+      this.resource = new AttachmentResource(
+        {
+          server: p.server,
+          extensions: p.extensions,
+          hooks: p.hooks,
+          content: p.content,
+          posts: p.posts,
+          options: p.options,
+          writer: p.writer,
+          future: p.future,
+          cmsOptions: p.cmsOptions,
+          storage: this.storage,
+          fileUrl: (relative, req) => this.fileUrl(relative, req),
+          allowedTypes: () => types,
+        },
+        type,
+      );
+    }
+    return this.resource;
+  }
+
+  /** The URL of an uploaded file: the configured uploads URL, else the site's `wp-content/uploads`. */
+  async fileUrl(relativePath: string, req: RestRequest): Promise<string> {
+    let base = this.cmsOptions.uploadsUrl;
+    if (!base) {
+      const site = String((await this.postTypes.options.get('siteurl', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
+      base = `${site}/wp-content/uploads`;
+    }
+    return `${base}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+  }
+}

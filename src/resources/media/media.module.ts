@@ -1,0 +1,23 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { LocalDiskStorage, MEDIA_STORAGE } from './media-storage';
+import { MediaHandlers } from './media.handlers';
+import { MediaResources } from './media-resources.service';
+
+/** Media (attachments): uploads, files in storage, image sizes and metadata. */
+@Module({})
+export class MediaModule {
+  /** `internals`: the CmsInternalsModule instance of the API; `posts`: the PostsModule instance it serves posts with. */
+  static register(internals: DynamicModule, posts: DynamicModule): DynamicModule {
+    return {
+      module: MediaModule,
+      imports: [internals, posts],
+      providers: [
+        { provide: MEDIA_STORAGE, useFactory: (o: ResolvedCmsOptions) => o.mediaStorage ?? new LocalDiskStorage(o.uploadDir), inject: [CMS_OPTIONS] },
+        MediaResources,
+        MediaHandlers,
+      ],
+      exports: [MEDIA_STORAGE, MediaResources],
+    };
+  }
+}
