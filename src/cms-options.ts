@@ -27,6 +27,8 @@ export interface CmsModuleOptions {
   mediaStorage?: import('./resources/media/media-storage').MediaStorage;
   /** Scriptable types (`svg`, `html`, `js`, ...) uploads may have too; refused by default. */
   allowScriptableUploads?: boolean;
+  /** Largest accepted upload (a file sent to a route that takes files), in bytes (default 64 MiB). */
+  uploadLimit?: number;
   /** Largest accepted request body, in bytes (default 10 MiB). */
   bodyLimit?: number;
   /** Base URI of link relations that are compacted with the `cms` curie (default `https://api.w.org/`). */
@@ -64,6 +66,7 @@ export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 export const CMS_NAMESPACE = 'cms/v2';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
+export const DEFAULT_UPLOAD_LIMIT = 64 * 1024 * 1024;
 
 export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
   return {
@@ -72,6 +75,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     runMigrations: options.runMigrations ?? true,
     uploadDir: options.uploadDir ?? './uploads',
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    uploadLimit: options.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
     linkRelBase: options.linkRelBase ?? 'https://api.w.org/',
     extensions: options.extensions ?? [],
     rateLimit: options.rateLimit ?? { max: 10, windowSeconds: 900 },

@@ -2,6 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import multer from 'multer';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse as parseQuery } from 'qs';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { AuthenticationService } from '../auth/authentication.service';
@@ -30,7 +35,12 @@ interface ParsedBody {
   json: Record<string, unknown> | null;
   files: UploadedFile[];
   raw: Buffer | null;
+  /** A raw upload streamed to a temporary file (routes that take files). */
+  rawFile?: { path: string; size: number } | null;
 }
+
+/** Content types whose body is parameters, not a file: read into memory within the body limit. */
+const PARAMETER_TYPES = new Set(['', 'application/json', 'application/x-www-form-urlencoded']);
 
 /**
  * What one API request served over HTTP came to: written already, or (for the Nest route) an unexpected error the
@@ -61,9 +71,10 @@ export class ApiHttpService {
     private readonly caps: CapabilityService,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
   ) {
+    // Files go to temporary files as they arrive, never whole into memory (removed once the request is answered).
     this.upload = multer({
-      storage: multer.memoryStorage(),
-      limits: { ...MULTIPART_LIMITS, fileSize: options.bodyLimit, fieldSize: options.bodyLimit },
+      storage: multer.diskStorage({ destination: (_req, _file, done) => done(null, uploadTempDir()) }),
+      limits: { ...MULTIPART_LIMITS, fileSize: options.uploadLimit, fieldSize: options.bodyLimit },
     });
   }
 
@@ -171,6 +182,7 @@ export class ApiHttpService {
     const baseUrl = this.baseUrl(facts);
     const ip = facts.ip;
     const crossOrigin = isCrossOrigin(req, baseUrl, facts);
+    const temporary: string[] = [];
     try {
       const headers = lowerHeaders(req);
       const extraHeaders: Record<string, string> = {};
@@ -187,25 +199,40 @@ export class ApiHttpService {
         });
       let parsed: ParsedBody;
       let user: Awaited<ReturnType<typeof authenticate>>;
+      const takesFiles = this.server.endpointFor(method, route)?.acceptsFiles === true;
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
       if (isMultipart(req) && !isPreParsed(req)) {
         // Files are read only by a route that takes them, and only once the caller is known: anything else is
         // refused before a byte of the body is read (the connection is closed rather than drained).
         try {
-          this.refuseDeclaredOverLimit(req, res);
+          this.refuseDeclaredOverLimit(req, res, takesFiles);
           user = await authenticate({});
-          if (!this.server.endpointFor(method, route)?.acceptsFiles) throw new RestException(...CoreErrors.multipartNotAccepted);
+          if (!takesFiles) throw new RestException(...CoreErrors.multipartNotAccepted);
         } catch (error) {
           closeAfterResponse(req, res);
           throw error;
         }
         parsed = await this.parseMultipart(req, res);
+        temporary.push(...parsed.files.map((f) => f.path));
+      } else if (takesFiles && !PARAMETER_TYPES.has(contentType) && !isPreParsed(req) && BODY_METHODS.has((req.method ?? '').toUpperCase())) {
+        // A raw upload: the caller first, then the body streamed to a temporary file within the upload limit.
+        try {
+          this.refuseDeclaredOverLimit(req, res, true);
+          user = await authenticate({});
+        } catch (error) {
+          closeAfterResponse(req, res);
+          throw error;
+        }
+        const file = await streamToTempFile(req, this.options.uploadLimit, () => closeAfterResponse(req, res));
+        temporary.push(file.path);
+        parsed = { body: {}, json: null, files: [], raw: null, rawFile: file.size ? file : null };
       } else {
         parsed = await this.parseBody(req, res);
         user = await authenticate(parsed.json ?? parsed.body);
       }
       const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip);
       const restReq = new RestRequest(
-        { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw },
+        { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw, rawFile: parsed.rawFile ?? null },
         ctx,
       );
       const served = await this.pipeline.serve(restReq);
@@ -217,6 +244,8 @@ export class ApiHttpService {
       if (response.unexpected !== undefined && !answerUnexpected) return { unexpected: response.unexpected };
       this.write(res, req, baseUrl, mount, { status: response.status, headers: response.headers, data: response.data }, origin);
       return {};
+    } finally {
+      if (temporary.length) void Promise.all(temporary.map((file) => rm(file, { force: true }))).catch(() => undefined);
     }
   }
 
@@ -271,10 +300,11 @@ export class ApiHttpService {
   }
 
   /** A body whose declared length passes the limit is refused before it is read. */
-  private refuseDeclaredOverLimit(req: IncomingMessage, res: ServerResponse): void {
-    if (Number(req.headers['content-length'] ?? 0) > this.options.bodyLimit) {
+  private refuseDeclaredOverLimit(req: IncomingMessage, res: ServerResponse, upload = false): void {
+    const limit = upload ? this.options.uploadLimit : this.options.bodyLimit;
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
       closeAfterResponse(req, res);
-      throw new RestException(...CoreErrors.tooLarge);
+      throw upload ? uploadTooLarge(this.options.uploadLimit) : new RestException(...CoreErrors.tooLarge);
     }
   }
 
@@ -283,7 +313,8 @@ export class ApiHttpService {
    * {@link MULTIPART_LIMITS}; past any of them the read stops and the request is refused with 413.
    */
   private async parseMultipart(req: IncomingMessage & { body?: unknown; files?: unknown }, res: ServerResponse): Promise<ParsedBody> {
-    const limit = this.options.bodyLimit;
+    // An upload and the fields that come with it, counted on the wire.
+    const limit = this.options.uploadLimit;
     await new Promise<void>((resolve, reject) => {
       let settled = false;
       let received = 0;
@@ -298,13 +329,17 @@ export class ApiHttpService {
         received += chunk.length;
         if (received > limit) {
           req.off('data', count);
-          fail(new RestException(...CoreErrors.tooLarge));
+          fail(uploadTooLarge(this.options.uploadLimit));
         }
       };
       req.on('data', count);
       this.upload.any()(req as Request, res as never, (err: unknown) => {
         req.off('data', count);
-        if (err) return fail(multipartError(err));
+        if (err) {
+          // Parts written before the failure are removed.
+          for (const f of (req.files as Express.Multer.File[] | undefined) ?? []) void rm(f.path, { force: true }).catch(() => undefined);
+          return fail((err as { code?: string }).code === 'LIMIT_FILE_SIZE' ? uploadTooLarge(this.options.uploadLimit) : multipartError(err));
+        }
         if (!settled) {
           settled = true;
           resolve();
@@ -316,7 +351,7 @@ export class ApiHttpService {
       originalName: f.originalname,
       mimeType: f.mimetype,
       size: f.size,
-      buffer: f.buffer,
+      path: f.path,
     }));
     // Multer reads bracketed field names (`categories[]`, `meta[key]`) into nested values itself.
     return { body: { ...((req.body as Record<string, unknown>) ?? {}) }, json: null, files, raw: null };
@@ -440,6 +475,51 @@ function readBody(req: IncomingMessage, limit: number, refused: () => void): Pro
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+  });
+}
+
+/** The directory of uploads being received (the system's temporary directory). */
+function uploadTempDir(): string {
+  const dir = join(tmpdir(), 'cms-api-uploads');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** A body over the upload limit. */
+function uploadTooLarge(limit: number): RestException {
+  return new RestException('rest_upload_too_large', `The file is larger than this site accepts (${limit} bytes).`, 413, { max_bytes: limit });
+}
+
+/**
+ * Streams a request body to a new temporary file, counting bytes on the wire: past `limit` the read stops, the
+ * partial file is removed and the request is refused with 413.
+ */
+function streamToTempFile(req: IncomingMessage, limit: number, refused: () => void): Promise<{ path: string; size: number }> {
+  const path = join(uploadTempDir(), `${randomUUID()}.upload`);
+  return new Promise((resolve, reject) => {
+    const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+    let size = 0;
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      req.unpipe(out);
+      out.destroy();
+      void rm(path, { force: true }).catch(() => undefined);
+      reject(error);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        refused();
+        fail(uploadTooLarge(limit));
+      }
+    });
+    req.on('error', fail);
+    out.on('error', fail);
+    out.on('finish', () => !failed && resolve({ path, size }));
+    req.pipe(out);
   });
 }
 

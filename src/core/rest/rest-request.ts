@@ -7,7 +7,8 @@ export interface UploadedFile {
   originalName: string;
   mimeType: string;
   size: number;
-  buffer: Buffer;
+  /** A temporary file holding the bytes (removed once the request is answered). */
+  path: string;
 }
 
 type Bucket = Record<string, unknown>;
@@ -31,6 +32,8 @@ export class RestRequest {
   /** Header names lower-cased. */
   readonly headers: Record<string, string>;
   readonly rawBody: Buffer | null;
+  /** The body of a route that takes files, when it is not parameters: streamed to a temporary file. */
+  readonly rawFile: { path: string; size: number } | null;
   /** The endpoint that matched, once dispatched. */
   endpoint?: RouteEndpoint;
   /** The registered route key that matched (e.g. `/cms/v2/types/(?P<type>[\w-]+)`). */
@@ -58,6 +61,7 @@ export class RestRequest {
       files?: UploadedFile[];
       headers?: Record<string, string>;
       rawBody?: Buffer | null;
+      rawFile?: { path: string; size: number } | null;
     },
     /** Who is asking, and what they may do. Shared by a request and its internal sub-requests. */
     readonly ctx: RequestContext,
@@ -70,6 +74,7 @@ export class RestRequest {
     this.files = init.files ?? [];
     this.headers = init.headers ?? {};
     this.rawBody = init.rawBody ?? null;
+    this.rawFile = init.rawFile ?? null;
   }
 
   private buckets(): Bucket[] {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fromBuffer as sniffType } from 'file-type';
+import { createReadStream } from 'node:fs';
+import { fromFile as sniffFile } from 'file-type';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
@@ -17,6 +18,13 @@ import { PostQuery } from '../posts/posts.service';
 import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
 import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, readImageMeta } from './image-processor';
 import { MediaStorage } from './media-storage';
+
+/** The md5 of a file, hex, read as a stream. */
+async function md5OfFile(file: string): Promise<string> {
+  const hash = createHash('md5');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
 
 /** What the media resource works with besides the posts machinery. */
 export interface MediaDependencies extends PostTypeDependencies {
@@ -249,15 +257,18 @@ export class AttachmentResource extends PostTypeResource {
     if (parent && (parent.type === 'revision' || parent.type === 'attachment')) throw new RestException('rest_invalid_param', 'Invalid parent type.', 400);
   }
 
-  /** The uploaded file of a request: the multipart `file` part, or the raw body named by `Content-Disposition`. */
-  private uploadOf(req: RestRequest): { name: string; data: Buffer; declaredType: string } {
+  /**
+   * The uploaded file of a request, received into a temporary file: the multipart `file` part, or the raw body
+   * named by `Content-Disposition`.
+   */
+  private async uploadOf(req: RestRequest): Promise<{ name: string; path: string; size: number; declaredType: string }> {
     const part: UploadedFile | undefined = req.files.find((f) => f.fieldName === 'file') ?? req.files[0];
     if (part) {
       if (!part.size) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
-      return { name: part.originalName, data: part.buffer, declaredType: part.mimeType };
+      return { name: part.originalName, path: part.path, size: part.size, declaredType: part.mimeType };
     }
-    const body = req.rawBody;
-    if (!body || !body.length) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
+    const body = req.rawFile;
+    if (!body || !body.size) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
     const contentType = req.header('content-type');
     if (!contentType) throw new RestException('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
     const disposition = req.header('content-disposition');
@@ -271,22 +282,22 @@ export class AttachmentResource extends PostTypeResource {
       );
     }
     const md5 = req.header('content-md5');
-    if (md5 && createHash('md5').update(body).digest('hex') !== md5.trim()) {
+    if (md5 && (await md5OfFile(body.path)) !== md5.trim()) {
       throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
     }
-    return { name, data: body, declaredType: contentType.split(';')[0].trim().toLowerCase() };
+    return { name, path: body.path, size: body.size, declaredType: contentType.split(';')[0].trim().toLowerCase() };
   }
 
   /**
    * The file's type: its extension must be an allowed one, and its bytes must say the same (`file-type`), as must
    * the type the client declared (`application/octet-stream` says nothing). Text formats have no signature.
    */
-  private async checkType(name: string, data: Buffer, declaredType: string): Promise<{ ext: string; mime: string }> {
+  private async checkType(name: string, file: string, declaredType: string): Promise<{ ext: string; mime: string }> {
     const types = this.deps.allowedTypes();
     const refused = () => new RestException('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
     const byName = mimeOfName(name, types);
     if (!byName) throw refused();
-    const sniffed = await sniffType(data);
+    const sniffed = await sniffFile(file);
     if (sniffed) {
       const bySniff = mimeOfName(`x.${sniffed.ext}`, { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES, ...types });
       if (bySniff?.mime !== byName.mime && sniffed.mime !== byName.mime) {
@@ -312,9 +323,9 @@ export class AttachmentResource extends PostTypeResource {
   override async createItem(req: RestRequest): Promise<RestResponse> {
     if (req.sentAtAll('id', true)) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
     await this.checkParentType(req);
-    const upload = this.uploadOf(req);
+    const upload = await this.uploadOf(req);
     const cleanName = sanitizeFileName(upload.name, this.deps.allowedTypes());
-    const type = await this.checkType(cleanName, upload.data, upload.declaredType);
+    const type = await this.checkType(cleanName, upload.path, upload.declaredType);
     const { base } = splitExtension(cleanName);
     const ctx = await this.input.writeContext(req);
     const now = ctx.clock.now().local;
@@ -327,21 +338,21 @@ export class AttachmentResource extends PostTypeResource {
     let imageMeta: ImageMeta | null = null;
     let sizes = new Map<string, GeneratedSize>();
     if (type.mime.startsWith('image/')) {
-      const dims = await imageDimensions(upload.data);
+      const dims = await imageDimensions(upload.path);
       if (dims) {
-        imageMeta = await readImageMeta(upload.data);
-        if (RESIZABLE.has(type.mime)) sizes = await generateSizes(upload.data, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, DEFAULT_IMAGE_SIZES);
+        imageMeta = await readImageMeta(upload.path);
+        if (RESIZABLE.has(type.mime)) sizes = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, DEFAULT_IMAGE_SIZES);
         metadata = {
           width: dims.width,
           height: dims.height,
           file: relative,
-          filesize: upload.data.length,
+          filesize: upload.size,
           sizes: Object.fromEntries([...sizes].map(([name, s]) => [name, { file: s.file, width: s.width, height: s.height, 'mime-type': s['mime-type'], filesize: s.filesize }])),
           image_meta: imageMeta,
         };
       }
     } else {
-      metadata = { filesize: upload.data.length };
+      metadata = { filesize: upload.size };
     }
 
     const fields = await this.input.fields(req, null, ctx.clock);
@@ -367,7 +378,7 @@ export class AttachmentResource extends PostTypeResource {
     const stored: string[] = [];
     let post: PostEntity;
     try {
-      await this.storage.put(relative, upload.data, type.mime);
+      await this.storage.put(relative, { path: upload.path }, type.mime);
       stored.push(relative);
       for (const size of sizes.values()) {
         await this.storage.put(`${dir}/${size.file}`, size.data, size['mime-type']);

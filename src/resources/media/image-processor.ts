@@ -61,7 +61,7 @@ export function resizeDimensions(width: number, height: number, size: ImageSize)
 }
 
 /** Width and height as shown, EXIF orientation applied. */
-export async function imageDimensions(data: Buffer): Promise<{ width: number; height: number; format?: string } | null> {
+export async function imageDimensions(data: Buffer | string): Promise<{ width: number; height: number; format?: string } | null> {
   try {
     const meta = await sharp(data).metadata();
     if (!meta.width || !meta.height) return null;
@@ -73,7 +73,7 @@ export async function imageDimensions(data: Buffer): Promise<{ width: number; he
 }
 
 /** The sizes of an image that is larger than them, resized (cropped to the box for cropped sizes) and auto-oriented. */
-export async function generateSizes(data: Buffer, base: string, ext: string, mimeType: string, width: number, height: number, sizes: readonly ImageSize[]): Promise<Map<string, GeneratedSize>> {
+export async function generateSizes(data: Buffer | string, base: string, ext: string, mimeType: string, width: number, height: number, sizes: readonly ImageSize[]): Promise<Map<string, GeneratedSize>> {
   const out = new Map<string, GeneratedSize>();
   for (const size of sizes) {
     const box = resizeDimensions(width, height, size);
@@ -109,7 +109,7 @@ const num = (value: unknown): string => {
 };
 
 /** The image's embedded metadata (EXIF, IPTC, XMP), as `wp_read_image_metadata()` gives it. */
-export async function readImageMeta(data: Buffer): Promise<ImageMeta> {
+export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
   const meta: ImageMeta = {
     aperture: '0',
     credit: '',

@@ -1,4 +1,4 @@
-import { createReadStream, promises as fs } from 'node:fs';
+import { constants as fsConstants, createReadStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 
 /**
@@ -7,8 +7,11 @@ import * as path from 'node:path';
  * four operations and is provided under {@link MEDIA_STORAGE}.
  */
 export interface MediaStorage {
-  /** Stores the bytes under the path (replacing nothing: callers pick a free name first). */
-  put(relativePath: string, data: Buffer, mimeType: string): Promise<void>;
+  /**
+   * Stores bytes under the path (replacing nothing: callers pick a free name first), from memory or from a local
+   * file (an upload received into a temporary file is copied, never read whole).
+   */
+  put(relativePath: string, source: Buffer | { path: string }, mimeType: string): Promise<void>;
   /** Whether something is stored under the path. */
   exists(relativePath: string): Promise<boolean>;
   /** Removes what is stored under the paths (a missing one is not an error). */
@@ -37,11 +40,15 @@ export class LocalDiskStorage implements MediaStorage {
     return path.join(path.resolve(this.root), ...safeRelativePath(relativePath).split('/'));
   }
 
-  async put(relativePath: string, data: Buffer): Promise<void> {
+  async put(relativePath: string, source: Buffer | { path: string }): Promise<void> {
     const file = this.full(relativePath);
     await fs.mkdir(path.dirname(file), { recursive: true });
-    // `wx`: never overwrite a file another request stored under the same name meanwhile.
-    await fs.writeFile(file, data, { flag: 'wx', mode: 0o644 });
+    // Never overwrite a file another request stored under the same name meanwhile.
+    if (Buffer.isBuffer(source)) await fs.writeFile(file, source, { flag: 'wx', mode: 0o644 });
+    else {
+      await fs.copyFile(source.path, file, fsConstants.COPYFILE_EXCL);
+      await fs.chmod(file, 0o644);
+    }
   }
 
   async exists(relativePath: string): Promise<boolean> {
