@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -14,6 +15,19 @@ async function serve(env: CmsEnvironment): Promise<void> {
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   app.enableShutdownHooks();
+  // Uploaded files, where their URLs point by default: content types, ETag and ranges (serve-static), kept for a year
+  // (a stored file never changes: a new upload gets a new name).
+  if (env.CMS_SERVE_UPLOADS === 'true') {
+    app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
+      prefix: '/wp-content/uploads/',
+      index: false,
+      dotfiles: 'deny',
+      maxAge: '365d',
+      immutable: true,
+      fallthrough: true,
+      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+    });
+  }
   await app.init();
   if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
   await app.listen(env.PORT);

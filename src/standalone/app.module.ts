@@ -20,6 +20,8 @@ export class AppModule {
           tablePrefix: env.CMS_TABLE_PREFIX,
           uploadDir: env.CMS_UPLOAD_DIR,
           bodyLimit: parseSize(env.CMS_BODY_LIMIT),
+          uploadLimit: parseSize(env.CMS_UPLOAD_LIMIT),
+          uploadsUrl: env.CMS_UPLOADS_URL,
           siteTitle: env.CMS_SITE_TITLE,
           runMigrations: env.CMS_MIGRATIONS_RUN === 'true',
           initialAdmin: initialAdminFromEnvironment(env),

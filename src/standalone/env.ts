@@ -73,6 +73,19 @@ export class CmsEnvironment {
   @IsString()
   CMS_UPLOAD_DIR = './uploads';
 
+  /** Largest upload (media): bytes, or a number with kb/mb/gb (e.g. `64mb`). */
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_UPLOAD_LIMIT must be a size such as 64mb, 512kb or 1048576' })
+  CMS_UPLOAD_LIMIT = '64mb';
+
+  /** Base URL of uploaded files, e.g. a CDN (default `<site URL>/wp-content/uploads`, served by this server). */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'CMS_UPLOADS_URL must be an http(s) URL' })
+  CMS_UPLOADS_URL?: string;
+
+  /** Serve the upload directory at `/wp-content/uploads/` (`true`/`false`). */
+  @IsIn(['true', 'false'], { message: 'CMS_SERVE_UPLOADS must be true or false' })
+  CMS_SERVE_UPLOADS = 'true';
+
   /** Largest request body: bytes, or a number with kb/mb (e.g. `10mb`). */
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_BODY_LIMIT must be a size such as 10mb, 512kb or 1048576' })
   CMS_BODY_LIMIT = '10mb';

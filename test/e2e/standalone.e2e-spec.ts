@@ -1,6 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropTestDatabase, testDatabaseUrl } from '../utils/test-db';
 
@@ -75,12 +77,70 @@ describe('standalone server (node dist/main)', () => {
     }
   });
 
+  it('serves uploaded files at /wp-content/uploads/ with their type, a long cache life, ETag and ranges', async () => {
+    const port = String(40000 + Math.floor(Math.random() * 10000));
+    const databaseUrl = await testDatabaseUrl('standalone');
+    const uploadDir = mkdtempSync(join(tmpdir(), 'cms-standalone-uploads-'));
+    const server = startServer({
+      PORT: port,
+      DATABASE_URL: databaseUrl,
+      CMS_TABLE_PREFIX: 'cms_',
+      CMS_UPLOAD_DIR: uploadDir,
+      CMS_ADMIN_USER: 'owner',
+      CMS_ADMIN_PASSWORD: 'owner-password-1',
+    });
+    const base = `http://127.0.0.1:${port}`;
+    try {
+      await waitForServer(`${base}/cms-json/`, server);
+      const login = await fetch(`${base}/cms-json/cms-auth/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'owner', password: 'owner-password-1' }) });
+      expect(login.status).toBe(200);
+      const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+      const { nonce } = (await login.json()) as { nonce: string };
+      const text = Buffer.from('id,name\n1,one\n2,two\n');
+      const created = await fetch(`${base}/cms-json/cms/v2/media`, {
+        method: 'POST',
+        headers: { Cookie: cookie, 'X-CMS-Nonce': nonce, 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="table.csv"' },
+        body: text,
+      });
+      expect(created.status).toBe(201);
+      const { source_url: url } = (await created.json()) as { source_url: string };
+      const path = new URL(url).pathname;
+      expect(path).toMatch(/^\/wp-content\/uploads\/\d{4}\/\d{2}\/table\.csv$/);
+      const file = await fetch(`${base}${path}`);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-type')).toMatch(/^text\/csv/);
+      expect(file.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(file.headers.get('x-content-type-options')).toBe('nosniff');
+      const etag = file.headers.get('etag');
+      expect(etag).toBeTruthy();
+      expect(Buffer.from(await file.arrayBuffer())).toEqual(text);
+      // (Node's http: fetch adds `Cache-Control: no-cache` to a conditional request, which makes it unconditional.)
+      const conditional = await new Promise<number>((done, fail) =>
+        httpGet(`${base}${path}`, { headers: { 'If-None-Match': etag! } }, (res) => {
+          res.resume();
+          done(res.statusCode ?? 0);
+        }).on('error', fail),
+      );
+      expect(conditional).toBe(304);
+      const range = await fetch(`${base}${path}`, { headers: { Range: 'bytes=0-6' } });
+      expect(range.status).toBe(206);
+      expect(await range.text()).toBe('id,name');
+      expect((await fetch(`${base}/wp-content/uploads/../../etc/passwd`)).status).toBe(404);
+    } finally {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+      rmSync(uploadDir, { recursive: true, force: true });
+    }
+  });
+
   it.each([
     ['CMS_WORKERS', 'many'],
     ['PORT', 'abc'],
     ['DATABASE_URL', 'postgres://localhost/x'],
     ['CMS_TABLE_PREFIX', 'wp-'],
     ['CMS_BODY_LIMIT', 'lots'],
+    ['CMS_UPLOAD_LIMIT', 'huge'],
+    ['CMS_UPLOADS_URL', 'cdn.example.com'],
   ])('refuses to start when %s is invalid, naming the variable', async (name, value) => {
     const server = startServer({ [name]: value, DATABASE_URL: 'sqlite::memory:', ...(name === 'DATABASE_URL' ? { DATABASE_URL: value } : {}) });
     const [code] = await once(server.child, 'exit');
