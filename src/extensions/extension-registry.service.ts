@@ -91,6 +91,21 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredF
     return Object.fromEntries([...this.templates].filter(([, t]) => t.postTypes.includes(postType)).map(([file, t]) => [file, t.name]));
   }
 
+  /**
+   * Adds an image size (`add_image_size()`) made for every uploaded image larger than it, or replaces one of the same
+   * name (`thumbnail`, `medium`, `medium_large`, `large` by default). A box of 0 on one side leaves it unbounded.
+   */
+  registerImageSize(name: string, size: { width: number; height: number; crop?: boolean }): void {
+    this.imageSizeMap.set(name, { name, width: Math.max(0, Math.trunc(size.width)), height: Math.max(0, Math.trunc(size.height)), crop: size.crop ?? false });
+  }
+
+  /** Image sizes registered by extensions, in registration order. */
+  imageSizes(): Array<{ name: string; width: number; height: number; crop: boolean }> {
+    return [...this.imageSizeMap.values()];
+  }
+
+  private readonly imageSizeMap = new Map<string, { name: string; width: number; height: number; crop: boolean }>();
+
   /** Adds a route in any namespace. */
   registerRoute(namespace: string, route: string, endpoints: EndpointDefinition | EndpointDefinition[], options?: RouteOptions): void {
     // The reference lets a handler read any parameter; an extension asks for strict arguments itself.

@@ -258,6 +258,8 @@ describe('security regressions', () => {
         ['post', 'comments', { post: privatePost, content: 'x' }],
         ['post', `comments/${heldComment}`, { content: 'x' }],
         ['delete', `comments/${heldComment}`],
+        ['post', 'media', { title: 'x' }],
+        ['get', 'media?context=edit'],
       ];
       const wrong: string[] = [];
       for (const [method, path, body] of cases) {

@@ -16,7 +16,7 @@ import { permalink } from '../posts/permalink';
 import { PostTypeResource } from '../posts/post-type.resource';
 import { PostQuery } from '../posts/posts.service';
 import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
-import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, readImageMeta } from './image-processor';
+import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readImageMeta } from './image-processor';
 import { MediaStorage } from './media-storage';
 
 /** The md5 of a file, hex, read as a stream. */
@@ -341,7 +341,7 @@ export class AttachmentResource extends PostTypeResource {
       const dims = await imageDimensions(upload.path);
       if (dims) {
         imageMeta = await readImageMeta(upload.path);
-        if (RESIZABLE.has(type.mime)) sizes = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, DEFAULT_IMAGE_SIZES);
+        if (RESIZABLE.has(type.mime)) sizes = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, this.imageSizes());
         metadata = {
           width: dims.width,
           height: dims.height,
@@ -395,6 +395,13 @@ export class AttachmentResource extends PostTypeResource {
     const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
     await this.hooks.doAction('rest_insert_attachment', post, req, true);
     return this.created(response, req, `${this.namespace}/${this.restBase}/${post.id}`);
+  }
+
+  /** WordPress's default sizes, replaced or extended by those extensions register (`registerImageSize`). */
+  private imageSizes(): ImageSize[] {
+    const sizes = new Map(DEFAULT_IMAGE_SIZES.map((s) => [s.name, s]));
+    for (const size of this.deps.extensions.imageSizes()) sizes.set(size.name, size);
+    return [...sizes.values()];
   }
 
   /** A caption or description sent as a string or as `{raw}`. */

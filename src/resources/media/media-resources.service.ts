@@ -50,6 +50,8 @@ export class MediaResources {
       const site = String((await this.postTypes.options.get('siteurl', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
       base = `${site}/wp-content/uploads`;
     }
-    return `${base}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+    const url = `${base}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+    // An extension may move files elsewhere (object storage, a CDN per file): `wp_get_attachment_url`.
+    return this.postTypes.hooks.applyFilters('wp_get_attachment_url', url, relativePath, req);
   }
 }
