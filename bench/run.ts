@@ -375,6 +375,7 @@ function scenarios(seed: SeedResult): Scenario[] {
     { name: 'posts?_embed', description: '10 posts with authors, terms, featured media and replies embedded', method: 'GET', path: `${api}/posts?_embed` },
     { name: 'posts/<id>', description: `one published post (ID ${seed.samplePostId})`, method: 'GET', path: `${api}/posts/${seed.samplePostId}` },
     { name: 'comments?per_page=10', description: 'the 10 latest approved comments, site-wide', method: 'GET', path: `${api}/comments?per_page=10` },
+    { name: 'media?per_page=10', description: 'the 10 latest media items, with their sizes', method: 'GET', path: `${api}/media?per_page=10` },
     { name: 'comments?post=<id>', description: `approved comments of a post with a few (post ${seed.sampleCommentsPostId})`, method: 'GET', path: `${api}/comments?post=${seed.sampleCommentsPostId}` },
     { name: 'comments?post=<busy id>', description: `approved comments of a post with hundreds (post ${seed.busyCommentsPostId}; first page of 10)`, method: 'GET', path: `${api}/comments?post=${seed.busyCommentsPostId}` },
     { name: 'posts?search=<word>', description: `search "${seed.searchWord}" in titles, excerpts and contents`, method: 'GET', path: `${api}/posts?search=${encodeURIComponent(seed.searchWord)}` },
