@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { AddressInfo } from 'node:net';
+import { AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
@@ -88,13 +88,67 @@ describe('media: upload limits and memory', () => {
     expect(res.peakGrowth).toBeLessThan(RSS_GROWTH_BOUND);
   });
 
+  /**
+   * Sends a request over a raw socket, its body in 1 MB chunks until the server answers (or `total` is sent), and
+   * reads the answer; a write after the server closed is expected, not an error.
+   */
+  async function sendUntilAnswered(head: string[], chunks: (n: number) => Buffer | null): Promise<{ status: number; body: Record<string, unknown> }> {
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    let data = '';
+    let answered = false;
+    socket.on('data', (chunk) => {
+      data += chunk.toString('latin1');
+      answered = true;
+    });
+    socket.on('error', () => undefined);
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+    for (let n = 0; !answered && !socket.destroyed; n++) {
+      const chunk = chunks(n);
+      if (!chunk) break;
+      if (!socket.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          const done = () => resolve();
+          socket.once('drain', done).once('close', done).once('error', done);
+          setTimeout(done, 200);
+        });
+      }
+    }
+    for (let i = 0; i < 100 && !data.includes('\r\n\r\n{'); i++) await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    const status = Number(/^HTTP\/1\.1 (\d+)/.exec(data)?.[1] ?? 0);
+    const json = data.slice(data.indexOf('\r\n\r\n') + 4);
+    const start = json.indexOf('{');
+    return { status, body: JSON.parse(json.slice(start, json.lastIndexOf('}') + 1)) as Record<string, unknown> };
+  }
+
   it('refuses an upload over the limit with 413 rest_upload_too_large, before or while reading it, and keeps no temporary file', async () => {
     const before = existsSync(join(tmpdir(), 'cms-api-uploads')) ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length : 0;
-    const file = pdfFile(scratch, 61 * MB);
-    const declared = await streamUpload(file, 'too-big.pdf');
+    const block = Buffer.alloc(MB, 0x20);
+    const auth = `Authorization: ${t.users.author.authorization}`;
+    // Declared too large: refused before a byte is read.
+    const declared = await sendUntilAnswered(
+      [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, 'Content-Type: application/pdf', 'Content-Disposition: attachment; filename="too-big.pdf"', `Content-Length: ${61 * MB}`],
+      (n) => (n < 61 ? block : null),
+    );
     expect([declared.status, declared.body.code]).toEqual([413, 'rest_upload_too_large']);
-    const multipart = await t.http.post(`${API}/media`).set('Authorization', t.users.author.authorization).attach('file', file, 'too-big.pdf');
-    expectRestError(multipart, 'rest_upload_too_large', 413);
+    // Sent without a length: counted on the wire, raw and multipart.
+    const chunked = (n: number, first: string) => {
+      if (n > 70) return null;
+      const payload = n === 0 ? Buffer.concat([Buffer.from(first, 'latin1'), block]) : block;
+      return Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n')]);
+    };
+    const raw = await sendUntilAnswered(
+      [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, 'Content-Type: application/pdf', 'Content-Disposition: attachment; filename="too-big.pdf"', 'Transfer-Encoding: chunked'],
+      (n) => chunked(n, '%PDF-1.4\n'),
+    );
+    expect([raw.status, raw.body.code]).toEqual([413, 'rest_upload_too_large']);
+    const boundary = 'cmsboundary1234';
+    const multipart = await sendUntilAnswered(
+      [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, `Content-Type: multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding: chunked'],
+      (n) => chunked(n, `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="too-big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`),
+    );
+    expect([multipart.status, multipart.body.code]).toEqual([413, 'rest_upload_too_large']);
     await new Promise((r) => setTimeout(r, 100));
     const after = existsSync(join(tmpdir(), 'cms-api-uploads')) ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length : 0;
     expect(after).toBeLessThanOrEqual(before);

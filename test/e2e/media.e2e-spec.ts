@@ -203,6 +203,28 @@ describe('media', () => {
       expect(turned.body.media_details.sizes.medium).toMatchObject({ width: 150, height: 300 });
     });
 
+    it('reads the length and format of audio', async () => {
+      // Two seconds of silence: 8 kHz, mono, 16-bit PCM in a RIFF/WAVE file.
+      const rate = 8000;
+      const data = Buffer.alloc(rate * 2 * 2);
+      const header = Buffer.alloc(44);
+      header.write('RIFF', 0);
+      header.writeUInt32LE(36 + data.length, 4);
+      header.write('WAVEfmt ', 8);
+      header.writeUInt32LE(16, 16);
+      header.writeUInt16LE(1, 20);
+      header.writeUInt16LE(1, 22);
+      header.writeUInt32LE(rate, 24);
+      header.writeUInt32LE(rate * 2, 28);
+      header.writeUInt16LE(2, 32);
+      header.writeUInt16LE(16, 34);
+      header.write('data', 36);
+      header.writeUInt32LE(data.length, 40);
+      const res = await upload(Buffer.concat([header, data]), 'silence.wav', 'audio/wav').expect(201);
+      expect(res.body).toMatchObject({ media_type: 'file', mime_type: 'audio/wav' });
+      expect(res.body.media_details).toMatchObject({ length: 2, length_formatted: '0:02', sample_rate: 8000, channels: 1, filesize: 44 + data.length });
+    });
+
     it('falls back to the file name for the title when neither request nor metadata has one', async () => {
       const res = await upload(await sharp(await png(20, 20)).jpeg().toBuffer(), 'Summer-Party 2024.jpg', 'image/jpeg').expect(201);
       expect(res.body.title.raw).toBe('Summer-Party 2024');

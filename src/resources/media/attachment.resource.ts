@@ -16,7 +16,7 @@ import { permalink } from '../posts/permalink';
 import { PostTypeResource } from '../posts/post-type.resource';
 import { PostQuery } from '../posts/posts.service';
 import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
-import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readImageMeta } from './image-processor';
+import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readAudioVideoMeta, readImageMeta } from './image-processor';
 import { MediaStorage } from './media-storage';
 
 /** The md5 of a file, hex, read as a stream. */
@@ -351,6 +351,8 @@ export class AttachmentResource extends PostTypeResource {
           image_meta: imageMeta,
         };
       }
+    } else if (type.mime.startsWith('audio/') || type.mime.startsWith('video/')) {
+      metadata = { ...(await readAudioVideoMeta(upload.path, type.mime)), filesize: upload.size };
     } else {
       metadata = { filesize: upload.size };
     }

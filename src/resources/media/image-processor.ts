@@ -154,3 +154,38 @@ export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
   if (keywords) meta.keywords = (Array.isArray(keywords) ? keywords : [keywords]).map(text).filter(Boolean);
   return meta;
 }
+
+/** `length_formatted` of WordPress: `m:ss`, or `h:mm:ss` from an hour on. */
+export function formatLength(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}
+
+/**
+ * What WordPress's `wp_read_audio_metadata()` / `wp_read_video_metadata()` keep of an audio or video file: length,
+ * format and stream facts (read with `music-metadata`), or nothing when the file cannot be read.
+ */
+export async function readAudioVideoMeta(file: string, mimeType: string): Promise<Record<string, unknown>> {
+  try {
+    const { parseFile } = await import('music-metadata');
+    const { format } = await parseFile(file, { duration: true, skipCovers: true });
+    const out: Record<string, unknown> = {};
+    if (format.duration !== undefined) {
+      out.length = Math.round(format.duration);
+      out.length_formatted = formatLength(format.duration);
+    }
+    if (format.container) out.fileformat = format.container.toLowerCase();
+    if (format.codec) out.dataformat = format.codec.toLowerCase();
+    if (format.sampleRate) out.sample_rate = format.sampleRate;
+    if (format.numberOfChannels) out.channels = format.numberOfChannels;
+    if (format.bitrate) out.bitrate = Math.round(format.bitrate);
+    if (format.lossless !== undefined) out.lossless = format.lossless;
+    out.mime_type = mimeType;
+    return out;
+  } catch {
+    return {};
+  }
+}
