@@ -43,15 +43,25 @@ export class MediaResources {
     return this.resource;
   }
 
+  /** The uploads base URL of each request (read once per request and its sub-requests). */
+  private readonly bases = new WeakMap<object, Promise<string>>();
+
+  private baseUrl(req: RestRequest): Promise<string> {
+    let base = this.bases.get(req.ctx);
+    if (!base) {
+      base = this.cmsOptions.uploadsUrl
+        ? Promise.resolve(this.cmsOptions.uploadsUrl)
+        : this.postTypes.options.get('siteurl', req.ctx.baseUrl).then((site) => `${String(site ?? req.ctx.baseUrl).replace(/\/+$/, '')}/wp-content/uploads`);
+      this.bases.set(req.ctx, base);
+    }
+    return base;
+  }
+
   /** The URL of an uploaded file: the configured uploads URL, else the site's `wp-content/uploads`. */
   async fileUrl(relativePath: string, req: RestRequest): Promise<string> {
-    let base = this.cmsOptions.uploadsUrl;
-    if (!base) {
-      const site = String((await this.postTypes.options.get('siteurl', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
-      base = `${site}/wp-content/uploads`;
-    }
-    const url = `${base}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
+    const url = `${await this.baseUrl(req)}/${relativePath.split('/').map(encodeURIComponent).join('/')}`;
     // An extension may move files elsewhere (object storage, a CDN per file): `wp_get_attachment_url`.
+    if (!this.postTypes.hooks.hasHook('wp_get_attachment_url')) return url;
     return this.postTypes.hooks.applyFilters('wp_get_attachment_url', url, relativePath, req);
   }
 }
