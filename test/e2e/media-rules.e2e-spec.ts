@@ -95,4 +95,23 @@ describe('media: extensions, privacy and the permission matrix', () => {
       delete: { anonymous: 401, subscriber: 403, contributor: 403, author: 200, editor: 200, administrator: 200 },
     });
   });
+
+  it('takes scriptable types only when the site allows them', async () => {
+    const allowed = await createTestApp('media_scriptable', { cms: { uploadDir: uploads, allowScriptableUploads: true } });
+    try {
+      const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
+      const res = await allowed.http
+        .post(`${API}/media`)
+        .set('Authorization', allowed.users.editor.authorization)
+        .set('Content-Type', 'image/svg+xml')
+        .set('Content-Disposition', 'attachment; filename="logo.svg"')
+        .send(Buffer.from(svg))
+        .expect(201);
+      expect(res.body).toMatchObject({ mime_type: 'image/svg+xml', media_type: 'image' });
+    } finally {
+      await allowed.close();
+    }
+    const refused = await as(t.http.post(`${API}/media`), 'administrator').set('Content-Type', 'image/svg+xml').set('Content-Disposition', 'attachment; filename="logo.svg"').send(Buffer.from('<svg/>'));
+    expect([refused.status, refused.body.code]).toEqual([400, 'rest_upload_sideload_error']);
+  });
 });

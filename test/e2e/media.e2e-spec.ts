@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -150,6 +153,27 @@ describe('media', () => {
         expectRestError(await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'image/png').set('Content-Disposition', bad).send(body), 'rest_upload_invalid_disposition', 400);
       }
       expectRestError(await upload(body, 'x.png').set('Content-MD5', 'abc'), 'rest_upload_hash_mismatch', 412);
+      const md5 = createHash('md5').update(body).digest('hex');
+      await upload(body, 'hashed.png').set('Content-MD5', md5).expect(201);
+      expectRestError(await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-MD5', 'abc').attach('file', body, 'x.png'), 'rest_upload_hash_mismatch', 412);
+      // No Content-Type at all (a raw request; HTTP clients add one).
+      const noType = await new Promise<{ status: number; body: { code?: string } }>((resolve, reject) => {
+        const server = t.app.getHttpServer();
+        const listening = server.listening ? Promise.resolve() : new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+        void listening.then(() => {
+          const req = httpRequest(
+            { host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'POST', path: `${API}/media`, headers: { Authorization: auth('author'), 'Content-Disposition': 'attachment; filename="x.png"', 'Content-Length': body.length } },
+            (res) => {
+              let text = '';
+              res.on('data', (c) => (text += String(c)));
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { code?: string } }));
+            },
+          );
+          req.on('error', reject);
+          req.end(body);
+        });
+      });
+      expect([noType.status, noType.body.code]).toEqual([400, 'rest_upload_no_content_type']);
     });
 
     it('sniffs the bytes: a file whose content disagrees with its name or its Content-Type is refused', async () => {
