@@ -177,10 +177,10 @@ describe('media', () => {
     });
 
     it('sniffs the bytes: a file whose content disagrees with its name or its Content-Type is refused', async () => {
-      expectRestError(await upload(Buffer.from('<?php system($_GET["c"]); ?>'), 'evil.png'), 'rest_upload_type_mismatch', 400);
+      expectRestError(await upload(Buffer.from('<?php system($_GET["c"]); ?>'), 'evil.png'), 'rest_upload_sideload_error', 400);
       const jpeg = await sharp(await png(20, 20)).jpeg().toBuffer();
-      expectRestError(await upload(jpeg, 'photo.png'), 'rest_upload_type_mismatch', 400);
-      expectRestError(await upload(await png(20, 20), 'box.png', 'image/gif'), 'rest_upload_type_mismatch', 400);
+      expectRestError(await upload(jpeg, 'photo.png'), 'rest_upload_sideload_error', 400);
+      expectRestError(await upload(await png(20, 20), 'box.png', 'image/gif'), 'rest_upload_sideload_error', 400);
       // Names and types that are not allowed at all.
       expectRestError(await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.svg', 'image/svg+xml'), 'rest_upload_sideload_error', 400);
       expectRestError(await upload(Buffer.from('<?php echo 1;'), 'shell.php', 'application/x-php'), 'rest_upload_sideload_error', 400);
@@ -316,6 +316,23 @@ describe('media', () => {
       expect(files().filter((f) => f.includes('doomed'))).toEqual([]);
       expect(await t.dataSource.getRepository(PostEntity).countBy({ id })).toBe(0);
       expect(await t.dataSource.getRepository(PostMetaEntity).countBy({ postId: id })).toBe(0);
+    });
+
+    it('leaves no file and no row behind when the database refuses the attachment (db_update_error 500)', async () => {
+      const rows = await t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' });
+      const before = files();
+      // The database layer fails the attachment's insert, after its files were stored.
+      const failing = { beforeInsert: (event: { entity?: { type?: string } }) => {
+        if (event.entity?.type === 'attachment') throw new Error('database unavailable');
+      } };
+      t.dataSource.subscribers.push(failing as never);
+      try {
+        expectRestError(await upload(await png(), 'no-database.png'), 'db_update_error', 500);
+      } finally {
+        t.dataSource.subscribers.splice(t.dataSource.subscribers.indexOf(failing as never), 1);
+      }
+      expect(files()).toEqual(before);
+      expect(await t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' })).toBe(rows);
     });
 
     it('leaves no file and no row behind when storing fails (db_update_error 500)', async () => {

@@ -307,13 +307,13 @@ export class AttachmentResource extends PostTypeResource {
     if (sniffed) {
       const bySniff = mimeOfName(`x.${sniffed.ext}`, { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES, ...types });
       if (bySniff?.mime !== byName.mime && sniffed.mime !== byName.mime) {
-        throw new RestException('rest_upload_type_mismatch', `The file's content (${sniffed.mime}) does not match its name (${byName.mime}).`, 400);
+        throw new RestException('rest_upload_sideload_error', `The file's content (${sniffed.mime}) does not match its name (${byName.mime}).`, 400);
       }
     } else if (!byName.mime.startsWith('text/') && !SIGNATURELESS.has(byName.mime)) {
-      throw new RestException('rest_upload_type_mismatch', `The file's content does not match its name (${byName.mime}).`, 400);
+      throw new RestException('rest_upload_sideload_error', `The file's content does not match its name (${byName.mime}).`, 400);
     }
     if (declaredType && declaredType !== 'application/octet-stream' && declaredType !== byName.mime && declaredType !== sniffed?.mime) {
-      throw new RestException('rest_upload_type_mismatch', `The file's type (${declaredType}) does not match its content (${byName.mime}).`, 400);
+      throw new RestException('rest_upload_sideload_error', `The file's type (${declaredType}) does not match its content (${byName.mime}).`, 400);
     }
     return byName;
   }
