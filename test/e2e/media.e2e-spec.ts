@@ -227,6 +227,24 @@ describe('media', () => {
       expect(turned.body.media_details.sizes.medium).toMatchObject({ width: 150, height: 300 });
     });
 
+    it('takes a short EXIF ImageDescription as title and caption when there is no IPTC, as WordPress reads it', async () => {
+      const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 90, g: 90, b: 90 } } })
+        .jpeg()
+        .withExif({ IFD0: { ImageDescription: 'Sunset over the bay', Model: 'Camera X100', Copyright: 'Jo Photographer' } })
+        .toBuffer();
+      const res = await upload(jpeg, 'DSC_0042.jpg', 'image/jpeg').expect(201);
+      expect([res.body.title.raw, res.body.caption.raw]).toEqual(['Sunset over the bay', 'Sunset over the bay']);
+      expect(res.body.media_details.image_meta).toMatchObject({ title: 'Sunset over the bay', caption: 'Sunset over the bay', camera: 'Camera X100', copyright: 'Jo Photographer' });
+      // A long description is a caption only; the title falls back to the file name.
+      const long = 'A very long description of the picture that goes on and on, well past eighty bytes of text.';
+      const described = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 90, g: 90, b: 90 } } })
+        .jpeg()
+        .withExif({ IFD0: { ImageDescription: long } })
+        .toBuffer();
+      const res2 = await upload(described, 'DSC_0043.jpg', 'image/jpeg').expect(201);
+      expect([res2.body.title.raw, res2.body.caption.raw]).toEqual(['DSC_0043', long]);
+    });
+
     it('reads the length and format of audio', async () => {
       // Two seconds of silence: 8 kHz, mono, 16-bit PCM in a RIFF/WAVE file.
       const rate = 8000;
