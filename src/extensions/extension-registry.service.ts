@@ -99,6 +99,14 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredF
     this.imageSizeMap.set(name, { name, width: Math.max(0, Math.trunc(size.width)), height: Math.max(0, Math.trunc(size.height)), crop: size.crop ?? false });
   }
 
+  /**
+   * Adds a role (`add_role()`), kept in code rather than in the `<prefix>user_roles` option: a role of the same name
+   * stored in the database wins. Role names are the `roles` values users may get.
+   */
+  registerRole(name: string, role: { name: string; capabilities: Record<string, boolean> }): void {
+    this.content.registerRole(name, role);
+  }
+
   /** Image sizes registered by extensions, in registration order. */
   imageSizes(): Array<{ name: string; width: number; height: number; crop: boolean }> {
     return [...this.imageSizeMap.values()];

@@ -130,8 +130,8 @@ describe('create', () => {
     expect(await t.dataSource.getRepository(UserEntity).countBy([{ login: 'slashy' }, { login: 'empty' }])).toBe(0);
   });
 
-  it('rejects an unknown role with rest_user_invalid_role 400 and creates nothing', async () => {
-    expectRestError(await send('post', '/users', { username: 'baby', email: 'baby@example.com', password: 'x', roles: ['baby'] }, 'administrator'), 'rest_user_invalid_role', 400);
+  it('rejects an unknown role by argument validation (rest_invalid_param 400, the schema enum) and creates nothing', async () => {
+    expectRestError(await send('post', '/users', { username: 'baby', email: 'baby@example.com', password: 'x', roles: ['baby'] }, 'administrator'), 'rest_invalid_param', 400);
     expect(await t.dataSource.getRepository(UserEntity).countBy({ login: 'baby' })).toBe(0);
   });
 
@@ -220,9 +220,9 @@ describe('update', () => {
     expect(await meta(user.id, `${TEST_PREFIX}user_level`)).toBe('7');
   });
 
-  it('refuses an unknown role with rest_user_invalid_role 400 and keeps the roles', async () => {
+  it('refuses an unknown role by argument validation (rest_invalid_param 400) and keeps the roles', async () => {
     const user = await freshUser('author');
-    expectRestError(await send('put', `/users/${user.id}`, { roles: ['BeSharp'] }, 'administrator'), 'rest_user_invalid_role', 400);
+    expectRestError(await send('put', `/users/${user.id}`, { roles: ['BeSharp'] }, 'administrator'), 'rest_invalid_param', 400);
     expect(await meta(user.id, `${TEST_PREFIX}capabilities`)).toBe('a:1:{s:6:"author";b:1;}');
   });
 

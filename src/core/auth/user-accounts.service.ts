@@ -210,7 +210,9 @@ export class UserAccountsService {
   private async roleDefinitions(manager: EntityManager): Promise<Record<string, RoleDefinition>> {
     const row = await manager.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } });
     const value = row ? maybeUnserialize(row.value) : null;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, RoleDefinition>) : {};
+    const stored = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, RoleDefinition>) : {};
+    // Roles extensions register in code count too (a stored one of the same name wins).
+    return { ...this.roles.registeredRoles(), ...stored };
   }
 
   private async checkRoles(manager: EntityManager, roles: readonly string[]): Promise<Record<string, RoleDefinition>> {

@@ -61,6 +61,18 @@ export class ContentRegistry {
     return status;
   }
 
+  /** Adds a role kept in code (`add_role()` of an extension); a role of the same name stored in the database wins. */
+  registerRole(name: string, role: { name: string; capabilities: Record<string, boolean> }): void {
+    this.roleMap.set(name, { name: role.name, capabilities: { ...role.capabilities } });
+  }
+
+  /** Roles registered in code. */
+  registeredRoles(): Record<string, { name: string; capabilities: Record<string, boolean> }> {
+    return Object.fromEntries(this.roleMap);
+  }
+
+  private readonly roleMap = new Map<string, { name: string; capabilities: Record<string, boolean> }>();
+
   freeze(): void {
     this.frozen = true;
   }

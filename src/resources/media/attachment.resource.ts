@@ -87,6 +87,8 @@ export class AttachmentResource extends PostTypeResource {
     const props = schema.properties;
     delete props.password;
     delete props.template;
+    // An attachment's parent is `post`.
+    delete props.parent;
     const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
     props.alt_text = { description: 'Alternative text to display when attachment is not displayed.', type: 'string', context: all, arg_options: { sanitize: (v) => sanitizeTextField(String(v)) } };
     props.caption = textObject('The attachment caption.', 'Caption for the attachment, as it exists in the database.', 'HTML caption for the attachment, transformed for display.');

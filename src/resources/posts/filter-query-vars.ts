@@ -3,15 +3,49 @@ import { PostQuery, PostsService } from './posts.service';
 
 /** Query variables anyone may pass through `filter[...]`. */
 export const PUBLIC_QUERY_VARS = ['s', 'p', 'name', 'author', 'author_name', 'cat', 'category_name', 'tag', 'tag_id', 'year', 'monthnum', 'day', 'orderby', 'order'];
-/** Query variables that need the type's `edit_posts` (the reference's private query vars). */
-export const PRIVATE_QUERY_VARS = ['posts_per_page', 'offset', 'post_status', 'post_parent'];
+/**
+ * The reference's `rest_query_vars`, added for every caller (`prepare_items_query`): paging, ids, parents, authors,
+ * menu order, sticky handling and date queries.
+ */
+export const REST_QUERY_VARS = [
+  'posts_per_page', 'offset', 'post__in', 'post__not_in', 'post_parent', 'post_parent__in', 'post_parent__not_in',
+  'author__in', 'author__not_in', 'menu_order', 'ignore_sticky_posts', 'date_query',
+];
+/** Query variables that need the type's `edit_posts` (the reference's private query vars, those served here). */
+export const PRIVATE_QUERY_VARS = ['post_status', 'posts_per_archive_page', 'showposts', 'category__in', 'category__not_in', 'tag__in', 'tag__not_in'];
 
 const ORDERBY: Record<string, string> = { date: 'date', ID: 'id', id: 'id', title: 'title', name: 'slug', modified: 'modified', parent: 'parent', menu_order: 'menu_order', author: 'author' };
 
 function list(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String).filter(Boolean);
+  if (value && typeof value === 'object') return Object.values(value).map(String).filter(Boolean);
   return String(value)
     .split(/[\s,]+/)
     .filter(Boolean);
+}
+
+/** A list of whole numbers (`wp_parse_id_list`). */
+function ids(value: unknown): number[] {
+  return list(value)
+    .map((v) => Math.abs(Math.trunc(Number(v))))
+    .filter((n) => Number.isFinite(n));
+}
+
+/** A date of a `date_query` clause (`'2024-01-31'`, an RFC 3339 time, or `{year, month, day}`) as a MySQL datetime. */
+function queryDate(value: unknown, end: boolean): string | undefined {
+  if (value && typeof value === 'object' && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    const year = Number(v.year);
+    if (!year) return undefined;
+    const month = Number(v.month ?? (end ? 12 : 1));
+    const day = Number(v.day ?? (end ? new Date(Date.UTC(year, month, 0)).getUTCDate() : 1));
+    const pad = (n: number) => String(n).padStart(2, '0');
+    return `${year}-${pad(month)}-${pad(day)} ${end ? '23:59:59' : '00:00:00'}`;
+  }
+  const text = String(value ?? '').trim();
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(text);
+  if (!match) return undefined;
+  return `${match[1]}-${match[2]}-${match[3]} ${match[4] ?? (end ? '23' : '00')}:${match[5] ?? (end ? '59' : '00')}:${match[6] ?? (end ? '59' : '00')}`;
 }
 
 /**
@@ -23,7 +57,7 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   const filter = req.get('filter');
   if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return query;
   const vars = filter as Record<string, unknown>;
-  const allowed = new Set([...PUBLIC_QUERY_VARS, ...(canEdit ? PRIVATE_QUERY_VARS : [])]);
+  const allowed = new Set([...PUBLIC_QUERY_VARS, ...REST_QUERY_VARS, ...(canEdit ? PRIVATE_QUERY_VARS : [])]);
   const q: PostQuery = { ...query, terms: [...query.terms] };
   const has = (name: string) => allowed.has(name) && vars[name] !== undefined && vars[name] !== '';
   if (has('s')) q.search = String(vars.s);
@@ -57,9 +91,43 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   }
   if (has('orderby') && ORDERBY[String(vars.orderby)]) q.orderby = ORDERBY[String(vars.orderby)];
   if (has('order')) q.order = String(vars.order).toUpperCase() === 'ASC' ? 'ASC' : 'DESC';
-  if (has('posts_per_page')) q.limit = Math.max(1, Math.min(100, Number(vars.posts_per_page) || q.limit));
+  const perPage = ['posts_per_page', 'showposts', 'posts_per_archive_page'].find(has);
+  if (perPage) {
+    q.limit = Math.max(1, Math.min(100, Number(vars[perPage]) || q.limit));
+    // The page is counted in the new page size, as WP_Query counts `paged` in `posts_per_page`.
+    if (!req.sent('offset')) q.offset = (Math.max(1, Number(req.get('page') ?? 1)) - 1) * q.limit;
+  }
   if (has('offset')) q.offset = Math.max(0, Number(vars.offset) || 0);
+  if (has('post__in')) q.include = ids(vars.post__in);
+  if (has('post__not_in')) q.exclude = [...q.exclude, ...ids(vars.post__not_in)];
+  if (has('post_parent')) q.parents = [Math.abs(Math.trunc(Number(vars.post_parent)))];
+  if (has('post_parent__in')) q.parents = ids(vars.post_parent__in);
+  if (has('post_parent__not_in')) q.parentsExclude = [...q.parentsExclude, ...ids(vars.post_parent__not_in)];
+  if (has('author__in')) q.authors = ids(vars.author__in);
+  if (has('author__not_in')) q.authorsExclude = [...q.authorsExclude, ...ids(vars.author__not_in)];
+  if (has('menu_order')) q.menuOrder = Math.trunc(Number(vars.menu_order)) || 0;
+  if (has('date_query') && vars.date_query && typeof vars.date_query === 'object') {
+    const dq = vars.date_query as Record<string, unknown>;
+    // One clause, given as it is or as the first of a list.
+    const clause = (dq.after !== undefined || dq.before !== undefined ? dq : dq[0] ?? dq['0']) as Record<string, unknown> | undefined;
+    if (clause && typeof clause === 'object') {
+      const inclusive = clause.inclusive === true || clause.inclusive === 'true' || clause.inclusive === '1';
+      const after = clause.after !== undefined ? queryDate(clause.after, inclusive ? false : true) : undefined;
+      const before = clause.before !== undefined ? queryDate(clause.before, inclusive ? true : false) : undefined;
+      if (after) q.after = inclusive ? shiftSecond(after, -1) : after;
+      if (before) q.before = inclusive ? shiftSecond(before, 1) : before;
+    }
+  }
   if (has('post_status')) q.statuses = list(vars.post_status);
-  if (has('post_parent')) q.parents = [Number(vars.post_parent)];
+  if (has('category__in')) q.terms.push({ taxonomy: 'category', termIds: ids(vars.category__in), exclude: false });
+  if (has('category__not_in')) q.terms.push({ taxonomy: 'category', termIds: ids(vars.category__not_in), exclude: true });
+  if (has('tag__in')) q.terms.push({ taxonomy: 'post_tag', termIds: ids(vars.tag__in), exclude: false });
+  if (has('tag__not_in')) q.terms.push({ taxonomy: 'post_tag', termIds: ids(vars.tag__not_in), exclude: true });
   return q;
+}
+
+/** A MySQL datetime moved by whole seconds (exclusive bounds made inclusive). */
+function shiftSecond(datetime: string, seconds: number): string {
+  const ms = Date.parse(`${datetime.replace(' ', 'T')}Z`) + seconds * 1000;
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }

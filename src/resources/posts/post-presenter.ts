@@ -120,6 +120,12 @@ export class PostPresenter {
   private readonly options: OptionsService;
   private readonly linkRelBase: string;
   private readonly respond: PostTypeView['respond'];
+  private readonly schemaOf: PostTypeView['schema'];
+
+  /** Whether the type's schema has `parent` (every type the posts resource serves; not attachments). */
+  private get hasParent(): boolean {
+    return this.schemaOf().properties.parent !== undefined;
+  }
 
   /** Made by a post type's resource: the injected services (`deps`) and what it knows of its type (`view`). */
   constructor(deps: Pick<PostTypeDependencies, 'posts' | 'options' | 'server'>, view: PostTypeView) {
@@ -129,6 +135,7 @@ export class PostPresenter {
     this.taxonomies = view.taxonomies;
     this.registeredMeta = view.registeredMeta;
     this.respond = view.respond;
+    this.schemaOf = view.schema;
     this.posts = deps.posts;
     this.options = deps.options;
     this.linkRelBase = deps.server.options.linkRelBase;
@@ -318,7 +325,7 @@ export class PostPresenter {
     }
     if (supports('author')) data.author = post.author;
     if (supports('thumbnail')) data.featured_media = Number(extras.thumbnail ?? 0) || 0;
-    if (this.type.hierarchical) data.parent = post.parent;
+    if (this.hasParent) data.parent = post.parent;
     if (supports('page-attributes')) data.menu_order = post.menuOrder;
     if (supports('comments')) {
       data.comment_status = post.commentStatus;

@@ -27,7 +27,8 @@ export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject
   const take = (name: string) => (props[name] = structuredClone(POST_PROPERTIES[name]));
   for (const name of ['date', 'date_gmt', 'guid', 'id', 'link', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'password']) take(name);
   props.status.enum = statuses;
-  if (type.hierarchical) take('parent');
+  // The spec: every post has a `parent` (0 when none), pages and plain posts alike.
+  take('parent');
   const supports = (feature: string) => typeSupports(type, feature);
   if (supports('title')) take('title');
   if (supports('editor')) take('content');

@@ -112,10 +112,9 @@ export class PostTypeResource extends RestController {
     args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
     // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
     args.filter = { description: 'Use WP Query arguments to modify the response; private query vars require appropriate authorization.' };
-    if (this.type.hierarchical) {
-      args.parent = this.idListArg('Limit result set to items with particular parent IDs.');
-      args.parent_exclude = this.idListArg('Limit result set to all items except those of a particular parent ID.');
-    }
+    if (this.type.hierarchical) args.parent = this.idListArg('Limit result set to items with particular parent IDs.');
+    // The spec's collection table: pages take `parent`, posts as well as pages take `parent_exclude`.
+    args.parent_exclude = this.idListArg('Limit result set to all items except those of a particular parent ID.');
     if (this.type.supports['page-attributes']) {
       args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
     }

@@ -22,6 +22,7 @@ import { exposedMetaKeys, metaInput, metaResponse, metaSchemaProperties } from '
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { USER_SCHEMA } from './users.schema';
+import { DEFAULT_ROLES } from '../../core/database/site-install';
 import { UserQuery, UsersService } from './users.service';
 
 const PROFILE_KEYS = ['first_name', 'last_name', 'nickname', 'description', 'locale'];
@@ -93,7 +94,40 @@ export class UsersResource extends RestController {
     p.url.arg_options = { sanitize: (v) => sanitizeSavedUrl(String(v)) };
     p.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
     schema.properties.meta.properties = metaSchemaProperties(exposedMetaKeys(this.extensions, 'user'));
+    // The spec: the allowed `roles` are the schema's enum, the site's roles (extensions' included), checked as
+    // arguments are (rest_invalid_param).
+    p.roles.items = { type: 'string', enum: this.roleNames() };
+    p.roles.arg_options = { validate: (v, name) => this.validRoles(v, name) };
     return schema;
+  }
+
+  /** The site's role names as this node last read them (WordPress's defaults and registered ones before that). */
+  private roleNames(): string[] {
+    return this.roles.known ?? [...new Set([...Object.keys(DEFAULT_ROLES), ...Object.keys(this.content.registeredRoles())])];
+  }
+
+  /** `roles`: a list of known role names. */
+  private validRoles(value: unknown, name: string): true | string {
+    const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : null;
+    if (!list) return `${name} is not of type array.`;
+    const known = this.roleNames();
+    for (let i = 0; i < list.length; i++) {
+      if (typeof list[i] !== 'string' || !known.includes(list[i] as string)) return `${name}[${i}] is not one of ${known.join(', ')}.`;
+    }
+    return true;
+  }
+
+  /** The schema as published, with the role names as this node knows them now. */
+  override getPublicItemSchema(): ItemSchema {
+    const schema = super.getPublicItemSchema();
+    const roles = schema.properties.roles;
+    if (!roles) return schema;
+    return { ...schema, properties: { ...schema.properties, roles: { ...roles, items: { type: 'string', enum: this.roleNames() } } } };
+  }
+
+  /** Reads the site's roles once the application is up, so that the enum holds roles stored in the database. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.roles.roles();
   }
 
   readonly readArgs = () => ({ id: USER_ID, context: this.getContextParam({ default: 'view' }) });
