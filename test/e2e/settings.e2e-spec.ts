@@ -492,12 +492,11 @@ describe('OPTIONS', () => {
     expect(schema.properties).not.toHaveProperty('fixture_not_rest');
   });
 
-  it('describes GET without arguments and the update endpoint with one optional argument per setting', async () => {
+  it('describes GET with context only (the spec refuses an invalid context on every GET) and the update endpoint with one optional argument per setting', async () => {
     const res = await options('administrator').expect(200);
     expect(res.body.methods).toEqual(['GET', 'POST', 'PUT', 'PATCH']);
     expect(res.body.endpoints.map((e: { methods: string[] }) => e.methods)).toEqual([['GET'], ['POST', 'PUT', 'PATCH']]);
-    // The reference encodes an endpoint without arguments as an empty JSON array.
-    expect(res.body.endpoints[0].args).toEqual([]);
+    expect(Object.keys(res.body.endpoints[0].args)).toEqual(['context']);
     const args = res.body.endpoints[1].args;
     expect(Object.keys(args)).toEqual([...WP_KEYS, ...FIXTURE_KEYS]);
     expect(args.title).toEqual({ description: 'Site title.', type: 'string', required: false });

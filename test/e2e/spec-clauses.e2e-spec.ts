@@ -125,4 +125,27 @@ describe('spec clauses followed over current WordPress', () => {
       expect(JSON.stringify(refused.body.data.params)).toContain('roles');
     });
   });
+
+  describe('other clauses found going through the spec', () => {
+    it('refuses an invalid context on settings, as on every GET', async () => {
+      expectRestError(await t.http.get(`${API}/settings?context=bogus`).set('Authorization', auth('administrator')), 'rest_invalid_param', 400);
+      await t.http.get(`${API}/settings?context=view`).set('Authorization', auth('administrator')).expect(200);
+    });
+
+    it('takes offset on the terms of a hierarchical taxonomy too', async () => {
+      for (const name of ['Offset A', 'Offset B', 'Offset C']) {
+        await t.http.post(`${API}/categories`).set('Authorization', auth('administrator')).send({ name }).expect(201);
+      }
+      const all = (await t.http.get(`${API}/categories?per_page=100`).expect(200)).body.map((c: { id: number }) => c.id);
+      const offset = (await t.http.get(`${API}/categories?per_page=100&offset=2`).expect(200)).body.map((c: { id: number }) => c.id);
+      expect(offset).toEqual(all.slice(2));
+      expect((await t.http.get(`${API}/categories?offset=1000`).expect(200)).body).toEqual([]);
+    });
+
+    it('reads filter[posts_per_page]=-1 as all of a page (100), not as one', async () => {
+      const res = await t.http.get(`${API}/posts?filter[posts_per_page]=-1`).expect(200);
+      expect(res.body.length).toBe(Number(res.headers['x-cms-total']));
+      expect(res.body.length).toBeGreaterThan(1);
+    });
+  });
 });

@@ -118,10 +118,10 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       expectRestError(await call('post', '/terms/genre', 'administrator').send({ name: 'x' }), 'rest_no_route', 404);
     });
 
-    it('lists the categories query params: context, exclude, hide_empty, include, order, orderby, page, parent, per_page, post, search, slug', async () => {
+    it('lists the categories query params: context, exclude, hide_empty, include, offset (the spec gives every terms collection offset), order, orderby, page, parent, per_page, post, search, slug', async () => {
       const res = await call('options', '/categories').expect(200);
       expect(Object.keys(res.body.endpoints[0].args).sort()).toEqual(
-        ['context', 'exclude', 'hide_empty', 'include', 'order', 'orderby', 'page', 'parent', 'per_page', 'post', 'search', 'slug'],
+        ['context', 'exclude', 'hide_empty', 'include', 'offset', 'order', 'orderby', 'page', 'parent', 'per_page', 'post', 'search', 'slug'],
       );
       expect(Object.keys((await call('options', '/genres').expect(200)).body.endpoints[0].args)).toContain('parent');
     });

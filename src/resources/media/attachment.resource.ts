@@ -94,6 +94,7 @@ export class AttachmentResource extends PostTypeResource {
     props.caption = textObject('The attachment caption.', 'Caption for the attachment, as it exists in the database.', 'HTML caption for the attachment, transformed for display.');
     props.description = textObject('The attachment description.', 'Description for the attachment, as it exists in the database.', 'HTML description for the attachment, transformed for display.');
     props.description.context = ['view', 'edit'];
+    (props.description.properties as Record<string, JsonSchema>).rendered.context = ['view', 'edit'];
     props.media_type = { description: 'Attachment type.', type: 'string', enum: ['image', 'file'], context: all, readonly: true };
     props.mime_type = { description: 'The attachment MIME type.', type: 'string', context: all, readonly: true };
     props.media_details = { description: 'Details about the media file, specific to its type.', type: 'object', context: all, readonly: true };

@@ -82,7 +82,10 @@ export function mimeOfName(name: string, types: Readonly<Record<string, string>>
 
 /** The top-level types of the allowed MIME types (`media_type` of the collection). */
 export function mediaTypes(types: Readonly<Record<string, string>> = ALLOWED_MIME_TYPES): string[] {
-  return [...new Set(Object.values(types).map((m) => m.split('/')[0]))];
+  // In the order WordPress lists them (its text formats hold an application type, listed before audio).
+  const order = ['image', 'video', 'text', 'application', 'audio'];
+  const found = [...new Set(Object.values(types).map((m) => m.split('/')[0]))];
+  return [...order.filter((t) => found.includes(t)), ...found.filter((t) => !order.includes(t))];
 }
 
 const SPECIAL_CHARS = ['?', '[', ']', '/', '\\', '=', '<', '>', ':', ';', ',', "'", '"', '&', '$', '#', '*', '(', ')', '|', '~', '`', '!', '{', '}', '%', '+', '’', '«', '»', '”', '“', '\0'];

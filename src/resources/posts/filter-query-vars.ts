@@ -93,7 +93,9 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   if (has('order')) q.order = String(vars.order).toUpperCase() === 'ASC' ? 'ASC' : 'DESC';
   const perPage = ['posts_per_page', 'showposts', 'posts_per_archive_page'].find(has);
   if (perPage) {
-    q.limit = Math.max(1, Math.min(100, Number(vars[perPage]) || q.limit));
+    // -1 is WP_Query's "all of them": as many as a page may hold here (100).
+    const asked = Math.trunc(Number(vars[perPage]));
+    q.limit = asked === -1 ? 100 : Math.max(1, Math.min(100, asked || q.limit));
     // The page is counted in the new page size, as WP_Query counts `paged` in `posts_per_page`.
     if (!req.sent('offset')) q.offset = (Math.max(1, Number(req.get('page') ?? 1)) - 1) * q.limit;
   }

@@ -12,7 +12,12 @@ const manageOptions = (req: RestRequest, h: SettingsHandlers) => h.settings.perm
 export class SettingsHandlers {
   constructor(readonly settings: SettingsResource) {}
 
-  @RestRoute('/settings', { methods: Methods.READABLE, args: {}, schema })
+  // The spec: a GET with an invalid `context` is refused (WordPress's settings route takes none).
+  @RestRoute('/settings', {
+    methods: Methods.READABLE,
+    args: { context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' } },
+    schema,
+  })
   @Allow(manageOptions)
   get(req: RestRequest) {
     return this.settings.getItem(req);

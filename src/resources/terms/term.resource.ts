@@ -89,7 +89,8 @@ export class TermResource extends RestController {
       slug: { description: 'Limit result set to resources with one or more specific slugs.', type: 'array', items: { type: 'string' } },
     };
     if (this.taxonomy.hierarchical) args.parent = { description: 'Limit result set to resources assigned to a specific parent.', type: 'integer' };
-    else args.offset = { description: 'Offset the result set by a specific number of items.', type: 'integer' };
+    // The spec's collection table gives terms `offset`, hierarchical taxonomies included.
+    args.offset = { description: 'Offset the result set by a specific number of items.', type: 'integer' };
     return args;
   }
 
