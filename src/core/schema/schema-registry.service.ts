@@ -52,6 +52,8 @@ export class SchemaRegistry {
 function publicArg(arg: RouteArg): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of PUBLIC_ARG_KEYWORDS) if (arg[key] !== undefined && arg[key] !== null) out[key] = arg[key];
+  // PHP encodes an empty property map (`meta` without registered keys) as an empty JSON array, as in the schema.
+  if (out.properties && typeof out.properties === 'object' && !Array.isArray(out.properties) && !Object.keys(out.properties).length) out.properties = [];
   out.required = arg.required === true;
   return out;
 }
