@@ -108,9 +108,13 @@ describe('media: upload limits and memory', () => {
       if (!chunk) break;
       if (!socket.write(chunk)) {
         await new Promise<void>((resolve) => {
-          const done = () => resolve();
+          const done = () => {
+            socket.off('drain', done).off('close', done).off('error', done);
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(done, 200);
           socket.once('drain', done).once('close', done).once('error', done);
-          setTimeout(done, 200);
         });
       }
     }

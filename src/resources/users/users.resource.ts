@@ -101,7 +101,11 @@ export class UsersResource extends RestController {
     return schema;
   }
 
-  /** The site's role names as this node last read them (WordPress's defaults and registered ones before that). */
+  /**
+   * The site's role names as this node last read them — every authenticated request reads them, before its arguments
+   * are checked — and before the first read, WordPress's defaults with the registered ones. (Never read at start:
+   * the tables may not exist before migrations.)
+   */
   private roleNames(): string[] {
     return this.roles.known ?? [...new Set([...Object.keys(DEFAULT_ROLES), ...Object.keys(this.content.registeredRoles())])];
   }
@@ -125,10 +129,6 @@ export class UsersResource extends RestController {
     return { ...schema, properties: { ...schema.properties, roles: { ...roles, items: { type: 'string', enum: this.roleNames() } } } };
   }
 
-  /** Reads the site's roles once the application is up, so that the enum holds roles stored in the database. */
-  async onApplicationBootstrap(): Promise<void> {
-    await this.roles.roles();
-  }
 
   readonly readArgs = () => ({ id: USER_ID, context: this.getContextParam({ default: 'view' }) });
   readonly currentArgs = () => ({ context: this.getContextParam({ default: 'view' }) });
