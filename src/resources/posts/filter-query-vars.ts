@@ -93,9 +93,10 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   if (has('order')) q.order = String(vars.order).toUpperCase() === 'ASC' ? 'ASC' : 'DESC';
   const perPage = ['posts_per_page', 'showposts', 'posts_per_archive_page'].find(has);
   if (perPage) {
-    // -1 is WP_Query's "all of them": as many as a page may hold here (100).
+    // A size from 1 to 100; anything else (-1, WP_Query's "all of them", included) leaves per_page's, as the
+    // reference's test_get_items_invalid_posts_per_page_ignored expects.
     const asked = Math.trunc(Number(vars[perPage]));
-    q.limit = asked === -1 ? 100 : Math.max(1, Math.min(100, asked || q.limit));
+    q.limit = asked >= 1 ? Math.min(100, asked) : q.limit;
     // The page is counted in the new page size, as WP_Query counts `paged` in `posts_per_page`.
     if (!req.sent('offset')) q.offset = (Math.max(1, Number(req.get('page') ?? 1)) - 1) * q.limit;
   }
