@@ -142,6 +142,11 @@ describe('spec clauses followed over current WordPress', () => {
       expect((await t.http.get(`${API}/categories?offset=1000`).expect(200)).body).toEqual([]);
     });
 
+    it('writes boolean parameters of the Link header as 1 and 0, as the reference does', async () => {
+      const res = await t.http.get(`${API}/posts?sticky=false&per_page=1`).expect(200);
+      expect(res.headers.link).toContain('sticky=0&per_page=1&page=2>; rel="next"');
+    });
+
     it('ignores an invalid filter[posts_per_page] (-1, 0): the page keeps per_page, as the reference tests it', async () => {
       const total = Number((await t.http.get(`${API}/posts`).expect(200)).headers['x-cms-total']);
       expect(total).toBeGreaterThan(3);

@@ -295,6 +295,8 @@ function appendQuery(pairs: string[], key: string, value: unknown): void {
   else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v);
   } else if (value === '') pairs.push(encodeURIComponent(key));
+  // http_build_query writes booleans as 1 and 0 (the reference's links: `sticky=0`).
+  else if (typeof value === 'boolean') pairs.push(`${encodeURIComponent(key)}=${value ? 1 : 0}`);
   else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
 }
 
