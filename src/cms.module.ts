@@ -115,7 +115,7 @@ export class CmsModule {
         SettingsModule.register(internals, dataSourceName),
         posts,
         TermsModule.register(internals, dataSourceName),
-        CommentsModule.register(internals, dataSourceName),
+        CommentsModule.register(internals, posts, dataSourceName),
         MediaModule.register(internals, posts),
         ...extensions,
       ],

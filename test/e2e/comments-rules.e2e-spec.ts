@@ -1,10 +1,10 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { CmsExtensionRegistry, HookRegistry, RestException, RestRequest, RestResponse } from '../../src';
 import { CommentEntity } from '../../src/core/database/entities/comment.entity';
 import { CommentMetaEntity } from '../../src/core/database/entities/comment-meta.entity';
 import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { OptionsService } from '../../src/core/options/options.service';
+import { insertComment, unflood } from '../factories/comment.factory';
 import { createPost } from '../factories/post.factory';
 import { createUser, TestUser } from '../factories/user.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
@@ -117,42 +117,6 @@ class CommentFixturesModule {}
 
 // --- helpers -------------------------------------------------------------------------------------------------------
 
-let commentSeq = 0;
-
-function sqlDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-}
-
-async function insertComment(ds: DataSource, fields: Partial<CommentEntity> = {}): Promise<CommentEntity> {
-  commentSeq++;
-  const date = fields.date ?? sqlDate(Date.UTC(2024, 2, 1) + commentSeq * 60_000);
-  return ds.getRepository(CommentEntity).save({
-    postId: 0,
-    author: `Guest ${commentSeq}`,
-    authorEmail: `guest${commentSeq}@example.net`,
-    authorUrl: '',
-    authorIp: '192.0.2.1',
-    date,
-    dateGmt: fields.dateGmt ?? date,
-    content: `Stored comment ${commentSeq}`,
-    karma: 0,
-    approved: '1',
-    agent: '',
-    type: 'comment',
-    parent: 0,
-    userId: 0,
-    ...fields,
-  });
-}
-
-/** Moves the comments of the last minutes two hours back, so that a test meets comment_flood only on purpose. */
-async function unflood(ds: DataSource): Promise<void> {
-  const repo = ds.getRepository(CommentEntity);
-  const recent = sqlDate(Date.now() - 10 * 60_000);
-  const rows = await repo.createQueryBuilder('c').where('c.dateGmt >= :recent', { recent }).getMany();
-  const back = (s: string) => sqlDate(Date.parse(`${s.replace(' ', 'T')}Z`) - 2 * 3600_000);
-  for (const row of rows) await repo.update({ id: row.id }, { date: back(row.date), dateGmt: back(row.dateGmt) });
-}
 
 let t: TestApp;
 let owner: TestUser;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { OptionsService } from '../../src/core/options/options.service';
 import { CommentEntity } from '../../src/core/database/entities/comment.entity';
 import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { PostsService } from '../../src/resources/posts/posts.service';
+import { insertComment, sqlDate, unflood } from '../factories/comment.factory';
 import { createPost } from '../factories/post.factory';
 import { createUser, TestUser } from '../factories/user.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
@@ -45,47 +45,6 @@ type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber'
 type Caller = 'anonymous' | Role | TestUser;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
-let commentSeq = 0;
-
-/** `YYYY-MM-DD HH:MM:SS` of a UTC instant. */
-function sqlDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-}
-
-/** Writes a comment row the way WordPress stores it, straight into the table (dates a minute apart, in order). */
-async function insertComment(ds: DataSource, fields: Partial<CommentEntity> = {}): Promise<CommentEntity> {
-  commentSeq++;
-  const date = fields.date ?? sqlDate(Date.UTC(2024, 2, 1) + commentSeq * 60_000);
-  return ds.getRepository(CommentEntity).save({
-    postId: 0,
-    author: `Guest ${commentSeq}`,
-    authorEmail: `guest${commentSeq}@example.net`,
-    authorUrl: '',
-    authorIp: '192.0.2.1',
-    date,
-    dateGmt: fields.dateGmt ?? date,
-    content: `Stored comment ${commentSeq}`,
-    karma: 0,
-    approved: '1',
-    agent: '',
-    type: 'comment',
-    parent: 0,
-    userId: 0,
-    ...fields,
-  });
-}
-
-/**
- * WordPress refuses a second comment of the same user / IP / e-mail within 15 s (comment_flood): comments written in
- * the last few minutes are moved two hours back before each test, so that only the flood tests meet the rule.
- */
-async function unflood(ds: DataSource): Promise<void> {
-  const repo = ds.getRepository(CommentEntity);
-  const recent = sqlDate(Date.now() - 10 * 60_000);
-  const rows = await repo.createQueryBuilder('c').where('c.dateGmt >= :recent', { recent }).getMany();
-  const back = (s: string) => sqlDate(Date.parse(`${s.replace(' ', 'T')}Z`) - 2 * 3600_000);
-  for (const row of rows) await repo.update({ id: row.id }, { date: back(row.date), dateGmt: back(row.dateGmt) });
-}
 
 /** The gravatar URLs of an e-mail, as users' avatar_urls are built. */
 function avatarUrls(email: string): Record<string, string> {

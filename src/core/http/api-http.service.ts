@@ -199,22 +199,24 @@ export class ApiHttpService {
         });
       let parsed: ParsedBody;
       let user: Awaited<ReturnType<typeof authenticate>>;
-      const takesFiles = this.server.endpointFor(method, route)?.acceptsFiles === true;
       const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+      // Whether the route takes files: looked up only for bodies that may be files (not on the GET path).
+      const takesFiles = () => this.server.endpointFor(method, route)?.acceptsFiles === true;
       if (isMultipart(req) && !isPreParsed(req)) {
         // Files are read only by a route that takes them, and only once the caller is known: anything else is
         // refused before a byte of the body is read (the connection is closed rather than drained).
         try {
-          this.refuseDeclaredOverLimit(req, res, takesFiles);
+          const files = takesFiles();
+          this.refuseDeclaredOverLimit(req, res, files);
           user = await authenticate({});
-          if (!takesFiles) throw new RestException(...CoreErrors.multipartNotAccepted);
+          if (!files) throw new RestException(...CoreErrors.multipartNotAccepted);
         } catch (error) {
           closeAfterResponse(req, res);
           throw error;
         }
         parsed = await this.parseMultipart(req, res);
         temporary.push(...parsed.files.map((f) => f.path));
-      } else if (takesFiles && !PARAMETER_TYPES.has(contentType) && !isPreParsed(req) && BODY_METHODS.has((req.method ?? '').toUpperCase())) {
+      } else if (!PARAMETER_TYPES.has(contentType) && BODY_METHODS.has((req.method ?? '').toUpperCase()) && !isPreParsed(req) && takesFiles()) {
         // A raw upload: the caller first, then the body streamed to a temporary file within the upload limit.
         try {
           this.refuseDeclaredOverLimit(req, res, true);

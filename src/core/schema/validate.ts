@@ -46,6 +46,14 @@ export function parseList(value: unknown): unknown[] {
     .filter((part) => part !== '');
 }
 
+/** WordPress's `wp_parse_id_list()`: whole, non-negative ids from a list, a comma-separated string or one value, once each. */
+export function parseIdList(value: unknown): number[] {
+  const ids = parseList(value)
+    .map((v) => Math.abs(Math.trunc(Number(v))))
+    .filter((n) => Number.isFinite(n));
+  return [...new Set(ids)];
+}
+
 /** Parses a date-time the way `rest_parse_date` does; returns the timestamp in ms or `null`. */
 export function parseDateTime(value: string, forceUtc = false): number | null {
   const m = DATE_TIME_RE.exec(value);

@@ -22,8 +22,11 @@ import { RestServer } from '../../core/rest/rest-server.service';
 import { RestException } from '../../core/rest/rest.exception';
 import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
+import { parseIdList } from '../../core/schema/validate';
+import { sanitizeKey } from '../../core/registry/content-types';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
-import { canReadPost } from '../posts/post-access';
+import { canReadPost, postLoader } from '../posts/post-access';
+import { PostsService } from '../posts/posts.service';
 import { permalink, PLAIN_LINK_STATUSES } from '../posts/permalink';
 import { samePassword } from '../posts/post-presenter';
 import { CommentFields, CommentPage, CommentQuery, CommentsService } from './comments.service';
@@ -46,11 +49,6 @@ interface CommentBatch {
 }
 
 const COMMENT_ID: RouteArg = { description: 'Unique identifier for the object.', type: 'integer' };
-
-/** WordPress's `sanitize_key()`. */
-function sanitizeKey(value: unknown): string {
-  return String(value ?? '').toLowerCase().replace(/[^a-z0-9_-]/g, '');
-}
 
 /** WordPress's `sanitize_email()`, reduced to what reaches the database: a valid address, trimmed, or `''`. */
 function sanitizeEmail(value: string): string {
@@ -82,6 +80,7 @@ export class CommentResource extends RestController {
     hooks: HookRegistry,
     private readonly content: ContentRegistry,
     private readonly comments: CommentsService,
+    private readonly posts: PostsService,
     private readonly options: OptionsService,
   ) {
     super(server, extensions, hooks);
@@ -121,8 +120,8 @@ export class CommentResource extends RestController {
       link: { description: 'URL to the object.', type: 'string', format: 'uri', context: all, readonly: true },
       parent: { description: 'The id for the parent of the object.', type: 'integer', context: all, default: 0 },
       post: { description: 'The id of the associated post object.', type: 'integer', context: ['view', 'edit'], default: 0 },
-      status: { description: 'State of the object.', type: 'string', context: ['view', 'edit'], arg_options: { sanitize: sanitizeKey } },
-      type: { description: 'Type of Comment for the object.', type: 'string', context: all, default: 'comment', arg_options: { sanitize: sanitizeKey } },
+      status: { description: 'State of the object.', type: 'string', context: ['view', 'edit'], arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) } },
+      type: { description: 'Type of Comment for the object.', type: 'string', context: all, default: 'comment', arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) } },
     };
     props.author_avatar_urls = {
       description: 'Avatar URLs for the object author.',
@@ -180,8 +179,8 @@ export class CommentResource extends RestController {
       parent: this.idListArg('Limit result set to resources of specific parent ids.'),
       parent_exclude: this.idListArg('Ensure result set excludes specific parent ids.'),
       post: this.idListArg('Limit result set to resources assigned to specific post ids.'),
-      status: { description: 'Limit result set to comments assigned a specific status. Requires authorization.', type: 'string', default: 'approve', sanitize: sanitizeKey },
-      type: { description: 'Limit result set to comments assigned a specific type. Requires authorization.', type: 'string', default: 'comment', sanitize: sanitizeKey },
+      status: { description: 'Limit result set to comments assigned a specific status. Requires authorization.', type: 'string', default: 'approve', sanitize: (v) => sanitizeKey(String(v ?? '')) },
+      type: { description: 'Limit result set to comments assigned a specific type. Requires authorization.', type: 'string', default: 'comment', sanitize: (v) => sanitizeKey(String(v ?? '')) },
       password: { description: 'The password for the post if it is password protected.', type: 'string' },
     };
   }
@@ -195,12 +194,8 @@ export class CommentResource extends RestController {
     });
   }
 
-  /** Posts by id, batched across a request and its embedded sub-requests (the same loader as the posts resource). */
   private postLoader(req: RestRequest) {
-    return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
-      const rows = await this.comments.postsByIds(ids);
-      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
-    });
+    return postLoader(req, this.posts);
   }
 
   private async loadPost(req: RestRequest, id: number): Promise<PostEntity | null> {
@@ -247,7 +242,7 @@ export class CommentResource extends RestController {
     const type = this.content.postType(post.type);
     if (!type || !type.show_in_rest) return false;
     if (post.password) {
-      const single = idList(req.get('post')).length === 1 || req.has('id');
+      const single = parseIdList(req.get('post')).length === 1 || req.has('id');
       const password = req.get<string>('password');
       if (!(single && password && samePassword(post.password, password))) return this.can(req, 'edit_post', post);
     }
@@ -271,7 +266,7 @@ export class CommentResource extends RestController {
 
   async canList(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
-    for (const id of idList(req.get('post'))) {
+    for (const id of parseIdList(req.get('post'))) {
       if (id) {
         const post = await this.loadPost(req, id);
         if (post && !(await this.canReadPostOf(post, req))) {
@@ -389,13 +384,13 @@ export class CommentResource extends RestController {
       return value ? (clock.restDateWithGmt(value)?.[0] ?? undefined) : undefined;
     };
     let query: CommentQuery = {
-      postIn: idList(req.get('post')),
-      parentIn: idList(req.get('parent')),
-      parentNotIn: idList(req.get('parent_exclude')),
-      include: idList(req.get('include')),
-      exclude: idList(req.get('exclude')),
-      authorIn: idList(req.get('author')),
-      authorNotIn: idList(req.get('author_exclude')),
+      postIn: parseIdList(req.get('post')),
+      parentIn: parseIdList(req.get('parent')),
+      parentNotIn: parseIdList(req.get('parent_exclude')),
+      include: parseIdList(req.get('include')),
+      exclude: parseIdList(req.get('exclude')),
+      authorIn: parseIdList(req.get('author')),
+      authorNotIn: parseIdList(req.get('author_exclude')),
       authorEmail: req.get<string>('author_email') || undefined,
       karma: req.has('karma') ? Math.abs(Math.trunc(Number(req.get('karma')))) : undefined,
       search: req.get<string>('search') ?? '',
@@ -790,13 +785,6 @@ export class CommentResource extends RestController {
     if (batch.withChildren.has(comment.id)) links.set('children', [{ href: url(`${ns}/${this.restBase}?parent=${comment.id}`), attributes: {} }]);
     return links;
   }
-}
-
-/** WordPress's `wp_parse_id_list()`: ids from a list, a comma-separated string or one value. */
-function idList(value: unknown): number[] {
-  if (value === undefined || value === null || value === '') return [];
-  const items = Array.isArray(value) ? value : String(value).split(/[\s,]+/);
-  return [...new Set(items.map((v) => Math.abs(Math.trunc(Number(v)))).filter((n) => Number.isFinite(n)))];
 }
 
 /** An option that is on (`1`, `'1'`, `true`). */

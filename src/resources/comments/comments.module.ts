@@ -8,11 +8,14 @@ import { CommentsService } from './comments.service';
 /** Comments on posts: threads, moderation, trash, and the `replies` embedded in posts. */
 @Module({})
 export class CommentsModule {
-  /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
-  static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
+  /**
+   * `internals`: the CmsInternalsModule instance of the API; `posts`: the PostsModule instance (posts are read
+   * through its service); `dataSourceName`: the host's DataSource.
+   */
+  static register(internals: DynamicModule, posts: DynamicModule, dataSourceName?: string): DynamicModule {
     return {
       module: CommentsModule,
-      imports: [internals, TypeOrmModule.forFeature([CommentEntity, CommentMetaEntity, PostEntity, UserEntity], dataSourceName)],
+      imports: [internals, posts, TypeOrmModule.forFeature([CommentEntity, CommentMetaEntity, PostEntity, UserEntity], dataSourceName)],
       providers: [CommentsService, CommentResource, CommentsHandlers],
       exports: [CommentsService, CommentResource],
     };

@@ -203,12 +203,6 @@ export class CommentsService {
     return rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), `SELECT * FROM ${this.table(CommentEntity)} WHERE comment_ID IN (${placeholders(wanted.length)})`, wanted);
   }
 
-  async postsByIds(ids: readonly number[]): Promise<PostEntity[]> {
-    const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
-    if (!wanted.length) return [];
-    return rawEntities<PostEntity>(this.dataSource, this.dataSource.getMetadata(PostEntity), `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(wanted.length)})`, wanted);
-  }
-
   /** Which of the comments have a child that is approved or held (the `children` link). */
   async withChildren(ids: readonly number[]): Promise<Set<number>> {
     if (!ids.length) return new Set();

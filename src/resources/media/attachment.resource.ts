@@ -12,6 +12,7 @@ import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestException } from '../../core/rest/rest.exception';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
 import { PostTypeDependencies } from '../posts/post-type-resources.service';
+import { postLoader } from '../posts/post-access';
 import { permalink } from '../posts/permalink';
 import { PostTypeResource } from '../posts/post-type.resource';
 import { PostQuery } from '../posts/posts.service';
@@ -159,12 +160,8 @@ export class AttachmentResource extends PostTypeResource {
     });
   }
 
-  /** Posts by id, batched across a request (the same loader as the posts resource's). */
   private postLoader(req: RestRequest) {
-    return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
-      const rows = await this.posts.findByIds(ids);
-      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
-    });
+    return postLoader(req, this.posts);
   }
 
   protected override async preload(posts: PostEntity[], req: RestRequest): Promise<void> {

@@ -1,4 +1,5 @@
 import { RestRequest } from '../../core/rest/rest-request';
+import { parseIdList } from '../../core/schema/validate';
 import { PostQuery, PostsService } from './posts.service';
 
 /** Query variables anyone may pass through `filter[...]`. */
@@ -22,13 +23,6 @@ function list(value: unknown): string[] {
   return String(value)
     .split(/[\s,]+/)
     .filter(Boolean);
-}
-
-/** A list of whole numbers (`wp_parse_id_list`). */
-function ids(value: unknown): number[] {
-  return list(value)
-    .map((v) => Math.abs(Math.trunc(Number(v))))
-    .filter((n) => Number.isFinite(n));
 }
 
 /** A date of a `date_query` clause (`'2024-01-31'`, an RFC 3339 time, or `{year, month, day}`) as a MySQL datetime. */
@@ -101,13 +95,13 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
     if (!req.sent('offset')) q.offset = (Math.max(1, Number(req.get('page') ?? 1)) - 1) * q.limit;
   }
   if (has('offset')) q.offset = Math.max(0, Number(vars.offset) || 0);
-  if (has('post__in')) q.include = ids(vars.post__in);
-  if (has('post__not_in')) q.exclude = [...q.exclude, ...ids(vars.post__not_in)];
+  if (has('post__in')) q.include = parseIdList(vars.post__in);
+  if (has('post__not_in')) q.exclude = [...q.exclude, ...parseIdList(vars.post__not_in)];
   if (has('post_parent')) q.parents = [Math.abs(Math.trunc(Number(vars.post_parent)))];
-  if (has('post_parent__in')) q.parents = ids(vars.post_parent__in);
-  if (has('post_parent__not_in')) q.parentsExclude = [...q.parentsExclude, ...ids(vars.post_parent__not_in)];
-  if (has('author__in')) q.authors = ids(vars.author__in);
-  if (has('author__not_in')) q.authorsExclude = [...q.authorsExclude, ...ids(vars.author__not_in)];
+  if (has('post_parent__in')) q.parents = parseIdList(vars.post_parent__in);
+  if (has('post_parent__not_in')) q.parentsExclude = [...q.parentsExclude, ...parseIdList(vars.post_parent__not_in)];
+  if (has('author__in')) q.authors = parseIdList(vars.author__in);
+  if (has('author__not_in')) q.authorsExclude = [...q.authorsExclude, ...parseIdList(vars.author__not_in)];
   if (has('menu_order')) q.menuOrder = Math.trunc(Number(vars.menu_order)) || 0;
   if (has('date_query') && vars.date_query && typeof vars.date_query === 'object') {
     const dq = vars.date_query as Record<string, unknown>;
@@ -122,10 +116,10 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
     }
   }
   if (has('post_status')) q.statuses = list(vars.post_status);
-  if (has('category__in')) q.terms.push({ taxonomy: 'category', termIds: ids(vars.category__in), exclude: false });
-  if (has('category__not_in')) q.terms.push({ taxonomy: 'category', termIds: ids(vars.category__not_in), exclude: true });
-  if (has('tag__in')) q.terms.push({ taxonomy: 'post_tag', termIds: ids(vars.tag__in), exclude: false });
-  if (has('tag__not_in')) q.terms.push({ taxonomy: 'post_tag', termIds: ids(vars.tag__not_in), exclude: true });
+  if (has('category__in')) q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__in), exclude: false });
+  if (has('category__not_in')) q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__not_in), exclude: true });
+  if (has('tag__in')) q.terms.push({ taxonomy: 'post_tag', termIds: parseIdList(vars.tag__in), exclude: false });
+  if (has('tag__not_in')) q.terms.push({ taxonomy: 'post_tag', termIds: parseIdList(vars.tag__not_in), exclude: true });
   return q;
 }
 

@@ -1,6 +1,18 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { RestRequest } from '../../core/rest/rest-request';
+import type { PostsService } from './posts.service';
+
+/**
+ * Posts by id, batched across a request and its embedded sub-requests: the one `posts` loader every resource that
+ * reads posts (posts, comments, media) shares.
+ */
+export function postLoader(req: RestRequest, posts: Pick<PostsService, 'findByIds'>) {
+  return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
+    const rows = await posts.findByIds(ids);
+    return ids.map((id) => rows.find((r) => r.id === id) ?? null);
+  });
+}
 
 /**
  * The reference's `check_read_permission` of a post: published or of a public status, readable through `read_post`,

@@ -9,7 +9,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
 import { applyFilterQueryVars } from './filter-query-vars';
-import { canReadPost } from './post-access';
+import { canReadPost, postLoader } from './post-access';
 import { FuturePosts } from './future-posts.service';
 import { PostInput, truthy } from './post-input';
 import { PostPresenter, PostTypeView, samePassword } from './post-presenter';
@@ -154,10 +154,7 @@ export class PostTypeResource extends RestController {
   }
 
   protected async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
-    const post = await req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
-      const rows = await this.posts.findByIds(ids);
-      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
-    }).load(Number(req.get('id')));
+    const post = await postLoader(req, this.posts).load(Number(req.get('id')));
     if (!post || post.type !== this.type.name) throw new RestException('rest_post_invalid_id', message, 404);
     return post;
   }
