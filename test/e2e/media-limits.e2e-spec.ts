@@ -92,7 +92,7 @@ describe('media: upload limits and memory', () => {
    * Sends a request over a raw socket, its body in 1 MB chunks until the server answers (or `total` is sent), and
    * reads the answer; a write after the server closed is expected, not an error.
    */
-  async function sendUntilAnswered(head: string[], chunks: (n: number) => Buffer | null): Promise<{ status: number; body: Record<string, unknown> }> {
+  async function sendUntilAnswered(head: string[], chunks: (n: number) => Buffer | null): Promise<{ status: number; body: Record<string, unknown>; reset: boolean }> {
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     let data = '';
@@ -101,7 +101,10 @@ describe('media: upload limits and memory', () => {
       data += chunk.toString('latin1');
       answered = true;
     });
-    socket.on('error', () => undefined);
+    let reset = false;
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') reset = true;
+    });
     socket.write(`${head.join('\r\n')}\r\n\r\n`);
     for (let n = 0; !answered && !socket.destroyed; n++) {
       const chunk = chunks(n);
@@ -118,15 +121,21 @@ describe('media: upload limits and memory', () => {
         });
       }
     }
-    for (let i = 0; i < 100 && !data.includes('\r\n\r\n{'); i++) await new Promise((r) => setTimeout(r, 20));
+    // The whole answer (its declared length), or the server's close, within 5 s.
+    const complete = () => {
+      const end = data.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(data)?.[1];
+      return end >= 0 && length !== undefined && Buffer.byteLength(data.slice(end + 4), 'latin1') >= Number(length);
+    };
+    for (let i = 0; i < 250 && !complete() && !socket.destroyed; i++) await new Promise((r) => setTimeout(r, 20));
     socket.destroy();
     const status = Number(/^HTTP\/1\.1 (\d+)/.exec(data)?.[1] ?? 0);
     const json = data.slice(data.indexOf('\r\n\r\n') + 4);
     const start = json.indexOf('{');
-    return { status, body: JSON.parse(json.slice(start, json.lastIndexOf('}') + 1)) as Record<string, unknown> };
+    return { status, body: JSON.parse(json.slice(start, json.lastIndexOf('}') + 1)) as Record<string, unknown>, reset };
   }
 
-  it('refuses an upload over the limit with 413 rest_upload_too_large, before or while reading it, and keeps no temporary file', async () => {
+  it('refuses an upload over the limit with 413 rest_upload_too_large, before or while reading it, closes without a reset while the client still sends, and keeps no temporary file', async () => {
     const before = existsSync(join(tmpdir(), 'cms-api-uploads')) ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length : 0;
     const block = Buffer.alloc(MB, 0x20);
     const auth = `Authorization: ${t.users.author.authorization}`;
@@ -135,7 +144,7 @@ describe('media: upload limits and memory', () => {
       [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, 'Content-Type: application/pdf', 'Content-Disposition: attachment; filename="too-big.pdf"', `Content-Length: ${61 * MB}`],
       (n) => (n < 61 ? block : null),
     );
-    expect([declared.status, declared.body.code]).toEqual([413, 'rest_upload_too_large']);
+    expect([declared.status, declared.body.code, declared.reset]).toEqual([413, 'rest_upload_too_large', false]);
     // Sent without a length: counted on the wire, raw and multipart.
     const chunked = (n: number, first: string) => {
       if (n > 70) return null;
@@ -146,13 +155,13 @@ describe('media: upload limits and memory', () => {
       [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, 'Content-Type: application/pdf', 'Content-Disposition: attachment; filename="too-big.pdf"', 'Transfer-Encoding: chunked'],
       (n) => chunked(n, '%PDF-1.4\n'),
     );
-    expect([raw.status, raw.body.code]).toEqual([413, 'rest_upload_too_large']);
+    expect([raw.status, raw.body.code, raw.reset]).toEqual([413, 'rest_upload_too_large', false]);
     const boundary = 'cmsboundary1234';
     const multipart = await sendUntilAnswered(
       [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, `Content-Type: multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding: chunked'],
       (n) => chunked(n, `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="too-big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`),
     );
-    expect([multipart.status, multipart.body.code]).toEqual([413, 'rest_upload_too_large']);
+    expect([multipart.status, multipart.body.code, multipart.reset]).toEqual([413, 'rest_upload_too_large', false]);
     await new Promise((r) => setTimeout(r, 100));
     const after = existsSync(join(tmpdir(), 'cms-api-uploads')) ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length : 0;
     expect(after).toBeLessThanOrEqual(before);

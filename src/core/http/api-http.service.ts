@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import multer from 'multer';
@@ -453,10 +454,42 @@ function closeAfterResponse(req: IncomingMessage, res: ServerResponse): void {
   if (res.getHeader('Connection') === 'close') return;
   res.shouldKeepAlive = false;
   res.setHeader('Connection', 'close');
-  res.once('finish', () => {
-    // Give the response a moment to leave before the socket goes; a client still sending then sees a reset.
-    setTimeout(() => req.socket.destroy(), 50).unref();
-  });
+  lingerOnClose(req);
+}
+
+/** How long, and how much, a refused body is still read and dropped after the answer went out. */
+const LINGER_MS = 2000;
+const LINGER_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A lingering close, as Apache and nginx do it: once the answer is written the server closes its side for
+ * writing, then reads and drops what the client is still sending, for at most {@link LINGER_MS} and
+ * {@link LINGER_BYTES}, before it lets the socket go. Closing at once would answer the client's next bytes with a
+ * TCP reset, and a reset makes the client's stack drop the answer it has not read yet: a client uploading a file
+ * over the limit would see "connection reset" instead of the 413.
+ */
+function lingerOnClose(req: IncomingMessage): void {
+  const socket = req.socket;
+  // Node calls destroySoon() when a `Connection: close` answer has finished.
+  socket.destroySoon = function lingeringClose(this: Socket): void {
+    if (this.writable) this.end();
+    let dropped = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(stop, LINGER_MS);
+    timer.unref();
+    this.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER_BYTES) stop();
+    });
+    this.once('end', stop);
+    this.once('close', () => clearTimeout(timer));
+    req.removeAllListeners('data');
+    req.resume();
+    this.resume();
+  };
 }
 
 /** Reads a body of at most `limit` bytes; past it, stops reading, calls `refused` and rejects with 413. */
