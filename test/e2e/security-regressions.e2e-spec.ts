@@ -240,7 +240,6 @@ describe('security regressions', () => {
         ['delete', `tags/${tag}?force=true`],
         ['get', 'tags?context=edit'],
         ['get', 'users?context=edit'],
-        ['post', 'users', { username: 'x', email: 'x@example.org', password: 'x' }],
         ['post', `users/${t.users.editor.id}`, { name: 'x' }],
         ['delete', `users/${t.users.editor.id}?force=true&reassign=1`],
         ['get', `users/${t.users.editor.id}/application-passwords`],
@@ -271,6 +270,14 @@ describe('security regressions', () => {
         }
       }
       expect(wrong).toEqual([]);
+    });
+
+    it('answers 401 to every caller refused user creation (rest_cannot_create_user), the one exception the spec makes', async () => {
+      for (const who of [undefined, t.users.subscriber.authorization, t.users.editor.authorization]) {
+        let req = t.http.post(`${API}/users`);
+        if (who) req = req.set('Authorization', who);
+        expectRestError(await req.send({ username: 'x', email: 'x@example.org', password: 'x' }), 'rest_cannot_create_user', 401);
+      }
     });
   });
 

@@ -1,6 +1,6 @@
 import { Injectable, Module, OnModuleInit } from '@nestjs/common';
-import { CmsExtensionRegistry } from '../../src';
-import { createPost } from '../factories/post.factory';
+import { CmsExtensionRegistry, OptionsService } from '../../src';
+import { assignTerms, createPost, createTerm } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 
 /**
@@ -97,6 +97,57 @@ describe('spec clauses followed over current WordPress', () => {
       // A private query variable stays the type's edit_posts': ignored for anonymous callers.
       expect(await ids('filter[post_status]=draft')).not.toContain(draft.id);
       expect((await t.http.get(`${API}/posts?per_page=100&filter[post_status]=draft`).set('Authorization', auth('editor')).expect(200)).body.map((p: { id: number }) => p.id)).toContain(draft.id);
+    });
+    it('takes filter[paged] from anyone, counted in the page size, and leaves it out of the Link header so page moves on', async () => {
+      const all = (await t.http.get(`${API}/posts?per_page=100`).expect(200)).body.map((p: { id: number }) => p.id);
+      expect(all.length).toBeGreaterThan(4);
+      const res = await t.http.get(`${API}/posts?per_page=2&filter[paged]=2`).expect(200);
+      expect(res.body.map((p: { id: number }) => p.id)).toEqual(all.slice(2, 4));
+      expect(res.headers['x-cms-total']).toBe(String(all.length));
+      expect(res.headers.link).toContain(`${API}/posts?per_page=2&page=1>; rel="prev"`);
+      expect(res.headers.link).toContain(`${API}/posts?per_page=2&page=3>; rel="next"`);
+      expect(res.headers.link).not.toContain('paged');
+      // With filter[posts_per_page] too: the third page of three.
+      const third = await t.http.get(`${API}/posts?filter[posts_per_page]=1&filter[paged]=3`).expect(200);
+      expect(third.body.map((p: { id: number }) => p.id)).toEqual(all.slice(2, 3));
+    });
+
+    it('floats sticky posts to the top of the first page with filter[ignore_sticky_posts]=0, as WP_Query does, and only then', async () => {
+      const options = t.app.get(OptionsService);
+      const old = await createPost(t.dataSource, { title: 'Old sticky', date: '2001-01-01 00:00:00' });
+      const onPage = await createPost(t.dataSource, { title: 'Sticky zephyr on the page', date: '2030-01-01 00:00:00' });
+      const draft = await createPost(t.dataSource, { title: 'Sticky draft', status: 'draft' });
+      const page = await createPost(t.dataSource, { title: 'Sticky page', type: 'page' });
+      await options.set('sticky_posts', [old.id, onPage.id, draft.id, page.id]);
+      try {
+        const plain = (await t.http.get(`${API}/posts?per_page=3`).expect(200)).body.map((p: { id: number }) => p.id);
+        const total = (await t.http.get(`${API}/posts?per_page=3`).expect(200)).headers['x-cms-total'];
+        expect(plain).not.toContain(old.id);
+        for (const off of ['0', 'false']) {
+          const res = await t.http.get(`${API}/posts?per_page=3&filter[ignore_sticky_posts]=${off}`).expect(200);
+          const ids = res.body.map((p: { id: number }) => p.id);
+          // The one on the page first, then the published sticky post of the type the page lacks; the draft and the page never.
+          expect(ids.slice(0, 2)).toEqual([onPage.id, old.id]);
+          expect(ids.slice(2)).toEqual(plain.filter((id: number) => id !== onPage.id));
+          expect(ids).not.toContain(draft.id);
+          expect(ids).not.toContain(page.id);
+          expect(res.headers['x-cms-total']).toBe(total);
+        }
+        // Not on a later page, not in a search or a term archive, not excluded ones, and not by default.
+        const second = await t.http.get(`${API}/posts?per_page=3&page=2&filter[ignore_sticky_posts]=0`).expect(200);
+        expect(second.body.map((p: { id: number }) => p.id)).not.toContain(old.id);
+        const search = await t.http.get(`${API}/posts?per_page=3&search=zephyr&filter[ignore_sticky_posts]=0`).expect(200);
+        expect(search.body.map((p: { id: number }) => p.id)).toEqual([onPage.id]);
+        const term = await createTerm(t.dataSource, 'category', 'Sticky archive');
+        await assignTerms(t.dataSource, onPage.id, 'category', [term]);
+        const category = await t.http.get(`${API}/posts?per_page=3&categories=${term}&filter[ignore_sticky_posts]=0`).expect(200);
+        expect(category.body.map((p: { id: number }) => p.id)).toEqual([onPage.id]);
+        const excluded = await t.http.get(`${API}/posts?per_page=3&exclude=${old.id}&filter[ignore_sticky_posts]=0`).expect(200);
+        expect(excluded.body.map((p: { id: number }) => p.id)).not.toContain(old.id);
+        expect((await t.http.get(`${API}/posts?per_page=3&filter[ignore_sticky_posts]=1`).expect(200)).body.map((p: { id: number }) => p.id)).toEqual(plain);
+      } finally {
+        await options.set('sticky_posts', []);
+      }
     });
   });
 

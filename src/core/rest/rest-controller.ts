@@ -263,9 +263,9 @@ export abstract class RestController implements OnModuleInit {
    * Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. The page size
    * is the request's `per_page` unless the query used another one (`perPage`).
    */
-  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, currentPage?: number, perPageUsed?: number): RestResponse {
-    const perPage = perPageUsed ?? Number(req.get('per_page') ?? 10);
-    const page = currentPage ?? Number(req.get('page') ?? 1);
+  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, used: PageUsed = {}): RestResponse {
+    const perPage = used.perPage ?? Number(req.get('per_page') ?? 10);
+    const page = used.page ?? Number(req.get('page') ?? 1);
     const totalPages = Math.ceil(total / perPage);
     response.header('X-CMS-Total', String(total));
     response.header('X-CMS-TotalPages', String(totalPages));
@@ -279,7 +279,7 @@ export abstract class RestController implements OnModuleInit {
         continue;
       }
       if (value === undefined) continue;
-      appendQuery(pairs, key, value);
+      appendQuery(pairs, key, value, used.omit);
     }
     if (pageAt < 0) pageAt = pairs.length;
     const base = req.ctx.restUrl(collectionPath);
@@ -290,10 +290,19 @@ export abstract class RestController implements OnModuleInit {
   }
 }
 
-function appendQuery(pairs: string[], key: string, value: unknown): void {
-  if (Array.isArray(value)) value.forEach((v, i) => appendQuery(pairs, `${key}[${i}]`, v));
+/** The page a collection answered, where it is not the request's `page`/`per_page`, and query keys its links drop. */
+export interface PageUsed {
+  page?: number;
+  perPage?: number;
+  /** Keys as written in the query (`filter[paged]`), left out of the links. */
+  omit?: ReadonlySet<string>;
+}
+
+function appendQuery(pairs: string[], key: string, value: unknown, omit?: ReadonlySet<string>): void {
+  if (omit?.has(key)) return;
+  if (Array.isArray(value)) value.forEach((v, i) => appendQuery(pairs, `${key}[${i}]`, v, omit));
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v);
+    for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v, omit);
   } else if (value === '') pairs.push(encodeURIComponent(key));
   // http_build_query writes booleans as 1 and 0 (the reference's links: `sticky=0`).
   else if (typeof value === 'boolean') pairs.push(`${encodeURIComponent(key)}=${value ? 1 : 0}`);

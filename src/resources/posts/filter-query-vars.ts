@@ -3,7 +3,7 @@ import { parseIdList } from '../../core/schema/validate';
 import { PostQuery, PostsService } from './posts.service';
 
 /** Query variables anyone may pass through `filter[...]`. */
-export const PUBLIC_QUERY_VARS = ['s', 'p', 'name', 'author', 'author_name', 'cat', 'category_name', 'tag', 'tag_id', 'year', 'monthnum', 'day', 'orderby', 'order'];
+export const PUBLIC_QUERY_VARS = ['s', 'p', 'name', 'author', 'author_name', 'cat', 'category_name', 'tag', 'tag_id', 'year', 'monthnum', 'day', 'orderby', 'order', 'paged'];
 /**
  * The reference's `rest_query_vars`, added for every caller (`prepare_items_query`): paging, ids, parents, authors,
  * menu order, sticky handling and date queries.
@@ -47,7 +47,7 @@ function queryDate(value: unknown, end: boolean): string | undefined {
  * A `filter` that is not an object is ignored; unknown variables are ignored; private ones are ignored unless the
  * caller can edit posts of the type. Their effect shows in the totals, as it is part of the query.
  */
-export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, posts: PostsService, canEdit: boolean): Promise<PostQuery> {
+export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, posts: PostsService, canEdit: boolean, sticky: number[] = []): Promise<PostQuery> {
   const filter = req.get('filter');
   if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return query;
   const vars = filter as Record<string, unknown>;
@@ -86,14 +86,14 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   if (has('orderby') && ORDERBY[String(vars.orderby)]) q.orderby = ORDERBY[String(vars.orderby)];
   if (has('order')) q.order = String(vars.order).toUpperCase() === 'ASC' ? 'ASC' : 'DESC';
   const perPage = ['posts_per_page', 'showposts', 'posts_per_archive_page'].find(has);
-  if (perPage) {
-    // A size from 1 to 100; anything else (-1, WP_Query's "all of them", included) leaves per_page's, as the
-    // reference's test_get_items_invalid_posts_per_page_ignored expects.
-    const asked = Math.trunc(Number(vars[perPage]));
-    q.limit = asked >= 1 ? Math.min(100, asked) : q.limit;
-    // The page is counted in the new page size, as WP_Query counts `paged` in `posts_per_page`.
-    if (!req.sent('offset')) q.offset = (Math.max(1, Number(req.get('page') ?? 1)) - 1) * q.limit;
-  }
+  // A size from 1 to 100; anything else (-1, WP_Query's "all of them", included) leaves per_page's, as the
+  // reference's test_get_items_invalid_posts_per_page_ignored expects.
+  const asked = perPage ? Math.trunc(Number(vars[perPage])) : 0;
+  if (asked >= 1) q.limit = Math.min(100, asked);
+  // `filter[paged]` (a public query var, merged over `page` as the reference merges `filter` over its args).
+  const page = has('paged') ? Math.max(1, Math.trunc(Number(vars.paged)) || 1) : Math.max(1, Number(req.get('page') ?? 1));
+  // The page is counted in the page size, as WP_Query counts `paged` in `posts_per_page`.
+  if ((perPage || has('paged')) && !req.sent('offset')) q.offset = (page - 1) * q.limit;
   if (has('offset')) q.offset = Math.max(0, Number(vars.offset) || 0);
   if (has('post__in')) q.include = parseIdList(vars.post__in);
   if (has('post__not_in')) q.exclude = [...q.exclude, ...parseIdList(vars.post__not_in)];
@@ -115,12 +115,42 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
       if (before) q.before = inclusive ? shiftSecond(before, 1) : before;
     }
   }
+  if (has('ignore_sticky_posts') && q.type === 'post' && page <= 1 && sticky.length && !truthy(vars.ignore_sticky_posts) && isHome(q, vars, has)) {
+    // The reference forces ignore_sticky_posts on, except for posts when the caller turns it off: then WP_Query
+    // floats the sticky posts to the top of the first page of a home query (not a search, a term, author or date
+    // archive), fetching those the page does not hold.
+    q.stickyFirst = sticky;
+  }
   if (has('post_status')) q.statuses = list(vars.post_status);
   if (has('category__in')) q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__in), exclude: false });
   if (has('category__not_in')) q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__not_in), exclude: true });
   if (has('tag__in')) q.terms.push({ taxonomy: 'post_tag', termIds: parseIdList(vars.tag__in), exclude: false });
   if (has('tag__not_in')) q.terms.push({ taxonomy: 'post_tag', termIds: parseIdList(vars.tag__not_in), exclude: true });
   return q;
+}
+
+/**
+ * The page `filter[paged]` asked for, and the links without it (the reference drops it from the Link base, so that
+ * `page` moves the links on).
+ */
+export function filterPage(req: RestRequest): { page?: number; omit?: ReadonlySet<string> } {
+  const filter = req.get('filter') as Record<string, unknown> | undefined;
+  if (!filter || typeof filter !== 'object' || Array.isArray(filter) || filter.paged === undefined || filter.paged === '') return {};
+  return { page: Math.max(1, Math.trunc(Number(filter.paged)) || 1), omit: new Set(['filter[paged]']) };
+}
+
+/** A query variable's boolean, as PHP reads one (`'0'`, `'false'`, `''` are false here, as WP_Query's `ignore_sticky_posts` expects). */
+function truthy(value: unknown): boolean {
+  const text = String(value).trim().toLowerCase();
+  return !(text === '' || text === '0' || text === 'false');
+}
+
+/**
+ * Whether WP_Query would read the query as the home page (`is_home`): no search, no term archive (the taxonomy
+ * parameters and `filter` term variables included), no author (`author`, `author_name`) or date (`year`) archive.
+ */
+function isHome(q: PostQuery, vars: Record<string, unknown>, has: (name: string) => boolean): boolean {
+  return !q.search && !q.terms.length && !['author', 'author_name', 'year', 'monthnum', 'day'].some((name) => has(name) && vars[name] !== undefined);
 }
 
 /** A MySQL datetime moved by whole seconds (exclusive bounds made inclusive). */

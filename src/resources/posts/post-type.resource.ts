@@ -8,7 +8,7 @@ import { RestController } from '../../core/rest/rest-controller';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
-import { applyFilterQueryVars } from './filter-query-vars';
+import { applyFilterQueryVars, filterPage } from './filter-query-vars';
 import { canReadPost, postLoader } from './post-access';
 import { FuturePosts } from './future-posts.service';
 import { PostInput, truthy } from './post-input';
@@ -296,7 +296,7 @@ export class PostTypeResource extends RestController {
       limit: perPage,
       offset,
     };
-    const withVars = await applyFilterQueryVars(await this.shapeQuery(query, req), req, this.posts, await req.ctx.can(this.type.cap.edit_posts));
+    const withVars = await applyFilterQueryVars(await this.shapeQuery(query, req), req, this.posts, await req.ctx.can(this.type.cap.edit_posts), site.sticky);
     const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
     if (filtered.search && filtered.protectedSearch === undefined) filtered.protectedSearch = await this.protectedSearch(req);
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
@@ -306,7 +306,7 @@ export class PostTypeResource extends RestController {
     const items = await this.presenter.prepareCollection(readable, req, site, extras, (r) => this.server.toCollectionItem(r), () => this.itemsAsText(req, this.type.name));
     const response = new RestResponse(items);
     // `filter[posts_per_page]` changes the page size the totals are computed with.
-    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, undefined, filtered.limit);
+    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, { perPage: filtered.limit, ...filterPage(req) });
   }
 
   /** The statuses asked for, each checked as the reference's sanitize_post_statuses does. */

@@ -46,6 +46,12 @@ export interface PostQuery {
   taxRelation: 'AND' | 'OR';
   /** `true`: only these ids; `false`: not these ids. */
   sticky?: { ids: number[]; only: boolean };
+  /**
+   * Sticky posts to float to the top of the page (WP_Query's sticky handling, `filter[ignore_sticky_posts]=0`):
+   * those on the page move first, in page order, then the published ones of the type not on it (and not
+   * excluded) follow, newest first. The total does not count the added ones, as `found_posts` does not.
+   */
+  stickyFirst?: number[];
   orderby: string;
   order: 'ASC' | 'DESC';
   limit: number;
@@ -90,6 +96,29 @@ export class PostsService {
    * {@link extrasColumns}) come too: on MySQL in the same query (a round trip less), on SQLite in a second one.
    */
   async list(q: PostQuery, wanted?: ExtrasWanted): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
+    const page = await this.page(q, wanted);
+    return q.stickyFirst?.length ? this.floatSticky(page, q.stickyFirst, q, wanted) : page;
+  }
+
+  /** See {@link PostQuery.stickyFirst}: one query for the sticky posts not on the page, and their extras. */
+  private async floatSticky(
+    page: { posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> },
+    sticky: number[],
+    q: PostQuery,
+    wanted?: ExtrasWanted,
+  ): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
+    const ids = new Set(sticky);
+    const onPage = new Set(page.posts.map((p) => p.id));
+    const missing = sticky.filter((id) => !onPage.has(id) && !q.exclude.includes(id));
+    const fetched = (await this.findByIds(missing))
+      .filter((p) => p.type === q.type && p.status === 'publish')
+      .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : b.id - a.id));
+    const extras = page.extras && fetched.length && wanted ? new Map([...page.extras, ...(await this.extrasOf(fetched.map((p) => p.id), wanted))]) : page.extras;
+    const posts = [...page.posts.filter((p) => ids.has(p.id)), ...fetched, ...page.posts.filter((p) => !ids.has(p.id))];
+    return { posts, total: page.total, extras };
+  }
+
+  private async page(q: PostQuery, wanted?: ExtrasWanted): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
     const where = this.whereOf(q, await this.denseTermFilters(q));
     if (!where) return { posts: [], total: 0, extras: wanted && new Map() };
     const posts = this.table(PostEntity);

@@ -175,7 +175,7 @@ export class RevisionsResource extends RestController {
     const items: unknown[] = [];
     for (const revision of revisions) items.push(this.server.toCollectionItem(await this.prepare(revision, req, clock)));
     const response = new RestResponse(items);
-    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`, undefined, perPage || Math.max(total, 1));
+    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`, { perPage: perPage || Math.max(total, 1) });
   }
 
   async getItem(req: RestRequest): Promise<RestResponse> {

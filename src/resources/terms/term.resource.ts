@@ -178,7 +178,7 @@ export class TermResource extends RestController {
       ({ terms, total } = await this.terms.list(filtered));
     }
     const response = new RestResponse(await this.collectionItems(terms, req));
-    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, Math.ceil(offset / perPage + 1));
+    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, { page: Math.ceil(offset / perPage + 1) });
   }
 
   async getItem(req: RestRequest): Promise<RestResponse> {

@@ -238,7 +238,9 @@ export class UsersResource extends RestController {
 
   async canCreate(req: RestRequest): Promise<true | RestException> {
     if (await req.ctx.can('create_users')) return true;
-    return new RestException('rest_cannot_create_user', 'Sorry, you are not allowed to create resource.', req.ctx.authorizationRequiredCode);
+    // 401 for every caller, logged in or not: the spec's error table gives this code 401 (WordPress answers 403 to
+    // a logged-in caller). The one refusal that does not follow the 401/403 rule; the README lists it.
+    return new RestException('rest_cannot_create_user', 'Sorry, you are not allowed to create resource.', 401);
   }
 
   async canUpdate(req: RestRequest): Promise<true | RestException> {
@@ -298,7 +300,7 @@ export class UsersResource extends RestController {
     const filtered = await this.hooks.applyFilters('rest_user_query', query, req);
     const { users, total } = await this.users.list(filtered);
     const response = new RestResponse(await this.collectionItems(users, req));
-    return this.paginate(response, req, total, `${this.namespace}/users`, Math.ceil(offset / perPage + 1));
+    return this.paginate(response, req, total, `${this.namespace}/users`, { page: Math.ceil(offset / perPage + 1) });
   }
 
   /** Callers without `list_users` only see authors of published posts; `has_published_posts` asks for it too. */
