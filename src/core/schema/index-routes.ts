@@ -25,7 +25,7 @@ export class IndexRoutes {
     server.registry.onNewNamespace = (namespace) =>
       server.registry.register(namespace, '', {
         methods: 'GET',
-        args: { namespace: { type: 'string', default: namespace }, context: CONTEXT_ARG },
+        args: { namespace: { default: namespace }, context: CONTEXT_ARG },
         handler: (req) => this.namespaceIndex(req, namespace),
       });
   }
