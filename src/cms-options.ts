@@ -52,13 +52,22 @@ export interface CmsModuleOptions {
    * The standalone server turns it on; hosts opt in (default `false`).
    */
   restRouteQuery?: boolean;
+  /**
+   * The response cache of anonymous reads, validated by version stamps (default on, 24 MiB per process): `false`
+   * turns it off — as it must be when anything but this API writes to the database (a WordPress sharing it, SQL by
+   * hand), since those writes do not move the stamps.
+   */
+  responseCache?: boolean | { maxBytes?: number };
   /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
   extensions?: Type<unknown>[];
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>> &
-  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>;
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>> &
+  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'> & {
+    /** `false` when off. */
+    responseCache: false | { maxBytes: number };
+  };
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 
@@ -67,6 +76,8 @@ export const CMS_NAMESPACE = 'cms/v2';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 export const DEFAULT_UPLOAD_LIMIT = 64 * 1024 * 1024;
+/** Bytes of responses the response cache keeps per process, by default. */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 24 * 1024 * 1024;
 
 export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
   return {
@@ -83,6 +94,8 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     restRouteQuery: options.restRouteQuery ?? false,
     passwordHash: options.passwordHash ?? 'bcrypt',
     allowScriptableUploads: options.allowScriptableUploads ?? false,
+    responseCache:
+      options.responseCache === false ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },
     uploadsUrl: options.uploadsUrl?.replace(/\/+$/, ''),
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };

@@ -10,6 +10,8 @@ import { HookRegistry } from './core/hooks/hook-registry.service';
 import { CmsHttpModule } from './core/http/cms-http.module';
 import { restHttpController } from './core/http/rest-http.controller';
 import { OptionsService } from './core/options/options.service';
+import { ResponseCache } from './core/cache/response-cache';
+import { VersionStamps } from './core/cache/version-stamps';
 import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
 import { RouteRegistry } from './core/rest/route-registry.service';
@@ -53,6 +55,8 @@ const PUBLIC_PROVIDERS = [
   ContentRegistry,
   CmsExtensionRegistry,
   OptionsService,
+  VersionStamps,
+  ResponseCache,
 ];
 
 /**

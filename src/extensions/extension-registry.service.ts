@@ -117,7 +117,8 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredF
   /** Adds a route in any namespace. */
   registerRoute(namespace: string, route: string, endpoints: EndpointDefinition | EndpointDefinition[], options?: RouteOptions): void {
     // The reference lets a handler read any parameter; an extension asks for strict arguments itself.
-    const list = (Array.isArray(endpoints) ? endpoints : [endpoints]).map((e) => ({ ...e, strictArgs: e.strictArgs ?? false }));
+    // Nor is its answer cached unless it says it may be (`cacheable: true`).
+    const list = (Array.isArray(endpoints) ? endpoints : [endpoints]).map((e) => ({ ...e, strictArgs: e.strictArgs ?? false, cacheable: e.cacheable ?? false }));
     this.routes.register(namespace, route, list, options);
   }
 

@@ -77,6 +77,13 @@ export class CmsEnvironment {
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_UPLOAD_LIMIT must be a size such as 64mb, 512kb or 1048576' })
   CMS_UPLOAD_LIMIT = '64mb';
 
+  /** `off` when anything but this API writes to the database (a WordPress sharing it, SQL by hand). */
+  @IsIn(['on', 'off'], { message: 'CMS_RESPONSE_CACHE must be on or off' })
+  CMS_RESPONSE_CACHE: 'on' | 'off' = 'on';
+
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_RESPONSE_CACHE_BYTES must be a size such as 64mb, 512kb or 1048576' })
+  CMS_RESPONSE_CACHE_BYTES = '24mb';
+
   /** Base URL of uploaded files, e.g. a CDN (default `<site URL>/wp-content/uploads`, served by this server). */
   @IsOptional()
   @Matches(/^https?:\/\/\S+$/, { message: 'CMS_UPLOADS_URL must be an http(s) URL' })

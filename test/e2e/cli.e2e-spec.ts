@@ -142,7 +142,7 @@ describe('commands on one database', () => {
   it('migrate creates the schema and the site, then has nothing left to do', () => {
     const first = cli(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('Applied 3 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000');
+    expect(first.stdout).toContain('Applied 4 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000');
     expect(first.stdout).toContain('Installed the default site');
     const again = cli(['migrate']);
     expect(again).toMatchObject({ code: 0, stderr: '' });

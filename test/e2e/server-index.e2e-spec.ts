@@ -153,7 +153,7 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-robots-tag']).toBe('noindex');
       expect(res.headers.link).toBe('<http://example.org/cms-json/>; rel="https://api.w.org/"');
-      expect(res.headers['access-control-expose-headers']).toBe('X-CMS-Total, X-CMS-TotalPages, Link');
+      expect(res.headers['access-control-expose-headers']).toBe('X-CMS-Total, X-CMS-TotalPages, Link, ETag');
     });
 
     it('sends the discovery Link header on the site\'s home page, and on no other page of the host', async () => {

@@ -30,9 +30,16 @@ export interface TestApp {
  */
 export async function createTestApp(
   name: string,
-  options: { cms?: CmsModuleOptions; extensions?: Type<unknown>[] } = {},
+  options: {
+    cms?: CmsModuleOptions;
+    extensions?: Type<unknown>[];
+    /** An existing database (another node's): not created, and with `users`, no users made. */
+    databaseUrl?: string;
+    /** The users another node on the same database made. */
+    users?: TestApp['users'];
+  } = {},
 ): Promise<TestApp> {
-  const databaseUrl = await testDatabaseUrl(name);
+  const databaseUrl = options.databaseUrl ?? (await testDatabaseUrl(name));
   const queries = new QueryCounter();
   const moduleRef = await Test.createTestingModule({
     imports: [
@@ -45,9 +52,11 @@ export async function createTestApp(
   // As the standalone server does (test/embedded covers the API behind a host app's middleware chain).
   serveApiFirst(app);
   const dataSource = app.get<DataSource>(getDataSourceToken());
-  const users = {} as TestApp['users'];
-  for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const) {
-    users[role] = await createUser(dataSource, TEST_PREFIX, role, role);
+  const users = options.users ?? ({} as TestApp['users']);
+  if (!options.users) {
+    for (const role of ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const) {
+      users[role] = await createUser(dataSource, TEST_PREFIX, role, role);
+    }
   }
   return {
     app,

@@ -42,6 +42,8 @@ class Held<T> implements LruEntry {
 export class ShortCache<T> {
   private readonly entries = new Map<string, Held<T>>();
   readonly pool: ByteLru<Held<T>>;
+  /** Set by {@link VersionStamps.validate}: values are kept until a version moves, not for `ttlMs`. */
+  validated = false;
 
   constructor(
     private readonly ttlMs = 1000,
@@ -55,7 +57,7 @@ export class ShortCache<T> {
     const now = Date.now();
     const hit = this.entries.get(key);
     if (hit) {
-      if (now - hit.at < this.ttlMs) {
+      if (this.validated || now - hit.at < this.ttlMs) {
         this.pool.touch(hit);
         return hit.value;
       }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
+import { NO_STAMP } from '../cache/version-stamps';
 import { OptionEntity } from './entities/option.entity';
 
 /** Transactions waiting for the one SQLite connection, per data source. */
@@ -40,7 +41,7 @@ async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityMan
         // The first write takes the lock; it fails at once instead of sleeping when another process holds it.
         const restore = withoutBusyWait(connection);
         try {
-          await em.query(`UPDATE ${options} SET option_id = option_id WHERE option_id = -1`);
+          await em.query(`${NO_STAMP} UPDATE ${options} SET option_id = option_id WHERE option_id = -1`);
         } finally {
           restore?.();
         }

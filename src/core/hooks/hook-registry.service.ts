@@ -20,15 +20,21 @@ interface Entry {
 export class HookRegistry {
   private readonly hooks = new Map<string, Entry[]>();
   private seq = 0;
+  /** Moves whenever a handler is added or removed: answers prepared through the old ones are not reused. */
+  generation = 0;
 
   addFilter(name: string, handler: Handler, priority = 10): () => void {
+    this.generation++;
     const list = this.hooks.get(name) ?? [];
     const entry = { handler, priority, seq: this.seq++ };
     list.push(entry);
     list.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
     this.hooks.set(name, list);
     // The returned remover removes this registration only.
-    return () => this.hooks.set(name, (this.hooks.get(name) ?? []).filter((e) => e !== entry));
+    return () => {
+      this.generation++;
+      this.hooks.set(name, (this.hooks.get(name) ?? []).filter((e) => e !== entry));
+    };
   }
 
   addAction(name: string, handler: Handler, priority = 10): () => void {
@@ -37,6 +43,7 @@ export class HookRegistry {
 
   removeFilter(name: string, handler: Handler): void {
     const list = this.hooks.get(name);
+    this.generation++;
     if (list) this.hooks.set(name, list.filter((e) => e.handler !== handler));
   }
 

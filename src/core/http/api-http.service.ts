@@ -21,6 +21,7 @@ import { CoreErrors } from '../rest/error-codes';
 import { RequestFacts, requestFacts } from './request-facts';
 import { RestException } from '../rest/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
+import { bodyEtag, matchHits, noneMatchHits, ResponseCache } from '../cache/response-cache';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last' as const };
@@ -71,6 +72,7 @@ export class ApiHttpService {
     private readonly auth: AuthenticationService,
     private readonly caps: CapabilityService,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
+    private readonly cache: ResponseCache,
   ) {
     // Files go to temporary files as they arrive, never whole into memory (removed once the request is answered).
     this.upload = multer({
@@ -185,6 +187,9 @@ export class ApiHttpService {
     const crossOrigin = isCrossOrigin(req, baseUrl, facts);
     const temporary: string[] = [];
     try {
+      // Every read sees the version stamps first (a query started after it arrived): caches of this node that hold
+      // data another node changed are cleared before it runs (totals, options), and its answer may be cached.
+      const stamps = this.cache.enabled && (method === 'GET' || method === 'HEAD') ? await this.cache.currentStamps() : undefined;
       const headers = lowerHeaders(req);
       const extraHeaders: Record<string, string> = {};
       const authenticate = (body: Record<string, unknown>) =>
@@ -233,14 +238,40 @@ export class ApiHttpService {
         parsed = await this.parseBody(req, res);
         user = await authenticate(parsed.json ?? parsed.body);
       }
+      // An anonymous read in view or embed context depends on public data only: its answer may come from the
+      // response cache, and goes into it (see ResponseCache).
+      const cacheKey =
+        stamps && user.id === 0 && (req.method === 'GET' || req.method === 'HEAD') && isPublicContext(query) && !Object.keys(extraHeaders).length
+          ? this.cache.keyOf(baseUrl, mount, route, query)
+          : undefined;
+      if (cacheKey && stamps) {
+        const hit = this.cache.lookup(cacheKey, stamps.token);
+        if (hit) {
+          this.write(res, req, baseUrl, mount, { status: hit.status, headers: hit.headers, data: null }, origin, hit);
+          return { matchedRoute: hit.matchedRoute };
+        }
+        // A revalidation of an answer built under the same stamps: 304 without rows or a body.
+        const etag = this.cache.etagOf(cacheKey, stamps.token);
+        if (noneMatchHits(req.headers['if-none-match'], etag)) {
+          this.writeNotModified(res, baseUrl, mount, origin, { ETag: etag });
+          return {};
+        }
+      }
       const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip);
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw, rawFile: parsed.rawFile ?? null },
         ctx,
       );
+      if (req.headers['if-match'] !== undefined && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') await this.checkIfMatch(restReq, req.headers['if-match']);
       const served = await this.pipeline.serve(restReq);
       if (served.unexpected !== undefined && !answerUnexpected) return { matchedRoute: served.matchedRoute, unexpected: served.unexpected };
-      this.write(res, req, baseUrl, mount, { ...served, headers: { ...extraHeaders, ...served.headers } }, origin);
+      const answer = { ...served, headers: { ...extraHeaders, ...served.headers } };
+      if (cacheKey && stamps && served.status === 200 && storable(served.headers) && this.server.endpointFor('GET', route)?.cacheable !== false) {
+        const entry = this.cache.store(cacheKey, stamps.token, served.status, served.headers, toJsonBytes(served.data), served.matchedRoute);
+        this.write(res, req, baseUrl, mount, answer, origin, entry);
+      } else {
+        this.write(res, req, baseUrl, mount, answer, origin);
+      }
       return { matchedRoute: served.matchedRoute };
     } catch (error) {
       const response = this.server.errorToResponse(error);
@@ -367,8 +398,8 @@ export class ApiHttpService {
       'X-Robots-Tag': 'noindex',
       Link: `<${baseUrl}${mount}/>; rel="https://api.w.org/"`,
       'X-Content-Type-Options': 'nosniff',
-      'Access-Control-Expose-Headers': 'X-CMS-Total, X-CMS-TotalPages, Link',
-      'Access-Control-Allow-Headers': 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type',
+      'Access-Control-Expose-Headers': 'X-CMS-Total, X-CMS-TotalPages, Link, ETag',
+      'Access-Control-Allow-Headers': 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match',
       Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
       'Cache-Control': 'no-cache, must-revalidate, max-age=0',
     };
@@ -381,7 +412,19 @@ export class ApiHttpService {
     return headers;
   }
 
-  private write(res: ServerResponse, req: IncomingMessage, baseUrl: string, mount: string, served: ServedResponse, origin: string | undefined): void {
+  /**
+   * Writes an answer with the API's headers. A successful read carries a strong `ETag` (the cached answer's, else the
+   * body's SHA-1) and is answered `304` without a body when `If-None-Match` names it.
+   */
+  private write(
+    res: ServerResponse,
+    req: IncomingMessage,
+    baseUrl: string,
+    mount: string,
+    served: Pick<ServedResponse, 'status' | 'headers' | 'data'>,
+    origin: string | undefined,
+    cached?: { body: Buffer; etag: string },
+  ): void {
     const headers = this.apiHeaders(baseUrl, mount, origin);
     for (const name in served.headers) {
       // A response header replaces a default of the same name, whatever its case.
@@ -389,18 +432,68 @@ export class ApiHttpService {
       for (const existing in headers) if (existing !== name && existing.toLowerCase() === lower) delete headers[existing];
       headers[name] = served.headers[name];
     }
-    if (req.method === 'HEAD') {
+    const read = served.status === 200 && (req.method === 'GET' || req.method === 'HEAD');
+    if (req.method === 'HEAD' && !read) {
       res.writeHead(served.status, headers);
       res.end();
       return;
     }
     // Encoded once here (prepared items once for all requests): its length is the header, and the socket takes the
     // bytes as they are.
-    const body = toJsonBytes(served.data);
+    const body = cached?.body ?? toJsonBytes(served.data);
+    if (read) {
+      headers.ETag = cached?.etag ?? bodyEtag(body);
+      if (noneMatchHits(req.headers['if-none-match'], headers.ETag)) {
+        const { 'Content-Type': _type, ...rest } = headers;
+        res.writeHead(304, rest);
+        res.end();
+        return;
+      }
+    }
     headers['Content-Length'] = String(body.length);
     res.writeHead(served.status, headers);
-    res.end(body);
+    if (req.method === 'HEAD') res.end();
+    else res.end(body);
   }
+
+  /** `304 Not Modified` for a revalidated read: the API's headers and the validators, no body. */
+  private writeNotModified(res: ServerResponse, baseUrl: string, mount: string, origin: string | undefined, validators: Record<string, string>): void {
+    const { 'Content-Type': _type, ...headers } = this.apiHeaders(baseUrl, mount, origin);
+    res.writeHead(304, { ...headers, ...validators });
+    res.end();
+  }
+
+  /**
+   * `If-Match` on a write: the target's current representation — a GET of the same route by the same caller, in
+   * `edit` or `view` context — must carry one of the ETags given, or the write is refused with `412` before it
+   * runs, so that two editors do not overwrite each other. When the caller cannot read the target at all, the
+   * write's own checks answer (404, 401/403).
+   */
+  private async checkIfMatch(restReq: RestRequest, header: string): Promise<void> {
+    let readable = false;
+    for (const context of ['edit', 'view']) {
+      const get = new RestRequest({ method: 'GET', route: restReq.route, query: { context }, body: {}, json: null, files: [], headers: {}, rawBody: null, rawFile: null }, restReq.ctx);
+      const served = await this.pipeline.serve(get);
+      if (served.status !== 200) continue;
+      readable = true;
+      if (matchHits(header, bodyEtag(toJsonBytes(served.data)))) return;
+    }
+    if (readable) throw new RestException('rest_precondition_failed', 'The resource has changed since the ETag given in If-Match was sent.', 412);
+  }
+}
+
+/** Whether a read asks for the `view` or `embed` context (or none: `view`). */
+function isPublicContext(query: Record<string, unknown>): boolean {
+  return query.context === undefined || query.context === 'view' || query.context === 'embed';
+}
+
+/** Whether a handler's headers let its answer be shared: none that marks it per caller or per request. */
+function storable(headers: Record<string, string>): boolean {
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'set-cookie' || lower === 'vary' || lower === 'cache-control') return false;
+  }
+  return true;
 }
 
 function lowerHeaders(req: IncomingMessage): Record<string, string> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ByteLru, LruEntry } from '../cache/byte-lru';
 import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../cache/cache-limits';
@@ -6,6 +6,7 @@ import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { OptionEntity } from '../database/entities/option.entity';
 import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
 import { writeTransaction } from '../database/write-transaction';
+import { VersionStamps } from '../cache/version-stamps';
 
 /** How long autoloaded options are kept in memory before they are read again (nodes share one database). */
 const AUTOLOAD_TTL_MS = 5_000;
@@ -57,15 +58,24 @@ export class OptionsService {
   /** Options known not to exist (WordPress's `notoptions`), forgotten with the autoloaded ones; a bounded number. */
   private missing = new Set<string>();
   private loadedAt = 0;
+  /** Moves with every {@link invalidate}: a load that began before one is not kept. */
+  private generation = 0;
 
-  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Optional() private readonly stamps?: VersionStamps,
+  ) {
+    // With version stamps, the options are kept until their version moves (a write on any node), not for a while.
+    stamps?.onChange('options', () => this.invalidate());
+  }
 
   private get repo() {
     return this.dataSource.getRepository(OptionEntity);
   }
 
   private async autoloadMap(): Promise<Map<string, Autoloaded>> {
-    if (this.autoloaded && Date.now() - this.loadedAt < AUTOLOAD_TTL_MS) return this.autoloaded;
+    if (this.autoloaded && (this.stamps?.enabled || Date.now() - this.loadedAt < AUTOLOAD_TTL_MS)) return this.autoloaded;
+    const generation = this.generation;
     const rows = await this.repo
       .createQueryBuilder('o')
       .select(['o.name', 'o.value'])
@@ -75,6 +85,8 @@ export class OptionsService {
     // The smallest first, as many as fit: the ones left out are read when asked for.
     rows.sort((a, b) => a.value.length - b.value.length);
     const autoloaded = new Map<string, Autoloaded>();
+    // Invalidated while reading: answer this caller from what was read, keep nothing.
+    if (generation !== this.generation) return new Map(rows.map((row) => [row.name, new Autoloaded(autoloaded, row.name, row.value, 0)]));
     this.pool.clear();
     for (const row of rows) {
       const size = optionBytes(row.name, row.value);
@@ -142,7 +154,7 @@ export class OptionsService {
         await repo.insert({ name, value: stored, autoload: autoload === false ? 'no' : 'yes' });
       }
     });
-    this.autoloaded = null;
+    this.invalidate();
   }
 
   /**
@@ -158,17 +170,18 @@ export class OptionsService {
     const stored = maybeSerialize(next);
     if (row) await repo.update({ id: row.id }, { value: stored });
     else await repo.insert({ name, value: stored, autoload: 'yes' });
-    this.autoloaded = null;
+    this.invalidate();
   }
 
   async delete(name: string): Promise<boolean> {
     const result = await this.repo.delete({ name });
-    this.autoloaded = null;
+    this.invalidate();
     return (result.affected ?? 0) > 0;
   }
 
   /** Forgets cached values (after writes made elsewhere). */
   invalidate(): void {
     this.autoloaded = null;
+    this.generation++;
   }
 }

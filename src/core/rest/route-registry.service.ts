@@ -74,6 +74,7 @@ export class RouteRegistry {
       showInIndex: e.showInIndex ?? true,
       strictArgs: e.strictArgs ?? true,
       acceptsFiles: e.acceptsFiles ?? false,
+      cacheable: e.cacheable ?? true,
       argNames: null,
     };
   }

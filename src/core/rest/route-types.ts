@@ -43,6 +43,12 @@ export interface EndpointDefinition {
    * 413 before reading them; these read them after authentication, within the multipart limits.
    */
   acceptsFiles?: boolean;
+  /**
+   * Whether the response cache may keep this GET's anonymous answers (see `ResponseCache`): they must depend on
+   * the stored data, the URL and the wire names only. Default `true`; routes that extensions register with
+   * `registerRoute` default to `false` (their handlers may read the time, the network, anything) and opt in.
+   */
+  cacheable?: boolean;
 }
 
 /** A normalised endpoint, as stored in the registry. */

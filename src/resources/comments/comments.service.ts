@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
@@ -8,6 +8,7 @@ import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern } from '../../core/database/query-helpers';
 import { countWithin, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { VersionStamps } from '../../core/cache/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 
@@ -72,8 +73,12 @@ const TRASH_TIME = '_wp_trash_meta_time';
 export class CommentsService {
   private readonly counts = new ShortCache<number>();
 
-  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Optional() stamps?: VersionStamps,
+  ) {
     clearOnWrites(dataSource, this.counts);
+    stamps?.validate(this.counts);
   }
 
   private table<T>(entity: new () => T): string {

@@ -1,4 +1,6 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { ResponseCache } from '../../core/cache/response-cache';
+import { VersionStamps } from '../../core/cache/version-stamps';
 import { DataSource, In, LessThanOrEqual } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostEntity } from '../../core/database/entities/post.entity';
@@ -21,14 +23,23 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
   /** UTC milliseconds of the earliest scheduled post known to this node (Infinity: none). */
   private nextDue = 0;
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private running?: Promise<number>;
 
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly content: ContentRegistry,
     private readonly writer: PostWriter,
     private readonly hooks: HookRegistry,
-  ) {}
+    @Optional() stamps?: VersionStamps,
+    @Optional() cache?: ResponseCache,
+  ) {
+    // A post scheduled on any node moves the posts' version: look for the next due one again.
+    stamps?.onChange('posts', () => {
+      this.nextDue = 0;
+    });
+    // A cached answer is never served after a scheduled post's time: what is due is published first.
+    cache?.addFreshnessCheck(async () => Date.now() >= this.nextDue && (await this.sweep()) > 0);
+  }
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.sweep().catch((e: Error) => this.logger.error(e.message)), SWEEP_INTERVAL_MS);
@@ -50,19 +61,23 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
     if (Date.now() >= this.nextDue) await this.sweep();
   }
 
-  /** Publishes every scheduled post whose date has passed, then notes the next one. */
-  sweep(): Promise<void> {
+  /** Publishes every scheduled post whose date has passed, then notes the next one; answers how many it published. */
+  sweep(): Promise<number> {
     this.running ??= this.publishDue().finally(() => (this.running = undefined));
     return this.running;
   }
 
-  private async publishDue(): Promise<void> {
+  private async publishDue(): Promise<number> {
     const types = this.content.allPostTypes().map((t) => t.name);
     const repo = this.dataSource.getRepository(PostEntity);
     const now = formatMysqlDate(new Date(Date.now()));
     const due = await repo.find({ where: { type: In(types), status: 'future', dateGmt: LessThanOrEqual(now) }, order: { dateGmt: 'ASC' } });
+    let published = 0;
     for (const post of due) {
-      if (await this.writer.publishScheduled(post)) await this.hooks.doAction('publish_future_post', post.id);
+      if (await this.writer.publishScheduled(post)) {
+        published++;
+        await this.hooks.doAction('publish_future_post', post.id);
+      }
     }
     const next = await repo
       .createQueryBuilder('p')
@@ -71,5 +86,6 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
       .andWhere("p.status = 'future'")
       .getRawOne<{ next: string | null }>();
     this.nextDue = next?.next ? Date.parse(`${String(next.next).replace(' ', 'T')}Z`) : Infinity;
+    return published;
   }
 }

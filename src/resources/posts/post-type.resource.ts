@@ -339,10 +339,12 @@ export class PostTypeResource extends RestController {
     if (asText()) {
       const { item, link } = await this.presenter.prepareOne(post, req, site, (r) => this.server.toCollectionItem(r), asText, loaded);
       const response = new RestResponse(item);
+      lastModified(response, post.modifiedGmt);
       if (this.type.public || this.type.publicly_queryable) response.header('Link', `<${link}>; rel="alternate"; type=text/html`, false);
       return response;
     }
     const response = (await this.presenter.prepareMany([post], req, site, loaded))[0];
+    lastModified(response, post.modifiedGmt);
     // Viewable types point to the item's page on the site.
     if (this.type.public || this.type.publicly_queryable) {
       const link = (response.data as { link?: string }).link;
@@ -406,3 +408,9 @@ function requestDate(value: string | undefined, clock: SiteClock): string | unde
 }
 
 const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
+
+/** `Last-Modified` of a single post: its `modified_gmt` (none while it is the zero date). */
+export function lastModified(response: RestResponse, modifiedGmt: string | null | undefined): void {
+  const at = modifiedGmt && !modifiedGmt.startsWith('0000') ? Date.parse(`${modifiedGmt.replace(' ', 'T')}Z`) : NaN;
+  if (Number.isFinite(at)) response.header('Last-Modified', new Date(at).toUTCString());
+}

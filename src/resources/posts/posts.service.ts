@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostEntity } from '../../core/database/entities/post.entity';
@@ -8,6 +8,7 @@ import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.e
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { VersionStamps } from '../../core/cache/version-stamps';
 import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
 import { termIdsBySlug } from './post-terms';
@@ -77,8 +78,12 @@ const ORDER_COLUMNS: Record<string, string> = {
 export class PostsService {
   private readonly counts = new ShortCache<number>();
 
-  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Optional() stamps?: VersionStamps,
+  ) {
     clearOnWrites(dataSource, this.counts);
+    stamps?.validate(this.counts);
   }
 
   private readonly tables = new Map<unknown, string>();

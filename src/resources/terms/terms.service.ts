@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { TermMetaEntity } from '../../core/database/entities/term-meta.entity';
@@ -8,6 +8,7 @@ import { TermEntity } from '../../core/database/entities/term.entity';
 import { containsPattern, escapeLike } from '../../core/database/query-helpers';
 import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { VersionStamps } from '../../core/cache/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { RestException } from '../../core/rest/rest.exception';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
@@ -64,8 +65,10 @@ export class TermsService {
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly content: ContentRegistry,
+    @Optional() stamps?: VersionStamps,
   ) {
     clearOnWrites(dataSource, this.counts);
+    stamps?.validate(this.counts);
   }
 
   private table<T>(entity: new () => T): string {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
@@ -14,6 +14,7 @@ import { containsPattern, escapeLike, orderByPosition } from '../../core/databas
 import { TablePrefix } from '../../core/database/table-prefix';
 import { countWithin, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { VersionStamps } from '../../core/cache/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 
 /** Filters of the users collection, already validated and coerced. */
@@ -55,9 +56,12 @@ export class UsersService {
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly prefix: TablePrefix,
+    @Optional() stamps?: VersionStamps,
   ) {
     clearOnWrites(dataSource, this.authors);
     clearOnWrites(dataSource, this.counts);
+    stamps?.validate(this.authors);
+    stamps?.validate(this.counts);
   }
 
   /**

@@ -1,0 +1,147 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { HookRegistry } from '../hooks/hook-registry.service';
+import { ByteLru, LruEntry } from './byte-lru';
+import { Stamps, VersionStamps } from './version-stamps';
+
+/** Approximate bytes of an answer besides its body and key: the entry, its headers. */
+const ENTRY_BYTES = 512;
+
+/** One answer kept: its status, headers and body as written, under the stamps it was built with. */
+export class CachedAnswer implements LruEntry {
+  used = 0;
+
+  constructor(
+    private readonly owner: ResponseCache,
+    readonly key: string,
+    readonly token: string,
+    readonly status: number,
+    readonly headers: Readonly<Record<string, string>>,
+    readonly body: Buffer,
+    readonly etag: string,
+    public size: number,
+    readonly matchedRoute: string | undefined,
+    readonly hooks: number,
+  ) {}
+
+  evicted(): void {
+    this.owner.forget(this);
+  }
+}
+
+/**
+ * The response cache: answers to anonymous GETs in `view`/`embed` context, which depend on public data only, kept
+ * per process within a byte bound (`responseCache.maxBytes`, 24 MiB by default) and served only while the version
+ * stamps they were built under are still current (see {@link VersionStamps}): never stale, on any node.
+ *
+ * Its ETags come from the key and the stamps, so a revalidation (`If-None-Match`) is answered with `304` without
+ * rows or a body, even after the answer itself was evicted.
+ */
+@Injectable()
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedAnswer>();
+  readonly pool: ByteLru<CachedAnswer>;
+  private readonly checks: Array<() => Promise<boolean>> = [];
+
+  constructor(
+    private readonly stamps: VersionStamps,
+    private readonly hooks: HookRegistry,
+    @Inject(CMS_OPTIONS) options: ResolvedCmsOptions,
+  ) {
+    this.pool = new ByteLru<CachedAnswer>('responses', options.responseCache ? options.responseCache.maxBytes : 0);
+  }
+
+  /** Whether answers are cached (configured on, and the stamps are kept). */
+  get enabled(): boolean {
+    return this.stamps.enabled;
+  }
+
+  /**
+   * Registers a check run before any answer is looked up, for content that changes with time alone (a scheduled
+   * post whose time has come): it publishes what is due and answers `true` when it wrote, and the stamps are then
+   * read again.
+   */
+  addFreshnessCheck(check: () => Promise<boolean>): void {
+    this.checks.push(check);
+  }
+
+  /** The current stamps, after the freshness checks. */
+  async currentStamps(): Promise<Stamps> {
+    let stamps = await this.stamps.current();
+    for (const check of this.checks) if (await check()) stamps = await this.stamps.current();
+    return stamps;
+  }
+
+  /** The key of a GET: the wire names and base URL (links are written with them), the route, and the query as sent. */
+  keyOf(baseUrl: string, mount: string, route: string, query: Record<string, unknown>): string {
+    // The query keeps the order it was sent in: the Link header repeats it.
+    return `${baseUrl}\n${mount}\n${route}\n${JSON.stringify(query)}`;
+  }
+
+  /** The ETag of the answer to `key` under `token` (and the hooks registered now: they shape answers too). */
+  etagOf(key: string, token: string): string {
+    return `"${createHash('sha1').update(key).update('\0').update(token).update(`\0${this.hooks.generation}`).digest('base64url')}"`;
+  }
+
+  /** The answer kept for `key`, if it was built under `token` and the hooks registered now. */
+  lookup(key: string, token: string): CachedAnswer | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.token !== token || entry.hooks !== this.hooks.generation) {
+      this.drop(entry);
+      return undefined;
+    }
+    this.pool.touch(entry);
+    return entry;
+  }
+
+  /** Keeps an answer built under `token` (not kept when larger than an eighth of the bound). */
+  store(key: string, token: string, status: number, headers: Record<string, string>, body: Buffer, matchedRoute?: string): CachedAnswer {
+    const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers);
+    const entry = new CachedAnswer(this, key, token, status, headers, body, this.etagOf(key, token), size, matchedRoute, this.hooks.generation);
+    const old = this.entries.get(key);
+    if (old) this.drop(old);
+    if (this.pool.admit(entry)) this.entries.set(key, entry);
+    return entry;
+  }
+
+  /** Bytes and entries held (for the tests and the bench). */
+  usage(): { bytes: number; entries: number; maxBytes: number } {
+    return { bytes: this.pool.bytes, entries: this.pool.entries, maxBytes: this.pool.maxBytes };
+  }
+
+  /** Forgets an answer the pool dropped. */
+  forget(entry: CachedAnswer): void {
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+  }
+
+  private drop(entry: CachedAnswer): void {
+    this.forget(entry);
+    this.pool.remove(entry);
+  }
+}
+
+function headerBytes(headers: Record<string, string>): number {
+  let n = 0;
+  for (const name in headers) n += (name.length + headers[name].length) * 2;
+  return n;
+}
+
+/** A strong ETag of a body written without the cache: its SHA-1. */
+export function bodyEtag(body: Buffer): string {
+  return `"${createHash('sha1').update(body).digest('base64url')}"`;
+}
+
+/** Whether `If-None-Match` names `etag` (weak comparison, `*` matches any). */
+export function noneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** Whether `If-Match` names `etag` (strong comparison, `*` matches any). */
+export function matchHits(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim() === etag);
+}

@@ -1,0 +1,243 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_DATA_SOURCE } from '../database/cms-data-source';
+import { CommentMetaEntity } from '../database/entities/comment-meta.entity';
+import { CommentEntity } from '../database/entities/comment.entity';
+import { OptionEntity } from '../database/entities/option.entity';
+import { PostMetaEntity } from '../database/entities/post-meta.entity';
+import { PostEntity } from '../database/entities/post.entity';
+import { TermMetaEntity } from '../database/entities/term-meta.entity';
+import { TermRelationshipEntity } from '../database/entities/term-relationship.entity';
+import { TermTaxonomyEntity } from '../database/entities/term-taxonomy.entity';
+import { TermEntity } from '../database/entities/term.entity';
+import { UserMetaEntity } from '../database/entities/user-meta.entity';
+import { UserEntity } from '../database/entities/user.entity';
+import { rawQuery } from '../database/raw-query';
+
+/** The object groups that carry a version: WordPress's `last_changed` cache groups, kept in the database. */
+export const STAMP_GROUPS = ['posts', 'terms', 'comments', 'users', 'options'] as const;
+export type StampGroup = (typeof STAMP_GROUPS)[number];
+
+/** The table of versions (after the table prefix). */
+export const VERSIONS_TABLE = 'cms_versions';
+
+/** A statement that writes but should not bump any version (the SQLite write-lock probe) carries this comment. */
+export const NO_STAMP = '/* cms:no-stamp */';
+
+/** The versions read at one moment: per group, and as one token (`posts.terms.comments.users.options`). */
+export interface Stamps {
+  readonly versions: Readonly<Record<StampGroup, number>>;
+  readonly token: string;
+}
+
+/** The groups each WordPress table belongs to (term assignment changes posts as well as terms). */
+const TABLE_GROUPS: ReadonlyArray<[Function, StampGroup[]]> = [
+  [PostEntity, ['posts']],
+  [PostMetaEntity, ['posts']],
+  [TermEntity, ['terms']],
+  [TermTaxonomyEntity, ['terms']],
+  [TermMetaEntity, ['terms']],
+  [TermRelationshipEntity, ['posts', 'terms']],
+  [CommentEntity, ['comments']],
+  [CommentMetaEntity, ['comments']],
+  [UserEntity, ['users']],
+  [UserMetaEntity, ['users']],
+  [OptionEntity, ['options']],
+];
+
+/** The verb and table of a write statement, as TypeORM and this server write them. */
+const WRITE = /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE|OR\s+\w+))*\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE|OR\s+\w+))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM)\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)[`"]?(\s*,)?/i;
+
+/** Per query runner: the groups its open transaction wrote. */
+const RUNNER_STATE = Symbol('cms-version-stamps');
+
+interface RunnerState {
+  dirty: Set<StampGroup>;
+}
+
+type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDepth?: number };
+
+/**
+ * Version stamps: one row per object group in `{prefix}cms_versions`, WordPress's `last_changed` idea kept in the
+ * database so that every node sees it. Every write through this server's data source bumps the groups of the
+ * tables it writes, in the same transaction (or right after an autocommitted statement): the query runners are
+ * instrumented once, so creates, updates, trashes, deletes, term assignments, comment status changes, options,
+ * users and the scheduler's publishing are all covered without each writer having to remember it.
+ *
+ * Readers ask {@link current} — one small query, shared by the requests that arrive while it has not started yet —
+ * and caches that hold data of a group ({@link onChange}) are cleared when its version moves.
+ *
+ * Writes made outside this server (a WordPress sharing the database, SQL by hand) bump nothing: the response
+ * cache must then be off (`responseCache: false`), which also turns the stamps off.
+ */
+@Injectable()
+export class VersionStamps implements OnApplicationBootstrap {
+  private readonly logger = new Logger('VersionStamps');
+  private enabledFlag = false;
+  private table = VERSIONS_TABLE;
+  /** Table name → groups. */
+  private readonly groupsOfTable = new Map<string, StampGroup[]>();
+  private readonly listeners = new Map<StampGroup, Array<() => void | Promise<void>>>();
+  private last: Stamps | null = null;
+  private readonly validatedCaches: Array<{ validated: boolean }> = [];
+  /** A read not started yet, that requests arriving now may share. */
+  private queued: Promise<Stamps> | null = null;
+  /** The read under way. */
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
+  ) {}
+
+  /** Whether versions are kept and read (the response cache is on and the table exists). */
+  get enabled(): boolean {
+    return this.enabledFlag;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.options.responseCache) return;
+    const prefix = (this.dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
+    this.table = `${prefix}${VERSIONS_TABLE}`;
+    for (const [entity, groups] of TABLE_GROUPS) this.groupsOfTable.set(this.dataSource.getMetadata(entity).tableName.toLowerCase(), groups);
+    try {
+      await this.dataSource.query(`SELECT name FROM ${this.quoted()} WHERE name = ?`, ['posts']);
+    } catch {
+      this.logger.warn(`${this.table} is missing (run the migrations): the response cache is off.`);
+      return;
+    }
+    this.instrument();
+    this.enabledFlag = true;
+    for (const cache of this.validatedCaches) cache.validated = true;
+  }
+
+  /**
+   * Makes a cache of values read from the database exact: once the stamps are on, it keeps its values until a
+   * version moves (on any node) instead of for a moment, and is cleared then. Without stamps it keeps its own TTL.
+   */
+  validate(cache: { clear(): void; validated: boolean }): void {
+    this.validatedCaches.push(cache);
+    if (this.enabledFlag) cache.validated = true;
+    for (const group of STAMP_GROUPS) this.onChange(group, () => cache.clear());
+  }
+
+  /** Calls `listener` (before {@link current} answers) whenever a read finds `group`'s version moved. */
+  onChange(group: StampGroup, listener: () => void | Promise<void>): void {
+    const list = this.listeners.get(group) ?? [];
+    list.push(listener);
+    this.listeners.set(group, list);
+  }
+
+  /**
+   * The versions as they are now: read by a query that starts after this call (requests arriving together share
+   * one), so a read that follows a committed write — on any node — sees its bump.
+   */
+  current(): Promise<Stamps> {
+    if (this.queued) return this.queued;
+    const queued = this.startAfterRunning();
+    this.queued = queued;
+    return queued;
+  }
+
+  private async startAfterRunning(): Promise<Stamps> {
+    // At least a microtask: the caller queues this read first, so that requests arriving before it starts share it.
+    await (this.running ? this.running.catch(() => undefined) : Promise.resolve());
+    this.queued = null;
+    const read = this.read();
+    this.running = read;
+    try {
+      return await read;
+    } finally {
+      if (this.running === read) this.running = null;
+    }
+  }
+
+  /** The groups a statement writes (`null`: none); every group when its table cannot be told. */
+  groupsOf(sql: string): StampGroup[] | null {
+    const first = sql.charCodeAt(0) | 0x20;
+    // Reads (SELECT, SHOW, PRAGMA, ...) return at the first letter.
+    if (first !== 0x69 && first !== 0x75 && first !== 0x64 && first !== 0x72 && first !== 0x20 && first !== 0x2f && first !== 0x2a) return null;
+    const match = WRITE.exec(sql);
+    if (!match) return /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql) ? [...STAMP_GROUPS] : null;
+    if (sql.includes(NO_STAMP)) return null;
+    // A multi-table statement (`DELETE a, b FROM ...`) is counted against every group.
+    if (match[2]) return [...STAMP_GROUPS];
+    return this.groupsOfTable.get(match[1].toLowerCase()) ?? null;
+  }
+
+  private async read(): Promise<Stamps> {
+    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`);
+    const versions = Object.fromEntries(STAMP_GROUPS.map((g) => [g, 0])) as Record<StampGroup, number>;
+    for (const row of rows as Array<{ name: string; version: number | string }>) {
+      if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
+    }
+    const stamps: Stamps = { versions, token: STAMP_GROUPS.map((g) => versions[g]).join('.') };
+    const before = this.last;
+    this.last = stamps;
+    if (before && before.token !== stamps.token) {
+      for (const group of STAMP_GROUPS) {
+        if (before.versions[group] !== versions[group]) for (const listener of this.listeners.get(group) ?? []) await listener();
+      }
+    }
+    return stamps;
+  }
+
+  private quoted(): string {
+    const type = this.dataSource.options.type;
+    return type === 'mysql' || type === 'mariadb' ? `\`${this.table}\`` : `"${this.table}"`;
+  }
+
+  /**
+   * The statement that moves the versions of `groups` to a new random value (not `version + 1`: a transaction
+   * rolled back after a reader on its connection saw its bump must not leave a version a later write reuses).
+   */
+  private bump(groups: StampGroup[]): [string, unknown[]] {
+    const version = randomInt(1, 2 ** 47);
+    return [`UPDATE ${this.quoted()} SET version = ? WHERE name IN (${groups.map(() => '?').join(', ')})`, [version, ...groups]];
+  }
+
+  /** Wraps the data source's query runners: writes note their groups, commits bump them. */
+  private instrument(): void {
+    const driver = this.dataSource.driver as unknown as { createQueryRunner(mode: string): QueryRunner };
+    const create = driver.createQueryRunner.bind(driver);
+    driver.createQueryRunner = (mode: string) => this.wrap(create(mode) as Instrumented);
+  }
+
+  private wrap(runner: Instrumented): QueryRunner {
+    if (runner[RUNNER_STATE]) return runner;
+    const state: RunnerState = { dirty: new Set() };
+    runner[RUNNER_STATE] = state;
+    const query = runner.query.bind(runner) as (sql: string, params?: unknown[], structured?: boolean) => Promise<unknown>;
+    const bump = async (groups: Iterable<StampGroup>) => {
+      const list = [...new Set(groups)];
+      if (list.length) await query(...this.bump(list));
+    };
+    runner.query = (async (sql: string, params?: unknown[], structured?: boolean) => {
+      const groups = this.enabledFlag ? this.groupsOf(sql) : null;
+      const result = await query(sql, params, structured);
+      if (groups) {
+        if (runner.isTransactionActive) for (const g of groups) state.dirty.add(g);
+        else await bump(groups);
+      }
+      return result;
+    }) as QueryRunner['query'];
+    const commit = runner.commitTransaction.bind(runner);
+    runner.commitTransaction = async () => {
+      // The outermost commit carries the bump (a savepoint's release is not a commit).
+      if ((runner.transactionDepth ?? 1) <= 1 && state.dirty.size) {
+        const groups = [...state.dirty];
+        state.dirty.clear();
+        await bump(groups);
+      }
+      return commit();
+    };
+    const rollback = runner.rollbackTransaction.bind(runner);
+    runner.rollbackTransaction = async () => {
+      if ((runner.transactionDepth ?? 1) <= 1) state.dirty.clear();
+      return rollback();
+    };
+    return runner;
+  }
+}

@@ -1,0 +1,289 @@
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ResponseCache } from '../../src/core/cache/response-cache';
+import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
+import { testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+
+/**
+ * The response cache of anonymous reads, its version stamps, conditional requests (ETag, 304, If-Match, 412) and
+ * exact totals across nodes (issue 18). A cached answer costs one statement (the stamps); a built one more.
+ */
+
+const API = '/cms-json/cms/v2';
+
+describe('response cache, version stamps and conditional requests', () => {
+  let t: TestApp;
+  const auth = (role: keyof TestApp['users']) => t.users[role].authorization;
+  /**
+   * Statements a request sends besides the version stamps' read: 0 when its answer comes from the cache. It reads
+   * the stamps once.
+   */
+  const cost = async (run: () => Promise<unknown>) => {
+    const n = await t.queries.during(run);
+    expect(t.queries.stampReads).toBe(1);
+    return n;
+  };
+  /** Reads anonymously twice: the second answer must come from the cache, and match the first. */
+  const cached = async (path: string) => {
+    const first = await t.http.get(`${API}/${path}`).expect(200);
+    let second: { body: unknown; headers: Record<string, string> } | undefined;
+    expect(await cost(async () => (second = await t.http.get(`${API}/${path}`).expect(200)))).toBe(0);
+    expect(second?.body).toEqual(first.body);
+    return first;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp('response_cache');
+  });
+  afterAll(() => t.close());
+
+  describe('what is cached', () => {
+    it('serves a repeated anonymous read from the cache, with the same body, headers and ETag', async () => {
+      await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Cached one', status: 'publish' }).expect(201);
+      const first = await t.http.get(`${API}/posts?per_page=2`).expect(200);
+      let second!: { headers: Record<string, string>; body: unknown };
+      expect(await cost(async () => (second = await t.http.get(`${API}/posts?per_page=2`).expect(200)))).toBe(0);
+      expect(second.body).toEqual(first.body);
+      for (const name of ['x-cms-total', 'x-cms-totalpages', 'link', 'etag', 'cache-control', 'content-type']) expect(second.headers[name]).toBe(first.headers[name]);
+      expect(first.headers.etag).toMatch(/^"[\w-]+"$/);
+    });
+
+    it('never serves authenticated or edit-context reads from the cache, nor caches them for others', async () => {
+      const draft = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Only for editors', status: 'draft' }).expect(201);
+      await cached('posts?per_page=5&status=publish');
+      // The same URL, logged in: built (more than the stamps' read).
+      expect(await cost(() => t.http.get(`${API}/posts?per_page=5&status=publish`).set('Authorization', auth('subscriber')).expect(200))).toBeGreaterThan(0);
+      // An editor's view of drafts never reaches anonymous callers.
+      const editors = await t.http.get(`${API}/posts?status=draft`).set('Authorization', auth('editor')).expect(200);
+      expect(editors.body.map((p: { id: number }) => p.id)).toContain(draft.body.id);
+      expectRestError(await t.http.get(`${API}/posts?status=draft`), 'rest_invalid_param', 400);
+      // context=edit: built every time, and refused anonymously.
+      for (let i = 0; i < 2; i++) {
+        expect(await cost(() => t.http.get(`${API}/posts/${draft.body.id}?context=edit`).set('Authorization', auth('editor')).expect(200))).toBeGreaterThan(0);
+      }
+      expectRestError(await t.http.get(`${API}/posts/${draft.body.id}?context=edit`), 'rest_forbidden_context', 401);
+      // An anonymous edit-context read is refused every time, never answered from an anonymous view-context entry.
+      await cached('posts');
+      for (let i = 0; i < 2; i++) expectRestError(await t.http.get(`${API}/posts?context=edit`), 'rest_forbidden_context', 401);
+    });
+
+    it('keys password, _embed and _fields apart', async () => {
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Locked', content: 'The secret text', status: 'publish', password: 'open' }).expect(201);
+      const id = post.body.id;
+      const locked = await cached(`posts/${id}`);
+      expect(locked.body.content.rendered).toBe('');
+      const open = await cached(`posts/${id}?password=open`);
+      expect(open.body.content.rendered).toContain('The secret text');
+      expectRestError(await t.http.get(`${API}/posts/${id}?password=wrong`), 'rest_post_incorrect_password', 403);
+      expect((await t.http.get(`${API}/posts/${id}`).expect(200)).body.content.rendered).toBe('');
+      const embedded = await cached(`posts/${id}?_embed`);
+      expect(embedded.body._embedded.author[0].id).toBe(t.users.editor.id);
+      expect((await cached(`posts/${id}`)).body._embedded).toBeUndefined();
+      const fields = await cached(`posts/${id}?_fields=id,title`);
+      expect(Object.keys(fields.body).sort()).toEqual(['id', 'title']);
+      expect(Object.keys((await cached(`posts/${id}?_fields=id`)).body)).toEqual(['id']);
+    });
+  });
+
+  describe('every kind of write invalidates what it affects', () => {
+    it('post create, update, trash and delete', async () => {
+      const before = await cached('posts?per_page=100');
+      const created = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Fresh post', status: 'publish' }).expect(201);
+      const afterCreate = await t.http.get(`${API}/posts?per_page=100`).expect(200);
+      expect(afterCreate.body.map((p: { id: number }) => p.id)).toContain(created.body.id);
+      expect(Number(afterCreate.headers['x-cms-total'])).toBe(Number(before.headers['x-cms-total']) + 1);
+      await cached(`posts/${created.body.id}`);
+      await t.http.post(`${API}/posts/${created.body.id}`).set('Authorization', auth('editor')).send({ title: 'Renamed post' }).expect(200);
+      expect((await t.http.get(`${API}/posts/${created.body.id}`).expect(200)).body.title.rendered).toBe('Renamed post');
+      await cached(`posts/${created.body.id}`);
+      await t.http.delete(`${API}/posts/${created.body.id}`).set('Authorization', auth('editor')).expect(200);
+      expectRestError(await t.http.get(`${API}/posts/${created.body.id}`), 'rest_forbidden', 401);
+      await t.http.delete(`${API}/posts/${created.body.id}?force=true`).set('Authorization', auth('editor')).expect(200);
+      expectRestError(await t.http.get(`${API}/posts/${created.body.id}`), 'rest_post_invalid_id', 404);
+      expect((await t.http.get(`${API}/posts?per_page=100`).expect(200)).headers['x-cms-total']).toBe(before.headers['x-cms-total']);
+    });
+
+    it('term assignment and term changes', async () => {
+      const tag = await t.http.post(`${API}/tags`).set('Authorization', auth('editor')).send({ name: 'Cache tag' }).expect(201);
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Tagged later', status: 'publish' }).expect(201);
+      expect((await cached(`posts?tags=${tag.body.id}`)).body).toEqual([]);
+      await cached(`posts/${post.body.id}`);
+      await t.http.post(`${API}/posts/${post.body.id}`).set('Authorization', auth('editor')).send({ tags: [tag.body.id] }).expect(200);
+      expect((await t.http.get(`${API}/posts?tags=${tag.body.id}`).expect(200)).body.map((p: { id: number }) => p.id)).toEqual([post.body.id]);
+      expect((await t.http.get(`${API}/posts/${post.body.id}`).expect(200)).body.tags).toEqual([tag.body.id]);
+      await cached(`tags/${tag.body.id}`);
+      await t.http.post(`${API}/tags/${tag.body.id}`).set('Authorization', auth('editor')).send({ name: 'Renamed tag' }).expect(200);
+      expect((await t.http.get(`${API}/tags/${tag.body.id}`).expect(200)).body.name).toBe('Renamed tag');
+    });
+
+    it('comment creation and approval', async () => {
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Discussed', status: 'publish' }).expect(201);
+      expect((await cached(`comments?post=${post.body.id}`)).body).toEqual([]);
+      expect((await cached(`posts/${post.body.id}?_embed`)).body._embedded.replies).toBeUndefined();
+      const comment = await t.http
+        .post(`${API}/comments`)
+        .set('Authorization', auth('editor'))
+        .send({ post: post.body.id, content: 'Held at first', status: 'hold' })
+        .expect(201);
+      expect((await cached(`comments?post=${post.body.id}`)).body).toEqual([]);
+      await t.http.post(`${API}/comments/${comment.body.id}`).set('Authorization', auth('editor')).send({ status: 'approved' }).expect(200);
+      expect((await t.http.get(`${API}/comments?post=${post.body.id}`).expect(200)).body.map((c: { id: number }) => c.id)).toEqual([comment.body.id]);
+      expect((await t.http.get(`${API}/posts/${post.body.id}?_embed`).expect(200)).body._embedded.replies[0][0].id).toBe(comment.body.id);
+    });
+
+    it('option changes (settings) and user changes', async () => {
+      await cached('');
+      await t.http.post(`${API}/settings`).set('Authorization', auth('administrator')).send({ title: 'A cached site' }).expect(200);
+      expect((await t.http.get('/cms-json/').expect(200)).body.name).toBe('A cached site');
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('author')).send({ title: 'By the author', status: 'publish' }).expect(201);
+      expect((await cached(`users/${t.users.author.id}`)).body.name).toBe('author');
+      await cached(`posts/${post.body.id}?_embed`);
+      await t.http.post(`${API}/users/${t.users.author.id}`).set('Authorization', auth('administrator')).send({ name: 'Renamed Author' }).expect(200);
+      expect((await t.http.get(`${API}/users/${t.users.author.id}`).expect(200)).body.name).toBe('Renamed Author');
+      expect((await t.http.get(`${API}/posts/${post.body.id}?_embed`).expect(200)).body._embedded.author[0].name).toBe('Renamed Author');
+    });
+
+    it('publishes a scheduled post at its time, though nothing else changed', async () => {
+      // A post is scheduled (not published at once) a minute or more ahead, as WordPress does it.
+      const at = new Date(Date.now() + 90_000);
+      const scheduled = await t.http
+        .post(`${API}/posts`)
+        .set('Authorization', auth('editor'))
+        .send({ title: 'Due soon', status: 'future', date_gmt: at.toISOString().slice(0, 19) })
+        .expect(201);
+      expect(scheduled.body.status).toBe('future');
+      expect((await cached('posts?per_page=100')).body.map((p: { id: number }) => p.id)).not.toContain(scheduled.body.id);
+      // Time passes (the server's clock, in this process); nothing is written.
+      const now = Date.now;
+      const later = now() + 95_000;
+      jest.spyOn(Date, 'now').mockImplementation(() => later);
+      try {
+        expect((await t.http.get(`${API}/posts?per_page=100`).expect(200)).body.map((p: { id: number }) => p.id)).toContain(scheduled.body.id);
+        expect((await t.http.get(`${API}/posts/${scheduled.body.id}`).expect(200)).body.status).toBe('publish');
+      } finally {
+        jest.restoreAllMocks();
+      }
+    });
+  });
+
+  describe('conditional requests', () => {
+    it('answers If-None-Match with 304 and no body, cached or not, and with 200 once the data changed', async () => {
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Revalidated', status: 'publish' }).expect(201);
+      const first = await t.http.get(`${API}/posts/${post.body.id}`).expect(200);
+      const etag = first.headers.etag;
+      const again = await t.http.get(`${API}/posts/${post.body.id}`).set('If-None-Match', etag).expect(304);
+      expect(again.text ?? '').toBe('');
+      expect(again.headers.etag).toBe(etag);
+      expect(again.headers['cache-control']).toBe('no-cache, must-revalidate, max-age=0');
+      // Revalidated after the answer left the cache: still 304, from the key and the stamps alone.
+      t.app.get(ResponseCache).pool.clear();
+      expect(await cost(() => t.http.get(`${API}/posts/${post.body.id}`).set('If-None-Match', `W/${etag}, "other"`).expect(304))).toBe(0);
+      await t.http.post(`${API}/posts/${post.body.id}`).set('Authorization', auth('editor')).send({ title: 'Changed' }).expect(200);
+      const changed = await t.http.get(`${API}/posts/${post.body.id}`).set('If-None-Match', etag).expect(200);
+      expect(changed.headers.etag).not.toBe(etag);
+      // Logged in: the ETag of the body.
+      const mine = await t.http.get(`${API}/posts/${post.body.id}?context=edit`).set('Authorization', auth('editor')).expect(200);
+      expect(mine.headers.etag).toMatch(/^"[\w-]+"$/);
+      await t.http.get(`${API}/posts/${post.body.id}?context=edit`).set('Authorization', auth('editor')).set('If-None-Match', mine.headers.etag).expect(304);
+      // Errors carry none.
+      expect((await t.http.get(`${API}/posts/999999`).expect(404)).headers.etag).toBeUndefined();
+    });
+
+    it('gives single posts a Last-Modified of their modified date', async () => {
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Dated', status: 'publish' }).expect(201);
+      const res = await t.http.get(`${API}/posts/${post.body.id}`).expect(200);
+      expect(res.headers['last-modified']).toBe(new Date(`${post.body.modified_gmt}Z`).toUTCString());
+    });
+
+    it('refuses a write whose If-Match no longer names the item with 412, and takes a current one or *', async () => {
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Shared draft', status: 'draft' }).expect(201);
+      const url = `${API}/posts/${post.body.id}`;
+      const read = await t.http.get(`${url}?context=edit`).set('Authorization', auth('editor')).expect(200);
+      // First editor saves with the ETag read.
+      await t.http.put(url).set('Authorization', auth('editor')).set('If-Match', read.headers.etag).send({ title: 'First edit' }).expect(200);
+      // Second editor, with the same (now old) ETag: refused, nothing written.
+      expectRestError(await t.http.put(url).set('Authorization', auth('administrator')).set('If-Match', read.headers.etag).send({ title: 'Second edit' }), 'rest_precondition_failed', 412);
+      expectRestError(await t.http.delete(`${url}?force=true`).set('Authorization', auth('editor')).set('If-Match', read.headers.etag), 'rest_precondition_failed', 412);
+      expect((await t.http.get(`${url}?context=edit`).set('Authorization', auth('editor')).expect(200)).body.title.raw).toBe('First edit');
+      // A view-context ETag is current too, and so is *.
+      const view = await t.http.get(url).set('Authorization', auth('administrator')).expect(200);
+      await t.http.patch(url).set('Authorization', auth('administrator')).set('If-Match', view.headers.etag).send({ title: 'Second edit' }).expect(200);
+      await t.http.post(url).set('Authorization', auth('administrator')).set('If-Match', '*').send({ title: 'Third edit' }).expect(200);
+      // A caller who cannot read the item gets the write's own refusal, not 412.
+      expectRestError(await t.http.put(url).set('Authorization', auth('subscriber')).set('If-Match', '"x"').send({ title: 'No' }), 'rest_cannot_edit', 403);
+    });
+  });
+
+  describe('bounds', () => {
+    it('keeps answers within its byte bound, evicting the least recently used, and none over an eighth of it', async () => {
+      const small = await createTestApp('response_cache_bound', { cms: { responseCache: { maxBytes: 48 * 1024 } } });
+      try {
+        for (let i = 0; i < 8; i++) {
+          await small.http.post(`${API}/posts`).set('Authorization', small.users.editor.authorization).send({ title: `Post ${i}`, content: 'x'.repeat(800), status: 'publish' }).expect(201);
+        }
+        const cache = small.app.get(ResponseCache);
+        for (let i = 1; i <= 40; i++) await small.http.get(`${API}/posts?per_page=1&page=${(i % 8) + 1}&n=${i}`).expect(200);
+        const usage = cache.usage();
+        expect(usage.maxBytes).toBe(48 * 1024);
+        expect(usage.bytes).toBeLessThanOrEqual(48 * 1024);
+        expect(usage.entries).toBeGreaterThan(0);
+        expect(usage.entries).toBeLessThan(40);
+        // A page of eight long posts is over 6 KiB (an eighth): answered, never kept.
+        const big = await small.http.get(`${API}/posts?per_page=8`).expect(200);
+        expect(big.text.length).toBeGreaterThan(6 * 1024);
+        expect(await small.queries.during(() => small.http.get(`${API}/posts?per_page=8`).expect(200))).toBeGreaterThan(0);
+      } finally {
+        await small.close();
+      }
+    });
+
+    it('is off with responseCache: false: no stamps read, every read built', async () => {
+      const off = await createTestApp('response_cache_off', { cms: { responseCache: false } });
+      try {
+        await off.http.get(`${API}/posts`).expect(200);
+        off.queries.statements.length = 0;
+        const n = await off.queries.during(() => off.http.get(`${API}/posts`).expect(200));
+        expect(n).toBeGreaterThan(0);
+        expect(off.queries.statements.some((sql) => sql.includes('cms_versions'))).toBe(false);
+        expect(off.app.get(ResponseCache).usage().entries).toBe(0);
+      } finally {
+        await off.close();
+      }
+    });
+  });
+});
+
+describe('two nodes on one database', () => {
+  const file = join(tmpdir(), `cms-two-nodes-${process.pid}.sqlite`);
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    const databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${file}` : await testDatabaseUrl('two_nodes');
+    a = await createTestApp('two_nodes', { databaseUrl });
+    b = await createTestApp('two_nodes', { databaseUrl, users: a.users });
+  });
+  afterAll(async () => {
+    await b.app.close();
+    await a.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  });
+
+  it('answers exact totals and fresh answers on one node right after a write through the other', async () => {
+    for (let round = 0; round < 5; round++) {
+      const anonymous = await a.http.get(`${API}/posts?per_page=1`).expect(200);
+      const logged = await a.http.get(`${API}/posts?per_page=1`).set('Authorization', a.users.subscriber.authorization).expect(200);
+      expect(logged.headers['x-cms-total']).toBe(anonymous.headers['x-cms-total']);
+      const created = await b.http.post(`${API}/posts`).set('Authorization', b.users.editor.authorization).send({ title: `Round ${round}`, status: 'publish' }).expect(201);
+      const fresh = await a.http.get(`${API}/posts?per_page=1`).expect(200);
+      expect(fresh.headers['x-cms-total']).toBe(String(Number(anonymous.headers['x-cms-total']) + 1));
+      expect(fresh.body[0].id).toBe(created.body.id);
+      const freshLogged = await a.http.get(`${API}/posts?per_page=1`).set('Authorization', a.users.subscriber.authorization).expect(200);
+      expect(freshLogged.headers['x-cms-total']).toBe(fresh.headers['x-cms-total']);
+      // An option written on b shows on a at once.
+      await b.http.post(`${API}/settings`).set('Authorization', b.users.administrator.authorization).send({ description: `Round ${round}` }).expect(200);
+      expect((await a.http.get('/cms-json/').expect(200)).body.description).toBe(`Round ${round}`);
+    }
+  });
+});
