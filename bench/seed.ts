@@ -107,6 +107,23 @@ export interface SeedResult {
   searchWord: string;
   /** Posts whose title or content contain {@link searchWord} (all statuses). */
   searchWordPosts: number;
+  /** ID sets for the mixed load and the read-after-write check (not written into the results file). */
+  samples: {
+    /** 60 published posts spread over the table, oldest first. */
+    publishedPostIds: number[];
+    /** 55 published posts with 1–5 approved comments, spread over the table. */
+    commentedPostIds: number[];
+    /** Published posts in all. */
+    publishedCount: number;
+    /** Held comments (`comment_approved` '0') on published posts with fewer than 10 approved comments (at most 1000, spread). */
+    heldComments: Array<{ id: number; postId: number }>;
+  };
+}
+
+/** `count` items of `items` spread evenly over it (all of them when there are fewer). */
+function spread<T>(items: readonly T[], count: number): T[] {
+  if (items.length <= count) return items.slice();
+  return Array.from({ length: count }, (_, i) => items[Math.floor(((i + 0.5) * items.length) / count)]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -840,6 +857,14 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       .slice(Math.floor(published.length / 2))
       .find((p) => (approvedCount.get(p.id) ?? 0) >= 3 && !bigPosts.includes(p.id));
     const searchWordPosts = posts.filter((p) => p.type === 'post' && (p.title.toLowerCase().includes(SEARCH_WORD) || p.content.includes(SEARCH_WORD))).length;
+    const commented = published.filter((p) => {
+      const n = approvedCount.get(p.id) ?? 0;
+      return n >= 1 && n <= 5;
+    });
+    const held = seedComments
+      .filter((c) => c.approved === '0' && (approvedCount.get(c.postId) ?? 0) < 10)
+      .map((c) => ({ id: commentIdOf[c.index], postId: c.postId }))
+      .sort((a, b) => a.id - b.id);
 
     return {
       ms: Date.now() - started,
@@ -866,6 +891,12 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       sampleCategoryId,
       searchWord: SEARCH_WORD,
       searchWordPosts,
+      samples: {
+        publishedPostIds: spread(published.map((p) => p.id), 60),
+        commentedPostIds: spread(commented.map((p) => p.id), 55),
+        publishedCount: published.length,
+        heldComments: spread(held, 1000),
+      },
     };
   } finally {
     activeDataSource = null;
