@@ -173,7 +173,7 @@ export class CommentResource extends RestController {
       exclude: this.idListArg('Ensure result set excludes specific ids.'),
       include: this.idListArg('Limit result set to specific ids.'),
       karma: { description: 'Limit result set to that of a particular comment karma. Requires authorization.', type: 'integer' },
-      offset: { description: 'Offset the result set by a specific number of comment.', type: 'integer' },
+      offset: { description: 'Offset the result set by a specific number of comments.', type: 'integer' },
       order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
       orderby: { description: 'Sort collection by object attribute.', type: 'string', default: 'date_gmt', enum: ['date', 'date_gmt', 'id', 'include', 'post', 'parent', 'type'] },
       parent: this.idListArg('Limit result set to resources of specific parent ids.'),

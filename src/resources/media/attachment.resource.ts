@@ -109,7 +109,7 @@ export class AttachmentResource extends PostTypeResource {
     const args = super.collectionArgs();
     args.status = {
       default: 'inherit',
-      description: 'Limit result set to attachments assigned one or more statuses.',
+      description: 'Limit result set to posts assigned one or more statuses.',
       type: 'array',
       items: { enum: ['inherit', 'private', 'trash'], type: 'string' },
     };
