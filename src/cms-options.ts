@@ -53,7 +53,7 @@ export interface CmsModuleOptions {
    */
   restRouteQuery?: boolean;
   /**
-   * The response cache of anonymous reads, validated by version stamps (default on, 24 MiB per process): `false`
+   * The response cache of anonymous reads, validated by version stamps (default on, 16 MiB per process): `false`
    * turns it off — as it must be when anything but this API writes to the database (a WordPress sharing it, SQL by
    * hand), since those writes do not move the stamps.
    */
@@ -77,7 +77,7 @@ export const CMS_NAMESPACE = 'cms/v2';
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 export const DEFAULT_UPLOAD_LIMIT = 64 * 1024 * 1024;
 /** Bytes of responses the response cache keeps per process, by default. */
-export const DEFAULT_RESPONSE_CACHE_BYTES = 24 * 1024 * 1024;
+export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 
 export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
   return {

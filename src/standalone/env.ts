@@ -82,7 +82,7 @@ export class CmsEnvironment {
   CMS_RESPONSE_CACHE: 'on' | 'off' = 'on';
 
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_RESPONSE_CACHE_BYTES must be a size such as 64mb, 512kb or 1048576' })
-  CMS_RESPONSE_CACHE_BYTES = '24mb';
+  CMS_RESPONSE_CACHE_BYTES = '16mb';
 
   /** Base URL of uploaded files, e.g. a CDN (default `<site URL>/wp-content/uploads`, served by this server). */
   @IsOptional()

@@ -68,6 +68,22 @@ describe('response cache, version stamps and conditional requests', () => {
       for (let i = 0; i < 2; i++) expectRestError(await t.http.get(`${API}/posts?context=edit`), 'rest_forbidden_context', 401);
     });
 
+    it('reuses posts\' extras between logged-in reads while nothing changed, and reads them again after a term assignment', async () => {
+      const tag = await t.http.post(`${API}/tags`).set('Authorization', auth('editor')).send({ name: 'Extras tag' }).expect(201);
+      const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'With extras', status: 'publish' }).expect(201);
+      const reader = auth('subscriber');
+      const extrasRead = () => t.queries.statements.filter((sql) => sql.includes('x_author')).length;
+      await t.queries.during(() => t.http.get(`${API}/posts?per_page=5`).set('Authorization', reader).expect(200));
+      expect(extrasRead()).toBe(1);
+      const again = await t.http.get(`${API}/posts?per_page=5`).set('Authorization', reader).expect(200);
+      await t.queries.during(() => t.http.get(`${API}/posts?per_page=5`).set('Authorization', reader).expect(200));
+      expect(extrasRead()).toBe(0);
+      expect(again.body.find((p: { id: number }) => p.id === post.body.id).tags).toEqual([]);
+      await t.http.post(`${API}/posts/${post.body.id}`).set('Authorization', auth('editor')).send({ tags: [tag.body.id] }).expect(200);
+      const after = await t.http.get(`${API}/posts?per_page=5`).set('Authorization', reader).expect(200);
+      expect(after.body.find((p: { id: number }) => p.id === post.body.id).tags).toEqual([tag.body.id]);
+    });
+
     it('keys password, _embed and _fields apart', async () => {
       const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Locked', content: 'The secret text', status: 'publish', password: 'open' }).expect(201);
       const id = post.body.id;

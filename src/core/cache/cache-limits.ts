@@ -28,6 +28,12 @@ export const RENDERED_HTML_CACHE = { bytes: 16 * MiB, entries: 4000 } as const;
  */
 export const PREPARED_JSON_CACHE = { bytes: 32 * MiB } as const;
 
+/**
+ * Posts' extras (author's existence, featured image, template, revisions, term ids) kept between requests while
+ * the version stamps allow (`posts.service.ts`): one cache per process, about 400 bytes a post.
+ */
+export const POST_EXTRAS_CACHE = { bytes: 4 * MiB } as const;
+
 /** Collection totals and similar values kept for a moment (`ShortCache`), per cache (posts, terms, users). */
 export const SHORT_CACHE = { bytes: 2 * MiB, entries: 500 } as const;
 

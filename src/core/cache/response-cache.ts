@@ -32,7 +32,7 @@ export class CachedAnswer implements LruEntry {
 
 /**
  * The response cache: answers to anonymous GETs in `view`/`embed` context, which depend on public data only, kept
- * per process within a byte bound (`responseCache.maxBytes`, 24 MiB by default) and served only while the version
+ * per process within a byte bound (`responseCache.maxBytes`, 16 MiB by default) and served only while the version
  * stamps they were built under are still current (see {@link VersionStamps}): never stale, on any node.
  *
  * Its ETags come from the key and the stamps, so a revalidation (`If-None-Match`) is answered with `304` without

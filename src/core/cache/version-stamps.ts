@@ -117,10 +117,10 @@ export class VersionStamps implements OnApplicationBootstrap {
    * Makes a cache of values read from the database exact: once the stamps are on, it keeps its values until a
    * version moves (on any node) instead of for a moment, and is cleared then. Without stamps it keeps its own TTL.
    */
-  validate(cache: { clear(): void; validated: boolean }): void {
+  validate(cache: { clear(): void; validated: boolean }, groups: readonly StampGroup[] = STAMP_GROUPS): void {
     this.validatedCaches.push(cache);
     if (this.enabledFlag) cache.validated = true;
-    for (const group of STAMP_GROUPS) this.onChange(group, () => cache.clear());
+    for (const group of groups) this.onChange(group, () => cache.clear());
   }
 
   /** Calls `listener` (before {@link current} answers) whenever a read finds `group`'s version moved. */
@@ -184,6 +184,14 @@ export class VersionStamps implements OnApplicationBootstrap {
     return stamps;
   }
 
+  /**
+   * A write of this process moved `groups`: their caches are cleared at once, before the writer answers (the next
+   * read of the stamps sees the move too, and clears them again).
+   */
+  private async changedHere(groups: StampGroup[]): Promise<void> {
+    for (const group of new Set(groups)) for (const listener of this.listeners.get(group) ?? []) await listener();
+  }
+
   private quoted(): string {
     const type = this.dataSource.options.type;
     return type === 'mysql' || type === 'mariadb' ? `\`${this.table}\`` : `"${this.table}"`;
@@ -219,7 +227,10 @@ export class VersionStamps implements OnApplicationBootstrap {
       const result = await query(sql, params, structured);
       if (groups) {
         if (runner.isTransactionActive) for (const g of groups) state.dirty.add(g);
-        else await bump(groups);
+        else {
+          await bump(groups);
+          await this.changedHere(groups);
+        }
       }
       return result;
     }) as QueryRunner['query'];
@@ -230,6 +241,9 @@ export class VersionStamps implements OnApplicationBootstrap {
         const groups = [...state.dirty];
         state.dirty.clear();
         await bump(groups);
+        await commit();
+        await this.changedHere(groups);
+        return;
       }
       return commit();
     };

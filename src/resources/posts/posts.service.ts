@@ -8,6 +8,8 @@ import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.e
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
+import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
+import { POST_EXTRAS_CACHE } from '../../core/cache/cache-limits';
 import { VersionStamps } from '../../core/cache/version-stamps';
 import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
@@ -77,6 +79,7 @@ const ORDER_COLUMNS: Record<string, string> = {
 @Injectable()
 export class PostsService {
   private readonly counts = new ShortCache<number>();
+  private readonly extrasMemo = new ExtrasMemo();
 
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
@@ -84,6 +87,8 @@ export class PostsService {
   ) {
     clearOnWrites(dataSource, this.counts);
     stamps?.validate(this.counts);
+    // Extras hold the author's existence, meta, revisions and terms.
+    stamps?.validate(this.extrasMemo, ['posts', 'terms', 'users']);
   }
 
   private readonly tables = new Map<unknown, string>();
@@ -137,8 +142,10 @@ export class PostsService {
       const found = await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
       return { posts: found, total: await total, extras: wanted && (await this.extrasOf(found.map((p) => p.id), wanted)) };
     }
-    const extras = wanted ? extrasColumns(this.dataSource, wanted) : { sql: '', params: [] };
-    const more = wanted ? `, ${extras.sql}` : '';
+    // Extras kept from earlier requests (see ExtrasMemo): the page's rows alone, then the extras not kept.
+    const reuse = wanted !== undefined && this.extrasMemo.validated;
+    const extras = wanted && !reuse ? extrasColumns(this.dataSource, wanted) : { sql: '', params: [] };
+    const more = wanted && !reuse ? `, ${extras.sql}` : '';
     let rows: Array<Record<string, unknown>>;
     if (this.dateIndexOrders(q)) {
       // Rows come in index order and stop at the limit: the extras are computed for the page's rows only.
@@ -154,10 +161,11 @@ export class PostsService {
         [...extras.params, ...params, ...this.orderParams(q)],
       );
     }
+    const found = hydrate<PostEntity>(this.postMeta, rows);
     return {
-      posts: hydrate<PostEntity>(this.postMeta, rows),
+      posts: found,
       total: await total,
-      extras: wanted && (await readExtras(this.dataSource, rows, wanted)),
+      extras: wanted && (reuse ? await this.extrasOf(found.map((p) => p.id), wanted) : await readExtras(this.dataSource, rows, wanted)),
     };
   }
 
@@ -329,8 +337,30 @@ export class PostsService {
     return new Set(rows.map((r) => Number(r.ID)));
   }
 
-  /** What preparing the given posts needs besides their rows (see {@link extrasColumns}), in one query. */
+  /**
+   * What preparing the given posts needs besides their rows (see {@link extrasColumns}): with version stamps, those
+   * read by earlier requests while posts, terms and users have not changed since (see {@link ExtrasMemo}), the
+   * others in one query.
+   */
   async extrasOf(postIds: number[], wanted: ExtrasWanted): Promise<Map<number, PostExtras>> {
+    const memo = this.extrasMemo;
+    if (!memo.validated) return this.readExtrasOf(postIds, wanted);
+    const kind = wantedKey(wanted);
+    const out = new Map<number, PostExtras>();
+    const missing: number[] = [];
+    for (const id of postIds) {
+      const held = memo.get(kind, id);
+      if (held) out.set(id, held);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      const generation = memo.generation;
+      for (const [id, extras] of await this.readExtrasOf(missing, wanted)) out.set(id, memo.keep(kind, id, extras, generation));
+    }
+    return out;
+  }
+
+  private async readExtrasOf(postIds: number[], wanted: ExtrasWanted): Promise<Map<number, PostExtras>> {
     if (!postIds.length) return new Map();
     const extras = extrasColumns(this.dataSource, wanted);
     const rows = await rawQuery(
@@ -339,5 +369,73 @@ export class PostsService {
       [...extras.params, ...postIds],
     );
     return readExtras(this.dataSource, rows, wanted);
+  }
+}
+
+/** The kind of extras asked for, as a key. */
+function wantedKey(wanted: ExtrasWanted): string {
+  return `${wanted.formats ? 1 : 0}${wanted.taxonomies.join(',')}`;
+}
+
+/** A post's extras kept by {@link ExtrasMemo}. */
+class HeldExtras implements LruEntry {
+  used = 0;
+
+  constructor(
+    readonly owner: ExtrasMemo,
+    readonly key: string,
+    readonly extras: PostExtras,
+    public size: number,
+  ) {}
+
+  evicted(): void {
+    this.owner.forget(this);
+  }
+}
+
+/**
+ * Posts' extras (see {@link extrasColumns}) read by earlier requests, kept while the version stamps of posts, terms
+ * and users do not move (see VersionStamps.validate), within {@link POST_EXTRAS_CACHE}: the subqueries that compute
+ * them are most of what a page of posts costs the database. Without stamps nothing is kept. Kept values are frozen:
+ * every request shares them.
+ */
+class ExtrasMemo {
+  validated = false;
+  /** Moves with every clear: extras read before one are not kept. */
+  generation = 0;
+  private readonly held = new Map<string, HeldExtras>();
+  private readonly pool = new ByteLru<HeldExtras>('post-extras', POST_EXTRAS_CACHE.bytes);
+
+  get(kind: string, id: number): PostExtras | undefined {
+    const entry = this.held.get(`${kind}:${id}`);
+    if (!entry) return undefined;
+    this.pool.touch(entry);
+    return entry.extras;
+  }
+
+  /** Keeps extras read since `generation` (unless a clear came in between); answers them frozen. */
+  keep(kind: string, id: number, extras: PostExtras, generation: number): PostExtras {
+    for (const ids of Object.values(extras.terms)) Object.freeze(ids);
+    Object.freeze(extras.terms);
+    Object.freeze(extras);
+    if (generation !== this.generation) return extras;
+    const key = `${kind}:${id}`;
+    let terms = 0;
+    for (const ids of Object.values(extras.terms)) terms += ids.length;
+    const entry = new HeldExtras(this, key, extras, 320 + key.length * 2 + terms * 8);
+    const old = this.held.get(key);
+    if (old) this.pool.remove(old);
+    if (this.pool.admit(entry)) this.held.set(key, entry);
+    return extras;
+  }
+
+  forget(entry: HeldExtras): void {
+    if (this.held.get(entry.key) === entry) this.held.delete(entry.key);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.held.clear();
+    this.pool.clear();
   }
 }
