@@ -130,8 +130,31 @@ describe('media', () => {
         title: { raw: 'From a form' },
         alt_text: 'A red box',
         caption: { raw: 'The caption', rendered: '<p>The caption</p>\n' },
-        description: { raw: 'The <b>description</b>', rendered: '<p>The <b>description</b></p>\n' },
+        description: { raw: 'The <b>description</b>' },
       });
+      // The image before the description, as WordPress's prepend_attachment puts it.
+      expect(res.body.description.rendered).toMatch(/^<p class="attachment"><a href='[^']+\/form\.png'><img [^>]+ \/><\/a><\/p>\n<p>The <b>description<\/b><\/p>\n$/);
+    });
+
+    it('renders the description after the attachment, as WordPress\'s prepend_attachment does: the medium image with its srcset, a link for other files', async () => {
+      const image = await t.http
+        .post(`${API}/media`)
+        .set('Authorization', auth('author'))
+        .field('alt_text', 'A <i>red</i> box')
+        .field('description', 'Below the picture.')
+        .attach('file', await png(640, 480), 'gradient.png')
+        .expect(201);
+      const file = (name: string) => image.body.media_details.sizes[name].source_url;
+      expect(image.body.description.rendered).toBe(
+        `<p class="attachment"><a href='${file('full')}'><img width="300" height="225" src="${file('medium')}" class="attachment-medium size-medium" alt="A red box" decoding="async" loading="lazy" srcset="${file('medium')} 300w, ${file('full')} 640w" sizes="(max-width: 300px) 100vw, 300px" /></a></p>\n<p>Below the picture.</p>\n`,
+      );
+      // A small image has no medium size: the file itself, no srcset.
+      const small = await upload(await png(100, 80), 'tiny.png').expect(201);
+      expect(small.body.description.rendered).toBe(
+        `<p class="attachment"><a href='${small.body.source_url}'><img width="100" height="80" src="${small.body.source_url}" class="attachment-medium size-medium" alt="" decoding="async" loading="lazy" /></a></p>\n`,
+      );
+      const csv = await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'text/csv').set('Content-Disposition', 'attachment; filename="table.csv"').send('a,b\n').expect(201);
+      expect(csv.body.description.rendered).toBe(`<p class="attachment"><a href='${csv.body.source_url}'>table</a></p>\n`);
     });
 
     it('reads the forms of Content-Disposition real clients send', async () => {

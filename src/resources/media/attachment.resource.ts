@@ -4,7 +4,8 @@ import { fromFile as sniffFile } from 'file-type';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
-import { applyExcerptFilters, renderContent, wpKsesPost } from '../../core/formatting';
+import { applyExcerptFilters, escAttr, escHtml, renderContent, stripAllTags, wpKsesPost } from '../../core/formatting';
+import { escUrlRaw } from '../../core/formatting/esc-url';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { MetaOp } from '../../core/rest/meta-fields';
 import { RestRequest, UploadedFile } from '../../core/rest/rest-request';
@@ -199,7 +200,7 @@ export class AttachmentResource extends PostTypeResource {
     delete data.password;
     data.alt_text = facts.alt;
     data.caption = { raw: post.excerpt, rendered: applyExcerptFilters(post.excerpt) };
-    data.description = { raw: post.content, rendered: renderContent(post.content) };
+    data.description = { raw: post.content, rendered: `${await this.prependAttachment(post, facts, req)}${renderContent(post.content)}` };
     data.media_type = post.mimeType.startsWith('image/') ? 'image' : 'file';
     data.mime_type = post.mimeType;
     data.media_details = await this.mediaDetails(post, facts, req);
@@ -212,6 +213,55 @@ export class AttachmentResource extends PostTypeResource {
     // Attachments of an attachment do not exist.
     for (const rel of [...links.keys()]) if (rel.endsWith('attachment')) links.delete(rel);
     return super.respondItem(data, req, links, post);
+  }
+
+  /**
+   * WordPress's `prepend_attachment` (a `the_content` filter for attachments), followed by a line break: for an image
+   * its medium-sized rendition (`wp_get_attachment_image`: dimensions, `srcset` of the sizes of the same shape,
+   * `sizes`) linked to the file, for other files a link named by the title. Audio and video get no player markup
+   * (WordPress's shortcodes): nothing is prepended for them.
+   */
+  private async prependAttachment(post: PostEntity, facts: AttachmentFacts, req: RestRequest): Promise<string> {
+    const mime = post.mimeType;
+    if (mime.startsWith('audio/') || mime.startsWith('video/')) return '';
+    const url = facts.file ? await this.deps.fileUrl(facts.file, req) : post.guid;
+    let text = '';
+    const meta = facts.metadata;
+    if (mime.startsWith('image/') && meta && Number(meta.width) > 0 && Number(meta.height) > 0) {
+      const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
+      const full = { file: facts.file.slice(dir.length), width: Number(meta.width), height: Number(meta.height) };
+      const stored = meta.sizes && typeof meta.sizes === 'object' ? (meta.sizes as Record<string, { file?: string; width?: number; height?: number }>) : {};
+      const sizes = Object.values(stored)
+        .filter((size) => size && size.file)
+        .map((size) => ({ file: String(size.file), width: Number(size.width), height: Number(size.height) }));
+      const medium = stored.medium?.file ? { file: String(stored.medium.file), width: Number(stored.medium.width), height: Number(stored.medium.height) } : null;
+      // Without a medium size, the full image scaled down to the medium bounds (image_constrain_size_for_editor).
+      const chosen = medium ?? { ...full, ...constrain(full.width, full.height, 300, 300) };
+      const src = await this.deps.fileUrl(`${dir}${chosen.file}`, req);
+      const attrs = [`width="${chosen.width}"`, `height="${chosen.height}"`, `src="${escAttr(src)}"`, 'class="attachment-medium size-medium"', `alt="${escAttr(stripAllTags(facts.alt).trim())}"`, 'decoding="async"', 'loading="lazy"'];
+      // wp_calculate_image_srcset: the sizes of the same shape (within a pixel), at most 2048 wide, the src first.
+      const sources = new Map<number, string>();
+      let srcMatched = false;
+      for (const size of [...sizes, full]) {
+        const isSrc = !srcMatched && size.file === chosen.file;
+        if (isSrc) srcMatched = true;
+        if (size.width > 2048 && !isSrc) continue;
+        if (!matchesRatio(chosen.width, chosen.height, size.width, size.height)) continue;
+        const entry = `${await this.deps.fileUrl(`${dir}${size.file}`, req)} ${size.width}w`;
+        if (isSrc) {
+          const rest = [...sources].filter(([width]) => width !== size.width);
+          sources.clear();
+          sources.set(size.width, entry);
+          for (const [width, value] of rest) sources.set(width, value);
+        } else {
+          sources.set(size.width, entry);
+        }
+      }
+      if (sources.size >= 2) attrs.push(`srcset="${escAttr([...sources.values()].join(', '))}"`, `sizes="(max-width: ${chosen.width}px) 100vw, ${chosen.width}px"`);
+      text = `<img ${attrs.join(' ')} />`;
+    }
+    if (text === '') text = post.title || escHtml(facts.file.slice(facts.file.lastIndexOf('/') + 1));
+    return `<p class="attachment"><a href='${escUrlRaw(url).replace(/'/g, '&#039;').replace(/&(?!#?\w+;)/g, '&#038;')}'>${text}</a></p>\n`;
   }
 
   /** The stored metadata, each size with `mime_type` and its URL, and the `full` size (`{}` when there is none). */
@@ -461,3 +511,16 @@ export class AttachmentResource extends PostTypeResource {
   }
 }
 
+/** `wp_constrain_dimensions()`: within the bounds, keeping the shape. */
+function constrain(width: number, height: number, maxWidth: number, maxHeight: number): { width: number; height: number } {
+  const ratio = Math.min(maxWidth && width > maxWidth ? maxWidth / width : 1, maxHeight && height > maxHeight ? maxHeight / height : 1);
+  if (ratio === 1) return { width, height };
+  return { width: Math.max(1, Math.round(width * ratio)), height: Math.max(1, Math.round(height * ratio)) };
+}
+
+/** `wp_image_matches_ratio()`: the larger scaled to the smaller's width is within a pixel of it. */
+function matchesRatio(sourceWidth: number, sourceHeight: number, targetWidth: number, targetHeight: number): boolean {
+  const [big, small] = sourceWidth > targetWidth ? [[sourceWidth, sourceHeight], [targetWidth, targetHeight]] : [[targetWidth, targetHeight], [sourceWidth, sourceHeight]];
+  const scaled = constrain(big[0], big[1], small[0], 0);
+  return Math.abs(scaled.width - small[0]) <= 1 && Math.abs(scaled.height - small[1]) <= 1;
+}
