@@ -217,7 +217,8 @@ describe('response cache, version stamps and conditional requests', () => {
       const url = `${API}/posts/${post.body.id}`;
       const read = await t.http.get(`${url}?context=edit`).set('Authorization', auth('editor')).expect(200);
       // First editor saves with the ETag read.
-      await t.http.put(url).set('Authorization', auth('editor')).set('If-Match', read.headers.etag).send({ title: 'First edit' }).expect(200);
+      const saved = await t.http.put(url).set('Authorization', auth('editor')).set('If-Match', read.headers.etag).send({ title: 'First edit', categories: [1] }).expect(200);
+      expect([saved.body.title.raw, saved.body.categories]).toEqual(['First edit', [1]]);
       // Second editor, with the same (now old) ETag: refused, nothing written.
       expectRestError(await t.http.put(url).set('Authorization', auth('administrator')).set('If-Match', read.headers.etag).send({ title: 'Second edit' }), 'rest_precondition_failed', 412);
       expectRestError(await t.http.delete(`${url}?force=true`).set('Authorization', auth('editor')).set('If-Match', read.headers.etag), 'rest_precondition_failed', 412);
