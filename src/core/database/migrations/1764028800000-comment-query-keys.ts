@@ -46,7 +46,8 @@ export const COMMENT_KEYS: ReadonlyArray<[string, string[]]> = [
   ['cms_type_karma', ['comment_type', 'comment_karma']],
 ];
 
-function isSqlite(queryRunner: QueryRunner): boolean {
+/** Whether a migration runs on SQLite (else MySQL/MariaDB). */
+export function isSqlite(queryRunner: QueryRunner): boolean {
   const { type } = queryRunner.connection.driver.options;
   return type === 'better-sqlite3' || type === 'sqlite';
 }

@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { STAMP_GROUPS, VERSIONS_TABLE } from '../../cache/version-stamps';
+import { isSqlite } from './1764028800000-comment-query-keys';
 
 /**
  * `{prefix}cms_versions`: one row per object group (posts, terms, comments, users, options) and its version, which
@@ -26,9 +27,4 @@ export class VersionStamps1764633600000 implements MigrationInterface {
     const table = `${queryRunner.connection.options.entityPrefix ?? ''}${VERSIONS_TABLE}`;
     await queryRunner.query(isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``);
   }
-}
-
-function isSqlite(queryRunner: QueryRunner): boolean {
-  const { type } = queryRunner.connection.driver.options;
-  return type === 'better-sqlite3' || type === 'sqlite';
 }
