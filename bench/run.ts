@@ -345,6 +345,29 @@ async function waitForServer(url: string, child: ChildProcess, logFile: string, 
   }
 }
 
+/** Waits until the log of a clustered server shows each of its `workers` started (Nest's start-up line). */
+async function waitForWorkers(child: ChildProcess, logFile: string, workers: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    checkInterrupted();
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the server exited (code ${child.exitCode ?? child.signalCode}) while its workers started. Log:\n${tail(logFile)}`);
+    }
+    let started = 0;
+    try {
+      started = fs.readFileSync(logFile, 'utf8').split('Nest application successfully started').length - 1;
+    } catch {
+      started = 0;
+    }
+    if (started >= workers) return;
+    if (Date.now() > deadline) {
+      log(`  (only ${started} of ${workers} workers logged their start within ${timeoutMs / 1000} s: going on)`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** A server under test: `node dist/main` on its own port. */
 interface ServerUnderTest {
   label: string;
@@ -378,6 +401,8 @@ async function startServer(label: string, cache: CacheMode, workers: number, dat
   const t0 = Date.now();
   await waitForServer(`${baseUrl}/cms-json/`, child, logFile, 60_000);
   const processes = workers || os.availableParallelism();
+  // The first worker answers while the others may still be starting (and taking the CPU): wait for all of them.
+  if (processes > 1) await waitForWorkers(child, logFile, processes, 60_000);
   log(`server "${label}" (cache ${cache}) up on ${baseUrl} in ${Date.now() - t0} ms (pid ${child.pid}, ${processes} worker(s), log ${logFile})`);
   return { label, cache, workers: processes, child, baseUrl, logFile };
 }
@@ -426,6 +451,8 @@ function startBareServer(bytes: number): Promise<{ child: ChildProcess; port: nu
 // ---------------------------------------------------------------------------------------------------------------------
 
 const BOUND = 'bare node (bound)';
+/** The bound measured again after the load scenarios: the ratios use the mean of both. */
+const BOUND_END = 'bare node (bound, again at the end)';
 const MIXED = 'mixed (95% reads, 5% writes)';
 const INM = 'If-None-Match posts?per_page=10';
 const READ_AFTER_WRITE = 'read-after-write';
@@ -493,7 +520,7 @@ function mixedPlan(seed: SeedResult): () => MixPlan {
     const statuses = { read: {} as Record<string, number>, write: {} as Record<string, number> };
     let n = 0;
     const request: AutocannonRequest = {
-      setupRequest: (req, context) => {
+      setupRequest: (req, context): AutocannonRequest => {
         n++;
         if (n % 20 === 0) {
           context.kind = 'write';
@@ -621,6 +648,12 @@ interface ScenarioResult {
   mix?: Record<string, unknown>;
   /** requests/s ÷ bound requests/s, in %. */
   ratioToBound?: number | null;
+}
+
+/** The bound's requests/s: the mean of its measurements (at the start and at the end of the load scenarios). */
+function boundMean(results: ScenarioResult[]): number | undefined {
+  const values = results.filter((r) => (r.name === BOUND || r.name === BOUND_END) && r.requestsPerSec !== undefined).map((r) => r.requestsPerSec as number);
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
 }
 
 function runCannon(options: AutocannonOptions): Promise<AutocannonResult> {
@@ -980,7 +1013,8 @@ function checkTargets(results: ScenarioResult[], raw: ReadAfterWriteResult | nul
   for (const { scenario, cache, minRatio } of TARGETS) {
     if (!options.cache.includes(cache)) continue;
     const r = results.find((x) => x.name === scenario && x.cache === cache);
-    const ratio = r?.ratioToBound;
+    if (!r) continue; // not selected (--only)
+    const ratio = r.ratioToBound;
     const target = `${scenario}, cache ${cache}: ≥ ${minRatio}% of the bound`;
     checks.push(
       ratio === undefined || ratio === null
@@ -996,7 +1030,7 @@ function checkTargets(results: ScenarioResult[], raw: ReadAfterWriteResult | nul
     );
   }
   for (const r of results) {
-    if (r.name === BOUND || !r.latencyMs) continue;
+    if (r.name === BOUND || r.name === BOUND_END || !r.latencyMs) continue;
     checks.push({
       target: `${r.name}, cache ${r.cache}: p99 < ${P99_TARGET_MS} ms at ${options.connections} connections`,
       result: r.latencyMs.p99 < P99_TARGET_MS ? 'pass' : 'fail',
@@ -1047,7 +1081,10 @@ function printTable(results: ScenarioResult[], modes: CacheMode[]): void {
   });
   process.stdout.write(`\n${top.trimEnd()}\n${line(header)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`);
   for (const row of rows) process.stdout.write(`${line(row)}\n`);
-  process.stdout.write('bad: answers with another status than expected (non-2xx; for If-None-Match, other than 304). % bound: req/s ÷ the bound\'s.\n');
+  process.stdout.write(
+    'bad: answers with another status than expected (non-2xx; for If-None-Match, other than 304). ' +
+      '% bound: req/s ÷ the mean of the two measurements of the bound.\n',
+  );
 }
 
 function printReadAfterWrite(raw: ReadAfterWriteResult): void {
@@ -1095,6 +1132,33 @@ async function databaseVersion(db: BenchDb, mysqlUrl: string): Promise<string> {
   }
 }
 
+/**
+ * When `dist/` was built, and the files of `src/` changed since (newer than `dist/main.js`): the server under test is
+ * `dist/`, which the git commit does not tell.
+ */
+function distState(): { builtAt: string | null; srcNewerThanDist: string[] } {
+  let built: number;
+  try {
+    built = fs.statSync(path.join(ROOT, 'dist', 'main.js')).mtimeMs;
+  } catch {
+    return { builtAt: null, srcNewerThanDist: [] };
+  }
+  const newer: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.ts') && fs.statSync(file).mtimeMs > built) newer.push(path.relative(ROOT, file));
+    }
+  };
+  try {
+    walk(path.join(ROOT, 'src'));
+  } catch {
+    // no src/: nothing to compare
+  }
+  return { builtAt: new Date(built).toISOString(), srcNewerThanDist: newer.sort() };
+}
+
 function gitCommit(): string | null {
   const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
   if (head.status !== 0) return null;
@@ -1118,6 +1182,13 @@ async function main(): Promise<number> {
     if (build.status !== 0) throw new Error(`npx nest build failed (${build.error?.message ?? `exit ${build.status ?? build.signal}`})`);
   }
   checkInterrupted();
+  const dist = distState();
+  if (dist.srcNewerThanDist.length) {
+    log(
+      `warning: dist/ (built ${dist.builtAt}) is older than ${dist.srcNewerThanDist.length} file(s) of src/ ` +
+        `(${dist.srcNewerThanDist.slice(0, 5).join(', ')}${dist.srcNewerThanDist.length > 5 ? ', …' : ''}): the server measured is dist/ as built; pass --build to measure src/ as it is`,
+    );
+  }
 
   // 2. Seed.
   const { prepareDatabase, seedDatabase } = await import('./seed');
@@ -1161,7 +1232,9 @@ async function main(): Promise<number> {
     // 3. The servers under test: one per cache mode, all on the same database (idle while another is measured).
     for (const mode of options.cache) servers.push(await startServer(`cache-${mode}`, mode, options.workers, databaseUrl, options));
 
-    // 4. The bound: a bare Node server answering a body of the posts?per_page=10 size (or the index's).
+    // 4. The bound: a bare Node server answering a body of the posts?per_page=10 size (or the index's), measured
+    // once the servers' start-up work is over.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
     const baseUrl = servers[0].baseUrl;
     const list = await probe(`${baseUrl}${API}/posts?per_page=10`);
     sizeSource = list.status === 200 ? 'posts?per_page=10' : 'index (posts?per_page=10 not served)';
@@ -1199,7 +1272,16 @@ async function main(): Promise<number> {
       }
     }
     for (const server of servers) if (!alive(server.child) && !died.includes(server)) died.push(server);
-    const bound = results.find((r) => r.name === BOUND)?.requestsPerSec;
+    // The bound again, now that the servers are idle: the machine's speed drifts (other tenants, heat) and the
+    // ratios use the mean of both measurements.
+    const boundScenario = selected.find((s) => s.bound);
+    if (boundScenario) {
+      log(`  ${BOUND_END}…`);
+      const again = await runScenario({ ...boundScenario, name: BOUND_END }, `http://127.0.0.1:${bare.port}`, options, null);
+      results.push(again);
+      log(`    ${again.requestsPerSec?.toFixed(0)} req/s`);
+    }
+    const bound = boundMean(results);
     for (const r of results) {
       if (r.requestsPerSec !== undefined) r.ratioToBound = bound ? (r.requestsPerSec / bound) * 100 : null;
     }
@@ -1226,7 +1308,7 @@ async function main(): Promise<number> {
   }
 
   // 7. Report.
-  const bound = results.find((r) => r.name === BOUND)?.requestsPerSec;
+  const bound = boundMean(results);
   if (results.length) printTable(results, options.cache);
   if (raw) printReadAfterWrite(raw);
   else if (rawError) process.stdout.write(`\n${READ_AFTER_WRITE}: not completed: ${rawError}\n`);
@@ -1272,6 +1354,7 @@ async function main(): Promise<number> {
       loadAverage: os.loadavg(),
     },
     gitCommit: gitCommit(),
+    dist,
     seed: {
       ms: seed.ms, schemaMs: seed.schemaMs, counts: seed.counts, samplePostId: seed.samplePostId,
       sampleCommentsPostId: seed.sampleCommentsPostId, busyCommentsPostId: seed.busyCommentsPostId,
@@ -1279,7 +1362,13 @@ async function main(): Promise<number> {
       mixedUrls: seed.samples ? mixedUrls(seed) : null,
     },
     servers: [...servers, ...rawNodes].map((s) => ({ label: s.label, cache: s.cache, workers: s.workers, baseUrl: s.baseUrl })),
-    bound: { bodyBytes: bare?.bytes ?? null, sizeSource, requestsPerSec: bound ?? null },
+    bound: {
+      bodyBytes: bare?.bytes ?? null,
+      sizeSource,
+      requestsPerSec: bound ?? null,
+      atStart: results.find((r) => r.name === BOUND)?.requestsPerSec ?? null,
+      atEnd: results.find((r) => r.name === BOUND_END)?.requestsPerSec ?? null,
+    },
     scenarios: results,
     readAfterWrite: raw ?? (rawError ? { error: rawError } : null),
     targets,
