@@ -142,8 +142,9 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   private async startAfterRunning(): Promise<Stamps> {
-    // At least a microtask: the caller queues this read first, so that requests arriving before it starts share it.
-    await (this.running ? this.running.catch(() => undefined) : Promise.resolve());
+    // The next turn of the event loop at the earliest: the requests of one poll phase share this read (on SQLite a
+    // read is synchronous, so without the wait none would), and each of them arrived before it starts.
+    await (this.running ? this.running.catch(() => undefined) : new Promise<void>((resolve) => setImmediate(resolve)));
     this.queued = null;
     const read = this.read();
     this.running = read;

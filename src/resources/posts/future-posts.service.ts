@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ResponseCache } from '../../core/cache/response-cache';
 import { VersionStamps } from '../../core/cache/version-stamps';
-import { DataSource, In, LessThanOrEqual } from 'typeorm';
+import { DataSource, LessThanOrEqual } from 'typeorm';
+import { rawQuery } from '../../core/database/raw-query';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { formatMysqlDate } from '../../core/database/mysql-date';
@@ -24,6 +25,9 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
   private nextDue = 0;
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  /** Whether {@link nextDue} is known since the posts last changed (with version stamps). */
+  private nextKnown = false;
+  private refreshing?: Promise<void>;
 
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
@@ -33,12 +37,16 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
     @Optional() stamps?: VersionStamps,
     @Optional() cache?: ResponseCache,
   ) {
-    // A post scheduled on any node moves the posts' version: look for the next due one again.
+    // A post scheduled on any node moves the posts' version: the next due one is looked up again (one small query
+    // per post type, on the type_status_date key), not swept for.
     stamps?.onChange('posts', () => {
-      this.nextDue = 0;
+      this.nextKnown = false;
     });
     // A cached answer is never served after a scheduled post's time: what is due is published first.
-    cache?.addFreshnessCheck(async () => Date.now() >= this.nextDue && (await this.sweep()) > 0);
+    cache?.addFreshnessCheck(async () => {
+      if (!this.nextKnown) await this.refreshNext();
+      return Date.now() >= this.nextDue && (await this.sweep()) > 0;
+    });
   }
 
   onApplicationBootstrap(): void {
@@ -68,10 +76,12 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   private async publishDue(): Promise<number> {
-    const types = this.content.allPostTypes().map((t) => t.name);
     const repo = this.dataSource.getRepository(PostEntity);
     const now = formatMysqlDate(new Date(Date.now()));
-    const due = await repo.find({ where: { type: In(types), status: 'future', dateGmt: LessThanOrEqual(now) }, order: { dateGmt: 'ASC' } });
+    // One query per type: an equality on post_type lets both databases use the type_status_date key.
+    const due: PostEntity[] = [];
+    for (const type of this.types()) due.push(...(await repo.find({ where: { type, status: 'future', dateGmt: LessThanOrEqual(now) } })));
+    due.sort((a, b) => (a.dateGmt < b.dateGmt ? -1 : a.dateGmt > b.dateGmt ? 1 : a.id - b.id));
     let published = 0;
     for (const post of due) {
       if (await this.writer.publishScheduled(post)) {
@@ -79,13 +89,33 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
         await this.hooks.doAction('publish_future_post', post.id);
       }
     }
-    const next = await repo
-      .createQueryBuilder('p')
-      .select('MIN(p.dateGmt)', 'next')
-      .where('p.type IN (:...types)', { types })
-      .andWhere("p.status = 'future'")
-      .getRawOne<{ next: string | null }>();
-    this.nextDue = next?.next ? Date.parse(`${String(next.next).replace(' ', 'T')}Z`) : Infinity;
+    await this.readNext();
     return published;
+  }
+
+  /** Looks the next scheduled post up again (shared by the requests that ask meanwhile). */
+  private refreshNext(): Promise<void> {
+    this.refreshing ??= this.readNext().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async readNext(): Promise<void> {
+    this.nextKnown = true;
+    const table = this.dataSource.getMetadata(PostEntity).tableName;
+    let next = Infinity;
+    for (const type of this.types()) {
+      const [row] = await rawQuery<{ next: string | null }>(
+        this.dataSource,
+        `SELECT MIN(post_date_gmt) AS next FROM ${table} WHERE post_type = ? AND post_status = 'future'`,
+        [type],
+      );
+      const at = row?.next ? Date.parse(`${String(row.next).replace(' ', 'T')}Z`) : Infinity;
+      if (at < next) next = at;
+    }
+    this.nextDue = next;
+  }
+
+  private types(): string[] {
+    return this.content.allPostTypes().map((t) => t.name);
   }
 }
