@@ -22,6 +22,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { BenchDb, PreparedDatabase, SeedResult } from './seed';
+import { prng } from './seed';
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -287,18 +288,6 @@ function tail(file: string, lines = 30): string {
   } catch {
     return '(no log)';
   }
-}
-
-/** mulberry32: small, fast, seedable (the mixed load's choice of URLs is the same on every run). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

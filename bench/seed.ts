@@ -130,8 +130,8 @@ function spread<T>(items: readonly T[], count: number): T[] {
 // Deterministic text
 // ---------------------------------------------------------------------------------------------------------------------
 
-/** mulberry32: small, fast, seedable. */
-function prng(seed: number): () => number {
+/** mulberry32: small, fast, seedable (the seed and the mixed load's choice of URLs are the same on every run). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
