@@ -401,11 +401,23 @@ const BARE_SERVER = `
 const http = require('node:http');
 const size = Number(process.env.BENCH_BODY_BYTES) || 2;
 const empty = JSON.stringify({ data: '' });
-const body = Buffer.from(JSON.stringify({ data: 'x'.repeat(Math.max(0, size - empty.length)) }));
+const bodyOf = (bytes) => Buffer.from(JSON.stringify({ data: 'x'.repeat(Math.max(0, bytes - empty.length)) }));
+const body = bodyOf(size);
+// GET /?bytes=N answers a body of N bytes instead (the bound of a scenario with a larger body), made once.
+const sized = new Map();
 const server = http.createServer((req, res) => {
   req.resume();
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': body.length });
-  res.end(body);
+  let answer = body;
+  if (req.url.length > 1) {
+    const match = /[?&]bytes=(\d+)/.exec(req.url);
+    if (match) {
+      const bytes = Math.min(Number(match[1]), 16 * 1024 * 1024);
+      answer = sized.get(bytes);
+      if (!answer) sized.set(bytes, (answer = bodyOf(bytes)));
+    }
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': answer.length });
+  res.end(answer);
 });
 server.keepAliveTimeout = 65000;
 server.listen(0, '127.0.0.1', () => process.stdout.write('PORT ' + server.address().port + ' BYTES ' + body.length + '\\n'));
@@ -442,6 +454,14 @@ function startBareServer(bytes: number): Promise<{ child: ChildProcess; port: nu
 const BOUND = 'bare node (bound)';
 /** The bound measured again after the load scenarios: the ratios use the mean of both. */
 const BOUND_END = 'bare node (bound, again at the end)';
+/**
+ * Scenarios whose body is much larger than the list's: each also has a bound of its own, the bare server answering a
+ * body of the same size (`bare node (bound, body of <scenario>)`), measured at the start and at the end as the main
+ * one is; their ratio uses it (the target: "against a bare Node server answering the same body").
+ */
+const SAME_BODY = ['posts?_embed', 'posts/<id>'];
+const sameBodyBound = (scenario: string) => `${BOUND.replace(/\)$/, '')}, body of ${scenario})`;
+const atEnd = (bound: string) => `${bound.replace(/\)$/, '')}, again at the end)`;
 const MIXED = 'mixed (95% reads, 5% writes)';
 const INM = 'If-None-Match posts?per_page=10';
 const READ_AFTER_WRITE = 'read-after-write';
@@ -556,6 +576,20 @@ function scenarios(seed: SeedResult): Scenario[] {
     { name: 'posts?per_page=100', description: '100 latest published posts', method: 'GET', path: `${API}/posts?per_page=100` },
     { name: 'posts?_embed', description: '10 posts with authors, terms, featured media and replies embedded', method: 'GET', path: `${API}/posts?_embed` },
     { name: 'posts/<id>', description: `one published post (ID ${seed.samplePostId})`, method: 'GET', path: `${API}/posts/${seed.samplePostId}` },
+    {
+      name: 'posts?per_page=10 (auth)',
+      description: 'the front page read with an application password: never from the response cache (the uncached path)',
+      method: 'GET',
+      path: `${API}/posts?per_page=10`,
+      headers: { authorization },
+    },
+    {
+      name: 'posts?context=edit (auth)',
+      description: '10 latest posts of every status in edit context, application password (an editor\'s list)',
+      method: 'GET',
+      path: `${API}/posts?context=edit&per_page=10&status=publish,draft,private,pending`,
+      headers: { authorization },
+    },
     { name: 'comments?per_page=10', description: 'the 10 latest approved comments, site-wide', method: 'GET', path: `${API}/comments?per_page=10` },
     { name: 'media?per_page=10', description: 'the 10 latest media items, with their sizes', method: 'GET', path: `${API}/media?per_page=10` },
     { name: 'comments?post=<id>', description: `approved comments of a post with a few (post ${seed.sampleCommentsPostId})`, method: 'GET', path: `${API}/comments?post=${seed.sampleCommentsPostId}` },
@@ -635,13 +669,16 @@ interface ScenarioResult {
   bytesPerSec?: number;
   /** A mix: what each kind of request got. */
   mix?: Record<string, unknown>;
-  /** requests/s ÷ bound requests/s, in %. */
+  /** requests/s ÷ bound requests/s, in % (the same-body bound for {@link SAME_BODY} scenarios). */
   ratioToBound?: number | null;
+  /** For {@link SAME_BODY} scenarios: requests/s ÷ the main bound (a body of the list's size), in %. */
+  ratioToListBound?: number | null;
 }
 
 /** The bound's requests/s: the mean of its measurements (at the start and at the end of the load scenarios). */
-function boundMean(results: ScenarioResult[]): number | undefined {
-  const values = results.filter((r) => (r.name === BOUND || r.name === BOUND_END) && r.requestsPerSec !== undefined).map((r) => r.requestsPerSec as number);
+function boundMean(results: ScenarioResult[], name = BOUND): number | undefined {
+  const end = name === BOUND ? BOUND_END : atEnd(name);
+  const values = results.filter((r) => (r.name === name || r.name === end) && r.requestsPerSec !== undefined).map((r) => r.requestsPerSec as number);
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
 }
 
@@ -1019,7 +1056,7 @@ function checkTargets(results: ScenarioResult[], raw: ReadAfterWriteResult | nul
     );
   }
   for (const r of results) {
-    if (r.name === BOUND || r.name === BOUND_END || !r.latencyMs) continue;
+    if (r.cache === null || !r.latencyMs) continue; // the bounds
     checks.push({
       target: `${r.name}, cache ${r.cache}: p99 < ${P99_TARGET_MS} ms at ${options.connections} connections`,
       result: r.latencyMs.p99 < P99_TARGET_MS ? 'pass' : 'fail',
@@ -1072,7 +1109,8 @@ function printTable(results: ScenarioResult[], modes: CacheMode[]): void {
   for (const row of rows) process.stdout.write(`${line(row)}\n`);
   process.stdout.write(
     'bad: answers with another status than expected (non-2xx; for If-None-Match, other than 304). ' +
-      '% bound: req/s ÷ the mean of the two measurements of the bound.\n',
+      '% bound: req/s ÷ the mean of the two measurements of the bound (for ' + SAME_BODY.join(' and ') +
+      ': of the bound answering a body of the same size).\n',
   );
 }
 
@@ -1230,6 +1268,21 @@ async function main(): Promise<number> {
     const sizeBytes = list.status === 200 ? list.bytes : (await probe(`${baseUrl}/cms-json/`)).bytes;
     bare = await startBareServer(sizeBytes);
     log(`bare Node bound on 127.0.0.1:${bare.port}, ${bare.bytes}-byte body (size of ${sizeSource})`);
+    // The same-body bounds, measured right after the main one (and again at the end).
+    const sameBody: Scenario[] = [];
+    for (const scenario of selected.filter((s) => SAME_BODY.includes(s.name))) {
+      const answer = await probe(`${baseUrl}${scenario.path}`);
+      if (answer.status !== 200) continue;
+      sameBody.push({
+        name: sameBodyBound(scenario.name),
+        description: `bare Node http server, fixed JSON body of the ${scenario.name} size (${answer.bytes} bytes)`,
+        method: 'GET',
+        path: `/?bytes=${answer.bytes}`,
+        bound: true,
+      });
+    }
+    const boundAt = selected.findIndex((s) => s.bound);
+    if (boundAt >= 0) selected.splice(boundAt + 1, 0, ...sameBody);
 
     // 5. Scenarios: each on every cache mode's server in turn, the reads first (the list's order), then the loads
     // that write. The cache-off server writes without moving the version stamps (they are off with the cache), so
@@ -1263,16 +1316,21 @@ async function main(): Promise<number> {
     for (const server of servers) if (!alive(server.child) && !died.includes(server)) died.push(server);
     // The bound again, now that the servers are idle: the machine's speed drifts (other tenants, heat) and the
     // ratios use the mean of both measurements.
-    const boundScenario = selected.find((s) => s.bound);
-    if (boundScenario) {
-      log(`  ${BOUND_END}…`);
-      const again = await runScenario({ ...boundScenario, name: BOUND_END }, `http://127.0.0.1:${bare.port}`, options, null);
+    for (const boundScenario of selected.filter((s) => s.bound)) {
+      const name = boundScenario.name === BOUND ? BOUND_END : atEnd(boundScenario.name);
+      log(`  ${name}…`);
+      const again = await runScenario({ ...boundScenario, name }, `http://127.0.0.1:${bare.port}`, options, null);
       results.push(again);
       log(`    ${again.requestsPerSec?.toFixed(0)} req/s`);
     }
     const bound = boundMean(results);
     for (const r of results) {
-      if (r.requestsPerSec !== undefined) r.ratioToBound = bound ? (r.requestsPerSec / bound) * 100 : null;
+      if (r.requestsPerSec === undefined) continue;
+      // A bound's row: its ratio to the mean of its own two measurements (the drift between them).
+      const family = r.cache === null ? SAME_BODY.find((name) => r.name === sameBodyBound(name) || r.name === atEnd(sameBodyBound(name))) : undefined;
+      const own = family ? boundMean(results, sameBodyBound(family)) : r.cache !== null && SAME_BODY.includes(r.name) ? boundMean(results, sameBodyBound(r.name)) : undefined;
+      r.ratioToBound = own ? (r.requestsPerSec / own) * 100 : bound ? (r.requestsPerSec / bound) * 100 : null;
+      if (own && r.cache !== null) r.ratioToListBound = bound ? (r.requestsPerSec / bound) * 100 : null;
     }
     await Promise.all([...servers.map((s) => stopChild(s.child)), stopChild(state.bare)]);
   }
@@ -1299,6 +1357,10 @@ async function main(): Promise<number> {
   // 7. Report.
   const bound = boundMean(results);
   if (results.length) printTable(results, options.cache);
+  for (const r of results) {
+    if (r.ratioToListBound === undefined || r.ratioToListBound === null || r.ratioToBound == null) continue;
+    process.stdout.write(`${r.name} [cache ${r.cache}]: ${r.ratioToBound.toFixed(1)}% of the same-body bound, ${r.ratioToListBound.toFixed(1)}% of the list-size bound\n`);
+  }
   if (raw) printReadAfterWrite(raw);
   else if (rawError) process.stdout.write(`\n${READ_AFTER_WRITE}: not completed: ${rawError}\n`);
   const targets = checkTargets(results, raw, rawSelected, options);
@@ -1357,6 +1419,9 @@ async function main(): Promise<number> {
       requestsPerSec: bound ?? null,
       atStart: results.find((r) => r.name === BOUND)?.requestsPerSec ?? null,
       atEnd: results.find((r) => r.name === BOUND_END)?.requestsPerSec ?? null,
+      sameBody: Object.fromEntries(
+        SAME_BODY.filter((name) => boundMean(results, sameBodyBound(name)) !== undefined).map((name) => [name, boundMean(results, sameBodyBound(name))]),
+      ),
     },
     scenarios: results,
     readAfterWrite: raw ?? (rawError ? { error: rawError } : null),
