@@ -2,7 +2,8 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResponseCache } from '../../src/core/cache/response-cache';
-import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
+import { createUser } from '../factories/user.factory';
+import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
 
 /**
@@ -82,6 +83,29 @@ describe('response cache, version stamps and conditional requests', () => {
       await t.http.post(`${API}/posts/${post.body.id}`).set('Authorization', auth('editor')).send({ tags: [tag.body.id] }).expect(200);
       const after = await t.http.get(`${API}/posts?per_page=5`).set('Authorization', reader).expect(200);
       expect(after.body.find((p: { id: number }) => p.id === post.body.id).tags).toEqual([tag.body.id]);
+    });
+
+    it('reuses a verified application-password caller between reads while users and roles are unchanged, never for writes', async () => {
+      const reader = auth('author');
+      const userReads = () => t.queries.statements.filter((sql) => /UserEntity|UserMetaEntity|usermeta/.test(sql)).length;
+      // The first use of the password writes its last_used (a users change): the read after it keeps the caller.
+      for (let i = 0; i < 2; i++) await t.http.get(`${API}/posts?per_page=1`).set('Authorization', reader).expect(200);
+      await t.queries.during(() => t.http.get(`${API}/posts?per_page=1`).set('Authorization', reader).expect(200));
+      expect(userReads()).toBe(0);
+      // The caller is who they were: their own drafts in edit context.
+      const draft = await t.http.post(`${API}/posts`).set('Authorization', reader).send({ title: 'Author draft' }).expect(201);
+      const mine = await t.http.get(`${API}/posts?status=draft&author=${t.users.author.id}&context=edit`).set('Authorization', reader).expect(200);
+      expect(mine.body.map((p: { id: number }) => p.id)).toContain(draft.body.id);
+      // A write checks the database every time.
+      await t.queries.during(() => t.http.post(`${API}/posts/${draft.body.id}`).set('Authorization', reader).send({ title: 'Author draft, again' }).expect(200));
+      expect(userReads()).toBeGreaterThan(0);
+      // A wrong password is never taken for the right one, however recently the right one was verified.
+      const wrong = `Basic ${Buffer.from(`${t.users.author.login}:${t.users.author.appPassword}x`).toString('base64')}`;
+      expectRestError(await t.http.get(`${API}/posts?per_page=1`).set('Authorization', wrong), 'incorrect_password', 401);
+      // A change of users (here another user's) makes the next read check the database again.
+      await t.http.post(`${API}/users/${t.users.subscriber.id}`).set('Authorization', auth('administrator')).send({ description: 'Changed' }).expect(200);
+      await t.queries.during(() => t.http.get(`${API}/posts?per_page=1`).set('Authorization', reader).expect(200));
+      expect(userReads()).toBeGreaterThan(0);
     });
 
     it('keys password, _embed and _fields apart', async () => {
@@ -302,5 +326,25 @@ describe('two nodes on one database', () => {
       await b.http.post(`${API}/settings`).set('Authorization', b.users.administrator.authorization).send({ description: `Round ${round}` }).expect(200);
       expect((await a.http.get('/cms-json/').expect(200)).body.description).toBe(`Round ${round}`);
     }
+  });
+
+  it('refuses, on one node, an application password revoked and a role taken away through the other, at the next request', async () => {
+    const user = await createUser(a.dataSource, TEST_PREFIX, 'two_nodes_editor', 'editor');
+    const admin = b.users.administrator.authorization;
+    const read = (node: TestApp) => node.http.get(`${API}/posts?context=edit&per_page=1`).set('Authorization', user.authorization);
+    // Verified on a, and reused there by reads.
+    await read(a).expect(200);
+    await read(a).expect(200);
+    // Demoted on b: a's next read knows.
+    await b.http.post(`${API}/users/${user.id}`).set('Authorization', admin).send({ roles: ['subscriber'] }).expect(200);
+    expectRestError(await read(a), 'rest_forbidden_context', 403);
+    await b.http.post(`${API}/users/${user.id}`).set('Authorization', admin).send({ roles: ['editor'] }).expect(200);
+    await read(a).expect(200);
+    // Revoked on b: a refuses the next write (no read in between) and the next read.
+    const list = await b.http.get(`${API}/users/${user.id}/application-passwords`).set('Authorization', admin).expect(200);
+    expect(list.body).toHaveLength(1);
+    await b.http.delete(`${API}/users/${user.id}/application-passwords/${list.body[0].uuid}`).set('Authorization', admin).expect(200);
+    expectRestError(await a.http.post(`${API}/posts`).set('Authorization', user.authorization).send({ title: 'After revocation' }), 'incorrect_password', 401);
+    expectRestError(await read(a), 'incorrect_password', 401);
   });
 });

@@ -34,6 +34,12 @@ export const PREPARED_JSON_CACHE = { bytes: 32 * MiB } as const;
  */
 export const POST_EXTRAS_CACHE = { bytes: 4 * MiB } as const;
 
+/**
+ * Application-password callers verified by a process (`verified-callers.ts`), kept while the users' and options'
+ * version stamps allow: about 6 KiB a caller with an administrator's capabilities.
+ */
+export const VERIFIED_CALLERS_CACHE = { bytes: 1 * MiB, entries: 10_000 } as const;
+
 /** Collection totals and similar values kept for a moment (`ShortCache`), per cache (posts, terms, users). */
 export const SHORT_CACHE = { bytes: 2 * MiB, entries: 500 } as const;
 

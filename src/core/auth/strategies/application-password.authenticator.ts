@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RestException } from '../../rest/rest.exception';
 import { BasicStrategy } from 'passport-http';
@@ -8,6 +8,8 @@ import { isSlowPasswordHash, verifyWordPressPassword } from '../password-hash';
 import { RateLimiter, rateLimitSubject } from '../rate-limiter.service';
 import { dummyApplicationPasswordHash, UserAccountsService } from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
+import { VersionStamps } from '../../cache/version-stamps';
+import { VerifiedCallers } from '../verified-callers';
 
 interface StoredApplicationPassword {
   uuid: string;
@@ -30,7 +32,14 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     private readonly identity: UserIdentityService,
     private readonly limiter: RateLimiter,
     private readonly accounts: UserAccountsService,
-  ) {}
+    @Optional() stamps?: VersionStamps,
+  ) {
+    // Users, their application passwords and capabilities; the roles are an option.
+    stamps?.validate(this.callers, ['users', 'options']);
+  }
+
+  /** Callers verified by this process, reused by reads while the stamps allow. */
+  private readonly callers = new VerifiedCallers();
 
   /** Recently verified (password, hash) pairs, keyed by a digest: hashing with bcrypt on every request would cost ~50 ms. */
   private readonly verified = new Map<string, number>();
@@ -72,6 +81,17 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
   async verify(input: AuthenticationInput, login: string, typed: string): Promise<CurrentUser | RestException> {
     const password = typed.replace(/\s+/g, '');
     this.limiter.assertAllowed(input.ip);
+    // A read's stamps were read after it arrived (and caches of users another node changed were cleared then): a
+    // caller verified since is who they were. Writes check the database.
+    const reads = input.method === 'GET' || input.method === 'HEAD';
+    const known = reads ? this.callers.get(login, password) : undefined;
+    if (known && Number(known.lastUsed) + DAY_SECONDS > Date.now() / 1000) {
+      this.limiter.assertAllowed(input.ip, known.subject);
+      this.limiter.recordSuccess(known.subject);
+      return known.user;
+    }
+    this.callers.delete(login, password);
+    const generation = this.callers.generation;
     const user = await this.identity.findByLoginOrEmail(login);
     const subject = rateLimitSubject(user, login);
     this.limiter.assertAllowed(input.ip, subject);
@@ -94,10 +114,15 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     }
     this.limiter.recordSuccess(subject);
     // `last_used`/`last_ip` are written at most once a day, as WordPress does, so most requests write nothing.
-    if (Number(used.last_used ?? 0) + DAY_SECONDS <= Date.now() / 1000) {
+    let lastUsed = Number(used.last_used ?? 0);
+    if (lastUsed + DAY_SECONDS <= Date.now() / 1000) {
       await this.accounts.recordApplicationPasswordUse(user.id, used.uuid, input.ip || null);
+      lastUsed = Math.floor(Date.now() / 1000);
     }
-    return this.identity.toCurrentUser(user, used.uuid);
+    const current = await this.identity.toCurrentUser(user, used.uuid);
+    // Kept for reads only after a read (its stamps were read when it arrived, before this check).
+    if (reads) this.callers.set(login, password, { user: current, subject, lastUsed }, generation);
+    return current;
   }
 }
 
