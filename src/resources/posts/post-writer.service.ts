@@ -93,9 +93,10 @@ export class PostWriter {
   ) {}
 
   /**
-   * Post writes take turns across every node: a slug must be checked against what other writers have committed
-   * (MySQL: a row lock on the `sticky_posts` option, held until commit; a read snapshot taken after it sees their
-   * rows). On SQLite, write transactions already take turns.
+   * Post writes take turns across every node: a slug must be checked against what other writers have committed,
+   * and term counts are counted from the transaction's snapshot (MySQL: a row lock on the `sticky_posts` option,
+   * held until commit; a read snapshot taken after it sees their rows). On SQLite, write transactions already take
+   * turns. It is the first lock a writer takes, so that locks are always taken in one order.
    */
   private async takeTurn(em: EntityManager): Promise<void> {
     const type = em.connection.options.type;
@@ -130,30 +131,63 @@ export class PostWriter {
     return (await this.find(id)) as PostEntity;
   }
 
-  /** Updates a post; returns it as stored. A change to its title, content or excerpt stores a revision. */
+  /**
+   * Updates a post; returns it as stored. A change to its title, content or excerpt stores a revision.
+   *
+   * On MySQL an update that keeps the post's slug, status, date, parent and terms — an edit of its text, meta,
+   * featured image — runs without taking the posts' turn, beside other writers: it reads nothing another writer
+   * could make stale. Should it turn out to need the turn after all (its slug comes out different, a term count
+   * must be recounted, the default category is given back), it is rolled back and run again with the turn.
+   */
   async update(type: PostTypeObject, before: PostEntity, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
-    await writeTransaction(this.dataSource, async (em) => {
-      await this.takeTurn(em);
-      const row = await this.prepareRow(em, type, before, fields, ctx);
-      await em.getRepository(PostEntity).update({ id: before.id }, row);
-      const post = await em.getRepository(PostEntity).findOneByOrFail({ id: before.id });
-      const terms = new Map(relations.terms ?? []);
-      // A post left without categories goes back to the default one, as every save in WordPress does.
-      if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
-        const current = await postTermIds(em, post.id, 'category');
-        if (!current.length && ctx.defaultCategory > 0) terms.set('category', [ctx.defaultCategory]);
+    const run = (turn: boolean) =>
+      writeTransaction(this.dataSource, async (em) => {
+        if (turn) await this.takeTurn(em);
+        // The row as it is now (another writer may have changed it since the request read it): what the term
+        // counts and the old slug are measured against. Locked until commit, so it stays so.
+        const current = await em.getRepository(PostEntity).findOne({ where: { id: before.id }, ...(this.isMySql ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+        if (!current) throw new RestException('rest_post_invalid_id', 'Invalid post ID.', 404);
+        const row = await this.prepareRow(em, type, before, fields, ctx);
+        if (!turn && (row.name !== current.name || row.status !== current.status || row.parent !== current.parent)) throw new NeedsTurn();
+        await em.getRepository(PostEntity).update({ id: before.id }, row);
+        const post = await em.getRepository(PostEntity).findOneByOrFail({ id: before.id });
+        const terms = new Map(relations.terms ?? []);
+        // A post left without categories goes back to the default one, as every save in WordPress does.
+        if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
+          const current = await postTermIds(em, post.id, 'category');
+          if (!current.length && ctx.defaultCategory > 0) {
+            if (!turn) throw new NeedsTurn();
+            terms.set('category', [ctx.defaultCategory]);
+          }
+        }
+        await recordOldSlug(em, type, current, post);
+        await this.applyRelations(em, post, current, { ...relations, terms }, ctx, turn);
+        await this.saveRevision(em, type, post, ctx);
+      });
+    if (this.isMySql && keepsPlace(before, fields, relations)) {
+      try {
+        await run(false);
+      } catch (error) {
+        if (!(error instanceof NeedsTurn)) throw error;
+        await run(true);
       }
-      await recordOldSlug(em, type, before, post);
-      await this.applyRelations(em, post, before, { ...relations, terms }, ctx);
-      await this.saveRevision(em, type, post, ctx);
-    });
+    } else {
+      await run(true);
+    }
     this.options.invalidate();
     return (await this.find(before.id)) as PostEntity;
+  }
+
+  private get isMySql(): boolean {
+    const type = this.dataSource.options.type;
+    return type === 'mysql' || type === 'mariadb';
   }
 
   /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
   async trash(type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
+      // Its terms are recounted: counts are read after the turn (see takeTurn).
+      await this.takeTurn(em);
       const meta = em.getRepository(PostMetaEntity);
       await meta.insert([
         { postId: post.id, key: '_wp_trash_meta_status', value: post.status },
@@ -189,6 +223,7 @@ export class PostWriter {
    */
   async delete(type: PostTypeObject, post: PostEntity): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
+      await this.takeTurn(em);
       const posts = em.getRepository(PostEntity);
       const ttIds = await postTermTaxonomyIds(em, post.id);
       await em.getRepository(TermRelationshipEntity).delete({ objectId: post.id });
@@ -348,7 +383,7 @@ export class PostWriter {
 
   // --- everything around the row ---
 
-  private async applyRelations(em: EntityManager, post: PostEntity, before: PostEntity | null, r: PostRelations, ctx: WriteContext): Promise<void> {
+  private async applyRelations(em: EntityManager, post: PostEntity, before: PostEntity | null, r: PostRelations, ctx: WriteContext, turn = true): Promise<void> {
     const meta = em.getRepository(PostMetaEntity);
     if (r.sticky !== undefined && post.type === 'post') {
       await this.options.updateWithin(em, 'sticky_posts', (current) => {
@@ -381,6 +416,8 @@ export class PostWriter {
       for (const id of await replacePostTerms(em, post.id, taxonomy, termIds)) changed.add(id);
     }
     if (before && before.status !== post.status) for (const id of await postTermTaxonomyIds(em, post.id)) changed.add(id);
+    // Counts are read from the transaction's snapshot: only a writer that took the turn first may write them.
+    if (changed.size && !turn) throw new NeedsTurn();
     await recountTerms(em, this.content, [...changed]);
     if (r.meta?.length) await applyMetaWrites(em, PostMetaEntity, 'postId', post.id, r.meta);
   }
@@ -435,6 +472,27 @@ export class PostWriter {
     const id = Number(result.identifiers[0].id);
     await posts.update({ id }, { guid: `${ctx.home}/?p=${id}` });
   }
+}
+
+/** An update begun without the posts' turn found it needs it: rolled back, and run again with it. */
+class NeedsTurn extends Error {}
+
+/**
+ * Whether an update is likely to keep the post where it is among other posts — its slug, status, date, parent,
+ * terms, format and stickiness — so that it may run without the posts' turn ({@link PostWriter.update} checks it still).
+ */
+function keepsPlace(before: PostEntity, f: PostFields, r: PostRelations): boolean {
+  return (
+    f.name === undefined &&
+    (f.status === undefined || f.status === before.status) &&
+    f.date === undefined &&
+    f.parent === undefined &&
+    before.status !== 'trash' &&
+    !r.terms?.size &&
+    r.format === undefined &&
+    // The sticky list is the turn's own row: taken first, as every writer takes it, never after the post's.
+    r.sticky === undefined
+  );
 }
 
 /** The ids in the `sticky_posts` option. */
