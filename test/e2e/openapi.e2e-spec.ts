@@ -59,8 +59,8 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
   let tmp: string;
 
   beforeAll(async () => {
-    t = await createTestApp('openapi', { extensions: [LibraryExtensionModule] });
     tmp = mkdtempSync(join(tmpdir(), 'cms-openapi-'));
+    t = await createTestApp('openapi', { extensions: [LibraryExtensionModule], cms: { uploadDir: join(tmp, 'uploads') } });
     doc = (await t.http.get('/cms-json/openapi.json').expect(200)).body;
   });
   afterAll(async () => {
@@ -252,6 +252,27 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     expect(parameter(op, 'Content-Disposition')).toMatchObject({ in: 'header', schema: { type: 'string' } });
     expect(op.responses['201']).toBeDefined();
     expect(doc.paths['/cms/v2/posts'].post.requestBody.content['multipart/form-data']).toBeUndefined();
+  });
+
+  it('describes uploads as the API takes them: both forms answer 201', async () => {
+    const author = t.users.author;
+    const raw = await t.http
+      .post('/cms-json/cms/v2/media')
+      .auth(author.login, author.appPassword)
+      .set('Content-Type', 'text/csv')
+      .set('Content-Disposition', 'attachment; filename="raw.csv"')
+      .send('a,b\n')
+      .expect(201);
+    expect(raw.body.mime_type).toBe('text/csv');
+    const form = await t.http
+      .post('/cms-json/cms/v2/media')
+      .auth(author.login, author.appPassword)
+      .field('alt_text', 'A table')
+      .attach('file', Buffer.from('c,d\n'), { filename: 'form.csv', contentType: 'text/csv' })
+      .expect(201);
+    expect(form.body.alt_text).toBe('A table');
+    const schema = doc.components.schemas.attachment;
+    expect(schema.required.filter((k: string) => !(k in form.body))).toEqual([]);
   });
 
   it('has the error body as a component, used by 400/401/403/404, and the body matches real errors', async () => {
