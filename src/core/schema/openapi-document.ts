@@ -62,13 +62,10 @@ export class OpenApiDocument {
 
   /** The document for an API root URL (`https://example.com/cms-json`). */
   forServer(apiRoot: string): OpenApiDoc {
-    const built = this.registryFrozen() ? (this.built ??= this.build()) : this.build();
+    // Before the table freezes (nothing is served yet) the document may still change: built each time.
+    const built = this.routes.isFrozen ? (this.built ??= this.build()) : this.build();
     const { openapi, info, ...rest } = built;
     return { openapi, info, servers: [{ url: apiRoot.replace(/\/+$/, '') }], ...rest };
-  }
-
-  private registryFrozen(): boolean {
-    return this.routes.isFrozen;
   }
 
   private build(): Omit<OpenApiDoc, 'servers'> {
