@@ -22,6 +22,7 @@ import { RequestFacts, requestFacts } from './request-facts';
 import { RestException } from '../rest/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
 import { bodyEtag, matchHits, noneMatchHits, ResponseCache } from '../cache/response-cache';
+import { ApiDocs } from './api-docs';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last' as const };
@@ -73,6 +74,7 @@ export class ApiHttpService {
     private readonly caps: CapabilityService,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
     private readonly cache: ResponseCache,
+    private readonly docs: ApiDocs,
   ) {
     // Files go to temporary files as they arrive, never whole into memory (removed once the request is answered).
     this.upload = multer({
@@ -107,6 +109,10 @@ export class ApiHttpService {
     }
     const mount = at < 0 ? segment : path.slice(0, at + segment.length);
     const route = at < 0 ? '/' : path.slice(at + segment.length);
+    if (this.docs.serves(req.method, route)) {
+      this.docs.serve(req, res, route, this.baseUrl(requestFacts(req)));
+      return {};
+    }
     return this.serve(req, res, route, mount, this.queryOf(url), false);
   }
 
@@ -118,7 +124,9 @@ export class ApiHttpService {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const prefix = `/${this.options.routePrefix}`;
     if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
-      await this.serve(req, res, url.pathname.slice(prefix.length), prefix, this.queryOf(url), true);
+      const route = url.pathname.slice(prefix.length);
+      if (this.docs.serves(req.method, route)) return this.docs.serve(req, res, route, this.baseUrl(requestFacts(req)));
+      await this.serve(req, res, route, prefix, this.queryOf(url), true);
       return;
     }
     return this.serveRestRoute(req, res, next);

@@ -1,4 +1,5 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, Type } from '@nestjs/common';
+import { ApiDocs } from './api-docs';
 import { ApiHttpService } from './api-http.service';
 import { HostBodyErrors } from './host-body-errors';
 import { RestRouteMiddleware } from './rest-route.middleware';
@@ -15,7 +16,7 @@ export class CmsHttpModule implements NestModule {
     return {
       module: CmsHttpModule,
       imports,
-      providers: [ApiHttpService, RestRouteMiddleware, HostBodyErrors],
+      providers: [ApiHttpService, RestRouteMiddleware, HostBodyErrors, ApiDocs],
       exports: [ApiHttpService],
     };
   }

@@ -97,6 +97,7 @@ export class RestHandlerExplorer implements OnModuleInit {
       showInIndex: options.showInIndex,
       strictArgs: options.strictArgs,
       acceptsFiles: options.acceptsFiles,
+      returns: options.returns,
     };
     const schema = options.schema;
     this.registry.register(namespace, pattern.replace('{base}', `/${base}`), endpoint, schema ? { schema: () => schema(instance, target) } : {});

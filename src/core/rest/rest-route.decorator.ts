@@ -41,6 +41,8 @@ export interface RestRouteOptions<H = any> {
   showInIndex?: boolean;
   strictArgs?: boolean;
   acceptsFiles?: boolean;
+  /** What a successful answer holds, for the OpenAPI document (see `EndpointDefinition.returns`). */
+  returns?: 'item' | 'list' | 'map';
 }
 
 /** One declared route: a method of a handlers class with its pattern and options. */

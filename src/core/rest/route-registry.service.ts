@@ -75,6 +75,7 @@ export class RouteRegistry {
       strictArgs: e.strictArgs ?? true,
       acceptsFiles: e.acceptsFiles ?? false,
       cacheable: e.cacheable ?? true,
+      returns: e.returns,
       argNames: null,
     };
   }

@@ -49,10 +49,17 @@ export interface EndpointDefinition {
    * `registerRoute` default to `false` (their handlers may read the time, the network, anything) and opt in.
    */
   cacheable?: boolean;
+  /**
+   * What a successful answer holds, for the OpenAPI document: one item of the route's schema, a list of them, or an
+   * object of them keyed by name (`types`, `statuses`, `taxonomies`). Default: a list when the endpoint takes
+   * `per_page`, else one item.
+   */
+  returns?: 'item' | 'list' | 'map';
 }
 
 /** A normalised endpoint, as stored in the registry. */
-export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission' | 'args'>> {
+export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission' | 'args' | 'returns'>> {
+  returns?: EndpointDefinition['returns'];
   methods: string[];
   /** With `strictArgs`: the names of `args`, set when the table is frozen. */
   argNames: ReadonlySet<string> | null;

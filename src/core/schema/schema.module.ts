@@ -1,7 +1,12 @@
 import { Module } from '@nestjs/common';
 import { IndexRoutes } from './index-routes';
+import { OpenApiDocument } from './openapi-document';
+import { OpenApiRoutes } from './openapi.routes';
 import { SchemaRegistry } from './schema-registry.service';
 
-/** What the API says about itself: route descriptions for OPTIONS, the index and namespace indexes, `context=help`. */
-@Module({ providers: [SchemaRegistry, IndexRoutes], exports: [SchemaRegistry] })
+/**
+ * What the API says about itself: route descriptions for OPTIONS, the index and namespace indexes, `context=help`,
+ * and the OpenAPI document.
+ */
+@Module({ providers: [SchemaRegistry, IndexRoutes, OpenApiDocument, OpenApiRoutes], exports: [SchemaRegistry, OpenApiDocument] })
 export class SchemaModule {}

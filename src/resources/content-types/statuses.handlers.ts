@@ -10,7 +10,7 @@ const schema = (h: StatusesHandlers) => h.statuses.getPublicItemSchema();
 export class StatusesHandlers {
   constructor(readonly statuses: StatusesResource) {}
 
-  @RestRoute('/statuses', { methods: 'GET', args: (h: StatusesHandlers) => h.statuses.listArgs(), schema })
+  @RestRoute('/statuses', { methods: 'GET', args: (h: StatusesHandlers) => h.statuses.listArgs(), schema, returns: 'map' })
   @Allow((req, h: StatusesHandlers) => h.statuses.canList(req))
   list(req: RestRequest) {
     return this.statuses.getItems(req);

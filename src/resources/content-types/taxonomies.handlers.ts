@@ -10,7 +10,7 @@ const schema = (h: TaxonomiesHandlers) => h.taxonomies.getPublicItemSchema();
 export class TaxonomiesHandlers {
   constructor(readonly taxonomies: TaxonomiesResource) {}
 
-  @RestRoute('/taxonomies', { methods: 'GET', args: (h: TaxonomiesHandlers) => h.taxonomies.listArgs(), schema })
+  @RestRoute('/taxonomies', { methods: 'GET', args: (h: TaxonomiesHandlers) => h.taxonomies.listArgs(), schema, returns: 'map' })
   @Allow((req, h: TaxonomiesHandlers) => h.taxonomies.canList(req))
   list(req: RestRequest) {
     return this.taxonomies.getItems(req);

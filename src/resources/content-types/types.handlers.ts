@@ -10,7 +10,7 @@ const schema = (h: TypesHandlers) => h.types.getPublicItemSchema();
 export class TypesHandlers {
   constructor(readonly types: TypesResource) {}
 
-  @RestRoute('/types', { methods: 'GET', args: (h: TypesHandlers) => h.types.listArgs(), schema })
+  @RestRoute('/types', { methods: 'GET', args: (h: TypesHandlers) => h.types.listArgs(), schema, returns: 'map' })
   @Allow((req, h: TypesHandlers) => h.types.canList(req))
   list(req: RestRequest) {
     return this.types.getItems(req);

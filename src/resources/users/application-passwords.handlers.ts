@@ -15,7 +15,7 @@ const can = (cap: string, code: string, message: string) => (req: RestRequest, h
 export class ApplicationPasswordsHandlers {
   constructor(readonly passwords: ApplicationPasswordsResource) {}
 
-  @RestRoute(BASE, { methods: Methods.READABLE, args: (h: H) => h.passwords.contextArgs(), schema })
+  @RestRoute(BASE, { methods: Methods.READABLE, args: (h: H) => h.passwords.contextArgs(), schema, returns: 'list' })
   @Allow(can('list_app_passwords', 'rest_cannot_list_application_passwords', 'Sorry, you are not allowed to list application passwords for this user.'))
   list(req: RestRequest) {
     return this.passwords.list(req);
