@@ -1,9 +1,14 @@
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { rmSync } from 'node:fs';
+import request from 'supertest';
+import { buildDataSourceOptions, CmsModule } from '../../src';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assignTerms, createPost, createTerm } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
-import { testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
 
 /** The `name=value` of a login answer's session cookie. */
 function sessionCookie(res: { headers: Record<string, unknown> }): string {
@@ -182,5 +187,35 @@ describe('cookie nonces under the spec names', () => {
     const { cookie, nonce } = await login('editor');
     await t.http.post('/cms-json/cms-auth/v1/logout').set('Cookie', cookie).set('X-CMS-Nonce', nonce).expect(200);
     expectRestError(await t.http.get('/cms-json/cms-auth/v1/nonce').set('Cookie', cookie), 'rest_not_logged_in', 401);
+  });
+});
+
+describe('WordPress wire names in a host app (CmsModule.forRootAsync)', () => {
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    const databaseUrl = await testDatabaseUrl('wire_names_host');
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl, tablePrefix: 'cms_' })),
+        // wireNames is structure, given to forRootAsync itself: the factory's is ignored.
+        CmsModule.forRootAsync({ wireNames: 'wordpress', useFactory: () => ({ baseUrl: 'https://host.example', wireNames: 'cms' as const }) }),
+      ],
+    }).compile();
+    app = moduleRef.createNestApplication({ logger: ['error'] });
+    await app.init();
+  });
+  afterAll(async () => {
+    await app.close();
+    await dropTestDatabase('wire_names_host');
+  });
+
+  it('serves wp-json and wp/v2 through the Nest route, with X-WP-Total', async () => {
+    const index = await request(app.getHttpServer()).get('/wp-json/').expect(200);
+    expect(index.body.namespaces).toEqual(['wp/v2', 'cms-auth/v1']);
+    expect(index.body.routes['/wp/v2/types']._links.self[0].href).toBe('https://host.example/wp-json/wp/v2/types');
+    const categories = await request(app.getHttpServer()).get('/wp-json/wp/v2/categories').expect(200);
+    expect(categories.headers['x-wp-total']).toBe('1');
+    await request(app.getHttpServer()).get('/cms-json/cms/v2/categories').expect(404);
   });
 });
