@@ -6,6 +6,8 @@ import request from 'supertest';
 import { buildDataSourceOptions, CmsModule } from '../../src';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LibraryExtensionModule } from '../fixtures/extensions/library.extension';
+import { NotesModule } from '../fixtures/extensions/notes.module';
 import { assignTerms, createPost, createTerm } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
@@ -217,5 +219,33 @@ describe('WordPress wire names in a host app (CmsModule.forRootAsync)', () => {
     const categories = await request(app.getHttpServer()).get('/wp-json/wp/v2/categories').expect(200);
     expect(categories.headers['x-wp-total']).toBe('1');
     await request(app.getHttpServer()).get('/cms-json/cms/v2/categories').expect(404);
+  });
+});
+
+describe("extensions under WordPress's wire names", () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp('wire_names_ext', { cms: { wireNames: 'wordpress' }, extensions: [NotesModule, LibraryExtensionModule] });
+  });
+  afterAll(() => t.close());
+
+  it('serves routes and post types declared in cms/v2 in wp/v2, and leaves other namespaces alone', async () => {
+    const index = await t.http.get('/wp-json/').expect(200);
+    expect(index.body.namespaces).toEqual(['wp/v2', 'cms-auth/v1', 'library/v1']);
+    const notes = await t.http.get('/wp-json/wp/v2/notes').expect(200);
+    expect(notes.headers['x-wp-total']).toBe('1');
+    expect(notes.body[0]._links.self).toEqual([{ href: 'http://example.org/wp-json/wp/v2/notes/1' }]);
+    const created = await t.http.post('/wp-json/wp/v2/notes').set('Authorization', t.users.editor.authorization).send({ text: 'Hi' }).expect(201);
+    expect(created.headers.location).toBe(`http://example.org/wp-json/wp/v2/notes/${created.body.id}`);
+
+    const book = await t.http.post('/wp-json/wp/v2/books').set('Authorization', t.users.editor.authorization).send({ title: 'Dune', status: 'publish' }).expect(201);
+    expect(book.body._links.about).toEqual([{ href: 'http://example.org/wp-json/wp/v2/types/book' }]);
+    expect((await t.http.get('/wp-json/wp/v2/types/book').expect(200)).body.rest_namespace).toBe('wp/v2');
+
+    const shelves = await t.http.get('/wp-json/library/v1/shelves?per_page=1&total=2').expect(200);
+    expect(shelves.headers['x-wp-totalpages']).toBe('2');
+    expect(shelves.headers.link).toBe('<http://example.org/wp-json/library/v1/shelves?per_page=1&total=2&page=2>; rel="next"');
+    expect(shelves.body[0]._links['wp:post_type']).toEqual([{ embeddable: true, href: 'http://example.org/wp-json/wp/v2/types/post' }]);
   });
 });
