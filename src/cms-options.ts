@@ -80,7 +80,7 @@ export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache'
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 
-/** The namespace this server serves. */
+/** The namespace the API's own routes are declared in (served as `wp/v2` with `wireNames: 'wordpress'`). */
 export const CMS_NAMESPACE = 'cms/v2';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;

@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, rmSync } from 'node:fs';
 import request from 'supertest';
 import { buildDataSourceOptions, CmsModule } from '../../src';
 import { tmpdir } from 'node:os';
@@ -247,5 +249,43 @@ describe("extensions under WordPress's wire names", () => {
     expect(shelves.headers['x-wp-totalpages']).toBe('2');
     expect(shelves.headers.link).toBe('<http://example.org/wp-json/library/v1/shelves?per_page=1&total=2&page=2>; rel="next"');
     expect(shelves.body[0]._links['wp:post_type']).toEqual([{ embeddable: true, href: 'http://example.org/wp-json/wp/v2/types/post' }]);
+  });
+});
+
+describe('the standalone server with CMS_WIRE_NAMES=wordpress (node dist/main)', () => {
+  const main = join(__dirname, '..', '..', 'dist', 'main.js');
+  const file = join(tmpdir(), `cms-wire-names-standalone-${process.pid}.sqlite`);
+  afterAll(async () => {
+    await dropTestDatabase('wire_names_standalone');
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  });
+
+  it('logs, discovers and serves the API at wp-json', async () => {
+    if (!existsSync(main)) throw new Error('dist/main.js is missing: npm test builds it first (pretest)');
+    const port = String(40000 + Math.floor(Math.random() * 10000));
+    const databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${file}` : await testDatabaseUrl('wire_names_standalone');
+    const child = spawn(process.execPath, [main], {
+      env: { PATH: process.env.PATH ?? '', PORT: port, DATABASE_URL: databaseUrl, CMS_WIRE_NAMES: 'wordpress', CMS_SERVE_UPLOADS: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += String(d)));
+    child.stderr.on('data', (d) => (output += String(d)));
+    try {
+      let home: Response | undefined;
+      for (let i = 0; i < 100 && !home; i++) {
+        if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
+        home = await fetch(`http://127.0.0.1:${port}/`).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)));
+      }
+      expect(home?.headers.get('link')).toBe(`<http://127.0.0.1:${port}/wp-json/>; rel="https://api.w.org/"`);
+      expect(output).toContain(`Serving http://localhost:${port}/wp-json/`);
+      const categories = await fetch(`http://127.0.0.1:${port}/wp-json/wp/v2/categories`);
+      expect(categories.status).toBe(200);
+      expect(categories.headers.get('x-wp-total')).toBe('1');
+      expect((await fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/categories`)).status).toBe(404);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 });
