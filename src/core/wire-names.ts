@@ -39,6 +39,10 @@ export class WireNames {
   readonly nonceHeadersAccepted: readonly string[];
   /** Parameters read for the nonce, in order (`_cmsnonce`, then `_wpnonce`; `_wpnonce` only with WordPress's names). */
   readonly nonceParamsAccepted: readonly string[];
+  /** `Access-Control-Allow-Headers`: the request headers a page of another origin may send (the nonces accepted). */
+  readonly corsAllowHeaders: string;
+  /** `Access-Control-Expose-Headers`: the response headers a page of another origin may read. */
+  readonly corsExposeHeaders: string;
 
   private static readonly instances = new Map<WireNamesMode, WireNames>();
 
@@ -53,6 +57,9 @@ export class WireNames {
     this.nonceParam = wp ? '_wpnonce' : '_cmsnonce';
     this.nonceHeadersAccepted = wp ? ['x-wp-nonce'] : ['x-cms-nonce', 'x-wp-nonce'];
     this.nonceParamsAccepted = wp ? ['_wpnonce'] : ['_cmsnonce', '_wpnonce'];
+    const nonces = wp ? 'X-WP-Nonce' : 'X-CMS-Nonce, X-WP-Nonce';
+    this.corsAllowHeaders = `Authorization, ${nonces}, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match`;
+    this.corsExposeHeaders = `${this.totalHeader}, ${this.totalPagesHeader}, Link, ETag`;
   }
 
   /** The names of a mode (one shared instance per mode). */
@@ -83,15 +90,5 @@ export class WireNames {
     const next = declared.charAt(lead + DECLARED_NAMESPACE.length);
     if (next !== '' && next !== '/' && next !== '?') return declared;
     return `${declared.slice(0, lead)}${this.ownNamespace}${declared.slice(lead + DECLARED_NAMESPACE.length)}`;
-  }
-
-  /** The access-control headers of a browser request that may be sent, and the headers a page may read. */
-  get corsAllowHeaders(): string {
-    const nonces = this.nonceHeadersAccepted.map((h) => (h === 'x-wp-nonce' ? 'X-WP-Nonce' : 'X-CMS-Nonce')).join(', ');
-    return `Authorization, ${nonces}, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match`;
-  }
-
-  get corsExposeHeaders(): string {
-    return `${this.totalHeader}, ${this.totalPagesHeader}, Link, ETag`;
   }
 }
