@@ -1,11 +1,18 @@
 import type { Type } from '@nestjs/common';
+import { WireNames, WireNamesMode } from './core/wire-names';
 
 /** Options of `CmsModule.forRoot()`. Every field has a default. */
 export interface CmsModuleOptions {
   /** Public base URL of the site, e.g. `https://example.com` (default: taken from each request's Host). */
   baseUrl?: string;
-  /** Path segment of the API root (default `cms-json`). */
+  /** Path segment of the API root (default `cms-json`; `wp-json` with `wireNames: 'wordpress'`). */
   routePrefix?: string;
+  /**
+   * The names on the wire: the spec's (`cms`, default: `cms-json`, `cms/v2`, `X-CMS-*`, curie `cms`) or WordPress's
+   * (`wordpress`: `wp-json`, `wp/v2`, `X-WP-*`, curie `wp`), for front-ends written for a WordPress site. See
+   * {@link WireNames}.
+   */
+  wireNames?: WireNamesMode;
   /** Table prefix of the WordPress schema (default: the DataSource's `entityPrefix`, else `cms_`). */
   tablePrefix?: string;
   /** Name of the TypeORM DataSource to use (default: the default one). */
@@ -67,11 +74,13 @@ export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache'
   Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'> & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
+    /** The names of {@link CmsModuleOptions.wireNames}. */
+    wire: WireNames;
   };
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 
-/** The namespace this server serves. */
+/** The namespace the API's own routes are declared in (served as `wp/v2` with `wireNames: 'wordpress'`). */
 export const CMS_NAMESPACE = 'cms/v2';
 
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
@@ -80,9 +89,13 @@ export const DEFAULT_UPLOAD_LIMIT = 64 * 1024 * 1024;
 export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 
 export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
+  if (options.wireNames !== undefined && !WireNames.isMode(options.wireNames)) throw new Error(`wireNames must be 'cms' or 'wordpress', not ${JSON.stringify(options.wireNames)}`);
+  const wire = WireNames.of(options.wireNames ?? 'cms');
   return {
     ...options,
-    routePrefix: (options.routePrefix ?? 'cms-json').replace(/^\/+|\/+$/g, ''),
+    wireNames: wire.mode,
+    wire,
+    routePrefix: (options.routePrefix ?? wire.root).replace(/^\/+|\/+$/g, ''),
     runMigrations: options.runMigrations ?? true,
     uploadDir: options.uploadDir ?? './uploads',
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,

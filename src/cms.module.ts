@@ -38,6 +38,11 @@ export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
    * `routePrefix` the factory returns is ignored.
    */
   routePrefix?: string;
+  /**
+   * The names on the wire, `cms` (default) or `wordpress` (structure: the route prefix's default and the route table
+   * follow it). A `wireNames` the factory returns is ignored.
+   */
+  wireNames?: CmsModuleOptions['wireNames'];
 }
 
 /**
@@ -81,13 +86,14 @@ export class CmsModule {
   }
 
   static forRootAsync(options: CmsModuleAsyncOptions): DynamicModule {
-    const routePrefix = resolveCmsOptions({ routePrefix: options.routePrefix }).routePrefix;
+    const routePrefix = resolveCmsOptions({ routePrefix: options.routePrefix, wireNames: options.wireNames }).routePrefix;
     const provider: Provider = {
       provide: CMS_OPTIONS,
       useFactory: async (...args: unknown[]) =>
         resolveCmsOptions({
           ...(await options.useFactory(...args)),
           routePrefix,
+          wireNames: options.wireNames,
           extensions: options.extensions,
           dataSourceName: options.dataSourceName,
         }),

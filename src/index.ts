@@ -5,6 +5,8 @@ export { CmsModule } from './cms.module';
 export type { CmsModuleAsyncOptions } from './cms.module';
 export { CMS_NAMESPACE, CMS_OPTIONS } from './cms-options';
 export type { CmsModuleOptions, ResolvedCmsOptions } from './cms-options';
+export { WireNames } from './core/wire-names';
+export type { WireNamesMode } from './core/wire-names';
 
 // Extension API
 export { CmsExtensionRegistry } from './extensions/extension-registry.service';

@@ -6,6 +6,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { serveApiFirst } from './core/http/api-front';
+import { WireNames } from './core/wire-names';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment } from './standalone/env';
 
@@ -31,7 +32,7 @@ async function serve(env: CmsEnvironment): Promise<void> {
   await app.init();
   if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
   await app.listen(env.PORT);
-  if (cluster.isPrimary) new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/`);
+  if (cluster.isPrimary) new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/${WireNames.of(env.CMS_WIRE_NAMES).root}/`);
 }
 
 /**
@@ -47,7 +48,7 @@ function superviseWorkers(env: CmsEnvironment, count: number): void {
   cluster.once('listening', () => {
     ready = true;
     for (let i = 1; i < count; i++) fork();
-    logger.log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/cms-json/ with ${count} workers`);
+    logger.log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/${WireNames.of(env.CMS_WIRE_NAMES).root}/ with ${count} workers`);
   });
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;

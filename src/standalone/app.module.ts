@@ -27,6 +27,7 @@ export class AppModule {
           initialAdmin: initialAdminFromEnvironment(env),
           rateLimit: { max: env.CMS_RATE_LIMIT_MAX, windowSeconds: env.CMS_RATE_LIMIT_WINDOW },
           passwordHash: env.CMS_PASSWORD_HASH,
+          wireNames: env.CMS_WIRE_NAMES,
           responseCache: env.CMS_RESPONSE_CACHE === 'off' ? false : { maxBytes: parseSize(env.CMS_RESPONSE_CACHE_BYTES) },
         }),
       ],

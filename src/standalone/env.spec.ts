@@ -171,3 +171,14 @@ describe('parseSize', () => {
     expect(() => parseSize(input)).toThrow(`Invalid size: ${input}`);
   });
 });
+
+describe('CMS_WIRE_NAMES', () => {
+  it('defaults to the spec names and takes wordpress', () => {
+    expect(loadEnvironment({}).CMS_WIRE_NAMES).toBe('cms');
+    expect(loadEnvironment({ CMS_WIRE_NAMES: 'wordpress' }).CMS_WIRE_NAMES).toBe('wordpress');
+  });
+
+  it('refuses anything else, saying what is allowed', () => {
+    expect(failure({ CMS_WIRE_NAMES: 'wp' })).toContain('CMS_WIRE_NAMES must be cms or wordpress');
+  });
+});

@@ -140,6 +140,13 @@ export class CmsEnvironment {
   @Min(1, { message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
   CMS_RATE_LIMIT_WINDOW = 900;
 
+  /**
+   * Names on the wire: `cms` (the spec's: `cms-json`, `cms/v2`, `X-CMS-*`) or `wordpress` (`wp-json`, `wp/v2`,
+   * `X-WP-*`, curie `wp`), for front-ends and apps written for a WordPress site.
+   */
+  @IsIn(['cms', 'wordpress'], { message: 'CMS_WIRE_NAMES must be cms or wordpress' })
+  CMS_WIRE_NAMES: 'cms' | 'wordpress' = 'cms';
+
   /** Hash format of new login passwords: `bcrypt` (WordPress 6.8+) or `phpass` (a WordPress before 6.8 shares the database). */
   @IsIn(['bcrypt', 'phpass'], { message: 'CMS_PASSWORD_HASH must be bcrypt or phpass' })
   CMS_PASSWORD_HASH: 'bcrypt' | 'phpass' = 'bcrypt';

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { CapabilityService } from './capability.service';
 import { CurrentUser } from './current-user';
+import { WireNames } from '../wire-names';
 
 /**
  * Per-request state shared by a request and its internal sub-requests (`_embed`): the user, the capability check,
@@ -21,6 +22,8 @@ export class RequestContext {
     readonly crossOrigin = false,
     /** The client's IP address. */
     readonly ip = '',
+    /** The names on the wire (URLs of the API's own namespace are written with them). */
+    readonly wire: WireNames = WireNames.of('cms'),
   ) {}
 
   get isLoggedIn(): boolean {
@@ -37,9 +40,9 @@ export class RequestContext {
     return this.caps.userCan(this.user, cap, ...args);
   }
 
-  /** The URL of an API route, e.g. `restUrl('cms/v2/types')`. */
+  /** The URL of an API route, e.g. `restUrl('cms/v2/types')` (`…/wp-json/wp/v2/types` with WordPress's names). */
   restUrl(path = ''): string {
-    return `${this.baseUrl}/${this.apiPrefix}/${path.startsWith('/') ? path.replace(/^\/+/, '') : path}`;
+    return `${this.baseUrl}/${this.apiPrefix}/${this.wire.path(path.startsWith('/') ? path.replace(/^\/+/, '') : path)}`;
   }
 
   /**

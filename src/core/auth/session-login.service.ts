@@ -8,19 +8,25 @@ import type { RouteArg } from '../schema/json-schema';
 import { parseCookies } from '../http/api-http.service';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
+import { PlainText } from '../rest/plain-text';
 import { dummyPasswordHash, hashPassword, isSlowPasswordHash, needsRehash, PasswordHashFormat, verifyWordPressPassword } from './password-hash';
 import { RateLimiter, rateLimitSubject } from './rate-limiter.service';
 import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
 import { UserIdentityService } from './user-identity.service';
 
-/** Namespace of the session routes. */
+/**
+ * Namespace of the session routes. It is this server's own (WordPress logs in through `wp-login.php`), so it keeps
+ * its name with WordPress's wire names too: `/wp-json/cms-auth/v1/login`.
+ */
 export const AUTH_NAMESPACE = 'cms-auth/v1';
 
 /**
  * Cookie login for browsers: `POST cms-auth/v1/login` checks a user's password (rate-limited per IP and account,
  * at the same hashing cost for names that are no user), upgrades an old password hash, sets an HttpOnly SameSite
- * session cookie and answers the nonce that cookie-authenticated requests must send; `POST cms-auth/v1/logout` ends
- * the session. Routes in SessionHandlers.
+ * session cookie and answers the nonce that cookie-authenticated requests must send (in the body and the nonce
+ * header); `GET cms-auth/v1/nonce` answers a fresh nonce for the session cookie alone, as plain text (what
+ * WordPress's `admin-ajax.php?action=rest-nonce` answers, and api-fetch's `nonceEndpoint` reads);
+ * `POST cms-auth/v1/logout` ends the session. Routes in SessionHandlers.
  */
 @Injectable()
 export class SessionLogin {
@@ -65,14 +71,27 @@ export class SessionLogin {
     }
     const session = await this.sessions.create(user, ip, req.header('user-agent') ?? '');
     const current = await this.identity.toCurrentUser(user);
-    const response = new RestResponse({
-      id: user.id,
-      username: user.login,
-      name: user.displayName,
-      roles: current.roles,
-      nonce: await this.sessions.createNonce(user.id, session.token),
-    });
+    const nonce = await this.sessions.createNonce(user.id, session.token);
+    const response = new RestResponse({ id: user.id, username: user.login, name: user.displayName, roles: current.roles, nonce });
     response.header('Set-Cookie', this.cookie(session.cookie, SESSION_SECONDS, req));
+    response.header(this.options.wire.nonceHeader, nonce);
+    return response;
+  }
+
+  /**
+   * A fresh nonce for the session of the request's cookie, as the bare text: the cookie alone is enough (a client
+   * whose nonce expired asks here for a new one), but never from a page of another origin. Never cached: the
+   * no-cache headers are the handler's own, so the response cache does not keep it.
+   */
+  async nonce(req: RestRequest): Promise<RestResponse> {
+    const cookie = parseCookies(req.header('cookie'))[SESSION_COOKIE];
+    const session = cookie && !req.ctx.crossOrigin ? await this.sessions.verify(cookie) : null;
+    if (!session) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
+    const nonce = await this.sessions.createNonce(session.user.id, session.token);
+    const response = new RestResponse(new PlainText(nonce));
+    response.header('Content-Type', 'text/plain; charset=UTF-8');
+    response.header('Cache-Control', 'no-cache, must-revalidate, max-age=0');
+    response.header(this.options.wire.nonceHeader, nonce);
     return response;
   }
 

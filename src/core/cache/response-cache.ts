@@ -4,6 +4,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { ByteLru, LruEntry } from './byte-lru';
 import { Stamps, VersionStamps } from './version-stamps';
+import { WireNames } from '../wire-names';
 
 /** Approximate bytes of an answer besides its body and key: the entry, its headers. */
 const ENTRY_BYTES = 512;
@@ -73,10 +74,13 @@ export class ResponseCache {
     return stamps;
   }
 
-  /** The key of a GET: the wire names and base URL (links are written with them), the route, and the query as sent. */
-  keyOf(baseUrl: string, mount: string, route: string, query: Record<string, unknown>): string {
+  /**
+   * The key of a GET: the wire names (`cms` or `wordpress`: headers, namespaces and curies differ), the base URL and
+   * API root (links are written with them), the route, and the query as sent.
+   */
+  keyOf(baseUrl: string, mount: string, route: string, query: Record<string, unknown>, wire: WireNames = WireNames.of('cms')): string {
     // The query keeps the order it was sent in: the Link header repeats it.
-    return `${baseUrl}\n${mount}\n${route}\n${JSON.stringify(query)}`;
+    return `${wire.mode}\n${baseUrl}\n${mount}\n${route}\n${JSON.stringify(query)}`;
   }
 
   /** The ETag of the answer to `key` under `token` (and the hooks registered now: they shape answers too). */

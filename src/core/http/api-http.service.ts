@@ -250,7 +250,7 @@ export class ApiHttpService {
       // response cache, and goes into it (see ResponseCache).
       const cacheKey =
         stamps && user.id === 0 && (req.method === 'GET' || req.method === 'HEAD') && isPublicContext(query) && !Object.keys(extraHeaders).length
-          ? this.cache.keyOf(baseUrl, mount, route, query)
+          ? this.cache.keyOf(baseUrl, mount, route, query, this.options.wire)
           : undefined;
       if (cacheKey && stamps) {
         const hit = this.cache.lookup(cacheKey, stamps.token);
@@ -265,7 +265,7 @@ export class ApiHttpService {
           return {};
         }
       }
-      const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip);
+      const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip, this.options.wire);
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw, rawFile: parsed.rawFile ?? null },
         ctx,
@@ -406,8 +406,8 @@ export class ApiHttpService {
       'X-Robots-Tag': 'noindex',
       Link: `<${baseUrl}${mount}/>; rel="https://api.w.org/"`,
       'X-Content-Type-Options': 'nosniff',
-      'Access-Control-Expose-Headers': 'X-CMS-Total, X-CMS-TotalPages, Link, ETag',
-      'Access-Control-Allow-Headers': 'Authorization, X-CMS-Nonce, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match',
+      'Access-Control-Expose-Headers': this.options.wire.corsExposeHeaders,
+      'Access-Control-Allow-Headers': this.options.wire.corsAllowHeaders,
       Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
       'Cache-Control': 'no-cache, must-revalidate, max-age=0',
     };

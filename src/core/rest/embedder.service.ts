@@ -31,7 +31,7 @@ export class Embedder {
     let data = response.data;
     if (response.links.size && (isPlainObject(data) || data instanceof JsonText)) {
       const fields = data instanceof JsonText ? (JSON.parse(data.text) as Record<string, unknown>) : data;
-      data = { ...fields, _links: compactLinks(response.links, this.options.linkRelBase) };
+      data = { ...fields, _links: compactLinks(response.links, this.options.linkRelBase, this.options.wire.curie) };
     }
     if (embed !== false && !response.isError) {
       if (Array.isArray(data)) data = await this.embedAll(data, embed, ctx, asText);

@@ -1,5 +1,6 @@
 import { ByteLru, LruEntry } from '../cache/byte-lru';
 import { PREPARED_JSON_CACHE } from '../cache/cache-limits';
+import { PlainText } from './plain-text';
 
 /**
  * A value of response data already serialized: the HTTP layer writes its bytes where the value goes (see
@@ -82,10 +83,10 @@ export function withMembers(item: JsonText, members: Record<string, unknown>): J
 
 /**
  * The JSON of response data in UTF-8: `JSON.stringify`, with the bytes of {@link JsonText} values (the value
- * itself, or items of a top-level array) copied in as they are.
+ * itself, or items of a top-level array) copied in as they are; a {@link PlainText} value is its text.
  */
 export function toJsonBytes(data: unknown): Buffer {
-  if (data instanceof JsonText) return data.bytes;
+  if (data instanceof JsonText || data instanceof PlainText) return data.bytes;
   if (!Array.isArray(data) || !data.some((item) => item instanceof JsonText)) return Buffer.from(JSON.stringify(data ?? null));
   const chunks: Buffer[] = [];
   let text = '[';

@@ -260,15 +260,16 @@ export abstract class RestController implements OnModuleInit {
   }
 
   /**
-   * Sets `X-CMS-Total`, `X-CMS-TotalPages` and the `Link` next/prev headers of a collection response. The page size
+   * Sets `X-CMS-Total`, `X-CMS-TotalPages` (by their wire names: `X-WP-Total`, …) and the `Link` next/prev headers of a collection response. The page size
    * is the request's `per_page` unless the query used another one (`perPage`).
    */
   protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, used: PageUsed = {}): RestResponse {
     const perPage = used.perPage ?? Number(req.get('per_page') ?? 10);
     const page = used.page ?? Number(req.get('page') ?? 1);
     const totalPages = Math.ceil(total / perPage);
-    response.header('X-CMS-Total', String(total));
-    response.header('X-CMS-TotalPages', String(totalPages));
+    const wire = this.server.options.wire;
+    response.header(wire.totalHeader, String(total));
+    response.header(wire.totalPagesHeader, String(totalPages));
     // The current query, `page` replaced where it was (add_query_arg) or added at the end, written the way PHP's
     // http_build_query writes it (indexed brackets).
     const pairs: string[] = [];

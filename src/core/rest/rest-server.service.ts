@@ -163,7 +163,7 @@ export class RestServer implements OnApplicationBootstrap {
   toCollectionItem(response: RestResponse): Record<string, unknown> {
     const data = response.data as Record<string, unknown>;
     if (!response.links.size) return data;
-    return { ...data, _links: compactLinks(response.links, this.options.linkRelBase) };
+    return { ...data, _links: compactLinks(response.links, this.options.linkRelBase, this.options.wire.curie) };
   }
 
 }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CMS_OPTIONS, type ResolvedCmsOptions } from '../../cms-options';
+import { WireNames } from '../wire-names';
 import { RouteArg } from '../schema/json-schema';
 import { EndpointDefinition, RouteDefinition, RouteEndpoint, RouteOptions } from './route-types';
 
@@ -22,10 +24,18 @@ function literalLeadingSegments(pattern: string): string | null {
 /**
  * The table of every API route: namespace, pattern, endpoints (methods, args, permission, handler) and schema,
  * the reference's `register_rest_route`. Routes are matched in registration order. The table is frozen when the
- * application has bootstrapped; registering later throws.
+ * application has bootstrapped; registering later throws. Namespaces are kept by their wire names
+ * ({@link WireNames.namespace}): routes declared in `cms/v2` are served in `wp/v2` with WordPress's names.
  */
 @Injectable()
 export class RouteRegistry {
+  /** The names on the wire. */
+  readonly wire: WireNames;
+
+  constructor(@Optional() @Inject(CMS_OPTIONS) options?: ResolvedCmsOptions) {
+    this.wire = options?.wire ?? WireNames.of('cms');
+  }
+
   private readonly routes = new Map<string, RouteDefinition>();
   private readonly namespaceOrder: string[] = [];
   private frozen = false;
@@ -43,7 +53,7 @@ export class RouteRegistry {
     if (this.frozen) {
       throw new Error(`Route ${namespace}${path} registered after the application bootstrapped; register routes in onModuleInit.`);
     }
-    const ns = namespace.replace(/^\/+|\/+$/g, '');
+    const ns = this.wire.namespace(namespace.replace(/^\/+|\/+$/g, ''));
     const trimmed = path.replace(/^\/+|\/+$/g, '');
     const key = ns ? (trimmed ? `/${ns}/${trimmed}` : `/${ns}`) : `/${trimmed}`;
     if (ns && !this.namespaceOrder.includes(ns)) {

@@ -66,6 +66,8 @@ export class TaxonomiesResource extends ContentRegistryResource {
 
   private prepareItem(tax: TaxonomyObject, req: RestRequest) {
     const data = taxonomyToRest(tax) as unknown as Record<string, unknown>;
+    // The namespace as the wire names it (`wp/v2` with WordPress's names).
+    data.rest_namespace = req.ctx.wire.namespace(tax.rest_namespace);
     const links = linkMap({
       collection: { href: req.ctx.restUrl(`${this.namespace}/taxonomies`) },
       [`${this.server.options.linkRelBase}items`]: { href: req.ctx.restUrl(`${tax.rest_namespace}/${tax.rest_base || tax.name}`) },

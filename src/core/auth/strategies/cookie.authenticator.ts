@@ -1,4 +1,5 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../../cms-options';
 import { RestException } from '../../rest/rest.exception';
 import { AuthenticationInput, AuthenticationService } from '../authentication.service';
 import { CurrentUser } from '../current-user';
@@ -7,9 +8,10 @@ import { UserIdentityService } from '../user-identity.service';
 
 /**
  * Cookie sessions, with the reference's CSRF rule: a request carrying a valid session cookie is authenticated only
- * when it also sends the nonce (`X-CMS-Nonce` header or `_cmsnonce` parameter); without one it is anonymous, and
- * a wrong one is refused with 403 `rest_cookie_invalid_nonce`. Requests from pages of other origins never gain
- * access through the cookie. Each authenticated response carries a fresh nonce in `X-CMS-Nonce`.
+ * when it also sends the nonce (`X-CMS-Nonce` header or `_cmsnonce` parameter, or WordPress's `X-WP-Nonce` and
+ * `_wpnonce`, which WordPress clients send; with WordPress's wire names only those); without one it is anonymous,
+ * and a wrong one is refused with 403 `rest_cookie_invalid_nonce`. Requests from pages of other origins never gain
+ * access through the cookie. Each authenticated response carries a fresh nonce in `X-CMS-Nonce` (`X-WP-Nonce`).
  */
 @Injectable()
 export class CookieAuthenticator implements OnModuleInit {
@@ -17,6 +19,7 @@ export class CookieAuthenticator implements OnModuleInit {
     private readonly auth: AuthenticationService,
     private readonly sessions: SessionService,
     private readonly identity: UserIdentityService,
+    @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
   ) {}
 
   onModuleInit(): void {
@@ -28,13 +31,24 @@ export class CookieAuthenticator implements OnModuleInit {
     if (!cookie || input.crossOrigin) return null;
     const session = await this.sessions.verify(cookie);
     if (!session) return null;
-    const nonce = input.headers['x-cms-nonce'] ?? stringParam(input.query._cmsnonce) ?? stringParam(input.body._cmsnonce);
+    const nonce = this.nonceOf(input);
     if (!nonce) return null;
     if (!(await this.sessions.verifyNonce(nonce, session.user.id, session.token))) {
       return new RestException('rest_cookie_invalid_nonce', 'Cookie nonce is invalid', 403);
     }
-    input.setResponseHeader('X-CMS-Nonce', await this.sessions.createNonce(session.user.id, session.token));
+    input.setResponseHeader(this.options.wire.nonceHeader, await this.sessions.createNonce(session.user.id, session.token));
     return this.identity.toCurrentUser(session.user);
+  }
+
+  /** The nonce sent: the first of the accepted headers, then of the accepted parameters (query, then body). */
+  private nonceOf(input: AuthenticationInput): string | undefined {
+    const wire = this.options.wire;
+    for (const name of wire.nonceHeadersAccepted) if (input.headers[name]) return input.headers[name];
+    for (const name of wire.nonceParamsAccepted) {
+      const value = stringParam(input.query[name]) ?? stringParam(input.body[name]);
+      if (value) return value;
+    }
+    return undefined;
   }
 }
 
