@@ -126,6 +126,20 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     await wp.http.get(editOnly).set('Cookie', cookie).set('X-WP-Nonce', fresh.text).expect(200);
   });
 
+  it('describes the API with WordPress\'s names in openapi.json, and serves the docs page at wp-json/docs/', async () => {
+    const doc = (await wp.http.get('/wp-json/openapi.json').expect(200)).body;
+    expect(doc.servers).toEqual([{ url: 'http://example.org/wp-json' }]);
+    expect(Object.keys(doc.paths)).toContain('/wp/v2/posts/{id}');
+    expect(Object.keys(doc.paths).filter((path) => path.startsWith('/cms/v2/'))).toEqual([]);
+    expect(Object.keys(doc.paths['/wp/v2/posts'].get.responses['200'].headers).sort()).toEqual(['X-WP-Total', 'X-WP-TotalPages']);
+    expect(doc.components.securitySchemes.nonce.name).toBe('X-WP-Nonce');
+    const spec = (await cms.http.get('/cms-json/openapi.json').expect(200)).body;
+    expect(Object.keys(spec.paths)).toContain('/cms/v2/posts/{id}');
+    expect(Object.keys(spec.paths['/cms/v2/posts'].get.responses['200'].headers).sort()).toEqual(['X-CMS-Total', 'X-CMS-TotalPages']);
+    const page = await wp.http.get('/wp-json/docs/').expect(200);
+    expect(page.text).toContain('swagger-ui');
+  });
+
   it('answers anonymous reads of both modes from their own caches, fresh after a write through the other', async () => {
     const a = await cms.http.get('/?rest_route=/').expect(200);
     const b = await wp.http.get('/?rest_route=/').expect(200);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { CMS_NAMESPACE } from '../../cms-options';
 import { SESSION_COOKIE } from '../auth/session.service';
 import { RouteRegistry } from '../rest/route-registry.service';
+import { WireNames } from '../wire-names';
 import type { RouteDefinition, RouteEndpoint } from '../rest/route-types';
 import type { RouteArg } from './json-schema';
 import { OpenApiSchema, pathParamSchema, toOpenApiProperties, toOpenApiSchema, toPathTemplate } from './openapi-schema';
@@ -16,14 +16,13 @@ export interface OpenApiWireNames {
   sessionCookie: string;
 }
 
-/** The wire names of this server. */
-export function wireNames(): OpenApiWireNames {
-  const brand = CMS_NAMESPACE.split('/')[0].toUpperCase();
+/** The wire names the document repeats, from the route table's (the spec's, or WordPress's: `CMS_WIRE_NAMES`). */
+export function wireNames(wire: WireNames = WireNames.of('cms')): OpenApiWireNames {
   return {
-    namespace: CMS_NAMESPACE,
-    totalHeader: `X-${brand}-Total`,
-    totalPagesHeader: `X-${brand}-TotalPages`,
-    nonceHeader: `X-${brand}-Nonce`,
+    namespace: wire.ownNamespace,
+    totalHeader: wire.totalHeader,
+    totalPagesHeader: wire.totalPagesHeader,
+    nonceHeader: wire.nonceHeader,
     sessionCookie: SESSION_COOKIE,
   };
 }
@@ -56,9 +55,11 @@ const ERROR_RESPONSES = { '400': 'BadRequest', '401': 'Unauthorized', '403': 'Fo
 @Injectable()
 export class OpenApiDocument {
   private built?: Omit<OpenApiDoc, 'servers'>;
-  private readonly names = wireNames();
+  private readonly names: OpenApiWireNames;
 
-  constructor(private readonly routes: RouteRegistry) {}
+  constructor(private readonly routes: RouteRegistry) {
+    this.names = wireNames(routes.wire);
+  }
 
   /** The document for an API root URL (`https://example.com/cms-json`). */
   forServer(apiRoot: string): OpenApiDoc {
@@ -98,7 +99,7 @@ export class OpenApiDocument {
       openapi: '3.1.0',
       info: {
         title: 'cms-api',
-        version: this.routes.namespaces().join(' ') || CMS_NAMESPACE,
+        version: this.routes.namespaces().join(' ') || this.names.namespace,
         description:
           'Every route of this server, as registered (extensions included). Answers are shaped by `context` (`view` by default; ' +
           'item schemas require the properties of the `view` context), `_fields` and `_embed`; errors are `{code, message, data: {status}}`.',
