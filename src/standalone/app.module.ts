@@ -1,16 +1,31 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger as PinoInstance } from 'pino';
+import { CmsHealthIndicator } from '../core/health/cms-health.indicator';
 import { CmsModule } from '../cms.module';
 import { buildDataSourceOptions } from '../core/database/data-source-options';
 import { CmsEnvironment, initialAdminFromEnvironment, parseSize } from './env';
+import { HealthController } from './health.controller';
 
-/** The standalone server: one host app of CmsModule, configured from the environment. */
+/**
+ * The standalone server: one host app of CmsModule, configured from the environment, with health checks
+ * (`/health/live`, `/health/ready`) and, given the process's pino logger, Nest's logger replaced by it
+ * (nestjs-pino; requests are logged ahead of the app, see logging.ts).
+ */
 @Module({})
 export class AppModule {
-  static fromEnvironment(env: CmsEnvironment): DynamicModule {
+  static fromEnvironment(env: CmsEnvironment, logger?: PinoInstance): DynamicModule {
     return {
       module: AppModule,
+      controllers: [HealthController],
+      providers: [CmsHealthIndicator],
       imports: [
+        // The request logger runs in Node's request event (both ways of serving requests); nestjs-pino binds its
+        // logger to the request's context for the Express path, and logs Nest's own lines.
+        ...(logger ? [LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true, forRoutes: [] })] : []),
+        TerminusModule.forRoot({ logger: false }),
         TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX })),
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
@@ -28,6 +43,7 @@ export class AppModule {
           rateLimit: { max: env.CMS_RATE_LIMIT_MAX, windowSeconds: env.CMS_RATE_LIMIT_WINDOW },
           passwordHash: env.CMS_PASSWORD_HASH,
           responseCache: env.CMS_RESPONSE_CACHE === 'off' ? false : { maxBytes: parseSize(env.CMS_RESPONSE_CACHE_BYTES) },
+          compression: env.CMS_COMPRESSION === 'on' && { threshold: parseSize(env.CMS_COMPRESSION_THRESHOLD) },
         }),
       ],
     };
