@@ -20,7 +20,7 @@ export function negotiateEncoding(header: string | undefined): ContentCoding | u
     const [name, ...params] = part.trim().toLowerCase().split(';');
     let q = 1;
     for (const param of params) {
-      const m = /^\s*q\s*=\s*([\d.]+)\s*$/.exec(param);
+      const m = /^\s*q\s*=\s*(\S*)\s*$/.exec(param);
       if (m) q = Number(m[1]);
     }
     if (!Number.isFinite(q)) q = 0;
