@@ -11,9 +11,10 @@ import { serveApiFirst } from './core/http/api-front';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
 import { createHttpLogger, createRootLogger, loggingFromEnvironment, logRequests } from './standalone/logging';
-import { stopGracefullyOnSignals } from './standalone/shutdown';
+import { exitOnSignalsWhileStarting, stopGracefullyOnSignals } from './standalone/shutdown';
 
 async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
+  exitOnSignalsWhileStarting(logger);
   // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off. Nest's lines
   // (start-up included) wait for the pino logger.
   const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env, logger), { bodyParser: false, bufferLogs: true });

@@ -9,6 +9,23 @@ export function isStopping(): boolean {
   return stopping;
 }
 
+const early: Array<[NodeJS.Signals, (signal: NodeJS.Signals) => void]> = [];
+
+/**
+ * Until the server is ready ({@link stopGracefullyOnSignals}), SIGTERM and SIGINT end the process at once with
+ * exit code 0 (nothing is in flight yet), logged, instead of killing it.
+ */
+export function exitOnSignalsWhileStarting(logger: PinoInstance): void {
+  for (const name of ['SIGTERM', 'SIGINT'] as const) {
+    const handler = (signal: NodeJS.Signals) => {
+      logger.info({ signal, code: 0 }, `${signal}: stopped while starting`);
+      process.exit(0);
+    };
+    early.push([name, handler]);
+    process.on(name, handler);
+  }
+}
+
 /**
  * Graceful shutdown of a server process on SIGTERM and SIGINT: the server stops accepting connections and closes
  * its idle keep-alive ones, requests in flight are answered (their connections closed after the answer) for at
@@ -56,6 +73,7 @@ export function stopGracefullyOnSignals(app: INestApplication, options: { timeou
     logger.info({ signal, code }, 'Stopped: requests answered, database closed');
     process.exit(code);
   };
+  for (const [name, handler] of early.splice(0)) process.off(name, handler);
   process.on('SIGTERM', (signal) => void stop(signal));
   process.on('SIGINT', (signal) => void stop(signal));
 }
