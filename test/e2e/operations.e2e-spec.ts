@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CMS_MIGRATIONS } from '../../src/core/database/cms-migrations';
 import { dropTestDatabase } from '../utils/test-db';
 import { assertBuilt, serverDatabase, StandaloneServer, startServer, stopServer } from '../utils/standalone-server';
@@ -139,6 +142,59 @@ describe('health and logs of the standalone server', () => {
       expect(output).not.toContain('not-the-password-42');
       expect(output).not.toContain('ghost');
     });
+  });
+});
+
+describe('compression by the standalone server', () => {
+  let server: StandaloneServer;
+  let database: { url: string; cleanup: () => void };
+  let uploadDir: string;
+
+  beforeAll(async () => {
+    assertBuilt();
+    database = await serverDatabase('operations_compression');
+    uploadDir = mkdtempSync(join(tmpdir(), 'cms-operations-uploads-'));
+    server = await startServer({ DATABASE_URL: database.url, ...ADMIN, CMS_UPLOAD_DIR: uploadDir, CMS_COMPRESSION_THRESHOLD: '2kb' });
+  });
+  afterAll(async () => {
+    await stopServer(server);
+    database.cleanup();
+    rmSync(uploadDir, { recursive: true, force: true });
+    await dropTestDatabase('operations_compression');
+  });
+
+  it('compresses API answers above CMS_COMPRESSION_THRESHOLD, and text uploads (not ranges of them)', async () => {
+    const index = await fetch(`${server.base}/cms-json/`, { headers: { 'Accept-Encoding': 'br' } });
+    expect(index.headers.get('content-encoding')).toBe('br');
+    expect(((await index.json()) as { namespaces: string[] }).namespaces).toEqual(['cms/v2', 'cms-auth/v1']);
+    // The types are 1.2 KiB, under 2 KiB: as they are.
+    const types = await fetch(`${server.base}/cms-json/cms/v2/types`, { headers: { 'Accept-Encoding': 'br' } });
+    expect(types.headers.get('content-encoding')).toBeNull();
+    expect(types.headers.get('vary')).toBe('Accept-Encoding');
+    expect(Object.keys((await types.json()) as object)).toEqual(['post', 'page', 'attachment']);
+
+    const login = await fetch(`${server.base}/cms-json/cms-auth/v1/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: ADMIN.CMS_ADMIN_USER, password: ADMIN.CMS_ADMIN_PASSWORD }),
+    });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+    const { nonce } = (await login.json()) as { nonce: string };
+    const text = Array.from({ length: 300 }, (_, i) => `${i},row ${i}`).join('\n');
+    const created = await fetch(`${server.base}/cms-json/cms/v2/media`, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-CMS-Nonce': nonce, 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="rows.csv"' },
+      body: text,
+    });
+    expect(created.status).toBe(201);
+    const path = new URL(((await created.json()) as { source_url: string }).source_url).pathname;
+    const file = await fetch(`${server.base}${path}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(file.headers.get('content-encoding')).toBe('gzip');
+    expect(await file.text()).toBe(text);
+    const range = await fetch(`${server.base}${path}`, { headers: { 'Accept-Encoding': 'gzip', Range: 'bytes=0-6' } });
+    expect(range.status).toBe(206);
+    expect(range.headers.get('content-encoding')).toBeNull();
+    expect(await range.text()).toBe('0,row 0');
   });
 });
 
