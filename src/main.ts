@@ -42,7 +42,7 @@ async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
   await app.init();
   const server = app.getHttpServer();
   if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
-  logRequests(server, createHttpLogger(logger));
+  if (env.CMS_REQUEST_LOG === 'on') logRequests(server, createHttpLogger(logger));
   stopGracefullyOnSignals(app, { timeoutMs: env.CMS_SHUTDOWN_TIMEOUT * 1000, logger });
   await app.listen(env.PORT);
   if (cluster.isPrimary) logger.info({ url: `${baseUrl(env)}/cms-json/` }, `Serving ${baseUrl(env)}/cms-json/`);

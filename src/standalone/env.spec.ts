@@ -122,6 +122,7 @@ describe('loadEnvironment', () => {
       ['CMS_SHUTDOWN_TIMEOUT', '-1'],
       ['CMS_SHUTDOWN_TIMEOUT', '3601'],
       ['CMS_COMPRESSION', 'gzip'],
+      ['CMS_REQUEST_LOG', 'yes'],
       ['CMS_COMPRESSION_THRESHOLD', 'small'],
     ])('rejects %s=%s with an error naming the variable', (name, value) => {
       const message = failure({ [name]: value });

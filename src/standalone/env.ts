@@ -149,6 +149,10 @@ export class CmsEnvironment {
   @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';
 
+  /** One log line per request (`on`/`off`: off when a proxy in front logs them already). */
+  @IsIn(['on', 'off'], { message: 'CMS_REQUEST_LOG must be on or off' })
+  CMS_REQUEST_LOG: 'on' | 'off' = 'on';
+
   /** Seconds in-flight requests get to finish on SIGTERM/SIGINT before their connections are closed. */
   @IsInt({ message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
   @Min(0, { message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })

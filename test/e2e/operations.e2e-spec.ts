@@ -154,7 +154,7 @@ describe('compression by the standalone server', () => {
     assertBuilt();
     database = await serverDatabase('operations_compression');
     uploadDir = mkdtempSync(join(tmpdir(), 'cms-operations-uploads-'));
-    server = await startServer({ DATABASE_URL: database.url, ...ADMIN, CMS_UPLOAD_DIR: uploadDir, CMS_COMPRESSION_THRESHOLD: '2kb' });
+    server = await startServer({ DATABASE_URL: database.url, ...ADMIN, CMS_UPLOAD_DIR: uploadDir, CMS_COMPRESSION_THRESHOLD: '2kb', CMS_REQUEST_LOG: 'off' });
   });
   afterAll(async () => {
     await stopServer(server);
@@ -195,6 +195,14 @@ describe('compression by the standalone server', () => {
     expect(range.status).toBe(206);
     expect(range.headers.get('content-encoding')).toBeNull();
     expect(await range.text()).toBe('0,row 0');
+  });
+
+  it('writes no request lines with CMS_REQUEST_LOG=off (and sets no request id)', async () => {
+    const answer = await fetch(`${server.base}/cms-json/cms/v2/types`, { headers: { 'X-Request-Id': 'not-logged-1' } });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-request-id')).toBeNull();
+    expect(server.lines().filter((line) => line.req !== undefined)).toEqual([]);
+    expect(server.lines().some((line) => line.msg === 'Nest application successfully started')).toBe(true);
   });
 });
 
