@@ -23,8 +23,6 @@ const REDACT_PATHS = [
   'req.headers["x-wp-nonce"]',
   'res.headers["set-cookie"]',
   'res.headers["x-cms-nonce"]',
-  'password',
-  '*.password',
 ];
 
 /** An incoming `X-Request-Id` is kept when it is short and plain (no spaces or control characters). */
