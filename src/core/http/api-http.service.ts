@@ -210,15 +210,16 @@ export class ApiHttpService {
       const authenticate = (body: Record<string, unknown>) =>
         this.auth
           .authenticate({
-          method,
-          headers,
-          query,
-          body,
-          cookies: parseCookies(req.headers.cookie),
-          ip,
-          crossOrigin,
-          setResponseHeader: (name, value) => (extraHeaders[name] = value),
+            method,
+            headers,
+            query,
+            body,
+            cookies: parseCookies(req.headers.cookie),
+            ip,
+            crossOrigin,
+            setResponseHeader: (name, value) => (extraHeaders[name] = value),
           })
+          // The user is left on the request for the request log.
           .then((user) => markUser(req, user));
       let parsed: ParsedBody;
       let user: Awaited<ReturnType<typeof authenticate>>;
