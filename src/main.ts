@@ -5,20 +5,18 @@ import { resolve } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import compression from 'compression';
-import { Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Logger as PinoInstance } from 'pino';
 import { serveApiFirst } from './core/http/api-front';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
-import { createHttpLogger, createRootLogger, loggingFromEnvironment, logRequests } from './standalone/logging';
+import { createHttpLogger, createNestLogger, createRootLogger, loggingFromEnvironment, logRequests } from './standalone/logging';
 import { exitOnSignalsWhileStarting, stopGracefullyOnSignals } from './standalone/shutdown';
 
 async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
   exitOnSignalsWhileStarting(logger);
-  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off. Nest's lines
-  // (start-up included) wait for the pino logger.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env, logger), { bodyParser: false, bufferLogs: true });
-  app.useLogger(app.get(NestPinoLogger));
+  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off. Nest logs
+  // through pino (nestjs-pino) from its first line.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), { bodyParser: false, logger: createNestLogger(logger) });
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   // Uploaded files, where their URLs point by default: content types, ETag and ranges (serve-static), kept for a year

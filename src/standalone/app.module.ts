@@ -1,8 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
-import type { Logger as PinoInstance } from 'pino';
 import { CmsHealthIndicator } from '../core/health/cms-health.indicator';
 import { CmsModule } from '../cms.module';
 import { buildDataSourceOptions } from '../core/database/data-source-options';
@@ -11,20 +9,16 @@ import { HealthController } from './health.controller';
 
 /**
  * The standalone server: one host app of CmsModule, configured from the environment, with health checks
- * (`/health/live`, `/health/ready`) and, given the process's pino logger, Nest's logger replaced by it
- * (nestjs-pino; requests are logged ahead of the app, see logging.ts).
+ * (`/health/live`, `/health/ready`). Its logs (pino) are set up in main.ts (see logging.ts).
  */
 @Module({})
 export class AppModule {
-  static fromEnvironment(env: CmsEnvironment, logger?: PinoInstance): DynamicModule {
+  static fromEnvironment(env: CmsEnvironment): DynamicModule {
     return {
       module: AppModule,
       controllers: [HealthController],
       providers: [CmsHealthIndicator],
       imports: [
-        // The request logger runs in Node's request event (both ways of serving requests); nestjs-pino binds its
-        // logger to the request's context for the Express path, and logs Nest's own lines.
-        ...(logger ? [LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true, forRoutes: [] })] : []),
         TerminusModule.forRoot({ logger: false }),
         TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX })),
         CmsModule.forRoot({

@@ -1,5 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import type { LoggerService } from '@nestjs/common';
+import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
 import { pinoHttp, HttpLogger } from 'pino-http';
 
@@ -69,6 +71,14 @@ export function createRootLogger(options: LoggingOptions): PinoInstance {
     },
     destination,
   );
+}
+
+/**
+ * Nest's logger writing to the root logger (nestjs-pino), given to `NestFactory.create` so that every line of Nest
+ * and of the API — start-up, connection retries, errors — is the root logger's from the first one on.
+ */
+export function createNestLogger(root: PinoInstance): LoggerService {
+  return new NestPinoLogger(new PinoLogger({ pinoHttp: { logger: root } }), {});
 }
 
 /** A request's URL with the values of secret query parameters (nonces, passwords) replaced. */
