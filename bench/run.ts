@@ -98,6 +98,8 @@ interface BenchOptions {
   cache: CacheMode[];
   /** Rounds of the read-after-write check. */
   rounds: number;
+  /** The servers' request log (`CMS_REQUEST_LOG`): a JSON line per request into their log files. */
+  requestLog: 'on' | 'off';
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -114,6 +116,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --mysql-url URL       MySQL server (default mysql://root@127.0.0.1:3306; env MYSQL_URL); database cms_bench
   --prefix P            table prefix (default cms_; env CMS_TABLE_PREFIX)
   --workers N           server processes (CMS_WORKERS; default 0 = one per CPU; env BENCH_WORKERS)
+  --request-log on|off  the servers' request log, a JSON line per request into their log files (CMS_REQUEST_LOG;
+                        default off; env BENCH_REQUEST_LOG)
   --keep                keep the seeded database afterwards (and print where it is)
   --build               build the server (npx nest build) even when dist/main.js exists
   --help                this text
@@ -136,7 +140,7 @@ function parseOptions(argv: string[]): BenchOptions {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'only', 'mysql-url', 'prefix', 'keep', 'build', 'workers', 'cache', 'rounds'];
+  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'only', 'mysql-url', 'prefix', 'keep', 'build', 'workers', 'cache', 'rounds', 'request-log'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new UsageError(`unknown option --${name}\n\n${USAGE}`);
   const value = (name: string, env: string, fallback: string) => flags.get(name) ?? process.env[env] ?? fallback;
   const positiveNumber = (name: string, env: string, fallback: string, integer: boolean) => {
@@ -166,8 +170,11 @@ function parseOptions(argv: string[]): BenchOptions {
   if (!/^\w{0,32}$/.test(prefix)) throw new UsageError(`--prefix may contain only letters, digits and _ (got ${prefix})`);
   const cache = value('cache', 'BENCH_CACHE', 'both');
   if (cache !== 'on' && cache !== 'off' && cache !== 'both') throw new UsageError(`--cache must be on, off or both (got ${cache})`);
+  const requestLog = value('request-log', 'BENCH_REQUEST_LOG', 'off');
+  if (requestLog !== 'on' && requestLog !== 'off') throw new UsageError(`--request-log must be on or off (got ${requestLog})`);
   return {
     db,
+    requestLog,
     posts: positiveNumber('posts', 'BENCH_POSTS', '10000', true),
     connections: positiveNumber('connections', 'BENCH_CONNECTIONS', '32', true),
     duration: positiveNumber('duration', 'BENCH_DURATION', '10', false),
@@ -382,6 +389,7 @@ async function startServer(label: string, cache: CacheMode, workers: number, dat
     CMS_UPLOAD_DIR: path.join(state.tempDir as string, 'uploads'),
     CMS_WORKERS: String(workers),
     CMS_RESPONSE_CACHE: cache,
+    CMS_REQUEST_LOG: options.requestLog,
   });
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
@@ -574,6 +582,22 @@ function scenarios(seed: SeedResult): Scenario[] {
     { name: 'types', description: 'post types (registry only, no database)', method: 'GET', path: `${API}/types` },
     { name: 'posts?per_page=10', description: 'the front page: 10 latest published posts', method: 'GET', path: `${API}/posts?per_page=10` },
     { name: 'posts?per_page=100', description: '100 latest published posts', method: 'GET', path: `${API}/posts?per_page=100` },
+    // Compression's cost: with the cache on, a cached answer keeps its compressed body (compressed once); with it
+    // off, every answer is compressed.
+    {
+      name: 'posts?per_page=100 br',
+      description: '100 latest published posts, Accept-Encoding: gzip, br (brotli answer)',
+      method: 'GET',
+      path: `${API}/posts?per_page=100`,
+      headers: { 'accept-encoding': 'gzip, br' },
+    },
+    {
+      name: 'posts?per_page=100 gzip',
+      description: '100 latest published posts, Accept-Encoding: gzip',
+      method: 'GET',
+      path: `${API}/posts?per_page=100`,
+      headers: { 'accept-encoding': 'gzip' },
+    },
     { name: 'posts?_embed', description: '10 posts with authors, terms, featured media and replies embedded', method: 'GET', path: `${API}/posts?_embed` },
     { name: 'posts/<id>', description: `one published post (ID ${seed.samplePostId})`, method: 'GET', path: `${API}/posts/${seed.samplePostId}` },
     {

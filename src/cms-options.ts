@@ -1,5 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { WireNames, WireNamesMode } from './core/wire-names';
+import { DEFAULT_COMPRESSION_THRESHOLD } from './core/http/compression';
 
 /** Options of `CmsModule.forRoot()`. Every field has a default. */
 export interface CmsModuleOptions {
@@ -65,17 +66,25 @@ export interface CmsModuleOptions {
    * hand), since those writes do not move the stamps.
    */
   responseCache?: boolean | { maxBytes?: number };
+  /**
+   * gzip / brotli compression of API answers of at least `threshold` bytes (default 1 KiB) for clients whose
+   * `Accept-Encoding` allows it, with `Vary: Accept-Encoding` and an ETag per coding. Off by default: a host
+   * usually compresses its responses itself; the standalone server turns it on (`CMS_COMPRESSION`).
+   */
+  compression?: boolean | { threshold?: number };
   /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
   extensions?: Type<unknown>[];
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>> &
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>> &
   Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'> & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
     /** The names of {@link CmsModuleOptions.wireNames}. */
     wire: WireNames;
+    /** `false` when off. */
+    compression: false | { threshold: number };
   };
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
@@ -109,7 +118,14 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     allowScriptableUploads: options.allowScriptableUploads ?? false,
     responseCache:
       options.responseCache === false ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },
+    compression: resolveCompression(options.compression),
     uploadsUrl: options.uploadsUrl?.replace(/\/+$/, ''),
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };
+}
+
+function resolveCompression(option: CmsModuleOptions['compression']): ResolvedCmsOptions['compression'] {
+  if (!option) return false;
+  const threshold = typeof option === 'object' ? option.threshold : undefined;
+  return { threshold: threshold !== undefined && threshold >= 0 ? threshold : DEFAULT_COMPRESSION_THRESHOLD };
 }

@@ -51,5 +51,8 @@ export { CMS_DATA_SOURCE } from './core/database/cms-data-source';
 export { CMS_ENTITIES } from './core/database/cms-entities';
 export * from './core/database/cms-entities';
 export { CMS_MIGRATIONS } from './core/database/cms-migrations';
+
+// Operations
+export { CmsHealthIndicator } from './core/health/cms-health.indicator';
 export { buildDataSourceOptions, parseDatabaseUrl } from './core/database/data-source-options';
 export { maybeSerialize, maybeUnserialize, phpSerialize, phpUnserialize } from './core/database/php-serialize';

@@ -2,23 +2,32 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import compression from 'compression';
+import type { Logger as PinoInstance } from 'pino';
 import { serveApiFirst } from './core/http/api-front';
 import { WireNames } from './core/wire-names';
 import { AppModule } from './standalone/app.module';
-import { CmsEnvironment, loadEnvironment } from './standalone/env';
+import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
+import { createHttpLogger, createNestLogger, createRootLogger, loggingFromEnvironment, logRequests } from './standalone/logging';
+import { exitOnSignalsWhileStarting, stopGracefullyOnSignals } from './standalone/shutdown';
 
-async function serve(env: CmsEnvironment): Promise<void> {
-  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), { bodyParser: false });
+async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
+  exitOnSignalsWhileStarting(logger);
+  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off. Nest logs
+  // through pino (nestjs-pino) from its first line.
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), { bodyParser: false, logger: createNestLogger(logger) });
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
-  app.enableShutdownHooks();
   // Uploaded files, where their URLs point by default: content types, ETag and ranges (serve-static), kept for a year
   // (a stored file never changes: a new upload gets a new name).
   if (env.CMS_SERVE_UPLOADS === 'true') {
+    if (env.CMS_COMPRESSION === 'on') {
+      // Text files (CSV, SVG, JSON…) compressed; ranges are served from the identity file.
+      const threshold = parseSize(env.CMS_COMPRESSION_THRESHOLD);
+      app.use('/wp-content/uploads/', compression({ threshold, filter: (req, res) => !req.headers.range && compression.filter(req, res) }));
+    }
     app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
       prefix: '/wp-content/uploads/',
       index: false,
@@ -30,17 +39,26 @@ async function serve(env: CmsEnvironment): Promise<void> {
     });
   }
   await app.init();
+  const server = app.getHttpServer();
   if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
+  if (env.CMS_REQUEST_LOG === 'on') logRequests(server, createHttpLogger(logger));
+  stopGracefullyOnSignals(app, { timeoutMs: env.CMS_SHUTDOWN_TIMEOUT * 1000, logger });
   await app.listen(env.PORT);
-  if (cluster.isPrimary) new Logger('cms-api').log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/${WireNames.of(env.CMS_WIRE_NAMES).root}/`);
+  if (cluster.isPrimary) logger.info({ url: apiUrl(env) }, `Serving ${apiUrl(env)}`);
+}
+
+/** The API root the server answers at (`…/cms-json/`, or `…/wp-json/` with WordPress's wire names). */
+function apiUrl(env: CmsEnvironment): string {
+  return `${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/${WireNames.of(env.CMS_WIRE_NAMES).root}/`;
 }
 
 /**
  * Several processes sharing the port (Node cluster). The first worker prepares the database (migrations, first
- * install) alone; the others start once it listens. A worker that dies is replaced.
+ * install) alone; the others start once it listens. A worker that dies is replaced. SIGTERM and SIGINT are
+ * passed on to the workers, which stop gracefully; the primary exits 0 once they all have (or after their
+ * shutdown timeout and five seconds more).
  */
-function superviseWorkers(env: CmsEnvironment, count: number): void {
-  const logger = new Logger('cms-api');
+function superviseWorkers(env: CmsEnvironment, count: number, logger: PinoInstance): void {
   let stopping = false;
   let ready = false;
   const fork = () => cluster.fork();
@@ -48,25 +66,38 @@ function superviseWorkers(env: CmsEnvironment, count: number): void {
   cluster.once('listening', () => {
     ready = true;
     for (let i = 1; i < count; i++) fork();
-    logger.log(`Serving ${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/${WireNames.of(env.CMS_WIRE_NAMES).root}/ with ${count} workers`);
+    logger.info({ url: apiUrl(env), workers: count }, `Serving ${apiUrl(env)} with ${count} workers`);
   });
+  const workers = () => Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
   cluster.on('exit', (worker, code, signal) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.info({ worker: worker.process.pid, code, signal }, `Worker ${worker.process.pid} stopped`);
+      if (!workers().length) {
+        logger.info('Stopped: all workers stopped');
+        process.exit(0);
+      }
+      return;
+    }
     // The first worker could not start (bad database, port taken): stop rather than loop.
     if (!ready) process.exit(code || 1);
-    logger.error(`Worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    logger.error({ worker: worker.process.pid, code, signal }, `Worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
     fork();
   });
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      stopping = true;
-      for (const worker of Object.values(cluster.workers ?? {})) worker?.kill(signal);
-      setTimeout(() => process.exit(0), 10_000).unref();
-      cluster.on('exit', () => {
-        if (!Object.keys(cluster.workers ?? {}).length) process.exit(0);
-      });
-    });
-  }
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const running = workers();
+    logger.info({ signal, workers: running.length }, `${signal}: stopping ${running.length} worker(s)`);
+    // Straight to each worker's process (worker.kill would first close its listening handle from here).
+    for (const worker of running) worker.process.kill(signal);
+    if (!running.length) process.exit(0);
+    setTimeout(() => {
+      logger.warn({ workers: workers().length }, 'Workers still running after the shutdown timeout: exiting');
+      process.exit(0);
+    }, env.CMS_SHUTDOWN_TIMEOUT * 1000 + 5000).unref();
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
   fork();
 }
 
@@ -91,9 +122,10 @@ async function bootstrap(): Promise<void> {
     console.error((error as Error).message);
     process.exit(1);
   }
+  const logger = createRootLogger(loggingFromEnvironment(env));
   const workers = env.CMS_WORKERS === 0 ? availableParallelism() : env.CMS_WORKERS;
-  if (cluster.isPrimary && workers > 1) superviseWorkers(env, workers);
-  else await serve(env);
+  if (cluster.isPrimary && workers > 1) superviseWorkers(env, workers, logger);
+  else await serve(env, logger);
 }
 
 void bootstrap();

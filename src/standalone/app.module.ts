@@ -1,16 +1,25 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CmsHealthIndicator } from '../core/health/cms-health.indicator';
 import { CmsModule } from '../cms.module';
 import { buildDataSourceOptions } from '../core/database/data-source-options';
 import { CmsEnvironment, initialAdminFromEnvironment, parseSize } from './env';
+import { HealthController } from './health.controller';
 
-/** The standalone server: one host app of CmsModule, configured from the environment. */
+/**
+ * The standalone server: one host app of CmsModule, configured from the environment, with health checks
+ * (`/health/live`, `/health/ready`). Its logs (pino) are set up in main.ts (see logging.ts).
+ */
 @Module({})
 export class AppModule {
   static fromEnvironment(env: CmsEnvironment): DynamicModule {
     return {
       module: AppModule,
+      controllers: [HealthController],
+      providers: [CmsHealthIndicator],
       imports: [
+        TerminusModule.forRoot({ logger: false }),
         TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX })),
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
@@ -29,6 +38,7 @@ export class AppModule {
           passwordHash: env.CMS_PASSWORD_HASH,
           wireNames: env.CMS_WIRE_NAMES,
           responseCache: env.CMS_RESPONSE_CACHE === 'off' ? false : { maxBytes: parseSize(env.CMS_RESPONSE_CACHE_BYTES) },
+          compression: env.CMS_COMPRESSION === 'on' && { threshold: parseSize(env.CMS_COMPRESSION_THRESHOLD) },
         }),
       ],
     };

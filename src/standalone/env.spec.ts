@@ -86,6 +86,19 @@ describe('loadEnvironment', () => {
     });
   });
 
+  describe('operations', () => {
+    it('defaults to info logs, a 10 s shutdown and compression above 1 KiB', () => {
+      const env = loadEnvironment({});
+      expect([env.LOG_LEVEL, env.CMS_SHUTDOWN_TIMEOUT, env.CMS_COMPRESSION, env.CMS_COMPRESSION_THRESHOLD]).toEqual(['info', 10, 'on', '1kb']);
+    });
+
+    it('takes a level, a timeout in seconds and the compression settings', () => {
+      const env = loadEnvironment({ LOG_LEVEL: 'debug', CMS_SHUTDOWN_TIMEOUT: '30', CMS_COMPRESSION: 'off', CMS_COMPRESSION_THRESHOLD: '4kb' });
+      expect([env.LOG_LEVEL, env.CMS_SHUTDOWN_TIMEOUT, env.CMS_COMPRESSION, parseSize(env.CMS_COMPRESSION_THRESHOLD)]).toEqual(['debug', 30, 'off', 4096]);
+      expect(failure({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent');
+    });
+  });
+
   describe('bad values', () => {
     it.each([
       ['PORT', 'abc'],
@@ -103,6 +116,14 @@ describe('loadEnvironment', () => {
       ['CMS_BODY_LIMIT', '10tb'],
       ['CMS_MIGRATIONS_RUN', 'maybe'],
       ['CMS_MIGRATIONS_RUN', 'yes'],
+      ['LOG_LEVEL', 'verbose'],
+      ['LOG_LEVEL', 'INFO'],
+      ['CMS_SHUTDOWN_TIMEOUT', '5s'],
+      ['CMS_SHUTDOWN_TIMEOUT', '-1'],
+      ['CMS_SHUTDOWN_TIMEOUT', '3601'],
+      ['CMS_COMPRESSION', 'gzip'],
+      ['CMS_REQUEST_LOG', 'yes'],
+      ['CMS_COMPRESSION_THRESHOLD', 'small'],
     ])('rejects %s=%s with an error naming the variable', (name, value) => {
       const message = failure({ [name]: value });
       expect(message).toContain(name);

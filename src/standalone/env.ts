@@ -15,6 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { isEmail, sanitizeUserLogin } from '../core/auth/user-accounts.service';
+import { LOG_LEVELS, LogLevel } from './logging';
 
 /** A login WordPress accepts unchanged (`sanitize_user( $login, true )`), at most 60 characters. */
 function IsWordPressLogin(options: ValidationOptions): PropertyDecorator {
@@ -150,6 +151,28 @@ export class CmsEnvironment {
   /** Hash format of new login passwords: `bcrypt` (WordPress 6.8+) or `phpass` (a WordPress before 6.8 shares the database). */
   @IsIn(['bcrypt', 'phpass'], { message: 'CMS_PASSWORD_HASH must be bcrypt or phpass' })
   CMS_PASSWORD_HASH: 'bcrypt' | 'phpass' = 'bcrypt';
+
+  /** Least severe level logged (see logging.ts). */
+  @IsIn(LOG_LEVELS, { message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: LogLevel = 'info';
+
+  /** One log line per request (`on`/`off`: off when a proxy in front logs them already). */
+  @IsIn(['on', 'off'], { message: 'CMS_REQUEST_LOG must be on or off' })
+  CMS_REQUEST_LOG: 'on' | 'off' = 'on';
+
+  /** Seconds in-flight requests get to finish on SIGTERM/SIGINT before their connections are closed. */
+  @IsInt({ message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  @Min(0, { message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  @Max(3600, { message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  CMS_SHUTDOWN_TIMEOUT = 10;
+
+  /** gzip/br compression of API answers and served uploads (`on`/`off`). */
+  @IsIn(['on', 'off'], { message: 'CMS_COMPRESSION must be on or off' })
+  CMS_COMPRESSION: 'on' | 'off' = 'on';
+
+  /** Smallest body compressed: bytes, or a number with kb/mb. */
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_COMPRESSION_THRESHOLD must be a size such as 1kb or 2048' })
+  CMS_COMPRESSION_THRESHOLD = '1kb';
 }
 
 /** The administrator to create on first start, from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD / CMS_ADMIN_EMAIL. */
@@ -175,7 +198,7 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW'] as const) {
+  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT'] as const) {
     const text = defined[name];
     if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }

@@ -68,8 +68,18 @@ describe('standalone server (node dist/main)', () => {
       expect(server.output()).toContain('with 2 workers');
       const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/posts`)));
       expect(answers.map((r) => r.status)).toEqual(new Array(10).fill(200));
-      // Two processes besides the supervisor have started Nest.
-      expect(new Set(server.output().match(/\[Nest\] (\d+)/g)).size).toBe(2);
+      // Two processes besides the supervisor have started Nest (the log is JSON lines: stdout is no terminal).
+      // Nest's lines wait for the logger: a worker's appear once its app is created.
+      const started = () =>
+        new Set(
+          server
+            .output()
+            .split('\n')
+            .filter((line) => line.includes('"msg":"Nest application successfully started"'))
+            .map((line) => (JSON.parse(line) as { pid: number }).pid),
+        );
+      for (let i = 0; i < 100 && started().size < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(started().size).toBe(2);
     } finally {
       server.child.kill('SIGTERM');
       const [code] = await once(server.child, 'exit');

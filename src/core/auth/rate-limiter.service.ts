@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RestException } from '../rest/rest.exception';
+import { logRateLimited } from './auth-log';
 
 interface Window {
   count: number;
@@ -75,6 +76,7 @@ export class RateLimiter {
       const max = key === subject ? this.options.rateLimit.max : this.options.rateLimit.max * IP_FACTOR;
       if (w && w.resetAt > now && w.count >= max) {
         const retryAfter = Math.ceil((w.resetAt - now) / 1000);
+        logRateLimited(ip, subject, key === subject ? (subject.startsWith('account:') ? 'account' : 'name') : 'ip', retryAfter);
         throw new RestException('rest_too_many_attempts', 'Too many failed attempts. Try again later.', 429, { retry_after: retryAfter });
       }
     }

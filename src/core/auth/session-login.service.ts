@@ -10,6 +10,7 @@ import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import { PlainText } from '../rest/plain-text';
 import { dummyPasswordHash, hashPassword, isSlowPasswordHash, needsRehash, PasswordHashFormat, verifyWordPressPassword } from './password-hash';
+import { logFailedAuthentication } from './auth-log';
 import { RateLimiter, rateLimitSubject } from './rate-limiter.service';
 import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
 import { UserIdentityService } from './user-identity.service';
@@ -61,6 +62,7 @@ export class SessionLogin {
     // The same hashing work whether or not the user exists, so response times do not tell.
     if (!checkPasswordEvenly(password, user?.pass, this.options.passwordHash) || !user) {
       this.limiter.recordFailure(ip, subject);
+      logFailedAuthentication('login', ip, subject);
       throw new RestException('invalid_credentials', 'The username or password is incorrect.', 401);
     }
     this.limiter.recordSuccess(subject);

@@ -26,6 +26,19 @@ export class CachedAnswer implements LruEntry {
     readonly hooks: number,
   ) {}
 
+  /** The body compressed, per coding, made on first use and counted in the entry's size. */
+  private readonly encoded: { br?: Buffer; gzip?: Buffer } = {};
+
+  /** The body in `coding`, compressed once by `compress` and kept with the answer. */
+  encodedBody(coding: 'br' | 'gzip', compress: (body: Buffer) => Buffer): Buffer {
+    let body = this.encoded[coding];
+    if (!body) {
+      body = this.encoded[coding] = compress(this.body);
+      this.owner.pool.resize(this, this.size + body.length);
+    }
+    return body;
+  }
+
   evicted(): void {
     this.owner.forget(this);
   }
@@ -137,15 +150,39 @@ export function bodyEtag(body: Buffer): string {
   return `"${createHash('sha1').update(body).digest('base64url')}"`;
 }
 
-/** Whether `If-None-Match` names `etag` (weak comparison, `*` matches any). */
-export function noneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+/**
+ * The ETag of a compressed representation: the identity one with the coding appended (`"abc"` → `"abc-gzip"`), so
+ * that caches tell the representations apart.
+ */
+export function encodedEtag(etag: string, coding: 'br' | 'gzip'): string {
+  return `${etag.slice(0, -1)}-${coding}"`;
 }
 
-/** Whether `If-Match` names `etag` (strong comparison, `*` matches any). */
+/** Whether a tag a client sent names `etag`, as is or as one of its compressed representations. */
+function namesEtag(tag: string, etag: string): boolean {
+  if (tag === etag) return true;
+  const m = /^(.*)-(?:gzip|br)"$/.exec(tag);
+  return m !== null && `${m[1]}"` === etag;
+}
+
+/** Whether `If-None-Match` names `etag` (weak comparison, `*` matches any), in any coding. */
+export function noneMatchHits(header: string | undefined, etag: string): boolean {
+  return noneMatchTag(header, etag) !== undefined;
+}
+
+/** The tag of `If-None-Match` that names `etag` (in any coding; `etag` itself for `*`), if one does. */
+export function noneMatchTag(header: string | undefined, etag: string): string | undefined {
+  if (!header) return undefined;
+  if (header.trim() === '*') return etag;
+  for (const part of header.split(',')) {
+    const tag = part.trim().replace(/^W\//, '');
+    if (namesEtag(tag, etag)) return tag;
+  }
+  return undefined;
+}
+
+/** Whether `If-Match` names `etag` (strong comparison, `*` matches any), in any coding. */
 export function matchHits(header: string, etag: string): boolean {
   if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim() === etag);
+  return header.split(',').some((tag) => namesEtag(tag.trim(), etag));
 }

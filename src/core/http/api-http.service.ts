@@ -19,9 +19,11 @@ import { RestServer, ServedResponse } from '../rest/rest-server.service';
 import { RestResponseInterceptor } from '../rest/rest-response.interceptor';
 import { CoreErrors } from '../rest/error-codes';
 import { RequestFacts, requestFacts } from './request-facts';
+import { markMatchedRoute, markUser } from './request-marks';
 import { RestException } from '../rest/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
-import { bodyEtag, matchHits, noneMatchHits, ResponseCache } from '../cache/response-cache';
+import { bodyEtag, CachedAnswer, encodedEtag, matchHits, noneMatchHits, noneMatchTag, ResponseCache } from '../cache/response-cache';
+import { compressBody, ContentCoding, negotiateEncoding, varyOnEncoding } from './compression';
 import { ApiDocs } from './api-docs';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
@@ -180,6 +182,19 @@ export class ApiHttpService {
     query: Record<string, unknown>,
     answerUnexpected: boolean,
   ): Promise<HttpOutcome> {
+    const outcome = await this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected);
+    if (outcome.matchedRoute) markMatchedRoute(req, outcome.matchedRoute);
+    return outcome;
+  }
+
+  private async serveRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawRoute: string,
+    mount: string,
+    query: Record<string, unknown>,
+    answerUnexpected: boolean,
+  ): Promise<HttpOutcome> {
     const facts = requestFacts(req);
     let route: string;
     try {
@@ -201,16 +216,19 @@ export class ApiHttpService {
       const headers = lowerHeaders(req);
       const extraHeaders: Record<string, string> = {};
       const authenticate = (body: Record<string, unknown>) =>
-        this.auth.authenticate({
-          method,
-          headers,
-          query,
-          body,
-          cookies: parseCookies(req.headers.cookie),
-          ip,
-          crossOrigin,
-          setResponseHeader: (name, value) => (extraHeaders[name] = value),
-        });
+        this.auth
+          .authenticate({
+            method,
+            headers,
+            query,
+            body,
+            cookies: parseCookies(req.headers.cookie),
+            ip,
+            crossOrigin,
+            setResponseHeader: (name, value) => (extraHeaders[name] = value),
+          })
+          // The user is left on the request for the request log.
+          .then((user) => markUser(req, user));
       let parsed: ParsedBody;
       let user: Awaited<ReturnType<typeof authenticate>>;
       const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -259,9 +277,10 @@ export class ApiHttpService {
           return { matchedRoute: hit.matchedRoute };
         }
         // A revalidation of an answer built under the same stamps: 304 without rows or a body.
-        const etag = this.cache.etagOf(cacheKey, stamps.token);
-        if (noneMatchHits(req.headers['if-none-match'], etag)) {
-          this.writeNotModified(res, baseUrl, mount, origin, { ETag: etag });
+        // The tag the client holds names the representation it has (identity or compressed): the 304 repeats it.
+        const sent = noneMatchTag(req.headers['if-none-match'], this.cache.etagOf(cacheKey, stamps.token));
+        if (sent) {
+          this.writeNotModified(res, baseUrl, mount, origin, { ETag: sent });
           return {};
         }
       }
@@ -431,7 +450,7 @@ export class ApiHttpService {
     mount: string,
     served: Pick<ServedResponse, 'status' | 'headers' | 'data'>,
     origin: string | undefined,
-    cached?: { body: Buffer; etag: string },
+    cached?: Pick<CachedAnswer, 'body' | 'etag' | 'encodedBody'>,
   ): void {
     const headers = this.apiHeaders(baseUrl, mount, origin);
     for (const name in served.headers) {
@@ -449,24 +468,47 @@ export class ApiHttpService {
     // Encoded once here (prepared items once for all requests): its length is the header, and the socket takes the
     // bytes as they are.
     const body = cached?.body ?? toJsonBytes(served.data);
+    const coding = this.codingFor(req, headers, body.length);
     if (read) {
-      headers.ETag = cached?.etag ?? bodyEtag(body);
-      if (noneMatchHits(req.headers['if-none-match'], headers.ETag)) {
+      // One validator per representation; If-None-Match with any of them is a 304.
+      const identity = cached?.etag ?? bodyEtag(body);
+      headers.ETag = coding ? encodedEtag(identity, coding) : identity;
+      if (noneMatchHits(req.headers['if-none-match'], identity)) {
         const { 'Content-Type': _type, ...rest } = headers;
         res.writeHead(304, rest);
         res.end();
         return;
       }
     }
-    headers['Content-Length'] = String(body.length);
+    let out = body;
+    if (coding) {
+      out = cached ? cached.encodedBody(coding, (b) => compressBody(b, coding)) : compressBody(body, coding);
+      headers['Content-Encoding'] = coding;
+    }
+    headers['Content-Length'] = String(out.length);
     res.writeHead(served.status, headers);
     if (req.method === 'HEAD') res.end();
-    else res.end(body);
+    else res.end(out);
+  }
+
+  /**
+   * The coding of an answer's body when compression is on (see {@link compressBody}): `Vary: Accept-Encoding` is
+   * added to the headers, and a body of at least the threshold is compressed when the client accepts it. HEAD
+   * answers describe the identity body.
+   */
+  private codingFor(req: IncomingMessage, headers: Record<string, string>, length: number): ContentCoding | undefined {
+    const compression = this.options.compression;
+    if (!compression) return undefined;
+    headers.Vary = varyOnEncoding(headers.Vary);
+    if (length < compression.threshold || req.method === 'HEAD') return undefined;
+    for (const name in headers) if (name.toLowerCase() === 'content-encoding') return undefined;
+    return negotiateEncoding(req.headers['accept-encoding']);
   }
 
   /** `304 Not Modified` for a revalidated read: the API's headers and the validators, no body. */
   private writeNotModified(res: ServerResponse, baseUrl: string, mount: string, origin: string | undefined, validators: Record<string, string>): void {
     const { 'Content-Type': _type, ...headers } = this.apiHeaders(baseUrl, mount, origin);
+    if (this.options.compression) headers.Vary = varyOnEncoding(headers.Vary);
     res.writeHead(304, { ...headers, ...validators });
     res.end();
   }

@@ -4,8 +4,9 @@ import { ApiHttpService } from './api-http.service';
 import { CoreErrors } from '../rest/error-codes';
 import { RestException } from '../rest/rest.exception';
 
-/** Where the matched API route pattern is left on the request, for host interceptors and APM (`http.route`). */
-export const CMS_MATCHED_ROUTE = 'cmsMatchedRoute';
+import { CMS_MATCHED_ROUTE } from './request-marks';
+
+export { CMS_MATCHED_ROUTE };
 
 /**
  * The API's one Nest route: a controller at the route prefix answering every method below it, so the host's

@@ -5,6 +5,7 @@ import { BasicStrategy } from 'passport-http';
 import { AuthenticationInput, AuthenticationService, authenticationInputOf } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import { isSlowPasswordHash, verifyWordPressPassword } from '../password-hash';
+import { logFailedAuthentication } from '../auth-log';
 import { RateLimiter, rateLimitSubject } from '../rate-limiter.service';
 import { dummyApplicationPasswordHash, UserAccountsService } from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
@@ -98,6 +99,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     if (!user) {
       spendDummyCheck(password);
       this.limiter.recordFailure(input.ip, subject);
+      logFailedAuthentication('application-password', input.ip, subject);
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
     // Deleting leaves gaps in the stored PHP array's keys, so read it through the accounts service.
@@ -110,6 +112,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
       // No slow hash was checked (no application passwords, or only malformed or MD5 ones): as for an unknown name.
       if (!stored.some((item) => isSlowPasswordHash(item.password))) spendDummyCheck(password);
       this.limiter.recordFailure(input.ip, subject);
+      logFailedAuthentication('application-password', input.ip, subject);
       return invalid();
     }
     this.limiter.recordSuccess(subject);
