@@ -368,7 +368,11 @@ export async function runExport(app: INestApplicationContext, options: { output?
   if (options.output !== undefined) {
     if (!options.output) throw new CliError('--output needs a file name.');
     file = createWriteStream(options.output, { encoding: 'utf8' });
-    await Promise.race([once(file, 'open'), once(file, 'error').then(([error]) => Promise.reject(new CliError(`Cannot write "${options.output}": ${(error as Error).message}`)))]);
+    try {
+      await once(file, 'open');
+    } catch (error) {
+      throw new CliError(`Cannot write "${options.output}": ${(error as Error).message}`);
+    }
   }
   const sink = new Sink(file, output);
   const exporter = new WxrExporter(app);

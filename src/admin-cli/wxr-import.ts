@@ -298,8 +298,8 @@ export class WxrImporter {
     let mimeType: string | undefined;
     const guid = guidOf(item) || undefined;
     if (item.type === 'attachment') {
-      // By reference: no download. The attachment keeps its URL (GUID) and its file path under the uploads.
-      const url = guidOf(item);
+      // By reference: no download. The attachment keeps its GUID and its file path under the upload directory.
+      const url = item.attachmentUrl || item.guid;
       mimeType = (url && mimeOfName(url.split(/[?#]/)[0], { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES })?.mime) || 'application/octet-stream';
       if (!meta.some((m) => m.key === '_wp_attached_file') && url) {
         const match = /\/uploads\/(.+)$/.exec(url.split(/[?#]/)[0]);
@@ -409,9 +409,12 @@ export class WxrImporter {
   }
 }
 
-/** The GUID a post is stored (and matched) with: an attachment's is the URL of its file. */
+/**
+ * The GUID a post is stored (and matched) with, as in the file: for an attachment WordPress writes its file's URL
+ * on the original site (`attachment_url` says where the file is now, which is where it would be downloaded from).
+ */
 function guidOf(item: WxrItem): string {
-  return item.type === 'attachment' ? item.attachmentUrl || item.guid : item.guid;
+  return item.guid || (item.type === 'attachment' ? item.attachmentUrl : '');
 }
 
 /** Meta rows as the writes of the services: each key with its values in file order. */
