@@ -439,19 +439,27 @@ export async function runImport(app: INestApplicationContext, file: string, outp
   }
   const tty = Boolean(process.stderr.isTTY);
   const bar = tty ? new SingleBar({ format: 'Importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr, hideCursor: true }) : null;
+  let drawing = false;
+  const stopBar = () => {
+    if (drawing) bar?.stop();
+    drawing = false;
+  };
+  // A failure line ends the bar: lines and a bar redrawn in place do not mix.
   const importer = new WxrImporter(app, (line) => {
-    if (bar) bar.stop();
+    stopBar();
     output.err(`${line}\n`);
   });
-  if (!tty) output.err(`Importing ${file} (${size} bytes)\n`);
-  bar?.start(size, 0);
+  if (bar) {
+    bar.start(size, 0);
+    drawing = true;
+  } else output.err(`Importing ${file} (${size} bytes)\n`);
   try {
-    await importer.run(file, (bytes) => bar?.update(Math.min(bytes, size)));
+    await importer.run(file, (bytes) => drawing && bar?.update(Math.min(bytes, size)));
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`Cannot import "${file}": ${message(error)}`);
   } finally {
-    bar?.stop();
+    stopBar();
   }
   output.out(importer.summary().join('\n') + '\n');
   return importer.ok;

@@ -289,6 +289,18 @@ describe('import of a WordPress export', () => {
     expect(after).toEqual(before);
   });
 
+  it('draws a progress bar when stderr is a terminal', () => {
+    // script(1) runs the CLI on a pseudo-terminal; its output is what the terminal showed.
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: first, CMS_TABLE_PREFIX: PREFIX, TERM: 'xterm' };
+    const command = `'${process.execPath}' '${CLI}' import '${FIXTURE}'`;
+    const result = spawnSync('script', ['-qec', command, '/dev/null'], { env, encoding: 'utf8', timeout: 120000 });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain(`Importing [`);
+    expect(result.stdout).toContain(`100% | ${readFileSync(FIXTURE).length}/${readFileSync(FIXTURE).length} bytes`);
+    expect(result.stdout).toContain('Posts: 0 created, 9 skipped, 0 failed');
+    expect(result.stdout).not.toContain(`Importing ${FIXTURE}`);
+  });
+
   it('reports a bad item and skips it, writing none of it; a broken file fails with a clear message', async () => {
     const xml = readFileSync(FIXTURE, 'utf8');
     const start = xml.indexOf('<item>');
@@ -300,15 +312,22 @@ describe('import of a WordPress export', () => {
       .replace(/<title>.*<\/title>/, '<title></title>')
       .replace(/<content:encoded>[\s\S]*?<\/content:encoded>/, '<content:encoded><![CDATA[]]></content:encoded>')
       .replace('</item>', '<wp:postmeta><wp:meta_key>k</wp:meta_key><wp:meta_value>v</wp:meta_value></wp:postmeta></item>');
+    // An author who cannot be created (her e-mail is alice's): reported, her post goes to the first administrator.
+    const carol = '<wp:author><wp:author_id>9</wp:author_id><wp:author_login><![CDATA[carol]]></wp:author_login><wp:author_email><![CDATA[alice@example.com]]></wp:author_email></wp:author>\n';
+    const authorsEnd = xml.lastIndexOf('</wp:author>') + '</wp:author>'.length;
     const file = join(dir, 'bad-item.xml');
-    writeFileSync(file, xml.slice(0, start) + bad + good + xml.slice(xml.lastIndexOf('</channel>')));
+    writeFileSync(file, xml.slice(0, authorsEnd) + carol + xml.slice(authorsEnd, start) + bad + good.replace('<dc:creator><![CDATA[admin]]>', '<dc:creator><![CDATA[carol]]>') + xml.slice(xml.lastIndexOf('</channel>')));
     const countsBefore = await withDataSource(first, counts);
     const run = cli(first, ['import', file]);
     expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Authors: 0 created, 3 skipped, 1 failed\n');
     expect(run.stdout).toContain('Posts: 1 created, 0 skipped, 1 failed\n');
+    expect(run.stderr).toContain('Failed: author "carol": Sorry, that email address is already used! (their content goes to the first administrator)');
     expect(run.stderr).toContain('Failed: post "hello-world" (WXR id 1): Content, title, and excerpt are empty.');
     await withDataSource(first, async (ds) => {
-      expect(await rows(ds, `SELECT guid FROM ${T('posts')} WHERE guid LIKE 'urn:cms-test:%'`)).toEqual([{ guid: 'urn:cms-test:good' }]);
+      const imported = await rows(ds, `SELECT guid, u.user_login FROM ${T('posts')} p JOIN ${T('users')} u ON u.ID = p.post_author WHERE guid LIKE 'urn:cms-test:%'`);
+      expect(imported).toEqual([{ guid: 'urn:cms-test:good', user_login: 'admin' }]);
+      expect(await rows(ds, `SELECT ID FROM ${T('users')} WHERE user_login = 'carol'`)).toEqual([]);
       const countsAfter = await counts(ds);
       expect(countsAfter.posts).toBe(countsBefore.posts + 1);
       expect(await rows(ds, `SELECT meta_key FROM ${T('postmeta')} WHERE meta_key = 'k'`)).toEqual([]);
