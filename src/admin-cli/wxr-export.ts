@@ -247,7 +247,8 @@ export class WxrExporter {
       .createQueryBuilder('tt')
       .innerJoin(TermEntity, 't', 't.id = tt.termId')
       .select(['tt.id AS tt_id', 'tt.termId AS term_id', 'tt.taxonomy AS taxonomy', 'tt.description AS description', 'tt.parent AS parent', 't.slug AS slug', 't.name AS name'])
-      .where("tt.taxonomy <> 'nav_menu'")
+      // As export_wp(): post formats come with their posts, link categories not at all.
+      .where("tt.taxonomy NOT IN ('post_format', 'link_category')")
       .orderBy('tt.termId', 'ASC');
     const rows = (await qb.getRawMany<Record<string, unknown>>()).map(
       (r): ExportTerm => ({
