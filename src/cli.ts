@@ -5,7 +5,7 @@ import { runAppPasswordCommand, runMigrateStatus, runOptionCommand, runUserComma
 import { CliError, Invocation, parseInvocation, table } from './admin-cli/command-line';
 import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
-import { runImport } from './admin-cli/wxr-import';
+import { runImport } from './admin-cli/import-command';
 import { RolesService } from './core/auth/roles.service';
 import { generatePassword, UserAccountsService } from './core/auth/user-accounts.service';
 import { BootstrapReport, SiteBootstrapService } from './core/database/site-bootstrap.service';

@@ -1,6 +1,4 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { SingleBar } from 'cli-progress';
-import { statSync } from 'node:fs';
 import { DataSource, In } from 'typeorm';
 import { UserAccountsService } from '../core/auth/user-accounts.service';
 import { CMS_DATA_SOURCE } from '../core/database/cms-data-source';
@@ -22,7 +20,6 @@ import { termIdsBySlug } from '../resources/posts/post-terms';
 import { PostWriter, WriteContext } from '../resources/posts/post-writer.service';
 import { TermsService } from '../resources/terms/terms.service';
 import { CliError } from './command-line';
-import type { CliOutput } from './admin-commands';
 import { readWxr, WxrAuthor, WxrComment, WxrItem, WxrMeta, WxrTerm } from './wxr-reader';
 
 /** Created / skipped / failed counts of one kind of record. */
@@ -422,45 +419,4 @@ function metaOps(meta: WxrMeta[]): MetaOp[] {
   const byKey = new Map<string, string[]>();
   for (const m of meta) if (m.key) byKey.set(m.key, [...(byKey.get(m.key) ?? []), m.value]);
   return [...byKey].map(([key, values]) => ({ key, action: 'multi' as const, values }));
-}
-
-/**
- * `import <file>`: runs the importer with a progress bar on a terminal (stderr), plain lines otherwise, and prints
- * the summary on stdout. Returns whether nothing failed.
- */
-export async function runImport(app: INestApplicationContext, file: string, output: CliOutput): Promise<boolean> {
-  let size: number;
-  try {
-    const stat = statSync(file);
-    if (!stat.isFile()) throw new Error('not a file');
-    size = stat.size;
-  } catch {
-    throw new CliError(`Cannot read "${file}": no such file.`);
-  }
-  const tty = Boolean(process.stderr.isTTY);
-  const bar = tty ? new SingleBar({ format: 'Importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr, hideCursor: true }) : null;
-  let drawing = false;
-  const stopBar = () => {
-    if (drawing) bar?.stop();
-    drawing = false;
-  };
-  // A failure line ends the bar: lines and a bar redrawn in place do not mix.
-  const importer = new WxrImporter(app, (line) => {
-    stopBar();
-    output.err(`${line}\n`);
-  });
-  if (bar) {
-    bar.start(size, 0);
-    drawing = true;
-  } else output.err(`Importing ${file} (${size} bytes)\n`);
-  try {
-    await importer.run(file, (bytes) => drawing && bar?.update(Math.min(bytes, size)));
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    throw new CliError(`Cannot import "${file}": ${message(error)}`);
-  } finally {
-    stopBar();
-  }
-  output.out(importer.summary().join('\n') + '\n');
-  return importer.ok;
 }

@@ -340,6 +340,8 @@ describe('import of a WordPress export', () => {
     expect(failed.stderr).toMatch(/Error: Cannot import ".*broken\.xml": .*(Unexpected close tag|Unclosed root tag)/);
     writeFileSync(broken, '<?xml version="1.0"?><html><body>not a WXR file</body></html>');
     expect(cli(first, ['import', broken]).stderr).toContain('This is not a WXR file: no <channel> element.');
+    writeFileSync(broken, xml.replace('<wp:wxr_version>1.2</wp:wxr_version>', '<wp:wxr_version>2.0</wp:wxr_version>'));
+    expect(cli(first, ['import', broken])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Error: Unsupported WXR version 2.0 (1.0 to 1.2 are read).') });
     expect(cli(first, ['import', join(dir, 'missing.xml')])).toMatchObject({ code: 1, stderr: `Error: Cannot read "${join(dir, 'missing.xml')}": no such file.\n` });
   });
 });
