@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { runAppPasswordCommand, runMigrateStatus, runOptionCommand, runUserCommand, CliOutput } from './admin-cli/admin-commands';
+import { resolveUser, runAppPasswordCommand, runMigrateStatus, runOptionCommand, runUserCommand, CliOutput } from './admin-cli/admin-commands';
 import { CliError, Invocation, parseInvocation, table } from './admin-cli/command-line';
 import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
@@ -73,9 +73,7 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
       await runUserCommand(app, inv, output);
       return 0;
     case 'app-password create': {
-      const login = String(inv.values.username);
-      const user = await accounts.findUserByLogin(login);
-      if (!user) throw new CliError(`Unknown user "${login}".`);
+      const user = await resolveUser(app, String(inv.values.username));
       const { password } = await accounts.createApplicationPassword(Number(user.id), inv.values.name ?? 'cli');
       output.out(`${password}\n`);
       return 0;

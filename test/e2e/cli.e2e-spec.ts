@@ -253,7 +253,8 @@ describe('commands on one database', () => {
       expect(run).toMatchObject({ code: 0, stderr: '' });
       expect(run.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(run.stdout.trim());
-      const named = cli(['app-password', 'create', 'the-editor', 'deploy bot']);
+      // By ID as well as by login.
+      const named = cli(['app-password', 'create', '2', 'deploy bot']);
       expect(named.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(named.stdout.trim());
       await withDataSource(async (ds) => {
