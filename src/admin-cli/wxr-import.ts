@@ -72,6 +72,10 @@ export class WxrImporter {
   private readonly orphans = new Map<number, number>();
   /** Featured images to remap at the end: new post id → WXR attachment id. */
   private readonly thumbnails = new Map<number, number>();
+  /** WXR term id → term id here (terms of the channel). */
+  private readonly termIds = new Map<number, number>();
+  /** Menu items created, whose object and parent ids are remapped at the end. */
+  private readonly menuItems: { id: number; label: string; meta: Map<string, string> }[] = [];
   private defaultAuthor: number | null = null;
   private context: WriteContext | null = null;
 
@@ -171,7 +175,8 @@ export class WxrImporter {
   private async importTerm(term: WxrTerm): Promise<void> {
     try {
       if (!term.taxonomy || !term.slug) throw new Error('a term needs a taxonomy and a slug');
-      await this.termId(term.taxonomy, term.slug, term);
+      const id = await this.termId(term.taxonomy, term.slug, term);
+      if (term.id) this.termIds.set(term.id, id);
     } catch (error) {
       this.terms.failed++;
       this.report(`Failed: term "${term.name || term.slug}" (${term.taxonomy || 'no taxonomy'}): ${message(error)}`);
@@ -327,6 +332,7 @@ export class WxrImporter {
     const id = Number(post.id);
     if (item.parent && !parent) this.orphans.set(id, item.parent);
     if (thumbnail && !this.postIds.has(thumbnail)) this.thumbnails.set(id, thumbnail);
+    if (item.type === 'nav_menu_item') this.menuItems.push({ id, label: `menu item "${item.title || item.name || item.id}"`, meta: new Map(item.meta.map((m) => [m.key, m.value])) });
     this.guids?.set(`${item.type} ${post.guid}`, id);
     return id;
   }
@@ -402,7 +408,30 @@ export class WxrImporter {
         await writeTransaction(this.dataSource, (em) => em.getRepository(PostMetaEntity).update({ postId: id, key: '_thumbnail_id' }, { value: String(thumbnail) }));
       }
     }
+    for (const item of this.menuItems) await this.remapMenuItem(item);
     if (this.orphans.size || this.thumbnails.size) this.options.invalidate();
+  }
+
+  /**
+   * A menu item points at a post, a term or (a custom link) itself, and at its parent item, by id (the WordPress
+   * importer's `process_menu_item()`): those ids are the new ones once every item of the file is in.
+   */
+  private async remapMenuItem(item: { id: number; label: string; meta: Map<string, string> }): Promise<void> {
+    const kind = item.meta.get('_menu_item_type');
+    const objectId = Number(item.meta.get('_menu_item_object_id') ?? 0);
+    const parentId = Number(item.meta.get('_menu_item_menu_item_parent') ?? 0);
+    const object = kind === 'taxonomy' ? this.termIds.get(objectId) : kind === 'post_type' ? this.postIds.get(objectId) : kind === 'custom' ? item.id : objectId;
+    const parent = parentId ? (this.postIds.get(parentId) ?? 0) : 0;
+    if (object === undefined) this.report(`Note: the ${kind === 'taxonomy' ? 'term' : 'post'} ${objectId} of ${item.label} is not in the file; the item still points at it.`);
+    const values: Array<[string, string]> = [
+      ['_menu_item_object_id', String(object ?? objectId)],
+      ['_menu_item_menu_item_parent', String(parent)],
+    ];
+    await writeTransaction(this.dataSource, async (em) => {
+      for (const [key, value] of values) {
+        if (item.meta.has(key) && item.meta.get(key) !== value) await em.getRepository(PostMetaEntity).update({ postId: item.id, key }, { value });
+      }
+    });
   }
 }
 

@@ -67,6 +67,7 @@ async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
      JOIN ${T('term_taxonomy')} tt ON tt.term_id = t.term_id ORDER BY tt.taxonomy, t.slug`,
   );
   const slugOf = new Map(terms.map((t) => [Number(t.term_id), String(t.slug)]));
+  const termOf = new Map(terms.map((t) => [Number(t.term_id), `${t.taxonomy}:${t.slug}`]));
   const ttOf = new Map(terms.map((t) => [Number(t.term_taxonomy_id), `${t.taxonomy}:${t.slug}`]));
   const termMeta = await rows(ds, `SELECT term_id, meta_key, meta_value FROM ${T('termmeta')} ORDER BY meta_id`);
   const relationships = await rows(ds, `SELECT object_id, term_taxonomy_id FROM ${T('term_relationships')}`);
@@ -90,7 +91,14 @@ async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
         commentStatus: p.comment_status, pingStatus: p.ping_status, menuOrder: Number(p.menu_order), mime: p.post_mime_type,
         commentCount: Number(p.comment_count), author: loginOf.get(Number(p.post_author)) ?? null,
         parent: Number(p.post_parent) ? guidOf.get(Number(p.post_parent)) : null,
-        meta: meta.filter((m) => Number(m.post_id) === id).map((m) => [m.meta_key, m.meta_key === '_thumbnail_id' ? guidOf.get(Number(m.meta_value)) : m.meta_value]),
+        meta: meta.filter((m) => Number(m.post_id) === id).map((m, _, own) => {
+          // Ids in meta, by what they point at: featured images, menu items' objects and parents.
+          const value = Number(m.meta_value);
+          if (m.meta_key === '_thumbnail_id' || m.meta_key === '_menu_item_menu_item_parent') return [m.meta_key, guidOf.get(value) ?? m.meta_value];
+          if (m.meta_key !== '_menu_item_object_id') return [m.meta_key, m.meta_value];
+          const kind = own.find((o) => o.meta_key === '_menu_item_type')?.meta_value;
+          return [m.meta_key, kind === 'taxonomy' ? termOf.get(value) : guidOf.get(value)];
+        }),
         terms: relationships.filter((r) => Number(r.object_id) === id).map((r) => ttOf.get(Number(r.term_taxonomy_id))).sort(),
         comments: comments
           .filter((c) => Number(c.comment_post_ID) === id)
@@ -179,6 +187,14 @@ beforeAll(async () => {
   second = sqlite ? `sqlite:${join(dir, 'second.sqlite')}` : await testDatabaseUrl('cli_wxr_copy');
   for (const url of [first, second]) expect(cli(url, ['migrate']).code).toBe(0);
   expect(cli(first, ['user', 'create', 'admin', 'admin@example.com', '--role', 'administrator', '--password', 'admin-pass-1']).code).toBe(0);
+  // Ids here must differ from the file's, or a missing remap would go unnoticed: burn a few (ids are not reused).
+  await withDataSource(first, async (ds) => {
+    for (const table of ['posts', 'terms', 'comments']) {
+      const columns: Record<string, string> = { posts: '(post_title) VALUES (?)', terms: '(name, slug) VALUES (?, ?)', comments: '(comment_content) VALUES (?)' };
+      for (let i = 0; i < 3; i++) await ds.query(`INSERT INTO ${T(table)} ${columns[table]}`, table === 'terms' ? ['burn', `burn-${i}`] : ['burn']);
+      await ds.query(`DELETE FROM ${T(table)} WHERE ${table === 'posts' ? 'post_title' : table === 'terms' ? 'name' : 'comment_content'} = 'burn'`);
+    }
+  });
 });
 
 afterAll(async () => {
@@ -200,7 +216,7 @@ describe('import of a WordPress export', () => {
 
       const run = cli(first, ['import', FIXTURE]);
       expect(run.stdout).toBe(
-        'Authors: 2 created, 1 skipped, 0 failed\nTerms: 6 created, 1 skipped, 0 failed\nPosts: 9 created, 0 skipped, 0 failed\nComments: 6 created, 0 skipped, 0 failed\n',
+        'Authors: 2 created, 1 skipped, 0 failed\nTerms: 7 created, 1 skipped, 0 failed\nPosts: 13 created, 0 skipped, 0 failed\nComments: 6 created, 0 skipped, 0 failed\n',
       );
       expect(run.code).toBe(0);
       // Not a terminal: plain lines, no progress bar.
@@ -274,6 +290,14 @@ describe('import of a WordPress export', () => {
     });
     expect(post(`${base}/about/team/`)).toMatchObject({ type: 'page', parent: `${base}/about/`, menuOrder: 1, author: 'bob', meta: [['_wp_page_template', 'default']] });
     expect(post(`${base}/book/the-hobbit/`)).toMatchObject({ type: 'book', terms: ['genre:fantasy'], meta: [['isbn', '978-0-261-10295-4']], commentCount: 1 });
+    // Menu items point at the new ids of their page, category, parent item, or themselves (a link).
+    const menu = (guid: string) => Object.fromEntries(post(guid).meta.filter(([k]) => ['_menu_item_object_id', '_menu_item_menu_item_parent'].includes(String(k))));
+    expect(post(`${base}/about-us/`)).toMatchObject({ type: 'nav_menu_item', terms: ['nav_menu:main'], menuOrder: 1 });
+    expect(menu(`${base}/about-us/`)).toEqual({ _menu_item_object_id: `${base}/about/`, _menu_item_menu_item_parent: '0' });
+    expect(menu(`${base}/11/`)).toEqual({ _menu_item_object_id: `${base}/about/team/`, _menu_item_menu_item_parent: `${base}/about-us/` });
+    expect(menu(`${base}/12/`)).toEqual({ _menu_item_object_id: 'category:news', _menu_item_menu_item_parent: '0' });
+    expect(menu(`${base}/elsewhere/`)).toEqual({ _menu_item_object_id: `${base}/elsewhere/`, _menu_item_menu_item_parent: '0' });
+    expect(term('nav_menu', 'main')).toMatchObject({ name: 'Main', count: 4 });
     const draft = site.posts.find((p) => p.title === 'A draft')!;
     expect(draft).toMatchObject({ status: 'draft', name: '', dateGmt: '0000-00-00 00:00:00', author: 'bob', terms: ['category:news'] });
     before = await withDataSource(first, async (ds) => ({ snapshot: await snapshot(ds), counts: await counts(ds) }));
@@ -283,7 +307,7 @@ describe('import of a WordPress export', () => {
     const run = cli(first, ['import', FIXTURE]);
     expect(run).toMatchObject({ code: 0 });
     expect(run.stdout).toBe(
-      'Authors: 0 created, 3 skipped, 0 failed\nTerms: 0 created, 7 skipped, 0 failed\nPosts: 0 created, 9 skipped, 0 failed\nComments: 0 created, 6 skipped, 0 failed\n',
+      'Authors: 0 created, 3 skipped, 0 failed\nTerms: 0 created, 8 skipped, 0 failed\nPosts: 0 created, 13 skipped, 0 failed\nComments: 0 created, 6 skipped, 0 failed\n',
     );
     const after = await withDataSource(first, async (ds) => ({ snapshot: await snapshot(ds), counts: await counts(ds) }));
     expect(after).toEqual(before);
@@ -297,7 +321,7 @@ describe('import of a WordPress export', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(`Importing [`);
     expect(result.stdout).toContain(`100% | ${readFileSync(FIXTURE).length}/${readFileSync(FIXTURE).length} bytes`);
-    expect(result.stdout).toContain('Posts: 0 created, 9 skipped, 0 failed');
+    expect(result.stdout).toContain('Posts: 0 created, 13 skipped, 0 failed');
     expect(result.stdout).not.toContain(`Importing ${FIXTURE}`);
   });
 
@@ -352,7 +376,7 @@ describe('export', () => {
   it('writes WXR 1.2 with every element of WordPress own export of the same content', async () => {
     exported = join(dir, 'export.xml');
     const run = cli(first, ['export', '--output', exported]);
-    expect(run).toMatchObject({ code: 0, stderr: '', stdout: `Exported 10 post(s), 6 comment(s), 7 term(s) and 3 author(s) to ${exported}.\n` });
+    expect(run).toMatchObject({ code: 0, stderr: '', stdout: `Exported 14 post(s), 6 comment(s), 8 term(s) and 3 author(s) to ${exported}.\n` });
     const ours = elementPaths(readFileSync(exported, 'utf8'));
     const theirs = elementPaths(readFileSync(FIXTURE, 'utf8'));
     expect(ours.rootAttributes).toEqual(theirs.rootAttributes);
@@ -367,7 +391,7 @@ describe('export', () => {
 
     // Read back: the items, their terms, meta and comments are those of the site.
     const items = await readItems(exported);
-    expect(items).toHaveLength(10);
+    expect(items).toHaveLength(14);
     const hello = items.find((i) => i.guid === 'http://127.0.0.1:8094/hello-world-friends/')!;
     expect(hello).toMatchObject({ creator: 'alice', type: 'post', status: 'publish', sticky: true, excerpt: 'A short excerpt' });
     expect(hello.terms.map((t) => `${t.taxonomy}:${t.slug}`)).toEqual(['category:local', 'category:news', 'post_tag:rain', 'post_tag:travel']);
@@ -396,7 +420,7 @@ describe('export', () => {
   it('round-trips: imported into a fresh database, the export gives the same site', async () => {
     const run = cli(second, ['import', exported]);
     expect(run.stdout).toBe(
-      'Authors: 3 created, 0 skipped, 0 failed\nTerms: 6 created, 1 skipped, 0 failed\nPosts: 10 created, 0 skipped, 0 failed\nComments: 6 created, 0 skipped, 0 failed\n',
+      'Authors: 3 created, 0 skipped, 0 failed\nTerms: 7 created, 1 skipped, 0 failed\nPosts: 14 created, 0 skipped, 0 failed\nComments: 6 created, 0 skipped, 0 failed\n',
     );
     expect(run.code).toBe(0);
     const original = await withDataSource(first, snapshot);
