@@ -5,12 +5,16 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
 import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { createPost } from '../factories/post.factory';
+import { PostEntity } from '../../src/core/database/entities/post.entity';
+import { OptionEntity } from '../../src/core/database/entities/option.entity';
+import { COMMANDS } from '../../src/admin-cli/commands';
 
 /** The administration CLI (`node dist/cli.js`, `npm run cms -- ...`) against a real database. */
 
@@ -103,6 +107,27 @@ describe('arguments', () => {
     expect(cli(['--help']).code).toBe(0);
   });
 
+  it('every command and command group answers --help on stdout with exit code 0', () => {
+    const help = cli(['help']).stdout;
+    for (const spec of COMMANDS) {
+      expect(help).toContain(spec.name);
+      // The three ways to ask, tried on one command; `--help` on every command.
+      const ways = spec.name === 'user delete' ? [['user', 'delete', '--help'], ['help', 'user', 'delete'], ['user', 'delete', 'x', '-h']] : [[...spec.name.split(' '), '--help']];
+      for (const args of ways) {
+        const run = cli(args);
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        expect(run.stdout).toContain(`Usage: npm run cms -- ${spec.name}`);
+        expect(run.stdout).toContain(spec.summary);
+        for (const option of [...Object.keys(spec.options ?? {}), ...Object.keys(spec.flags ?? {})]) expect(run.stdout).toContain(`--${option}`);
+      }
+    }
+    for (const group of ['user', 'app-password', 'option']) {
+      const run = cli([group, '--help']);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      for (const spec of COMMANDS.filter((c) => c.name.startsWith(`${group} `))) expect(run.stdout).toContain(spec.name);
+    }
+  });
+
   it('prints the help on stderr and fails without a command', () => {
     const run = cli([]);
     expect(run.code).toBe(1);
@@ -113,7 +138,13 @@ describe('arguments', () => {
   it.each([
     [['frobnicate'], 'Unknown command "frobnicate"'],
     [['user'], 'Missing sub-command'],
-    [['user', 'delete', 'x'], 'Unknown command "user delete"'],
+    [['user', 'frob', 'x'], 'Unknown command "user frob"'],
+    [['user', 'delete'], 'Missing <user>'],
+    [['user', 'set-role', 'x'], 'Missing <role>'],
+    [['option', 'set', 'x', '1', '--json=yes'], 'Option --json takes no value'],
+    [['export', '--format', 'json'], 'Unknown option --format'],
+    [['import'], 'Missing <file>'],
+    [['help', 'nothing'], 'Unknown command "nothing"'],
     [['user', 'create', 'solo'], 'Missing <email>'],
     [['user', 'create'], 'Missing <username> and <email>'],
     [['user', 'create', 'a', 'a@example.com', '--rol', 'editor'], 'Unknown option --rol'],
@@ -222,7 +253,8 @@ describe('commands on one database', () => {
       expect(run).toMatchObject({ code: 0, stderr: '' });
       expect(run.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(run.stdout.trim());
-      const named = cli(['app-password', 'create', 'the-editor', 'deploy bot']);
+      // By ID as well as by login.
+      const named = cli(['app-password', 'create', '2', 'deploy bot']);
       expect(named.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(named.stdout.trim());
       await withDataSource(async (ds) => {
@@ -275,6 +307,194 @@ describe('commands on one database', () => {
       } finally {
         server.child.kill('SIGTERM');
         if (server.child.exitCode === null) await once(server.child, 'exit');
+      }
+    });
+  });
+
+  describe('app-password list and revoke', () => {
+    it('list shows UUID, name, dates and last IP, never a password or its hash', () => {
+      const run = cli(['app-password', 'list', 'admin']);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+      expect(lines[0]).toEqual(['UUID', 'NAME', 'CREATED', 'LAST USED', 'LAST IP']);
+      expect(lines.slice(1).map((l) => l[1])).toEqual(['cli', 'from npm']);
+      for (const line of lines.slice(1)) {
+        expect(line[0]).toMatch(/^[0-9a-f-]{36}$/);
+        expect(line[2]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      }
+      expect(run.stdout).not.toMatch(/\$P\$|\$wp\$|\$2y\$/);
+      // By ID as well as by login.
+      expect(cli(['app-password', 'list', '1']).stdout).toBe(run.stdout);
+    });
+
+    it('revoke removes one password by UUID, or all with --all', async () => {
+      const [uuid] = cli(['app-password', 'list', 'admin']).stdout.split('\n')[1].split(/\s+/);
+      const run = cli(['app-password', 'revoke', 'admin', uuid]);
+      expect(run).toMatchObject({ code: 0, stderr: '', stdout: `Revoked the application password ${uuid} of "admin".\n` });
+      const left = cli(['app-password', 'list', 'admin']).stdout;
+      expect(left).not.toContain(uuid);
+      expect(left).toContain('from npm');
+      expect(cli(['app-password', 'revoke', 'the-editor', '--all'])).toMatchObject({ code: 0, stdout: 'Revoked 1 application password(s) of "the-editor".\n' });
+      await withDataSource(async (ds) => {
+        const row = await ds.getRepository(UserMetaEntity).findOneByOrFail({ userId: 2, key: '_application_passwords' });
+        expect(row.value).toBe('a:0:{}');
+      });
+    });
+
+    it.each([
+      [['app-password', 'revoke', 'admin', '00000000-0000-4000-8000-000000000000'], 'Error: Unknown application password "00000000-0000-4000-8000-000000000000" of "admin".'],
+      [['app-password', 'revoke', 'admin'], 'Error: Missing <uuid> (or --all).'],
+      [['app-password', 'revoke', 'admin', 'x', '--all'], 'Error: Pass either a UUID or --all, not both.'],
+      [['app-password', 'list', 'nobody'], 'Error: Unknown user "nobody".'],
+    ])('%j fails with exit code 1', (args, message) => {
+      const run = cli(args);
+      expect(run).toMatchObject({ code: 1, stdout: '' });
+      expect(run.stderr).toContain(message);
+    });
+  });
+
+  describe('user set-role, reset-password and delete', () => {
+    it('set-role replaces the roles and the user level', async () => {
+      const run = cli(['user', 'set-role', 'the-subscriber', 'author']);
+      expect(run).toMatchObject({ code: 0, stderr: '', stdout: 'User 5 "the-subscriber" now has the role author.\n' });
+      await withDataSource(async (ds) => {
+        const meta = ds.getRepository(UserMetaEntity);
+        expect((await meta.findOneByOrFail({ userId: 5, key: `${PREFIX}capabilities` })).value).toBe('a:1:{s:6:"author";b:1;}');
+        expect((await meta.findOneByOrFail({ userId: 5, key: `${PREFIX}user_level` })).value).toBe('2');
+      });
+      expect(cli(['user', 'list']).stdout).toMatch(/\n5\s+the-subscriber\s+subscriber@example\.com\s+author\n/);
+    });
+
+    it.each([
+      [['user', 'set-role', 'the-subscriber', 'overlord'], 'Error: Unknown role "overlord". Roles: administrator, editor, author, contributor, subscriber.'],
+      [['user', 'set-role', 'nobody', 'author'], 'Error: Unknown user "nobody".'],
+      [['user', 'reset-password', '99'], 'Error: Unknown user "99".'],
+      [['user', 'reset-password', 'plain', '--password', ''], 'Error: The password cannot be empty.'],
+    ])('%j fails with exit code 1', (args, message) => {
+      const run = cli(args);
+      expect(run).toMatchObject({ code: 1, stdout: '' });
+      expect(run.stderr.trim()).toBe(message);
+    });
+
+    it('reset-password prints a generated password (or takes --password) and ends the sessions', async () => {
+      await withDataSource((ds) => ds.getRepository(UserMetaEntity).insert({ userId: 6, key: 'session_tokens', value: 'a:0:{}' }));
+      const run = cli(['user', 'reset-password', 'plain']);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      const match = /^Reset the password of user 6 "plain"\.\nPassword: ([A-Za-z0-9]{24})\n$/.exec(run.stdout);
+      expect(match).not.toBeNull();
+      await withDataSource(async (ds) => {
+        const user = await ds.getRepository(UserEntity).findOneByOrFail({ id: 6 });
+        expect(verifyWordPressPassword(match![1], user.pass)).toBe(true);
+        expect(verifyWordPressPassword('plain-pass', user.pass)).toBe(false);
+        expect(await ds.getRepository(UserMetaEntity).countBy({ userId: 6, key: 'session_tokens' })).toBe(0);
+      });
+      const given = cli(['user', 'reset-password', '6', '--password', 'chosen-pass-9']);
+      expect(given).toMatchObject({ code: 0, stderr: '', stdout: 'Reset the password of user 6 "plain".\n' });
+      await withDataSource(async (ds) => expect(verifyWordPressPassword('chosen-pass-9', (await ds.getRepository(UserEntity).findOneByOrFail({ id: 6 })).pass)).toBe(true));
+    });
+
+    it('delete refuses a user with posts unless told what to do with them', async () => {
+      const ids = await withDataSource(async (ds) => [(await createPost(ds, { author: 3 })).id, (await createPost(ds, { author: 3, type: 'page' })).id]);
+      const refused = cli(['user', 'delete', 'the-author']);
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr.trim()).toBe('Error: User "the-author" has 2 post(s): pass --reassign <user> to give them to another user, or --delete-content to delete them.');
+      expect(cli(['user', 'delete', 'the-author', '--reassign', 'the-author']).stderr.trim()).toBe('Error: Cannot reassign the posts of "the-author" to the same user.');
+      expect(cli(['user', 'delete', 'the-author', '--reassign', 'nobody']).stderr.trim()).toBe('Error: Unknown user "nobody".');
+      expect(cli(['user', 'delete', 'the-author', '--reassign', 'admin', '--delete-content']).code).toBe(1);
+      await withDataSource(async (ds) => expect(await ds.getRepository(UserEntity).countBy({ id: 3 })).toBe(1));
+
+      const run = cli(['user', 'delete', 'the-author', '--reassign', 'the-editor']);
+      expect(run).toMatchObject({ code: 0, stderr: '', stdout: 'Deleted user 3 "the-author"; 2 post(s) reassigned to "the-editor".\n' });
+      await withDataSource(async (ds) => {
+        expect(await ds.getRepository(UserEntity).countBy({ id: 3 })).toBe(0);
+        expect(await ds.getRepository(UserMetaEntity).countBy({ userId: 3 })).toBe(0);
+        const posts = await ds.getRepository(PostEntity).findBy({ id: In(ids) });
+        expect(posts.map((p) => Number(p.author))).toEqual([2, 2]);
+      });
+    });
+
+    it('delete --delete-content deletes their posts; a user without posts goes at once', async () => {
+      const post = await withDataSource((ds) => createPost(ds, { author: 4 }));
+      expect(cli(['user', 'delete', '4', '--delete-content'])).toMatchObject({ code: 0, stderr: '', stdout: 'Deleted user 4 "the-contributor"; their posts were deleted.\n' });
+      expect(cli(['user', 'delete', 'the-subscriber'])).toMatchObject({ code: 0, stderr: '', stdout: 'Deleted user 5 "the-subscriber".\n' });
+      await withDataSource(async (ds) => {
+        expect(await ds.getRepository(PostEntity).countBy({ id: post.id })).toBe(0);
+        expect((await ds.getRepository(UserEntity).find({ order: { id: 'ASC' } })).map((u) => u.login)).toEqual(['admin', 'the-editor', 'plain']);
+      });
+      expect(cli(['user', 'delete', 'the-subscriber']).stderr.trim()).toBe('Error: Unknown user "the-subscriber".');
+    });
+  });
+
+  describe('option get and set', () => {
+    const versionOf = (ds: DataSource, group: string) =>
+      ds.query(`SELECT version FROM ${PREFIX}cms_versions WHERE name = ?`, [group]).then((rows: Array<{ version: number | string }>) => Number(rows[0].version));
+
+    it('get prints text as it is and PHP-serialized values as JSON', () => {
+      expect(cli(['option', 'get', 'blogname'])).toMatchObject({ code: 0, stderr: '', stdout: 'My CMS Site\n' });
+      const roles = cli(['option', 'get', `${PREFIX}user_roles`]);
+      expect(roles.code).toBe(0);
+      const parsed = JSON.parse(roles.stdout) as Record<string, { name: string; capabilities: Record<string, boolean> }>;
+      expect(parsed.editor.name).toBe('Editor');
+      expect(parsed.administrator.capabilities.manage_options).toBe(true);
+    });
+
+    it('set stores text, and --json structured values PHP-serialized; the options version moves', async () => {
+      const before = await withDataSource((ds) => versionOf(ds, 'options'));
+      expect(cli(['option', 'set', 'blogname', 'Renamed & <b>bold</b>'])).toMatchObject({ code: 0, stderr: '', stdout: 'Set option "blogname".\n' });
+      expect(cli(['option', 'get', 'blogname']).stdout).toBe('Renamed & <b>bold</b>\n');
+      expect(cli(['option', 'set', 'cms_test_list', '["a",{"b":1,"c":[true,2.5]}]', '--json']).code).toBe(0);
+      expect(JSON.parse(cli(['option', 'get', 'cms_test_list']).stdout)).toEqual(['a', { b: 1, c: [true, 2.5] }]);
+      await withDataSource(async (ds) => {
+        const row = await ds.getRepository(OptionEntity).findOneByOrFail({ name: 'cms_test_list' });
+        expect(row.value).toBe('a:2:{i:0;s:1:"a";i:1;a:2:{s:1:"b";i:1;s:1:"c";a:2:{i:0;b:1;i:1;d:2.5;}}}');
+        // A new random value (see VersionStamps), not an increment.
+        expect(await versionOf(ds, 'options')).not.toBe(before);
+      });
+    });
+
+    it.each([
+      [['option', 'get', 'no_such_option'], 'Error: Unknown option "no_such_option".'],
+      [['option', 'set', 'cms_bad', '{"a":', '--json'], 'Error: Invalid JSON value for "cms_bad"'],
+      [['option', 'set', 'cms_bad', 'null', '--json'], 'Error: Invalid value for "cms_bad": null cannot be stored'],
+      [['option', 'set', 'x'.repeat(192), '1'], 'Error: Invalid option name'],
+    ])('%j fails with exit code 1 and stores nothing', async (args, message) => {
+      const run = cli(args);
+      expect(run).toMatchObject({ code: 1, stdout: '' });
+      expect(run.stderr).toContain(message);
+      await withDataSource(async (ds) => expect(await ds.getRepository(OptionEntity).countBy({ name: 'cms_bad' })).toBe(0));
+    });
+  });
+
+  describe('migrate:status', () => {
+    it('lists every migration as applied once migrated', () => {
+      const run = cli(['migrate:status']);
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+      expect(lines[0]).toEqual(['MIGRATION', 'STATUS']);
+      expect(lines.slice(1, 5)).toEqual(
+        ['InitialSchema1732147200000', 'SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000'].map((m) => [m, 'applied']),
+      );
+      expect(lines[5]).toEqual(['Schema up to date.']);
+    });
+
+    it('lists them as pending on an empty database, and writes nothing there', async () => {
+      const url = testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'empty.sqlite')}` : await testDatabaseUrl('cli_status');
+      try {
+        const run = cli(['migrate:status'], { DATABASE_URL: url });
+        expect(run).toMatchObject({ code: 0, stderr: '' });
+        expect(run.stdout).toMatch(/\nInitialSchema1732147200000 +pending\n/);
+        expect(run.stdout).toContain('4 pending: run "npm run cms -- migrate".');
+        const ds = new DataSource(buildDataSourceOptions({ databaseUrl: url, tablePrefix: PREFIX }));
+        await ds.initialize();
+        try {
+          const runner = ds.createQueryRunner();
+          for (const table of ['posts', 'options', 'users', 'cms_migrations', 'cms_versions']) expect(await runner.hasTable(`${PREFIX}${table}`)).toBe(false);
+          await runner.release();
+        } finally {
+          await ds.destroy();
+        }
+      } finally {
+        await dropTestDatabase('cli_status');
       }
     });
   });

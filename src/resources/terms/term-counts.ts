@@ -18,11 +18,14 @@ export async function recountTerms(em: EntityManager, content: ContentRegistry, 
   const byTaxonomy = new Map<string, TermTaxonomyEntity[]>();
   for (const tt of tts) byTaxonomy.set(tt.taxonomy, [...(byTaxonomy.get(tt.taxonomy) ?? []), tt]);
   for (const [taxonomy, group] of byTaxonomy) {
-    const types = content.taxonomy(taxonomy)?.object_type ?? [];
-    if (!types.length) continue;
+    // A taxonomy no code registered (terms imported for a host's types) counts its published objects of any type.
+    const registered = content.taxonomy(taxonomy);
+    const types = registered?.object_type ?? [];
+    if (registered && !types.length) continue;
+    const typeFilter = registered ? `AND p1.post_type IN (${placeholders(types.length)})` : '';
     const rows = (await em.query(
       `SELECT r.term_taxonomy_id AS id, COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
-       WHERE r.term_taxonomy_id IN (${placeholders(group.length)}) AND p1.post_type IN (${placeholders(types.length)})
+       WHERE r.term_taxonomy_id IN (${placeholders(group.length)}) ${typeFilter}
          AND (p1.post_status = 'publish' OR (p1.post_status = 'inherit' AND p1.post_parent > 0
            AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))
        GROUP BY r.term_taxonomy_id`,

@@ -1,0 +1,107 @@
+import { CommandSpec, usageOf } from './command-line';
+
+/** Every command of the CLI, in the order of the help. */
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'user create',
+    args: '<username> <email>',
+    required: ['username', 'email'],
+    options: { role: "The user's role (default: the site's default role, subscriber).", password: 'The password (default: a generated one, printed).' },
+    summary: 'Create a user; prints its ID and login, and the password when it was generated.',
+  },
+  { name: 'user list', args: '', required: [], summary: 'List users: ID, login, e-mail, roles.' },
+  {
+    name: 'user delete',
+    args: '<user>',
+    required: ['user'],
+    options: { reassign: 'Give their posts to this user (login or ID).' },
+    flags: { 'delete-content': 'Delete their posts (of the types deleted with their author, as WordPress does).' },
+    summary: 'Delete a user (login or ID). A user who has posts needs --reassign or --delete-content.',
+  },
+  {
+    name: 'user set-role',
+    args: '<user> <role>',
+    required: ['user', 'role'],
+    summary: "Replace the user's roles with this role.",
+  },
+  {
+    name: 'user reset-password',
+    args: '<user>',
+    required: ['user'],
+    options: { password: 'The new password (default: a generated one, printed).' },
+    summary: "Set a new login password; prints it when generated. The user's login sessions end.",
+  },
+  {
+    name: 'app-password create',
+    args: '<username> [name]',
+    required: ['username'],
+    optional: ['name'],
+    summary: 'Create an application password (name default: cli) and print only the password.',
+    details: 'e.g. PASS=$(npm run -s cms -- app-password create admin)',
+  },
+  {
+    name: 'app-password list',
+    args: '<username>',
+    required: ['username'],
+    summary: "List the user's application passwords: UUID, name, created, last used, last IP (never the password).",
+  },
+  {
+    name: 'app-password revoke',
+    args: '<username> [uuid]',
+    required: ['username'],
+    optional: ['uuid'],
+    flags: { all: "Revoke all the user's application passwords." },
+    summary: 'Revoke one application password by UUID, or all of them with --all.',
+  },
+  {
+    name: 'migrate',
+    args: '',
+    required: [],
+    summary: 'Run the schema migrations and the first-start set-up (default site, CMS_ADMIN_USER administrator) and print what ran.',
+  },
+  { name: 'migrate:status', args: '', required: [], summary: 'List the migrations, applied or pending; writes nothing.' },
+  {
+    name: 'option get',
+    args: '<name>',
+    required: ['name'],
+    summary: 'Print an option: text as it is, arrays and objects (PHP-serialized) as JSON.',
+  },
+  {
+    name: 'option set',
+    args: '<name> <value>',
+    required: ['name', 'value'],
+    flags: { json: 'The value is JSON (arrays and objects are stored PHP-serialized, as WordPress stores them).' },
+    summary: 'Create or change an option.',
+  },
+  {
+    name: 'import',
+    args: '<file.xml>',
+    required: ['file'],
+    summary: 'Import a WordPress export (WXR 1.1/1.2): authors, terms, posts, pages, attachments, meta and comments.',
+    details:
+      'Items already imported (same post GUID, term slug, comment author and date) are skipped, so running it again\n' +
+      'creates nothing. Prints a summary of what was created, skipped and failed; exit code 1 if anything failed.',
+  },
+  {
+    name: 'export',
+    args: '',
+    required: [],
+    options: {
+      output: 'Write to this file (default: standard output).',
+      'post-type': 'Only these post types, comma-separated (default: every type but revisions and auto-drafts).',
+    },
+    summary: "Write the site's content as WXR 1.2, the format of WordPress's own export.",
+  },
+];
+
+/** The main help (`help`, `--help`). */
+export const USAGE = `Usage: npm run cms -- <command>
+
+Commands:
+${COMMANDS.map((c) => `  ${usageOf(c)}\n      ${c.summary}`).join('\n')}
+  help [command]
+      Show this help, or a command's help (also: <command> --help).
+
+The database and options come from the server's environment variables (DATABASE_URL,
+CMS_TABLE_PREFIX, ...). Errors go to stderr with exit code 1.
+`;
