@@ -105,7 +105,7 @@ describe('request log', () => {
     }
   });
 
-  it('redacts credentials in headers, both ways, and secrets in the query', async () => {
+  it('logs no headers either way (no credentials) and redacts secrets in the query', async () => {
     const answer = await get(server, '/cms-json/cms/v2/posts/5?_cmsnonce=query-nonce&password=query-password', {
       Authorization: 'Basic YWxpY2U6c2VjcmV0',
       Cookie: 'cms_session=cookie-secret',
@@ -114,8 +114,9 @@ describe('request log', () => {
     });
     expect(answer.status).toBe(200);
     const line = await lineFor(lines, 'redaction-1');
-    expect(line.req.headers).toMatchObject({ authorization: '[Redacted]', cookie: '[Redacted]', 'x-cms-nonce': '[Redacted]' });
-    expect(line.res.headers).toMatchObject({ 'set-cookie': '[Redacted]', 'x-cms-nonce': '[Redacted]' });
+    expect(line.req.headers).toBeUndefined();
+    expect(line.res.headers).toBeUndefined();
+    expect(Object.keys(line.req).sort()).toEqual(['id', 'method', 'remoteAddress', 'url']);
     expect(line.req.url).toBe('/cms-json/cms/v2/posts/5?_cmsnonce=[Redacted]&password=[Redacted]');
     const text = JSON.stringify(line);
     for (const secret of ['YWxpY2U6c2VjcmV0', 'cookie-secret', 'header-nonce', 'session-secret', 'nonce-secret', 'query-nonce', 'query-password']) {

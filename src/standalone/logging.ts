@@ -108,8 +108,8 @@ export function redactUrl(url: string | undefined): string | undefined {
 
 /**
  * The request logger: one line per answered request, when it ends, with the request id (an incoming
- * `X-Request-Id`, else a new UUID; echoed in the response), the method, URL (secrets redacted) and headers
- * (credentials redacted), the API route pattern that matched (`route`), the status, the duration in milliseconds
+ * `X-Request-Id`, else a new UUID; echoed in the response), the method, URL (secrets redacted) and client address
+ * (no headers: no credentials), the API route pattern that matched (`route`), the status, the duration in milliseconds
  * (`responseTime`) and the authenticated user's id (`userId`, 0 when anonymous). 5xx answers are logged at
  * `error`, health probes that succeed at `debug`.
  */
@@ -122,15 +122,18 @@ export function createHttpLogger(root: PinoInstance): HttpLogger {
       res.setHeader('X-Request-Id', id);
       return id;
     },
+    // The line names the request without its headers: credentials (Authorization, cookies, nonces) never reach
+    // the log, and the line stays short (serializing every header both ways halved the throughput of small answers).
+    // pino-http's own serializers are bypassed: they copy every header first.
+    wrapSerializers: false,
     serializers: {
-      req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
+      req: (req: IncomingMessage & { id?: unknown }) => ({
         id: req.id,
         method: req.method,
         url: redactUrl(req.url),
-        headers: req.headers,
-        remoteAddress: req.remoteAddress,
+        remoteAddress: req.socket?.remoteAddress,
       }),
-      res: (res: { statusCode: number; headers: Record<string, unknown> }) => ({ statusCode: res.statusCode, headers: res.headers }),
+      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
     },
     customLogLevel: (req, res, err) => {
       if (err || res.statusCode >= 500) return 'error';
