@@ -6,6 +6,7 @@ import { RestResponse } from '../rest/rest-response';
 import * as passwordHash from './password-hash';
 import { RateLimiter } from './rate-limiter.service';
 import { SessionLogin } from './session-login.service';
+import { WireNames } from '../wire-names';
 
 /** MD5 of "secret", the legacy hash WordPress still accepts (and upgrades). */
 const MD5_SECRET = '5ebe2294ecd0e0f08eab7690d2a6ee69';
@@ -21,7 +22,7 @@ function loginRoute(format: 'bcrypt' | 'phpass', users: Partial<UserEntity>[]): 
     toCurrentUser: async () => ({ roles: [] }),
   };
   const sessions = { create: async () => ({ token: 'token', cookie: 'cookie' }), createNonce: async () => 'nonce' };
-  const options = { rateLimit: { max: 2, windowSeconds: 60 }, passwordHash: format, baseUrl: 'http://example.org' } as ResolvedCmsOptions;
+  const options = { rateLimit: { max: 2, windowSeconds: 60 }, passwordHash: format, baseUrl: 'http://example.org', wire: WireNames.of('cms') } as ResolvedCmsOptions;
   const dataSource = { getRepository: () => ({ update: async () => undefined }) };
   const login = new SessionLogin(sessions as never, identity as never, new RateLimiter(options), dataSource as never, options);
   return (username, password, ip = '10.0.0.1') =>

@@ -39,8 +39,11 @@ describe('writeTransaction on a SQLite file written by another process', () => {
     const timer = setInterval(() => ticks++, 1);
     try {
       const done = insert('while-locked');
-      await sleep(60);
-      // Timers kept firing while the transaction waited for the lock.
+      // Timers keep firing while the transaction waits for the lock: a busy wait inside the driver would stop them
+      // until the lock is released (never, here), and the wait below would end on its deadline with one tick. The
+      // deadline is generous: on a loaded machine the process may not run for a while.
+      const deadline = Date.now() + 3000;
+      while (ticks <= 10 && Date.now() < deadline) await sleep(10);
       expect(ticks).toBeGreaterThan(10);
       other.exec('COMMIT');
       await done;
