@@ -2,6 +2,8 @@ import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { writeFileSync } from 'node:fs';
 import { CmsExtensionRegistry } from '../../src/extensions/extension-registry.service';
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
+import { OptionEntity } from '../../src/core/database/entities/option.entity';
+import { OptionsService } from '../../src/core/options/options.service';
 import { PERMISSION_MATRIX } from '../fixtures/permission-matrix';
 import { CellResult, describeCells, Fixtures, makeFixtures, MatrixRun, PROTECTED_MARKER, runMatrix, scan, uncovered, unknownRows } from '../utils/permission-matrix';
 import { createTestApp, TestApp } from '../utils/test-app';
@@ -70,6 +72,17 @@ it('shows the protected post\'s text to whom may edit it, and withholds it from 
   expect(item).toMatchObject({ content: { raw: '', rendered: '', protected: true }, excerpt: { raw: '', rendered: '', protected: true } });
   expect(item).not.toHaveProperty('password');
   expect(list.text).not.toContain(PROTECTED_MARKER);
+});
+
+describe('first writes of an option from concurrent requests (500s the matrix met on MariaDB)', () => {
+  it('add() keeps the first value for every caller, and set() writes one row, without a duplicate-key error', async () => {
+    const options = t.app.get(OptionsService);
+    const added = await Promise.all(Array.from({ length: 8 }, (_, i) => options.add<string>('matrix_race_add', `value ${i}`, false)));
+    expect(new Set(added).size).toBe(1);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => options.set('matrix_race_set', `value ${i}`, false)));
+    const rows = await t.dataSource.getRepository(OptionEntity).find({ where: [{ name: 'matrix_race_add' }, { name: 'matrix_race_set' }] });
+    expect(rows.map((r) => r.name).sort()).toEqual(['matrix_race_add', 'matrix_race_set']);
+  });
 });
 
 describe('a route registered without a row', () => {
