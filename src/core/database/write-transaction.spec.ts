@@ -1,5 +1,75 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
+import { OptionEntity } from './entities/option.entity';
 import { isDeadlock, writeTransaction } from './write-transaction';
+
+/** A SQLite file shared by this process's data source and another connection, as by two server processes. */
+describe('writeTransaction on a SQLite file written by another process', () => {
+  let dir: string;
+  let ds: DataSource;
+  let other: Database.Database;
+  let table: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cms-write-lock-'));
+    const file = join(dir, 'site.sqlite');
+    ds = new DataSource({ type: 'better-sqlite3', database: file, entities: [OptionEntity], enableWAL: true });
+    await ds.initialize();
+    table = ds.getMetadata(OptionEntity).tableName;
+    await ds.query(`CREATE TABLE ${table} (option_id INTEGER PRIMARY KEY AUTOINCREMENT, option_name TEXT NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload TEXT NOT NULL)`);
+    other = new Database(file);
+  });
+
+  afterAll(async () => {
+    other?.close();
+    if (ds?.isInitialized) await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const insert = (name: string) => writeTransaction(ds, (em) => em.query(`INSERT INTO ${table} (option_name, option_value, autoload) VALUES (?, '1', 'yes')`, [name]));
+  const stored = (name: string) => other.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE option_name = ?`).get(name) as { n: number };
+
+  it('waits for the other writer without blocking the process, then commits once', async () => {
+    other.exec('BEGIN IMMEDIATE');
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    try {
+      const done = insert('while-locked');
+      await sleep(60);
+      // Timers kept firing while the transaction waited for the lock.
+      expect(ticks).toBeGreaterThan(10);
+      other.exec('COMMIT');
+      await done;
+    } finally {
+      clearInterval(timer);
+      if (other.inTransaction) other.exec('ROLLBACK');
+    }
+    expect(stored('while-locked').n).toBe(1);
+  });
+
+  it('runs the work once and passes its own errors on without trying again', async () => {
+    let runs = 0;
+    await expect(
+      writeTransaction(ds, async () => {
+        runs++;
+        throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      }),
+    ).rejects.toThrow('database is locked');
+    expect(runs).toBe(1);
+  });
+
+  it('keeps the usual busy timeout on the connection afterwards', async () => {
+    const connection = (ds.driver as unknown as { databaseConnection: Database.Database }).databaseConnection;
+    const before = connection.pragma('busy_timeout', { simple: true });
+    await insert('after');
+    expect(connection.pragma('busy_timeout', { simple: true })).toBe(before);
+    expect(before).toBeGreaterThan(0);
+  });
+});
 
 /** A MySQL data source whose transactions fail with the given errors, in turn, before they succeed. */
 function mysqlFailing(errors: unknown[]): { dataSource: DataSource; runs: () => number } {
