@@ -72,7 +72,7 @@ function main(): void {
   const name = (db: string) => (db === 'sqlite' ? 'SQLite (in memory, better-sqlite3)' : `MariaDB ${mariadbVersion()}`);
   const rows = results.map(({ db, summary, passed, seconds }) =>
     summary
-      ? `| ${name(db)} | ${summary.cells} | ${summary.routes} routes, ${summary.combinations} route × method × context | ${summary.mismatches ? summary.mismatches.split('\n').length : 0} | ${summary.unexpectedSuccesses} | ${summary.serverErrors} | ${summary.leaks ? summary.leaks.split('\n').length : 0} | ${passed ? 'pass' : 'FAIL'} | ${seconds.toFixed(0)} s |`
+      ? `| ${name(db)} | ${summary.cells} | ${CALLERS.length} callers × ${summary.combinations} route × method × context (${summary.routes} routes) | ${summary.mismatches ? summary.mismatches.split('\n').length : 0} | ${summary.unexpectedSuccesses} | ${summary.serverErrors} | ${summary.leaks ? summary.leaks.split('\n').length : 0} | ${passed ? 'pass' : 'FAIL'} | ${seconds.toFixed(0)} s |`
       : `| ${name(db)} | — | — | — | — | — | — | FAIL (no figures) | ${seconds.toFixed(0)} s |`,
   );
   const details = results
