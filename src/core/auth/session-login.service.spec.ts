@@ -1,4 +1,5 @@
 import { ResolvedCmsOptions } from '../../cms-options';
+import { WireNames } from '../wire-names';
 import { UserEntity } from '../database/entities/user.entity';
 import { RestException } from '../rest/rest.exception';
 import { RestRequest } from '../rest/rest-request';
@@ -21,7 +22,7 @@ function loginRoute(format: 'bcrypt' | 'phpass', users: Partial<UserEntity>[]): 
     toCurrentUser: async () => ({ roles: [] }),
   };
   const sessions = { create: async () => ({ token: 'token', cookie: 'cookie' }), createNonce: async () => 'nonce' };
-  const options = { rateLimit: { max: 2, windowSeconds: 60 }, passwordHash: format, baseUrl: 'http://example.org' } as ResolvedCmsOptions;
+  const options = { rateLimit: { max: 2, windowSeconds: 60 }, passwordHash: format, baseUrl: 'http://example.org', wire: WireNames.of('cms') } as ResolvedCmsOptions;
   const dataSource = { getRepository: () => ({ update: async () => undefined }) };
   const login = new SessionLogin(sessions as never, identity as never, new RateLimiter(options), dataSource as never, options);
   return (username, password, ip = '10.0.0.1') =>
