@@ -238,7 +238,8 @@ describe('update', () => {
     expectRestError(await send('put', `/users/${editor.id}`, { roles: ['administrator'] }, 'editor'), 'rest_cannot_edit_roles', 403);
     expect((await get('/users/me?context=edit', 'editor')).body.roles).toEqual(['editor']);
     const other = await freshUser('subscriber');
-    expectRestError(await send('put', `/users/${other.id}`, { roles: ['editor'] }, 'editor'), 'rest_cannot_edit_roles', 403);
+    // The reference checks edit_user first: another user's roles are refused as an edit (rest_cannot_edit).
+    expectRestError(await send('put', `/users/${other.id}`, { roles: ['editor'] }, 'editor'), 'rest_cannot_edit', 403);
     expectRestError(await send('put', `/users/${administrator.id}`, { first_name: 'Hacked' }, 'editor'), 'rest_cannot_edit', 403);
     expectRestError(await send('put', `/users/${other.id}`, { first_name: 'Hacked' }), 'rest_cannot_edit', 401);
   });

@@ -1,4 +1,5 @@
 import { ResolvedCmsOptions } from '../../cms-options';
+import { WireNames } from '../wire-names';
 import { UserEntity } from '../database/entities/user.entity';
 import { RestException } from '../rest/rest.exception';
 import { RestRequest } from '../rest/rest-request';

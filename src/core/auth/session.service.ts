@@ -43,10 +43,8 @@ export class SessionService {
     if (this.secret) return this.secret;
     let secret = await this.options.get<string | null>(SECRET_OPTION, null);
     if (!secret) {
-      await this.options.set(SECRET_OPTION, randomBytes(48).toString('base64'), false);
-      // Read back: with several nodes starting at once, the stored value wins.
-      this.options.invalidate();
-      secret = await this.options.get<string>(SECRET_OPTION);
+      // With several requests or nodes starting at once, the first value stored wins and all read it back.
+      secret = await this.options.add<string>(SECRET_OPTION, randomBytes(48).toString('base64'), false);
     }
     this.secret = secret;
     return secret;

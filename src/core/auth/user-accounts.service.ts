@@ -544,7 +544,8 @@ export class UserAccountsService {
     const repo = em.getRepository(OptionEntity);
     const row = await repo.findOne({ where: { name: APPLICATION_PASSWORDS_IN_USE_OPTION } });
     if (!row) {
-      await repo.insert({ name: APPLICATION_PASSWORDS_IN_USE_OPTION, value: '1', autoload: 'no' });
+      // Another request creating an application password may add it meanwhile.
+      await repo.createQueryBuilder().insert().values({ name: APPLICATION_PASSWORDS_IN_USE_OPTION, value: '1', autoload: 'no' }).orIgnore().execute();
     } else if (!row.value || row.value === '0') {
       await repo.update({ id: row.id }, { value: '1' });
     }

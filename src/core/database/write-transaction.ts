@@ -23,11 +23,39 @@ const LOCK_WAIT_MS = 5_000;
  * the transactions themselves may all be holding.
  */
 export function writeTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return dataSource.transaction(work);
+  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return retriedTransaction(dataSource, work);
   const previous = QUEUES.get(dataSource) ?? Promise.resolve();
   const run = previous.then(() => lockedTransaction(dataSource, work));
   QUEUES.set(dataSource, run.catch(() => undefined));
   return run;
+}
+
+/** How often a MySQL transaction that InnoDB chose as a deadlock's victim is run again. */
+const DEADLOCK_RETRIES = 3;
+
+/**
+ * MySQL: runs `work` in a transaction, and again (up to {@link DEADLOCK_RETRIES} times, a few milliseconds apart)
+ * when InnoDB rolls it back as the victim of a deadlock or a lock wait timeout ("try restarting transaction"):
+ * concurrent writes to the same post (a comment trashed while another is, each recounting the post's comments) may
+ * meet in the locks of an index. The rolled-back transaction left nothing behind, so running it again is safe.
+ */
+async function retriedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await dataSource.transaction(work);
+    } catch (error) {
+      if (attempt >= DEADLOCK_RETRIES || !isDeadlock(error)) throw error;
+      await sleep((2 + attempt * 5) * (0.5 + Math.random()));
+    }
+  }
+}
+
+/** Whether an error is InnoDB's deadlock (1213) or lock wait timeout (1205), after which the transaction is rolled back. */
+export function isDeadlock(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown; driverError?: { code?: unknown; errno?: unknown } } | null;
+  const code = String(e?.driverError?.code ?? e?.code ?? '');
+  const errno = Number(e?.driverError?.errno ?? e?.errno);
+  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || errno === 1213 || errno === 1205;
 }
 
 async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {

@@ -151,10 +151,30 @@ export class OptionsService {
         if (autoload !== undefined) row.autoload = autoload ? 'yes' : 'no';
         await repo.save(row);
       } else {
-        await repo.insert({ name, value: stored, autoload: autoload === false ? 'no' : 'yes' });
+        // Another request may add the same option meanwhile: the row is written either way (last one wins).
+        await repo
+          .createQueryBuilder()
+          .insert()
+          .values({ name, value: stored, autoload: autoload === false ? 'no' : 'yes' })
+          .orUpdate(['option_value', 'autoload'], ['option_name'])
+          .execute();
       }
     });
     this.invalidate();
+  }
+
+  /**
+   * Adds an option unless it exists (`add_option()`): of requests adding the same option at once, the first one's
+   * value is kept. Answers the stored value.
+   */
+  async add<T = unknown>(name: string, value: unknown, autoload = true): Promise<T> {
+    const stored = await writeTransaction(this.dataSource, async (em) => {
+      const repo = em.getRepository(OptionEntity);
+      await repo.createQueryBuilder().insert().values({ name, value: maybeSerialize(value), autoload: autoload ? 'yes' : 'no' }).orIgnore().execute();
+      return (await repo.findOne({ where: { name } }))?.value ?? '';
+    });
+    this.invalidate();
+    return maybeUnserialize(stored) as T;
   }
 
   /**

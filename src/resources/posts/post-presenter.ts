@@ -160,7 +160,7 @@ export class PostPresenter {
   async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts, loaded?: Map<number, PostExtras>): Promise<RestResponse[]> {
     const batch = await this.batchOf(posts, loaded);
     const out: RestResponse[] = [];
-    for (const post of posts) out.push(await this.prepareItem(post, req, site, batch, await this.readable(post, req)));
+    for (const post of posts) out.push(await this.prepareItem(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req)));
     return out;
   }
 
@@ -180,7 +180,7 @@ export class PostPresenter {
   ): Promise<unknown[]> {
     const batch = await this.batchOf(posts, loaded);
     const out: unknown[] = [];
-    for (const post of posts) out.push(await this.itemOf(post, req, site, batch, await this.readable(post, req), toItem, asText));
+    for (const post of posts) out.push(await this.itemOf(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req), toItem, asText));
     return out;
   }
 
@@ -198,7 +198,8 @@ export class PostPresenter {
   ): Promise<{ item: unknown; link: string }> {
     const batch = await this.batchOf([post], loaded);
     const readable = await this.readable(post, req);
-    return { item: await this.itemOf(post, req, site, batch, readable, toItem, asText), link: this.link(post, site, batch, readable) };
+    const item = await this.itemOf(post, req, site, batch, readable, await this.sealed(post, req), toItem, asText);
+    return { item, link: this.link(post, site, batch, readable) };
   }
 
   private async itemOf(
@@ -207,11 +208,12 @@ export class PostPresenter {
     site: SiteFacts,
     batch: Batch,
     readable: boolean,
+    sealed: boolean,
     toItem: (response: RestResponse) => unknown,
     asText: () => boolean,
   ): Promise<unknown> {
-    const inputs = asText() ? this.inputsOf(post, req, site, batch, readable) : null;
-    return this.memo.reuse(`${post.id}\0${req.context}`, inputs, async () => toItem(await this.prepareItem(post, req, site, batch, readable)), asText);
+    const inputs = asText() ? this.inputsOf(post, req, site, batch, readable, sealed) : null;
+    return this.memo.reuse(`${post.id}\0${req.context}`, inputs, async () => toItem(await this.prepareItem(post, req, site, batch, readable, sealed)), asText);
   }
 
   /**
@@ -221,13 +223,14 @@ export class PostPresenter {
    * type, its taxonomies, meta keys and schema are fixed once the application has started; registered fields and
    * `rest_prepare_*` listeners turn serialized items off (see `RestController.itemsAsText`).
    */
-  private inputsOf(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean): unknown[] {
+  private inputsOf(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean, sealed: boolean): unknown[] {
     const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
     const inputs: unknown[] = [
       req.ctx.restUrl(''),
       req.context,
       this.locked(post, req),
       readable,
+      sealed,
       site.home,
       site.clock.timezoneString,
       site.clock.gmtOffsetHours,
@@ -267,6 +270,14 @@ export class PostPresenter {
     return post.status === 'private' ? req.ctx.can('read_post', post) : true;
   }
 
+  /**
+   * Whether a password-protected post's text and password stay out of an edit-context answer: a collection in the
+   * edit context (open to every caller with the type's `edit_posts`) holds posts its caller may not edit.
+   */
+  private async sealed(post: PostEntity, req: RestRequest): Promise<boolean> {
+    return Boolean(post.password) && req.context === 'edit' && !(await req.ctx.can('edit_post', post));
+  }
+
   /** Password-protected content is hidden unless the right password is sent (or the caller edits). */
   private locked(post: PostEntity, req: RestRequest): boolean {
     return Boolean(post.password) && req.context !== 'edit' && !samePassword(post.password, req.get<string>('password') ?? '');
@@ -293,10 +304,10 @@ export class PostPresenter {
    * One post's response. Whatever this and {@link links} read — of the request, the site, the row or the batch —
    * must be among {@link inputsOf}'s inputs, or a reused item would miss the change.
    */
-  private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean): Promise<RestResponse> {
+  private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean, sealed: boolean): Promise<RestResponse> {
     const supports = (feature: string) => typeSupports(this.type, feature);
     const edit = req.context === 'edit';
-    const locked = this.locked(post, req);
+    const locked = sealed || this.locked(post, req);
     const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
     const data: Record<string, unknown> = {
       id: post.id,
@@ -306,7 +317,7 @@ export class PostPresenter {
       modified: dateResponse(post.modifiedGmt, post.modified),
       modified_gmt: dateResponse(site.clock.gmtOf(post.modified, post.modifiedGmt)),
     };
-    if (edit) data.password = post.password;
+    if (edit && !sealed) data.password = post.password;
     Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
     if (supports('title')) {
       const prefix = post.status === 'private' && !post.password ? 'p' : 't';
@@ -315,13 +326,13 @@ export class PostPresenter {
     }
     if (supports('editor')) {
       const rendered = locked ? '' : RENDERED.get(`${post.id}:c`, post.content, () => renderContent(post.content));
-      data.content = { raw: post.content, rendered, protected: Boolean(post.password) };
+      data.content = { raw: sealed ? '' : post.content, rendered, protected: Boolean(post.password) };
     }
     if (supports('excerpt')) {
       // An excerpt is rendered from the excerpt, or generated from the content when there is none.
       const key = post.excerpt ? `${post.id}:e` : `${post.id}:g`;
       const rendered = locked ? '' : RENDERED.get(key, post.excerpt || post.content, () => renderExcerpt(post.excerpt, post.content));
-      data.excerpt = { raw: post.excerpt, rendered, protected: Boolean(post.password) };
+      data.excerpt = { raw: sealed ? '' : post.excerpt, rendered, protected: Boolean(post.password) };
     }
     if (supports('author')) data.author = post.author;
     if (supports('thumbnail')) data.featured_media = Number(extras.thumbnail ?? 0) || 0;

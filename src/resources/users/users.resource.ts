@@ -246,15 +246,15 @@ export class UsersResource extends RestController {
   async canUpdate(req: RestRequest): Promise<true | RestException> {
     const user = await this.loadUser(req);
     const code = req.ctx.authorizationRequiredCode;
-    if (nonEmpty(req.get('roles'))) {
-      if (!(await req.ctx.can('promote_user', user.id))) {
-        return new RestException('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this resource.', code);
-      }
-      // Changing only the roles needs nothing more than promote_user.
-      const sent = req.paramNames().filter((n) => req.sent(n) && n !== 'id' && n !== 'roles' && n !== 'context');
-      if (!sent.length) return true;
+    const roles = nonEmpty(req.get('roles'));
+    const promote = roles && (await req.ctx.can('promote_user', user.id));
+    // The reference's order: edit_user first (rest_cannot_edit), then the roles. Changing only the roles needs
+    // nothing more than promote_user.
+    const rolesOnly = roles && !req.paramNames().some((n) => req.sent(n) && n !== 'id' && n !== 'roles' && n !== 'context');
+    if (!(rolesOnly && promote) && !(await req.ctx.can('edit_user', user.id))) {
+      return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to edit resource.', code);
     }
-    if (!(await req.ctx.can('edit_user', user.id))) return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to edit resource.', code);
+    if (roles && !promote) return new RestException('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this resource.', code);
     return true;
   }
 
