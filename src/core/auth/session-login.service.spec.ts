@@ -7,7 +7,6 @@ import { RestResponse } from '../rest/rest-response';
 import * as passwordHash from './password-hash';
 import { RateLimiter } from './rate-limiter.service';
 import { SessionLogin } from './session-login.service';
-import { WireNames } from '../wire-names';
 
 /** MD5 of "secret", the legacy hash WordPress still accepts (and upgrades). */
 const MD5_SECRET = '5ebe2294ecd0e0f08eab7690d2a6ee69';
