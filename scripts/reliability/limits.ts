@@ -120,7 +120,7 @@ async function main(): Promise<number> {
   const db = option(args, 'db', 'DB', 'sqlite');
   if (db !== 'sqlite' && db !== 'mysql') throw new Error('--db must be sqlite or mysql');
   const mysqlUrl = option(args, 'mysql-url', 'MYSQL_URL', 'mysql://root@127.0.0.1:3306');
-  const command = `npm run limits -- --db ${db}`;
+  const command = `npm run limits${args.length ? ` -- ${args.join(' ')}` : ''}`;
   const files = [...new Set(LIMITS.flatMap((l) => l.tests.map(([file]) => file)))];
 
   process.stderr.write('building (npx nest build)…\n');

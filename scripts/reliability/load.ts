@@ -195,7 +195,7 @@ async function main(): Promise<number> {
   }
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup must be an integer of at least 0');
   if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new Error('--workers must be an integer between 0 and 64');
-  const command = ['npm run load --', `--db ${db}`, `--connections ${connections}`, `--seconds ${seconds}`, ...(warmup !== 5 ? [`--warmup ${warmup}`] : []), ...(posts !== 10000 ? [`--posts ${posts}`] : []), ...(workers !== 0 ? [`--workers ${workers}`] : [])].join(' ');
+  const command = `npm run load${args.length ? ` -- ${args.join(' ')}` : ''}`;
 
   // What 1,000 connections need: an open file each in the client (this process) and in the server, a listen
   // backlog that takes a burst of connections, and ephemeral ports.

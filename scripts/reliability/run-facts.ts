@@ -51,7 +51,7 @@ export function openFileLimit(): { soft: number; hard: number } | undefined {
 export async function databaseVersion(databaseUrl: string): Promise<string> {
   if (databaseUrl.startsWith('sqlite:')) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Database = require('better-sqlite3') as typeof import('better-sqlite3');
+    const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { get(): unknown }; close(): void };
     const db = new Database(':memory:');
     try {
       return `SQLite ${(db.prepare('select sqlite_version() as v').get() as { v: string }).v}`;
