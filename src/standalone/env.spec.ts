@@ -99,6 +99,23 @@ describe('loadEnvironment', () => {
     });
   });
 
+  describe('server limits', () => {
+    it("defaults to Node's timeouts (300 s a request, 60 s its head, 5 s an idle connection) and a 16 KiB head", () => {
+      const env = loadEnvironment({});
+      expect([env.CMS_REQUEST_TIMEOUT, env.CMS_HEADERS_TIMEOUT, env.CMS_KEEPALIVE_TIMEOUT, parseSize(env.CMS_MAX_HEADER_SIZE)]).toEqual([300, 60, 5, 16384]);
+    });
+
+    it('takes seconds and a size, and 0 for no request timeout', () => {
+      const env = loadEnvironment({ CMS_REQUEST_TIMEOUT: '0', CMS_HEADERS_TIMEOUT: '20', CMS_KEEPALIVE_TIMEOUT: '65', CMS_MAX_HEADER_SIZE: '32kb' });
+      expect([env.CMS_REQUEST_TIMEOUT, env.CMS_HEADERS_TIMEOUT, env.CMS_KEEPALIVE_TIMEOUT, parseSize(env.CMS_MAX_HEADER_SIZE)]).toEqual([0, 20, 65, 32768]);
+    });
+
+    it('refuses a head timeout longer than the request timeout', () => {
+      expect(failure({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '60' })).toContain('CMS_HEADERS_TIMEOUT must not be longer than CMS_REQUEST_TIMEOUT');
+      expect(loadEnvironment({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '30' }).CMS_HEADERS_TIMEOUT).toBe(30);
+    });
+  });
+
   describe('bad values', () => {
     it.each([
       ['PORT', 'abc'],
@@ -124,6 +141,12 @@ describe('loadEnvironment', () => {
       ['CMS_COMPRESSION', 'gzip'],
       ['CMS_REQUEST_LOG', 'yes'],
       ['CMS_COMPRESSION_THRESHOLD', 'small'],
+      ['CMS_REQUEST_TIMEOUT', '5s'],
+      ['CMS_REQUEST_TIMEOUT', '-1'],
+      ['CMS_HEADERS_TIMEOUT', '0'],
+      ['CMS_KEEPALIVE_TIMEOUT', '0'],
+      ['CMS_KEEPALIVE_TIMEOUT', '1.5'],
+      ['CMS_MAX_HEADER_SIZE', 'big'],
     ])('rejects %s=%s with an error naming the variable', (name, value) => {
       const message = failure({ [name]: value });
       expect(message).toContain(name);

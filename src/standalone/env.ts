@@ -166,6 +166,32 @@ export class CmsEnvironment {
   @Max(3600, { message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
   CMS_SHUTDOWN_TIMEOUT = 10;
 
+  /** Seconds a client gets to send a whole request, head and body (Node's `server.requestTimeout`); `0`: no limit. */
+  @IsInt({ message: 'CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  @Min(0, { message: 'CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  @Max(3600, { message: 'CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  CMS_REQUEST_TIMEOUT = 300;
+
+  /** Seconds a client gets to send the request head (`server.headersTimeout`), at most CMS_REQUEST_TIMEOUT. */
+  @IsInt({ message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @Min(1, { message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @Max(3600, { message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @ValidateBy(
+    { name: 'headersWithinRequest', validator: { validate: (v, args) => !(args?.object as CmsEnvironment).CMS_REQUEST_TIMEOUT || v <= (args?.object as CmsEnvironment).CMS_REQUEST_TIMEOUT } },
+    { message: 'CMS_HEADERS_TIMEOUT must not be longer than CMS_REQUEST_TIMEOUT' },
+  )
+  CMS_HEADERS_TIMEOUT = 60;
+
+  /** Seconds an idle keep-alive connection stays open (`server.keepAliveTimeout`). */
+  @IsInt({ message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @Min(1, { message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @Max(3600, { message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  CMS_KEEPALIVE_TIMEOUT = 5;
+
+  /** Largest request head (request line and headers, `server.maxHeaderSize`): bytes, or a number with kb. */
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, { message: 'CMS_MAX_HEADER_SIZE must be a size such as 16kb or 8192' })
+  CMS_MAX_HEADER_SIZE = '16kb';
+
   /** gzip/br compression of API answers and served uploads (`on`/`off`). */
   @IsIn(['on', 'off'], { message: 'CMS_COMPRESSION must be on or off' })
   CMS_COMPRESSION: 'on' | 'off' = 'on';
@@ -198,7 +224,7 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT'] as const) {
+  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT'] as const) {
     const text = defined[name];
     if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }
