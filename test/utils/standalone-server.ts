@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { testDatabaseKind, testDatabaseUrl } from './test-db';
 
@@ -31,6 +32,15 @@ export function randomPort(): number {
   return 40000 + Math.floor(Math.random() * 20000);
 }
 
+/** A port free right now: the system's pick for a listener on port 0, released at once (not a guessed number). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /**
  * A database for a spawned server: a temporary SQLite file (so that several worker processes share it), or the
  * test file's MariaDB database with `DB=mysql`. `cleanup` removes the file.
@@ -43,7 +53,7 @@ export async function serverDatabase(name: string): Promise<{ url: string; clean
 
 /** Starts `node dist/main` with an environment (PATH only besides it) and waits until the API answers. */
 export async function startServer(env: Record<string, string>): Promise<StandaloneServer> {
-  const port = Number(env.PORT ?? randomPort());
+  const port = Number(env.PORT ?? (await freePort()));
   let stdout = '';
   let output = '';
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
