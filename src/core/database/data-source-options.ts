@@ -138,6 +138,12 @@ export interface BuildDataSourceOptionsInput {
   logger?: DataSourceOptions['logger'];
   /** TypeORM logging option. */
   logging?: LoggerOptions;
+  /**
+   * How long to wait for the database, in milliseconds, before giving up (the API then answers `503
+   * rest_database_unavailable`): on MySQL a new connection and each query; on SQLite a lock another process holds.
+   * Default: the drivers' own (mysql2: 10 s to connect, queries without limit; SQLite 5 s).
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -153,7 +159,7 @@ export interface BuildDataSourceOptionsInput {
  * @example new DataSource(buildDataSourceOptions({ databaseUrl: 'sqlite:./data/cms.db', tablePrefix: 'wp_' }))
  */
 export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): DataSourceOptions {
-  const { databaseUrl, tablePrefix, logger, logging } = input;
+  const { databaseUrl, tablePrefix, logger, logging, timeoutMs } = input;
   if (!/^\w*$/.test(tablePrefix)) {
     throw new Error(`Invalid table prefix "${tablePrefix}": use letters, digits and _ only`);
   }
@@ -171,7 +177,7 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
   if (parsed.type === 'sqlite') {
     const memory = parsed.path === ':memory:';
     if (!memory) fs.mkdirSync(path.dirname(path.resolve(parsed.path)), { recursive: true });
-    return { ...common, type: 'better-sqlite3', database: parsed.path, enableWAL: !memory };
+    return { ...common, type: 'better-sqlite3', database: parsed.path, enableWAL: !memory, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) };
   }
   const warn: WarnFn = (message) =>
     typeof logger === 'object' ? (logger as Logger).log('warn', message) : console.warn(message);
@@ -194,6 +200,9 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     // mysql2 asks for CLIENT_IGNORE_SPACE by default, which adds IGNORE_SPACE to the session sql_mode and makes
     // function names such as COUNT reserved (`term_taxonomy.count`); PHP's mysqli, hence WordPress, does not.
     flags: ['-IGNORE_SPACE'],
+    // A database that does not answer (a network cut, a server that hangs) fails the request after this long
+    // instead of holding it: mysql2 gives up the connection attempt or the query and drops the connection.
+    ...(timeoutMs !== undefined ? { connectTimeout: timeoutMs, enableQueryTimeout: true, maxQueryExecutionTime: timeoutMs } : {}),
     // Hot reads run as server-side prepared statements; each pooled connection keeps at most this many, well
     // under MySQL's server-wide max_prepared_stmt_count (16382) for any usual pool size.
     extra: { maxPreparedStatements: 256 },

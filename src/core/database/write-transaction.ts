@@ -1,13 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { NO_STAMP } from '../cache/version-stamps';
+import { isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';
 
 /** Transactions waiting for the one SQLite connection, per data source. */
 const QUEUES = new WeakMap<DataSource, Promise<unknown>>();
 
-/** How long a transaction waits for another process's writer before failing (SQLite's usual busy timeout). */
+/**
+ * How long a transaction waits for another process's writer before failing: the data source's `timeout` (its
+ * busy timeout, set from `CMS_DB_TIMEOUT` by the standalone server), or SQLite's usual 5 s.
+ */
 const LOCK_WAIT_MS = 5_000;
+
+/** Times a MySQL transaction is run again after a deadlock or a lock wait timeout, before its error is passed on. */
+export const LOCK_CONFLICT_RETRIES = 4;
 
 /**
  * Runs `work` in one transaction. On SQLite the connection is shared by the whole process, so transactions take
@@ -23,16 +30,29 @@ const LOCK_WAIT_MS = 5_000;
  * the transactions themselves may all be holding.
  */
 export function writeTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return dataSource.transaction(work);
+  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return retriedTransaction(dataSource, work);
   const previous = QUEUES.get(dataSource) ?? Promise.resolve();
   const run = previous.then(() => lockedTransaction(dataSource, work));
   QUEUES.set(dataSource, run.catch(() => undefined));
   return run;
 }
 
+async function retriedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await dataSource.transaction(work);
+    } catch (error) {
+      if (attempt >= LOCK_CONFLICT_RETRIES || !isLockConflict(error)) throw error;
+      // The other transaction holds its locks until it commits: a few milliseconds, growing with each attempt.
+      await sleep((5 << attempt) * (0.5 + Math.random()));
+    }
+  }
+}
+
 async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   const connection = (dataSource.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection;
   const options = dataSource.getMetadata(OptionEntity).tableName;
+  const wait = Number((dataSource.options as { timeout?: number }).timeout ?? LOCK_WAIT_MS);
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     let locked = false;
@@ -50,7 +70,7 @@ async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityMan
       });
     } catch (error) {
       // Only the lock is tried again: the work itself never ran.
-      if (locked || !isBusy(error) || Date.now() - started >= LOCK_WAIT_MS) throw error;
+      if (locked || !isBusy(error) || Date.now() - started >= wait) throw error;
       // A few milliseconds at first, growing: a writer holds the lock for about that long.
       await sleep(Math.min(1 + attempt, 10) * (0.5 + Math.random()));
     }
