@@ -115,6 +115,7 @@ export async function startCmsServer(config: ServerConfig): Promise<CmsServer> {
 
 export interface Answer {
   status: number;
+  headers: Headers;
   json: any;
 }
 
@@ -152,7 +153,7 @@ export class Client {
     } catch {
       json = text;
     }
-    return { status: r.status, json };
+    return { status: r.status, headers: r.headers, json };
   }
 }
 
@@ -436,7 +437,8 @@ export class Workload {
     return this.withTerms(async (categories, tags) => {
       const title = this.name('Chaos post');
       const content = `Content of ${title}, written ${++this.counter}.`;
-      const body = { title, content, status: 'publish', categories: categories.map((t) => t.id), tags: tags.map((t) => t.id) };
+      // No category sent: the default one (`categories: []` would leave it without one, as in WordPress).
+      const body = { title, content, status: 'publish', ...(categories.length ? { categories: categories.map((t) => t.id) } : {}), tags: tags.map((t) => t.id) };
       const a = await this.write('POST', '/posts', body, []);
       if (!a) return;
       this.ledger.posts.set(a.json.id, {

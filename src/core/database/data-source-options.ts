@@ -4,6 +4,7 @@ import * as mysql2 from 'mysql2';
 import type { DataSource, DataSourceOptions, Logger, LoggerOptions } from 'typeorm';
 import { CMS_ENTITIES } from './cms-entities';
 import { CMS_MIGRATIONS } from './cms-migrations';
+import { boundCommands } from './mysql-timeouts';
 
 /** A parsed `DATABASE_URL`. */
 export type ParsedDatabaseUrl =
@@ -117,12 +118,13 @@ function applyWpSqlModeToPool(pool: mysql2.Pool, warn: WarnFn): void {
  * {@link WP_SQL_MODE_STATEMENT} first. Handed to TypeORM as the `driver` option; the listener is attached
  * before the pool opens its first connection, so no connection can escape it.
  */
-function wordpressMysql2Driver(warn: WarnFn): typeof mysql2 {
+function wordpressMysql2Driver(warn: WarnFn, timeoutMs?: number): typeof mysql2 {
   return {
     ...mysql2,
     createPool(config: mysql2.PoolOptions | string): mysql2.Pool {
       const pool = mysql2.createPool(config as mysql2.PoolOptions);
       applyWpSqlModeToPool(pool, warn);
+      if (timeoutMs !== undefined) boundCommands(pool, timeoutMs);
       return pool;
     },
   } as typeof mysql2;
@@ -185,7 +187,7 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     ...common,
     type: 'mysql',
     connectorPackage: 'mysql2',
-    driver: wordpressMysql2Driver(warn),
+    driver: wordpressMysql2Driver(warn, timeoutMs),
     host: parsed.host,
     port: parsed.port,
     ...(parsed.socketPath ? { socketPath: parsed.socketPath } : {}),
@@ -201,8 +203,8 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     // function names such as COUNT reserved (`term_taxonomy.count`); PHP's mysqli, hence WordPress, does not.
     flags: ['-IGNORE_SPACE'],
     // A database that does not answer (a network cut, a server that hangs) fails the request after this long
-    // instead of holding it: mysql2 gives up the connection attempt or the query and drops the connection.
-    ...(timeoutMs !== undefined ? { connectTimeout: timeoutMs, enableQueryTimeout: true, maxQueryExecutionTime: timeoutMs } : {}),
+    // instead of holding it: mysql2 gives up the connection attempt, and every command is bounded (boundCommands).
+    ...(timeoutMs !== undefined ? { connectTimeout: timeoutMs } : {}),
     // Hot reads run as server-side prepared statements; each pooled connection keeps at most this many, well
     // under MySQL's server-wide max_prepared_stmt_count (16382) for any usual pool size.
     extra: { maxPreparedStatements: 256 },
