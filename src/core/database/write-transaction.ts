@@ -95,3 +95,17 @@ function isBusy(error: unknown): boolean {
   const code = String(e?.driverError?.code ?? e?.code ?? '');
   return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
 }
+
+/**
+ * The writers' turn across every node on MySQL: a row lock on the `sticky_posts` option, held until the transaction
+ * ends. Writes that check what other writers committed (unique post and term slugs, a term's name at its level) or
+ * count from their snapshot (term counts) take it first, so that they see each other's rows, one after the other,
+ * and always take their locks in one order. On SQLite write transactions already take turns: nothing to do.
+ */
+export async function takeWriteTurn(em: EntityManager): Promise<void> {
+  const type = em.connection.options.type;
+  if (type !== 'mysql' && type !== 'mariadb') return;
+  const repo = em.getRepository(OptionEntity);
+  const row = await repo.findOne({ where: { name: 'sticky_posts' }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
+  if (!row) await repo.insert({ name: 'sticky_posts', value: 'a:0:{}', autoload: 'yes' });
+}
