@@ -143,7 +143,7 @@ export class Client {
     const r = await fetch(`${this.base}${API}${path}`, {
       method,
       headers: { ...this.headers, ...(body !== undefined && !raw ? { 'Content-Type': 'application/json' } : {}), ...extra },
-      body: body === undefined ? undefined : raw ? (body as Buffer) : JSON.stringify(body),
+      body: body === undefined ? undefined : raw ? new Uint8Array(body as Buffer) : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await r.text();
