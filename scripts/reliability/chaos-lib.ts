@@ -684,7 +684,8 @@ export async function checkDatabase(sql: Sql, uploadDir: string, prefix = 'cms_'
 }
 
 function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
+  // Dot-directories are the server's own (`.cms-pending`, the upload journal), not uploads.
+  return readdirSync(dir).filter((name) => !name.startsWith('.')).flatMap((name) => {
     const full = join(dir, name);
     return statSync(full).isDirectory() ? walk(full) : [full];
   });
