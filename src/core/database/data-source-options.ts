@@ -142,8 +142,9 @@ export interface BuildDataSourceOptionsInput {
   logging?: LoggerOptions;
   /**
    * How long to wait for the database, in milliseconds, before giving up (the API then answers `503
-   * rest_database_unavailable`): on MySQL a new connection and each query; on SQLite a lock another process holds.
-   * Default: the drivers' own (mysql2: 10 s to connect, queries without limit; SQLite 5 s).
+   * rest_database_unavailable`): on MySQL a new connection and each command, its time queued on the connection
+   * included (see {@link boundCommands}); on SQLite a lock another process holds. Default: the drivers' own (mysql2:
+   * 10 s to connect, commands without limit; SQLite 5 s).
    */
   timeoutMs?: number;
 }
