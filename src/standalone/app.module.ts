@@ -20,7 +20,7 @@ export class AppModule {
       providers: [CmsHealthIndicator],
       imports: [
         TerminusModule.forRoot({ logger: false }),
-        TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX })),
+        TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX, timeoutMs: env.CMS_DB_TIMEOUT * 1000 })),
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
           serveSiteRoot: true,

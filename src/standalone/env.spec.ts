@@ -116,6 +116,17 @@ describe('loadEnvironment', () => {
     });
   });
 
+  describe('database timeout', () => {
+    it('waits 10 s for the database by default and takes another number of seconds', () => {
+      expect(loadEnvironment({}).CMS_DB_TIMEOUT).toBe(10);
+      expect(loadEnvironment({ CMS_DB_TIMEOUT: '3' }).CMS_DB_TIMEOUT).toBe(3);
+    });
+
+    it.each(['0', '10s', '601', '-2'])('rejects CMS_DB_TIMEOUT=%s, saying what is allowed', (value) => {
+      expect(failure({ CMS_DB_TIMEOUT: value })).toContain('CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)');
+    });
+  });
+
   describe('bad values', () => {
     it.each([
       ['PORT', 'abc'],

@@ -192,6 +192,12 @@ export class CmsEnvironment {
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, { message: 'CMS_MAX_HEADER_SIZE must be a size such as 16kb or 8192' })
   CMS_MAX_HEADER_SIZE = '16kb';
 
+  /** Seconds a request waits for the database (MySQL: connecting, each query; SQLite: another process's lock) before a 503. */
+  @IsInt({ message: 'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)' })
+  @Min(1, { message: 'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)' })
+  @Max(600, { message: 'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)' })
+  CMS_DB_TIMEOUT = 10;
+
   /** gzip/br compression of API answers and served uploads (`on`/`off`). */
   @IsIn(['on', 'off'], { message: 'CMS_COMPRESSION must be on or off' })
   CMS_COMPRESSION: 'on' | 'off' = 'on';
@@ -224,7 +230,7 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT'] as const) {
+  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT', 'CMS_DB_TIMEOUT'] as const) {
     const text = defined[name];
     if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }

@@ -4,6 +4,7 @@ import * as mysql2 from 'mysql2';
 import type { DataSource, DataSourceOptions, Logger, LoggerOptions } from 'typeorm';
 import { CMS_ENTITIES } from './cms-entities';
 import { CMS_MIGRATIONS } from './cms-migrations';
+import { boundCommands } from './mysql-timeouts';
 
 /** A parsed `DATABASE_URL`. */
 export type ParsedDatabaseUrl =
@@ -117,12 +118,13 @@ function applyWpSqlModeToPool(pool: mysql2.Pool, warn: WarnFn): void {
  * {@link WP_SQL_MODE_STATEMENT} first. Handed to TypeORM as the `driver` option; the listener is attached
  * before the pool opens its first connection, so no connection can escape it.
  */
-function wordpressMysql2Driver(warn: WarnFn): typeof mysql2 {
+function wordpressMysql2Driver(warn: WarnFn, timeoutMs?: number): typeof mysql2 {
   return {
     ...mysql2,
     createPool(config: mysql2.PoolOptions | string): mysql2.Pool {
       const pool = mysql2.createPool(config as mysql2.PoolOptions);
       applyWpSqlModeToPool(pool, warn);
+      if (timeoutMs !== undefined) boundCommands(pool, timeoutMs);
       return pool;
     },
   } as typeof mysql2;
@@ -138,6 +140,13 @@ export interface BuildDataSourceOptionsInput {
   logger?: DataSourceOptions['logger'];
   /** TypeORM logging option. */
   logging?: LoggerOptions;
+  /**
+   * How long to wait for the database, in milliseconds, before giving up (the API then answers `503
+   * rest_database_unavailable`): on MySQL a new connection and each command, its time queued on the connection
+   * included (see {@link boundCommands}); on SQLite a lock another process holds. Default: the drivers' own (mysql2:
+   * 10 s to connect, commands without limit; SQLite 5 s).
+   */
+  timeoutMs?: number;
 }
 
 /**
@@ -153,7 +162,7 @@ export interface BuildDataSourceOptionsInput {
  * @example new DataSource(buildDataSourceOptions({ databaseUrl: 'sqlite:./data/cms.db', tablePrefix: 'wp_' }))
  */
 export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): DataSourceOptions {
-  const { databaseUrl, tablePrefix, logger, logging } = input;
+  const { databaseUrl, tablePrefix, logger, logging, timeoutMs } = input;
   if (!/^\w*$/.test(tablePrefix)) {
     throw new Error(`Invalid table prefix "${tablePrefix}": use letters, digits and _ only`);
   }
@@ -171,7 +180,7 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
   if (parsed.type === 'sqlite') {
     const memory = parsed.path === ':memory:';
     if (!memory) fs.mkdirSync(path.dirname(path.resolve(parsed.path)), { recursive: true });
-    return { ...common, type: 'better-sqlite3', database: parsed.path, enableWAL: !memory };
+    return { ...common, type: 'better-sqlite3', database: parsed.path, enableWAL: !memory, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) };
   }
   const warn: WarnFn = (message) =>
     typeof logger === 'object' ? (logger as Logger).log('warn', message) : console.warn(message);
@@ -179,7 +188,7 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     ...common,
     type: 'mysql',
     connectorPackage: 'mysql2',
-    driver: wordpressMysql2Driver(warn),
+    driver: wordpressMysql2Driver(warn, timeoutMs),
     host: parsed.host,
     port: parsed.port,
     ...(parsed.socketPath ? { socketPath: parsed.socketPath } : {}),
@@ -194,6 +203,9 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     // mysql2 asks for CLIENT_IGNORE_SPACE by default, which adds IGNORE_SPACE to the session sql_mode and makes
     // function names such as COUNT reserved (`term_taxonomy.count`); PHP's mysqli, hence WordPress, does not.
     flags: ['-IGNORE_SPACE'],
+    // A database that does not answer (a network cut, a server that hangs) fails the request after this long
+    // instead of holding it: mysql2 gives up the connection attempt, and every command is bounded (boundCommands).
+    ...(timeoutMs !== undefined ? { connectTimeout: timeoutMs } : {}),
     // Hot reads run as server-side prepared statements; each pooled connection keeps at most this many, well
     // under MySQL's server-wide max_prepared_stmt_count (16382) for any usual pool size.
     extra: { maxPreparedStatements: 256 },

@@ -1,13 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { NO_STAMP } from '../cache/version-stamps';
+import { isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';
 
 /** Transactions waiting for the one SQLite connection, per data source. */
 const QUEUES = new WeakMap<DataSource, Promise<unknown>>();
 
-/** How long a transaction waits for another process's writer before failing (SQLite's usual busy timeout). */
+/**
+ * How long a transaction waits for another process's writer before failing: the data source's `timeout` (its
+ * busy timeout, set from `CMS_DB_TIMEOUT` by the standalone server), or SQLite's usual 5 s.
+ */
 const LOCK_WAIT_MS = 5_000;
+
+/** Times a MySQL transaction is run again after a deadlock or a lock wait timeout, before its error is passed on. */
+export const LOCK_CONFLICT_RETRIES = 4;
 
 /**
  * Runs `work` in one transaction. On SQLite the connection is shared by the whole process, so transactions take
@@ -30,37 +37,29 @@ export function writeTransaction<T>(dataSource: DataSource, work: (em: EntityMan
   return run;
 }
 
-/** How often a MySQL transaction that InnoDB chose as a deadlock's victim is run again. */
-const DEADLOCK_RETRIES = 3;
-
 /**
- * MySQL: runs `work` in a transaction, and again (up to {@link DEADLOCK_RETRIES} times, a few milliseconds apart)
- * when InnoDB rolls it back as the victim of a deadlock or a lock wait timeout ("try restarting transaction"):
- * concurrent writes to the same post (a comment trashed while another is, each recounting the post's comments) may
- * meet in the locks of an index. The rolled-back transaction left nothing behind, so running it again is safe.
+ * MySQL: runs `work` in a transaction, and again (up to {@link LOCK_CONFLICT_RETRIES} times, a few milliseconds
+ * apart, growing) when InnoDB rolls it back as the victim of a deadlock or a lock wait timeout ("try restarting
+ * transaction"): concurrent writes to the same post (a comment trashed while another is, each recounting the post's
+ * comments) may meet in the locks of an index. The rolled-back transaction left nothing behind, so running it again
+ * is safe.
  */
 async function retriedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await dataSource.transaction(work);
     } catch (error) {
-      if (attempt >= DEADLOCK_RETRIES || !isDeadlock(error)) throw error;
-      await sleep((2 + attempt * 5) * (0.5 + Math.random()));
+      if (attempt >= LOCK_CONFLICT_RETRIES || !isLockConflict(error)) throw error;
+      // The other transaction holds its locks until it commits: a few milliseconds, growing with each attempt.
+      await sleep((5 << attempt) * (0.5 + Math.random()));
     }
   }
-}
-
-/** Whether an error is InnoDB's deadlock (1213) or lock wait timeout (1205), after which the transaction is rolled back. */
-export function isDeadlock(error: unknown): boolean {
-  const e = error as { code?: unknown; errno?: unknown; driverError?: { code?: unknown; errno?: unknown } } | null;
-  const code = String(e?.driverError?.code ?? e?.code ?? '');
-  const errno = Number(e?.driverError?.errno ?? e?.errno);
-  return code === 'ER_LOCK_DEADLOCK' || code === 'ER_LOCK_WAIT_TIMEOUT' || errno === 1213 || errno === 1205;
 }
 
 async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   const connection = (dataSource.driver as unknown as { databaseConnection?: SqliteConnection }).databaseConnection;
   const options = dataSource.getMetadata(OptionEntity).tableName;
+  const wait = Number((dataSource.options as { timeout?: number }).timeout ?? LOCK_WAIT_MS);
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     let locked = false;
@@ -78,7 +77,7 @@ async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityMan
       });
     } catch (error) {
       // Only the lock is tried again: the work itself never ran.
-      if (locked || !isBusy(error) || Date.now() - started >= LOCK_WAIT_MS) throw error;
+      if (locked || !isBusy(error) || Date.now() - started >= wait) throw error;
       // A few milliseconds at first, growing: a writer holds the lock for about that long.
       await sleep(Math.min(1 + attempt, 10) * (0.5 + Math.random()));
     }
@@ -102,4 +101,18 @@ function isBusy(error: unknown): boolean {
   const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
   const code = String(e?.driverError?.code ?? e?.code ?? '');
   return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
+}
+
+/**
+ * The writers' turn across every node on MySQL: a row lock on the `sticky_posts` option, held until the transaction
+ * ends. Writes that check what other writers committed (unique post and term slugs, a term's name at its level) or
+ * count from their snapshot (term counts) take it first, so that they see each other's rows, one after the other,
+ * and always take their locks in one order. On SQLite write transactions already take turns: nothing to do.
+ */
+export async function takeWriteTurn(em: EntityManager): Promise<void> {
+  const type = em.connection.options.type;
+  if (type !== 'mysql' && type !== 'mariadb') return;
+  const repo = em.getRepository(OptionEntity);
+  const row = await repo.findOne({ where: { name: 'sticky_posts' }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
+  if (!row) await repo.insert({ name: 'sticky_posts', value: 'a:0:{}', autoload: 'yes' });
 }

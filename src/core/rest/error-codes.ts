@@ -9,4 +9,5 @@ export const CoreErrors = {
   multipartNotAccepted: ['rest_multipart_not_accepted', 'This route does not take multipart/form-data bodies.', 413],
   multipartTooLarge: ['rest_multipart_too_large', 'The multipart body has too many parts, fields or files, or a part is too large.', 413],
   invalidHandler: ['rest_invalid_handler', 'The handler for the route is invalid', 500],
+  databaseUnavailable: ['rest_database_unavailable', 'The database is unavailable at the moment. Please try again shortly.', 503],
 } as const satisfies Record<string, readonly [string, string, number]>;

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RequestContext } from '../auth/request-context';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../database/database-errors';
 import { CoreErrors } from './error-codes';
 import { RestException } from './rest.exception';
 import { compactLinks } from './links';
@@ -94,6 +95,13 @@ export class RestServer implements OnApplicationBootstrap {
     if (error instanceof RestException) {
       const response = new RestResponse(error.toBody(), error.status);
       if (error.status === 429 && typeof error.data.retry_after === 'number') response.header('Retry-After', String(error.data.retry_after));
+      return response;
+    }
+    if (isDatabaseUnavailable(error)) {
+      // The database is away or locked: a moment's trouble, not the API's fault; the client may try again.
+      this.logger.warn(`Database unavailable: ${error instanceof Error ? error.message : String(error)}`);
+      const response = new RestResponse(makeError(CoreErrors.databaseUnavailable).toBody(), 503);
+      response.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return response;
     }
     this.logger.error(error instanceof Error ? error.stack ?? error.message : String(error));

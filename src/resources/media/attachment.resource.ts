@@ -20,6 +20,7 @@ import { PostQuery } from '../posts/posts.service';
 import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
 import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readAudioVideoMeta, readImageMeta } from './image-processor';
 import { MediaStorage } from './media-storage';
+import { UploadJournal } from './upload-journal';
 
 /** The md5 of a file, hex, read as a stream. */
 async function md5OfFile(file: string): Promise<string> {
@@ -31,6 +32,8 @@ async function md5OfFile(file: string): Promise<string> {
 /** What the media resource works with besides the posts machinery. */
 export interface MediaDependencies extends PostTypeDependencies {
   readonly storage: MediaStorage;
+  /** Notes files whose row is being written, for the next start after a crash (see UploadJournal). */
+  readonly journal: UploadJournal;
   /** The URL of an uploaded file, from its path relative to the uploads root. */
   fileUrl(relativePath: string, req: RestRequest): Promise<string>;
   /** The MIME types uploads may have (by extension list). */
@@ -432,9 +435,10 @@ export class AttachmentResource extends PostTypeResource {
     if (req.has('alt_text')) meta.push({ key: ALT, action: 'single', value: String(req.get('alt_text')) });
     relations.meta = [...(relations.meta ?? []), ...meta];
 
-    // The files first, then the row; a failure of either leaves neither.
+    // The files first, then the row; a failure of either leaves neither, and so does a crash (the journal).
     const stored: string[] = [];
     let post: PostEntity;
+    const settled = await this.deps.journal.begin(relative, [relative, ...[...sizes.values()].map((size) => `${dir}/${size.file}`)]);
     try {
       await this.storage.put(relative, { path: upload.path }, type.mime);
       stored.push(relative);
@@ -445,9 +449,11 @@ export class AttachmentResource extends PostTypeResource {
       post = await this.writer.create(this.type, fields, relations, ctx);
     } catch (error) {
       await this.storage.remove(stored).catch(() => undefined);
+      await settled();
       if (error instanceof RestException) throw error;
       throw new RestException('db_update_error', 'Could not insert attachment into the database.', 500);
     }
+    await settled();
     await this.updateAdditionalFields(post, req);
     req.set('context', 'edit');
     const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
@@ -500,12 +506,15 @@ export class AttachmentResource extends PostTypeResource {
     req.set('context', 'edit');
     const previous = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
     const facts = await this.factsLoader(req).load(post.id);
-    await this.writer.delete(this.type, post);
     const files = facts.file ? [facts.file] : [];
     const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
     const sizes = facts.metadata?.sizes && typeof facts.metadata.sizes === 'object' ? Object.values(facts.metadata.sizes as Record<string, { file?: string }>) : [];
     for (const size of sizes) if (size.file) files.push(`${dir}${size.file}`);
+    // The row, then the files; a crash between them leaves the files to the journal.
+    const settled = files.length ? await this.deps.journal.begin(facts.file, files) : async () => undefined;
+    await this.writer.delete(this.type, post);
     await this.storage.remove(files);
+    await settled();
     await this.hooks.doAction('rest_delete_attachment', post, previous, req);
     return previous;
   }

@@ -1,21 +1,43 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { join } from 'node:path';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RestRequest } from '../../core/rest/rest-request';
 import { PostTypeResources } from '../posts/post-type-resources.service';
 import { AttachmentResource } from './attachment.resource';
 import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
+import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
+import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { MEDIA_STORAGE, MediaStorage } from './media-storage';
+import { UploadJournal } from './upload-journal';
 
 /** The media resource (the `attachment` type's), made once from the posts machinery and the storage. */
 @Injectable()
-export class MediaResources {
+export class MediaResources implements OnApplicationBootstrap {
   private resource?: AttachmentResource;
+  private readonly journal: UploadJournal;
+  private readonly logger = new Logger('Media');
 
   constructor(
     private readonly postTypes: PostTypeResources,
     @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
     @Inject(CMS_OPTIONS) private readonly cmsOptions: ResolvedCmsOptions,
-  ) {}
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+  ) {
+    this.journal = new UploadJournal(join(cmsOptions.uploadDir, '.cms-pending'), storage);
+  }
+
+  /** Files a crashed process left between an upload's files and its row (or a deletion's row and its files) go. */
+  async onApplicationBootstrap(): Promise<void> {
+    const meta = this.dataSource.getMetadata(PostMetaEntity).tableName;
+    try {
+      const removed = await this.journal.recover(async (main) => (await this.dataSource.query(`SELECT 1 AS x FROM ${meta} WHERE meta_key = '_wp_attached_file' AND meta_value = ?`, [main])).length > 0);
+      if (removed) this.logger.warn(`Removed ${removed} uploaded file(s) whose attachment row a crash kept from being written or left deleted`);
+    } catch (error) {
+      // The files stay, and so do their notes: the next start tries again.
+      this.logger.warn(`Could not settle the uploads a crash left: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
 
   get media(): AttachmentResource {
     if (!this.resource) {
@@ -34,6 +56,7 @@ export class MediaResources {
           future: p.future,
           cmsOptions: p.cmsOptions,
           storage: this.storage,
+          journal: this.journal,
           fileUrl: (relative, req) => this.fileUrl(relative, req),
           allowedTypes: () => types,
         },

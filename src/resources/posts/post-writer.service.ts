@@ -3,7 +3,6 @@ import { DataSource, EntityManager, In, Not } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
-import { OptionEntity } from '../../core/database/entities/option.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
@@ -20,7 +19,7 @@ import { recountTerms } from '../terms/term-counts';
 import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
 import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
-import { writeTransaction } from '../../core/database/write-transaction';
+import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -98,12 +97,8 @@ export class PostWriter {
    * held until commit; a read snapshot taken after it sees their rows). On SQLite, write transactions already take
    * turns. It is the first lock a writer takes, so that locks are always taken in one order.
    */
-  private async takeTurn(em: EntityManager): Promise<void> {
-    const type = em.connection.options.type;
-    if (type !== 'mysql' && type !== 'mariadb') return;
-    const repo = em.getRepository(OptionEntity);
-    const row = await repo.findOne({ where: { name: 'sticky_posts' }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
-    if (!row) await repo.insert({ name: 'sticky_posts', value: 'a:0:{}', autoload: 'yes' });
+  private takeTurn(em: EntityManager): Promise<void> {
+    return takeWriteTurn(em);
   }
 
   /** Creates a post; returns it as stored. */

@@ -9,7 +9,7 @@ import { containsPattern, escapeLike } from '../../core/database/query-helpers';
 import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/cache/version-stamps';
-import { writeTransaction } from '../../core/database/write-transaction';
+import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 import { RestException } from '../../core/rest/rest.exception';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
@@ -146,6 +146,8 @@ export class TermsService {
     meta: MetaOp[],
   ): Promise<number> {
     return writeTransaction(this.dataSource, async (em) => {
+      // Names and slugs are checked against what other writers committed: one after the other (see takeWriteTurn).
+      await takeWriteTurn(em);
       // A name already used at that level is refused, unless a new slug tells the two apart (wp_insert_term()).
       const sameName = await this.sameName(em, taxonomy, hierarchical, input.name, input.parent, 0);
       if (sameName && (!input.slugGiven || sameName.slug === input.slug || (await this.slugTaken(em, taxonomy, input.slug, 0)))) {
@@ -169,6 +171,7 @@ export class TermsService {
     meta: MetaOp[],
   ): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
+      await takeWriteTurn(em);
       const name = input.name ?? current.name;
       let parent = input.parent ?? current.parent;
       // wp_check_term_hierarchy_for_loops(): a term cannot become its own ancestor.
@@ -195,6 +198,8 @@ export class TermsService {
    */
   async delete(term: TermRow, defaultCategory: number): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
+      // Its posts' relationships and the default category's count change: in the writers' turn, as post writes.
+      await takeWriteTurn(em);
       const tts = em.getRepository(TermTaxonomyEntity);
       await tts.update({ parent: term.termId, taxonomy: term.taxonomy }, { parent: term.parent });
       const rel = em.getRepository(TermRelationshipEntity);
