@@ -110,6 +110,9 @@ async function startServer(databaseUrl: string, cache: CacheMode, dir: string, w
     CMS_RESPONSE_CACHE: cache,
     CMS_REQUEST_LOG: 'off',
     CMS_UPLOAD_DIR: path.join(dir, 'uploads'),
+    // Each worker accepts its own connections: with Node's default the primary hands 1,000 arriving connections to
+    // busy workers one at a time (README, "Load and limits").
+    NODE_CLUSTER_SCHED_POLICY: process.env.NODE_CLUSTER_SCHED_POLICY ?? 'none',
   };
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
@@ -253,7 +256,7 @@ ${failed.length ? `**FAILED**: requests failed with the response cache ${failed.
 
 \`GET ${PATH}\` on a seeded site (bench/seed.ts: ${posts.toLocaleString('en-US')} posts), ${connections.toLocaleString('en-US')} concurrent keep-alive
 connections (autocannon ${AUTOCANNON_VERSION}, in the same machine, 10 s timeout, no pipelining) for ${seconds} s after a ${warmup} s warm-up (${WARMUP_CONNECTIONS} connections),
-against the built standalone server (\`node dist/main\`, \`NODE_ENV=production\`, \`CMS_WORKERS=${workers}\`: ${workers || os.availableParallelism()} worker(s), request log off).
+against the built standalone server (\`node dist/main\`, \`NODE_ENV=production\`, \`CMS_WORKERS=${workers}\`: ${workers || os.availableParallelism()} worker(s), \`NODE_CLUSTER_SCHED_POLICY=${process.env.NODE_CLUSTER_SCHED_POLICY ?? 'none'}\`, request log off).
 
 | response cache | requests | req/s | p50 ms | p99 ms | max ms | socket errors | timeouts | non-200 | server sockets (most) | accept queue (most) |
 |---|---|---|---|---|---|---|---|---|---|---|
