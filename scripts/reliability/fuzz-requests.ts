@@ -490,6 +490,19 @@ export function leakPatterns(tablePrefix: string): RegExp[] {
  */
 const SQL_STATEMENTS = [/\bSELECT [\w*`"]/, /\b(INSERT INTO|UPDATE \S+ SET|DELETE FROM) /];
 
+/**
+ * The 5xx answers the API owes its clients by contract (../shared/spec/reference.md, the WordPress REST API's own):
+ * refusals with a fixed code, not faults. They are counted apart, not as findings.
+ */
+export const REFERENCE_5XX: Record<string, number> = {
+  // A DELETE without force where the resource has no trash.
+  rest_trash_not_supported: 501,
+  // A status-only comment update to an unknown status or the current one (spec §5, quirk 8).
+  rest_comment_failed_edit: 500,
+  // An application password UUID that names none (WordPress's own status for it).
+  rest_application_password_not_found: 500,
+};
+
 /** The invariants every answer keeps; an empty list when it keeps them all. */
 export function violations(req: FuzzRequest, answer: FuzzAnswer, patterns: RegExp[]): string[] {
   const out: string[] = [];
@@ -501,8 +514,7 @@ export function violations(req: FuzzRequest, answer: FuzzAnswer, patterns: RegEx
     } catch {
       out.push(`error body is not JSON (${type || 'no content type'}): ${answer.body.slice(0, 80)}`);
     }
-    // 501 is the reference's answer to a DELETE without force where the resource has no trash (a refusal, not a fault).
-    if (answer.status >= 500 && !(answer.status === 501 && body?.code === 'rest_trash_not_supported')) out.push(`status ${answer.status}`);
+    if (answer.status >= 500 && REFERENCE_5XX[String(body?.code)] !== answer.status) out.push(`status ${answer.status}`);
     if (body && (typeof body.code !== 'string' || typeof body.message !== 'string' || body.data?.status !== answer.status)) {
       out.push(`error body is not {code, message, data.status=${answer.status}}: ${answer.body.slice(0, 160)}`);
     }

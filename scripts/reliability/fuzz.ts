@@ -95,12 +95,15 @@ async function main(): Promise<number> {
       console.log(reproduction(server.base, req));
       console.log(answer.status, answer.body.slice(0, 2000));
       console.log(violations(req, answer, leakPatterns(PREFIX)));
+      console.log(`server log:\n${server.output().slice(-4000)}`);
       return 0;
     }
 
     const patterns = leakPatterns(PREFIX);
     const byRoute = new Map<string, Record<string, number>>();
     const statuses = new Map<number, number>();
+    /** The 5xx answers the API owes by contract (REFERENCE_5XX), by status and code. */
+    const contract = new Map<string, number>();
     const findings: Array<{ i: number; req: FuzzRequest; problems: string[] }> = [];
     const heap: number[] = [];
     let liveness = 0;
@@ -128,6 +131,10 @@ async function main(): Promise<number> {
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       const problems = violations(req, answer, patterns);
       if (problems.length) findings.push({ i, req, problems });
+      else if (answer.status >= 500) {
+        const code = `${answer.status} ${(JSON.parse(answer.body) as { code: string }).code}`;
+        contract.set(code, (contract.get(code) ?? 0) + 1);
+      }
       done++;
     };
     const round = (stop: number) => Promise.all(Array.from({ length: options.concurrency }, async () => { while (next < stop && !died) await one(); }));
@@ -164,6 +171,7 @@ async function main(): Promise<number> {
     lines.push(`- **Machine:** ${machine()}`);
     lines.push(`- **Requests:** ${done} answered of ${options.requests} in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s, ${options.concurrency} at a time), over ${byRoute.size} route methods, half as the administrator and half anonymously`);
     lines.push(`- **5xx or no answer:** ${fivexx.length}; **other broken invariants** (error shape, SQL or table names in an answer): ${others.length}`);
+    lines.push(`- **5xx the API owes by contract** (the reference's own, not counted above; see \`REFERENCE_5XX\` in scripts/reliability/fuzz-requests.ts): ${[...contract].map(([c, n]) => `${n} × \`${c}\``).join(', ') || 'none'}`);
     lines.push(`- **Server alive:** answered the index at all ${liveness} checkpoints (every 1,000 requests)${died ? `; **died**: ${died}` : ''}`);
     lines.push(`- **Heap** (\`heapUsed\` after a full GC in the server): start ${mib(start)}, end ${mib(end)}, max ${mib(max)}; bound: growth under 64 MiB (the caches' own bounds, 16 MiB of response cache and those of src/core/cache/cache-limits.ts, plus what the fuzzer's writes add) — ${max - start < 64 * MiB ? 'kept' : '**exceeded**'}`);
     lines.push('');

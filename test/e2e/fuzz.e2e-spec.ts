@@ -32,7 +32,7 @@ function heapUsed(): number {
 const MiB = 1024 * 1024;
 /** The seed of the in-suite sample; `npm run fuzz -- --seed N` runs any other. */
 const SEED = Number(process.env.FUZZ_SEED ?? 20);
-const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 2000);
+const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
 /**
  * Heap growth allowed over the run, after a full collection: what the caches may hold by their own bounds
  * (src/core/cache/cache-limits.ts) plus 24 MiB for everything the fuzzer's writes legitimately add (statements,
