@@ -199,6 +199,7 @@ async function main(): Promise<number> {
   const version = ensureSqlmap();
   if (!fs.existsSync(MAIN)) execFileSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: 'inherit' });
   const started = new Date();
+  const commit = sh('git', ['rev-parse', '--short', 'HEAD']);
   const runs: Array<{ db: string; database: string; results: RouteResult[] }> = [];
   for (const db of options.dbs) runs.push({ db, ...(await campaign(db, options)) });
 
@@ -210,7 +211,7 @@ async function main(): Promise<number> {
     '## sqlmap against every query parameter of the collection routes',
     '',
     `- **Command:** \`${command}\``,
-    `- **Commit:** \`${sh('git', ['rev-parse', '--short', 'HEAD'])}\`, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `- **Commit:** \`${commit}\`, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     `- **Machine:** ${machine()}`,
     `- **sqlmap:** ${version} (Debian package), run once per route: \`sqlmap -u '<route>?<every argument>=<a value it accepts>' ${sqlmapOptions(options).join(' ')} --dbms=<SQLite|MySQL> --headers='Authorization: Basic <admin:application password>'\``,
     `- **Verdict:** ${clean ? 'no injectable parameter' : '**see below**'} — ${all.reduce((n, r) => n + r.tested.length + r.injectable.length, 0)} parameter tests over ${all.length} routes on ${runs.length} database(s), ${all.reduce((n, r) => n + r.requests, 0)} requests`,
