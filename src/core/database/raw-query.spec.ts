@@ -3,7 +3,7 @@ import { memoryDatabase } from '../../../test/utils/memory-database';
 import { TermEntity } from './entities/term.entity';
 import { cacheUsage } from '../cache/byte-lru';
 import { SQLITE_STATEMENTS } from '../cache/cache-limits';
-import { hydrate, mysqlStatementBytes, placeholders, rawEntities, rawQuery, sqliteStatementBytes } from './raw-query';
+import { hydrate, limitClause, mysqlStatementBytes, placeholders, rawEntities, rawQuery, sqliteStatementBytes } from './raw-query';
 
 /** Rows and entities read straight from the driver (compiled row builders) on an in-memory SQLite database. */
 describe('raw queries', () => {
@@ -99,6 +99,17 @@ describe('raw queries', () => {
     it('estimates what mysql2 keeps for a prepared statement (larger ones are sent as plain queries)', () => {
       expect(mysqlStatementBytes('SELECT 1', 0)).toBe(3072 + 16);
       expect(mysqlStatementBytes(`SELECT ${placeholders(100)}`, 100)).toBeGreaterThan(16 * 1024);
+    });
+  });
+
+  describe('limitClause', () => {
+    it('writes whole numbers from 0 to 2^53 - 1 only, which SQLite takes (a larger one was a float: "datatype mismatch")', async () => {
+      expect(limitClause(10, 20)).toBe('LIMIT 10 OFFSET 20');
+      expect(limitClause(10.7, -5)).toBe('LIMIT 10 OFFSET 0');
+      expect(limitClause(NaN, 1e21)).toBe('LIMIT 0 OFFSET 9007199254740991');
+      expect(limitClause(100, (99999999999999999999 - 1) * 100)).toBe('LIMIT 100 OFFSET 9007199254740991');
+      await expect(rawQuery(ds, `SELECT name FROM ${table} ORDER BY term_id ${limitClause(100, 1e22)}`)).resolves.toEqual([]);
+      await expect(rawQuery(ds, `SELECT name FROM ${table} ORDER BY term_id ${limitClause(1, 1)}`)).resolves.toEqual([{ name: 'Second' }]);
     });
   });
 });

@@ -34,9 +34,14 @@ export class Where {
   }
 }
 
-/** `LIMIT n OFFSET m` for a page of a collection (whole, non-negative numbers only). */
+/**
+ * `LIMIT n OFFSET m` for a page of a collection: whole numbers from 0 to 2^53 - 1 (a larger number, say from
+ * `page=99999999999999999999`, would be written as a float or in exponent form, which neither SQLite nor MySQL
+ * takes there; no table has that many rows, so the page is empty either way).
+ */
 export function limitClause(limit: number, offset: number): string {
-  return `LIMIT ${Math.max(0, Math.trunc(limit))} OFFSET ${Math.max(0, Math.trunc(offset))}`;
+  const whole = (n: number) => (Number.isNaN(n) ? 0 : Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Math.trunc(n))));
+  return `LIMIT ${whole(limit)} OFFSET ${whole(offset)}`;
 }
 
 /**

@@ -12,6 +12,12 @@ import { RestServer } from './rest-server.service';
 import { EndpointDefinition, Methods } from './route-types';
 
 /**
+ * The longest `Link` header of a collection page, in characters: Node's HTTP client refuses headers over 16 KiB in
+ * all, and proxies read 4 to 8 KiB by default (nginx's `proxy_buffer_size`).
+ */
+export const LINK_HEADER_LIMIT = 8 * 1024;
+
+/**
  * The shared base of every resource (the reference's `WP_REST_Controller`): item schema with registered fields,
  * route arguments derived from the schema, context filtering, additional fields, response preparation with
  * links and the `rest_prepare_*` filter, and collection pagination headers. A resource declares its routes in
@@ -285,8 +291,13 @@ export abstract class RestController implements OnModuleInit {
     if (pageAt < 0) pageAt = pairs.length;
     const base = req.ctx.restUrl(collectionPath);
     const withPage = (n: number) => `${base}?${[...pairs.slice(0, pageAt), `page=${n}`, ...pairs.slice(pageAt)].join('&')}`;
-    if (page > 1) response.linkHeader('prev', withPage(Math.min(page - 1, Math.max(totalPages, 1))));
-    if (totalPages > page) response.linkHeader('next', withPage(page + 1));
+    const prev = page > 1 ? withPage(Math.min(page - 1, Math.max(totalPages, 1))) : '';
+    const next = totalPages > page ? withPage(page + 1) : '';
+    // Links that would make the header longer than clients and proxies read (a query of thousands of parameters
+    // repeated twice) are left out; the total headers still say how many pages there are.
+    if (prev.length + next.length > LINK_HEADER_LIMIT) return response;
+    if (prev) response.linkHeader('prev', prev);
+    if (next) response.linkHeader('next', next);
     return response;
   }
 }
