@@ -248,9 +248,10 @@ async function main(): Promise<number> {
   const failed = results.filter((r) => r.errors || r.timeouts || r.non2xx);
   const row = (r: Measured) =>
     `| ${r.cache} | ${r.requests.toLocaleString('en-US')} | ${Math.round(r.perSecond).toLocaleString('en-US')} | ${r.p50} | ${r.p99} | ${r.max} | ${r.errors} | ${r.timeouts} | ${r.non2xx} | ${r.serverSockets} | ${r.acceptQueue} |`;
+  // One section a database: a run on one leaves the other's figures as they are.
   writeSection(
-    'load',
-    `## Load: ${connections.toLocaleString('en-US')} keep-alive connections for ${seconds} s
+    db === 'mysql' ? 'load-mysql' : 'load',
+    `## Load: ${connections.toLocaleString('en-US')} keep-alive connections for ${seconds} s (${db === 'mysql' ? 'MariaDB' : 'SQLite'})
 
 ${failed.length ? `**FAILED**: requests failed with the response cache ${failed.map((r) => r.cache).join(' and ')}.` : `**No request failed**: no socket error, no timeout, no answer other than 200, with the response cache on and off.`}
 

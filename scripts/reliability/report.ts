@@ -5,7 +5,7 @@ import { join } from 'node:path';
 export const RELIABILITY_REPORT = join(__dirname, '..', '..', 'docs', 'reliability.md');
 
 /** The sections of the report, in order: each written by one script, between its markers. */
-export const SECTIONS = ['matrix', 'fuzz', 'sqlmap', 'chaos', 'outage', 'writers', 'load', 'limits'] as const;
+export const SECTIONS = ['matrix', 'fuzz', 'sqlmap', 'chaos', 'outage', 'writers', 'load', 'load-mysql', 'limits'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 const begin = (name: Section) => `<!-- begin:${name} -->`;
