@@ -21,6 +21,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import * as mysql from 'mysql2/promise';
 import sharp from 'sharp';
+import { prng } from '../../bench/seed';
 
 export const ROOT = join(__dirname, '..', '..');
 export const MAIN = join(ROOT, 'dist', 'main.js');
@@ -223,17 +224,6 @@ export function newStats(): LoadStats {
 
 const add = (map: Record<string, number>, key: string) => (map[key] = (map[key] ?? 0) + 1);
 
-/** A deterministic PRNG (mulberry32): runs can be replayed with the same seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The load

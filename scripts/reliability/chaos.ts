@@ -9,7 +9,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chaosRun, ChaosRunResult } from './chaos-lib';
+import { chaosRun, ChaosRunOptions, ChaosRunResult } from './chaos-lib';
 import { writeSection } from './report';
 import { option, runFacts, scriptDatabase } from './script-facts';
 
@@ -38,6 +38,41 @@ export function failed(r: ChaosRunResult): boolean {
   return r.stats.unavailable > 0 || r.lostAfterRestarts > 0 || r.ledger.lost.length > 0 || Object.keys(r.database.problems).length > 0 || Object.keys(r.stats.serverErrors).length > 0 || Object.keys(r.stats.unexpected).length > 0;
 }
 
+/**
+ * Runs the load on each database of `db` (`both`, `sqlite`, `mysql`) with each worker count of `workers` (`1,2`), a
+ * fresh database each time: the tables of the runs (with what `extra` adds to each), the databases' labels, and
+ * whether any run failed.
+ */
+export async function runOnEach(
+  options: Omit<ChaosRunOptions, 'databaseUrl' | 'uploadDir' | 'port' | 'workers'> & { name: string; db: string; workers: string },
+  extra: (result: ChaosRunResult) => string,
+): Promise<{ tables: string[]; labels: string[]; bad: boolean }> {
+  const { name, db, workers, ...load } = options;
+  const tables: string[] = [];
+  const labels: string[] = [];
+  let bad = false;
+  for (const kind of db === 'both' ? ['sqlite', 'mysql'] : [db]) {
+    for (const processes of workers.split(',').map(Number)) {
+      const database = await scriptDatabase(kind, name);
+      try {
+        console.log(`${database.label}, CMS_WORKERS=${processes}`);
+        const port = 41000 + Math.floor(Math.random() * 9000);
+        const result = await chaosRun({ ...load, databaseUrl: database.url, uploadDir: join(database.dir, 'uploads'), port, workers: processes });
+        const table = resultTable(`${database.label}, CMS_WORKERS=${processes}, ${load.writers} writers, ${load.seconds} s`, result);
+        console.log(table);
+        for (const line of [...result.ledger.lost, ...result.database.examples].slice(0, 20)) console.log(`  ${line}`);
+        tables.push(`${table}${extra(result)}`);
+        if (!labels.includes(database.label)) labels.push(database.label);
+        bad ||= failed(result);
+      } finally {
+        await database.drop();
+        rmSync(database.dir, { recursive: true, force: true });
+      }
+    }
+  }
+  return { tables, labels, bad };
+}
+
 async function main(): Promise<void> {
   const db = option('db', 'both');
   const kills = Number(option('kills', '20'));
@@ -47,28 +82,10 @@ async function main(): Promise<void> {
   const seed = Number(option('seed', String(Date.now() % 100000)));
   const command = `npm run chaos -- --db ${db} --kills ${kills} --seconds ${seconds} --writers ${writers} --workers ${workers} --seed ${seed}`;
   console.log(command);
-  const tables: string[] = [];
-  const labels: string[] = [];
-  let bad = false;
-  for (const kind of db === 'both' ? ['sqlite', 'mysql'] : [db]) {
-    for (const processes of workers.split(',').map(Number)) {
-      const database = await scriptDatabase(kind, 'chaos');
-      try {
-        console.log(`${database.label}, CMS_WORKERS=${processes}`);
-        const uploadDir = join(database.dir, 'uploads');
-        const result = await chaosRun({ databaseUrl: database.url, uploadDir, port: 41000 + Math.floor(Math.random() * 9000), workers: processes, kills, seconds, writers, seed, log: (l) => console.log(l) });
-        const table = resultTable(`${database.label}, CMS_WORKERS=${processes}, ${writers} writers, ${seconds} s`, result);
-        console.log(table);
-        for (const line of [...result.ledger.lost, ...result.database.examples].slice(0, 20)) console.log(`  ${line}`);
-        tables.push(`${table}${result.database.examples.length ? `\n\nExamples: ${result.database.examples.slice(0, 6).map((e) => `\`${e}\``).join(', ')}` : ''}`);
-        if (!labels.includes(database.label)) labels.push(database.label);
-        bad ||= failed(result);
-      } finally {
-        await database.drop();
-        rmSync(database.dir, { recursive: true, force: true });
-      }
-    }
-  }
+  const { tables, labels, bad } = await runOnEach({ name: 'chaos', db, workers, kills, seconds, writers, seed, log: (l) => console.log(l) }, (result) => {
+    const examples = result.database.examples;
+    return examples.length ? `\n\nExamples: ${examples.slice(0, 6).map((e) => `\`${e}\``).join(', ')}` : '';
+  });
   if (!process.argv.includes('--no-report')) {
     writeSection(
       'chaos',

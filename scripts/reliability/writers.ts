@@ -6,12 +6,9 @@
  * 500, or SQLITE_BUSY as a 503), every acknowledged write kept, no duplicate slugs, counts equal to a recount.
  * Writes the `writers` section of docs/reliability.md (or only prints with `--no-report`).
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { chaosRun } from './chaos-lib';
-import { failed, resultTable } from './chaos';
+import { runOnEach } from './chaos';
 import { writeSection } from './report';
-import { option, runFacts, scriptDatabase } from './script-facts';
+import { option, runFacts } from './script-facts';
 
 async function main(): Promise<void> {
   const db = option('db', 'both');
@@ -21,37 +18,10 @@ async function main(): Promise<void> {
   const seed = Number(option('seed', String(Date.now() % 100000)));
   const command = `npm run writers -- --db ${db} --writers ${writers} --seconds ${seconds} --workers ${workers} --seed ${seed}`;
   console.log(command);
-  const tables: string[] = [];
-  const labels: string[] = [];
-  let bad = false;
-  for (const kind of db === 'both' ? ['sqlite', 'mysql'] : [db]) {
-    for (const processes of workers.split(',').map(Number)) {
-      const database = await scriptDatabase(kind, 'writers');
-      try {
-        console.log(`${database.label}, CMS_WORKERS=${processes}`);
-        const result = await chaosRun({
-          databaseUrl: database.url,
-          uploadDir: join(database.dir, 'uploads'),
-          port: 41000 + Math.floor(Math.random() * 9000),
-          workers: processes,
-          kills: 0,
-          seconds,
-          writers,
-          seed,
-          contendedNames: true,
-        });
-        const table = resultTable(`${database.label}, CMS_WORKERS=${processes}, ${writers} writers, ${seconds} s`, result);
-        console.log(table);
-        for (const line of [...result.ledger.lost, ...result.database.examples].slice(0, 20)) console.log(`  ${line}`);
-        tables.push(`${table}\n| term names refused as duplicates (400 term_exists, expected) | ${result.stats.expected.term_exists ?? 0} |`);
-        if (!labels.includes(database.label)) labels.push(database.label);
-        bad ||= failed(result);
-      } finally {
-        await database.drop();
-        rmSync(database.dir, { recursive: true, force: true });
-      }
-    }
-  }
+  const { tables, labels, bad } = await runOnEach(
+    { name: 'writers', db, workers, kills: 0, seconds, writers, seed, contendedNames: true },
+    (result) => `\n| term names refused as duplicates (400 term_exists, expected) | ${result.stats.expected.term_exists ?? 0} |`,
+  );
   if (!process.argv.includes('--no-report')) {
     writeSection(
       'writers',
