@@ -17,11 +17,10 @@
  * Exit code: 0 when no answer broke an invariant, 1 when one did or the server died, 2 on a harness failure.
  */
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { adminAuthorization, machine, mysqlVersion, prepareDatabase, ROOT, Server, sh, startServer } from './server';
+import { adminAuthorization, machine, mysqlVersion, prepareDatabase, ROOT, Server, sh, startServer, stopServer } from './server';
 import { FuzzAnswer, FuzzRequest, FuzzRoute, KINDS, leakPatterns, reproduction, seedSite, send, streamRequests, violations } from './fuzz-requests';
 import { writeSection } from './report';
 
@@ -206,10 +205,7 @@ async function main(): Promise<number> {
     console.log(lines.slice(0, 10).join('\n'));
     return fivexx.length || others.length || died ? 1 : 0;
   } finally {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGTERM');
-      await once(server.child, 'exit');
-    }
+    await stopServer(server);
     await database.drop();
     fs.rmSync(uploads, { recursive: true, force: true });
   }

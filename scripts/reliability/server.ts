@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 /** The server process and database the reliability scripts run against (fuzz.ts, sqlmap.ts). */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,6 +19,13 @@ export async function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** Stops a server started by {@link startServer} (SIGTERM, waiting for its exit), if it still runs. */
+export async function stopServer(server: Server | undefined): Promise<void> {
+  if (!server || server.child.exitCode !== null) return;
+  server.child.kill('SIGTERM');
+  await once(server.child, 'exit');
 }
 
 /** A fresh database: a temporary SQLite file, or the database `name` on MariaDB. */

@@ -22,7 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FuzzArg, FuzzRoute, seedSite } from './fuzz-requests';
 import { writeSection } from './report';
-import { adminAuthorization, machine, mysqlVersion, prepareDatabase, ROOT, Server, sh, startServer } from './server';
+import { adminAuthorization, machine, mysqlVersion, prepareDatabase, ROOT, Server, sh, startServer, stopServer } from './server';
 
 const PREFIX = 'cms_';
 const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -184,10 +184,7 @@ async function campaign(db: 'sqlite' | 'mysql', options: Options): Promise<{ res
     }
     return { results, database: db === 'sqlite' ? 'SQLite (a file)' : `MariaDB ${await mysqlVersion()}` };
   } finally {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGTERM');
-      await once(server.child, 'exit');
-    }
+    await stopServer(server);
     await database.drop();
     fs.rmSync(uploads, { recursive: true, force: true });
     fs.rmSync(out, { recursive: true, force: true });
