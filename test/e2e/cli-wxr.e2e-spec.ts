@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as sax from 'sax';
@@ -10,6 +9,7 @@ import { DataSource } from 'typeorm';
 import { readWxr, WxrItem } from '../../src/admin-cli/wxr-reader';
 import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { freePort } from '../utils/standalone-server';
 
 /** `import` and `export` of WXR files through the built CLI (`node dist/cli.js`), on SQLite and MariaDB. */
 
@@ -141,16 +141,6 @@ async function readItems(file: string): Promise<WxrItem[]> {
   const items: WxrItem[] = [];
   for await (const record of readWxr(file)) if (record.kind === 'item') items.push(record.item);
   return items;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {

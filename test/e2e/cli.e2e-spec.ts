@@ -3,7 +3,6 @@ import { ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource, In } from 'typeorm';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
@@ -15,6 +14,7 @@ import { createPost } from '../factories/post.factory';
 import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { COMMANDS } from '../../src/admin-cli/commands';
+import { freePort } from '../utils/standalone-server';
 
 /** The administration CLI (`node dist/cli.js`, `npm run cms -- ...`) against a real database. */
 
@@ -42,17 +42,6 @@ function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 function cli(args: string[], extra: Record<string, string> = {}): Run {
   const result = spawnSync(process.execPath, [CLI, ...args], { env: baseEnv(extra), encoding: 'utf8', timeout: 60000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** A TCP port free at the time of the call (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 async function withDataSource<T>(work: (ds: DataSource) => Promise<T>): Promise<T> {

@@ -3,7 +3,6 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
@@ -12,6 +11,7 @@ import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entit
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { initialAdminFromEnvironment, loadEnvironment } from '../../src/standalone/env';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { freePort } from '../utils/standalone-server';
 
 /**
  * First start of the standalone server (`node dist/main`) with CMS_ADMIN_USER / CMS_ADMIN_PASSWORD: the
@@ -73,17 +73,6 @@ async function runOnce(databaseUrl: string, env: Record<string, string>): Promis
     if (server.child.exitCode === null) await once(server.child, 'exit');
   }
   return server.output();
-}
-
-/** A TCP port free at the time of the call (the OS picks it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 async function withDataSource<T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
