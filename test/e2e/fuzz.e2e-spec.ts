@@ -1,6 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import {
   FuzzRoute,
   KINDS,
@@ -14,14 +12,8 @@ import {
 import { cacheUsage } from '../../src/core/cache/byte-lru';
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
+import { collector } from '../utils/heap';
 
-/** A full garbage collection: `global.gc` when node runs with --expose-gc, else the same function got through V8's flag. */
-function collector(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === 'function') return exposed;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
 const gc = collector();
 function heapUsed(): number {
   gc();

@@ -1,17 +1,9 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { cacheUsage } from '../../src/core/cache/byte-lru';
 import { PREPARED_JSON_CACHE, RENDERED_HTML_CACHE } from '../../src/core/cache/cache-limits';
 import { createPost } from '../factories/post.factory';
 import { createTestApp, TestApp } from '../utils/test-app';
+import { collector } from '../utils/heap';
 
-/** A full garbage collection: `global.gc` when node runs with --expose-gc, else the same function got through V8's flag. */
-function collector(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (typeof exposed === 'function') return exposed;
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
 
 const gc = collector();
 
