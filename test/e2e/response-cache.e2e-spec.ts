@@ -207,6 +207,100 @@ describe('response cache, version stamps and conditional requests', () => {
     });
   });
 
+  describe('edits in place', () => {
+    /** Reads anonymously: served from the cache (no statement but the stamps' and, at most, one of posts' versions). */
+    const hit = async (path: string) => {
+      let answer!: { body: any; headers: Record<string, string> };
+      expect(await cost(async () => (answer = await t.http.get(`${API}/${path}`).expect(200)))).toBe(0);
+      expect(t.queries.objectReads).toBeLessThanOrEqual(1);
+      return answer;
+    };
+    /** Reads anonymously: built again. */
+    const built = async (path: string) => {
+      let answer!: { body: any; headers: Record<string, string> };
+      expect(await cost(async () => (answer = await t.http.get(`${API}/${path}`).expect(200)))).toBeGreaterThan(0);
+      return answer;
+    };
+    const editor = () => auth('editor');
+
+    it('keeps the answers that do not show a post whose text was edited, and builds those that do, their _embed included', async () => {
+      const edited = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Aardvark in place', status: 'publish' }).expect(201);
+      const other = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Beaver in place', status: 'publish' }).expect(201);
+      const parent = await t.http.post(`${API}/pages`).set('Authorization', editor()).send({ title: 'Parent page', status: 'publish' }).expect(201);
+      const child = await t.http.post(`${API}/pages`).set('Authorization', editor()).send({ title: 'Child page', status: 'publish', parent: parent.body.id }).expect(201);
+      await t.http.post(`${API}/comments`).set('Authorization', editor()).send({ post: edited.body.id, content: 'On the edited one' }).expect(201);
+      const [a, b] = [edited.body.id, other.body.id];
+      const both = `include=${a},${b}`;
+      const paths = {
+        edited: `posts/${a}`,
+        other: `posts/${b}`,
+        listEdited: `posts?include=${a}`,
+        listOther: `posts?include=${b}`,
+        byTitle: `posts?${both}&orderby=title&order=asc`,
+        search: 'posts?search=Aardvark',
+        comments: `comments?post=${a}`,
+        categories: 'categories',
+        childEmbed: `pages/${child.body.id}?_embed`,
+      };
+      for (const path of Object.values(paths)) await cached(path);
+      expect((await hit(paths.byTitle)).body.map((p: { id: number }) => p.id)).toEqual([a, b]);
+
+      await t.http.post(`${API}/posts/${a}`).set('Authorization', editor()).send({ title: 'Zebra in place', content: 'New text' }).expect(200);
+      // Not showing the edited post: still the cached answer (its posts' versions checked once).
+      expect((await hit(paths.other)).body.title.rendered).toBe('Beaver in place');
+      expect(t.queries.objectReads).toBe(1);
+      expect((await hit(paths.other)).body.title.rendered).toBe('Beaver in place');
+      expect(t.queries.objectReads).toBe(0);
+      await hit(paths.listOther);
+      await hit(paths.comments);
+      await hit(paths.categories);
+      // Showing it, or reading posts' text and titles: built again, with the edit.
+      expect((await built(paths.edited)).body.title.rendered).toBe('Zebra in place');
+      expect((await built(paths.listEdited)).body[0].content.rendered).toContain('New text');
+      expect((await built(paths.byTitle)).body.map((p: { id: number }) => p.id)).toEqual([b, a]);
+      expect((await built(paths.search)).body).toEqual([]);
+      // An embedded post counts as shown: the parent page's edit reaches its child's answer.
+      await t.http.post(`${API}/pages/${parent.body.id}`).set('Authorization', editor()).send({ title: 'Renamed parent' }).expect(200);
+      expect((await built(paths.childEmbed)).body._embedded.up[0].title.rendered).toBe('Renamed parent');
+      await hit(paths.other);
+    });
+
+    it("moves every post's answers for an edit that changes where a post stands: slug, author, terms, password, status", async () => {
+      const moved = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Moved about', status: 'publish' }).expect(201);
+      const watcher = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Watching', status: 'publish' }).expect(201);
+      const category = await t.http.post(`${API}/categories`).set('Authorization', editor()).send({ name: 'Moved here' }).expect(201);
+      const changes: Array<Record<string, unknown>> = [
+        { slug: 'moved-about-elsewhere' },
+        { author: t.users.author.id },
+        { categories: [category.body.id] },
+        { password: 'secret' },
+        { status: 'draft' },
+      ];
+      for (const change of changes) {
+        const comments = `comments?post=${moved.body.id}`;
+        // Its comments are public until it is protected by a password.
+        const public_ = (await t.http.get(`${API}/${comments}`)).status === 200;
+        await cached(`posts/${watcher.body.id}`);
+        if (public_) await cached(comments);
+        await t.http.post(`${API}/posts/${moved.body.id}`).set('Authorization', editor()).send(change).expect(200);
+        await built(`posts/${watcher.body.id}`);
+        // Built again (refused once the post is protected).
+        if (public_) expect(await cost(() => t.http.get(`${API}/${comments}`))).toBeGreaterThan(0);
+      }
+    });
+
+    it('keeps the ETag of an answer kept across an edit of another post, and answers its revalidation with 304', async () => {
+      const edited = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Tagged edited', status: 'publish' }).expect(201);
+      const kept = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Tagged kept', status: 'publish' }).expect(201);
+      const keptTag = (await cached(`posts/${kept.body.id}`)).headers.etag;
+      const editedTag = (await cached(`posts/${edited.body.id}`)).headers.etag;
+      await t.http.post(`${API}/posts/${edited.body.id}`).set('Authorization', editor()).send({ excerpt: 'Edited' }).expect(200);
+      await t.http.get(`${API}/posts/${kept.body.id}`).set('If-None-Match', keptTag).expect(304);
+      const changed = await t.http.get(`${API}/posts/${edited.body.id}`).set('If-None-Match', editedTag).expect(200);
+      expect(changed.headers.etag).not.toBe(editedTag);
+    });
+  });
+
   describe('conditional requests', () => {
     it('answers If-None-Match with 304 and no body, cached or not, and with 200 once the data changed', async () => {
       const post = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Revalidated', status: 'publish' }).expect(201);
@@ -325,6 +419,18 @@ describe('two nodes on one database', () => {
       // An option written on b shows on a at once.
       await b.http.post(`${API}/settings`).set('Authorization', b.users.administrator.authorization).send({ description: `Round ${round}` }).expect(200);
       expect((await a.http.get('/cms-json/').expect(200)).body.description).toBe(`Round ${round}`);
+    }
+  });
+
+  it('answers, on one node, a post edited in place through the other at once, and keeps its answers of other posts', async () => {
+    const edited = await b.http.post(`${API}/posts`).set('Authorization', b.users.editor.authorization).send({ title: 'Edited on b', status: 'publish' }).expect(201);
+    const other = await b.http.post(`${API}/posts`).set('Authorization', b.users.editor.authorization).send({ title: 'Left alone', status: 'publish' }).expect(201);
+    for (let round = 0; round < 5; round++) {
+      await a.http.get(`${API}/posts/${edited.body.id}`).expect(200);
+      await a.http.get(`${API}/posts/${other.body.id}`).expect(200);
+      await b.http.post(`${API}/posts/${edited.body.id}`).set('Authorization', b.users.editor.authorization).send({ title: `Edit ${round}` }).expect(200);
+      expect((await a.http.get(`${API}/posts/${edited.body.id}`).expect(200)).body.title.rendered).toBe(`Edit ${round}`);
+      expect(await a.queries.during(() => a.http.get(`${API}/posts/${other.body.id}`).expect(200))).toBe(0);
     }
   });
 

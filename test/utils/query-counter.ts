@@ -6,11 +6,16 @@ export class QueryCounter implements TypeOrmLogger {
   count = 0;
   /** Reads of the version stamps (`cms_versions`). */
   stampReads = 0;
+  /** Reads of posts' versions (`cms_versions`, when a cached answer's posts are checked or an answer is kept). */
+  objectReads = 0;
   readonly statements: string[] = [];
 
   logQuery(query: string): void {
     this.statements.push(query);
-    if (/^SELECT name, version FROM \S*cms_versions/.test(query)) this.stampReads++;
+    if (/^SELECT name, version FROM \S*cms_versions/.test(query)) {
+      if (query.includes('/* cms:objects */')) this.objectReads++;
+      else this.stampReads++;
+    }
     else this.count++;
   }
   logQueryError(): void {}
@@ -23,6 +28,7 @@ export class QueryCounter implements TypeOrmLogger {
   async during(fn: () => Promise<unknown>): Promise<number> {
     this.count = 0;
     this.stampReads = 0;
+    this.objectReads = 0;
     this.statements.length = 0;
     await fn();
     return this.count;

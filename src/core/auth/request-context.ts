@@ -1,3 +1,4 @@
+import { AnswerSources } from '../cache/answer-sources';
 import DataLoader from 'dataloader';
 import { CapabilityService } from './capability.service';
 import { CurrentUser } from './current-user';
@@ -10,6 +11,8 @@ import { WireNames } from '../wire-names';
  */
 export class RequestContext {
   private readonly loaders = new Map<string, DataLoader<unknown, unknown>>();
+  /** What the answer is made from, for the response cache (its `_embed` sub-requests share this context). */
+  readonly sources = new AnswerSources();
 
   constructor(
     public user: CurrentUser,

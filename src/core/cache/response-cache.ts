@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { ByteLru, LruEntry } from './byte-lru';
+import { AnswerSources } from './answer-sources';
 import { Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
 
@@ -17,6 +18,13 @@ export class CachedAnswer implements LruEntry {
     private readonly owner: ResponseCache,
     readonly key: string,
     readonly token: string,
+    /**
+     * The posts' content version it is valid under: checked as is when {@link objects} is `null`; else moved on once
+     * the posts it shows are found unchanged.
+     */
+    public content: number,
+    /** The versions of the posts it shows, when it depends on posts' content through them alone. */
+    readonly objects: ReadonlyMap<string, number> | null,
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
     readonly body: Buffer,
@@ -96,27 +104,79 @@ export class ResponseCache {
     return `${wire.mode}\n${baseUrl}\n${mount}\n${route}\n${JSON.stringify(query)}`;
   }
 
-  /** The ETag of the answer to `key` under `token` (and the hooks registered now: they shape answers too). */
-  etagOf(key: string, token: string): string {
-    return `"${createHash('sha1').update(key).update('\0').update(token).update(`\0${this.hooks.generation}`).digest('base64url')}"`;
+  /**
+   * The ETag of the answer to `key` under `stamps` (and the hooks registered now: they shape answers too). The
+   * groups' versions and the posts' content version name one state of the data, so one answer: an answer kept
+   * across an edit of posts it does not show keeps the tag it was built with.
+   */
+  etagOf(key: string, stamps: Pick<Stamps, 'token' | 'content'>): string {
+    return `"${createHash('sha1').update(key).update('\0').update(stamps.token).update(`\0${stamps.content}\0${this.hooks.generation}`).digest('base64url')}"`;
   }
 
-  /** The answer kept for `key`, if it was built under `token` and the hooks registered now. */
-  lookup(key: string, token: string): CachedAnswer | undefined {
+  /**
+   * The answer kept for `key`, if it was built under the groups' versions of `stamps` and the hooks registered now,
+   * and the posts' content it shows is unchanged: the posts' versions are read (one statement) when the content
+   * version moved since it was last checked.
+   */
+  async lookup(key: string, stamps: Stamps): Promise<CachedAnswer | undefined> {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.token !== token || entry.hooks !== this.hooks.generation) {
+    if (entry.token !== stamps.token || entry.hooks !== this.hooks.generation || (entry.content !== stamps.content && !(await this.showsUnchanged(entry)))) {
       this.drop(entry);
       return undefined;
     }
+    // Checked: valid under this content version (a later move is checked again).
+    if (entry.content !== stamps.content) entry.content = stamps.content;
     this.pool.touch(entry);
     return entry;
   }
 
-  /** Keeps an answer built under `token` (not kept when larger than an eighth of the bound). */
-  store(key: string, token: string, status: number, headers: Record<string, string>, body: Buffer, matchedRoute?: string): CachedAnswer {
-    const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers);
-    const entry = new CachedAnswer(this, key, token, status, headers, body, this.etagOf(key, token), size, matchedRoute, this.hooks.generation);
+  /** Whether the posts an answer shows are at the versions it was built with. */
+  private async showsUnchanged(entry: CachedAnswer): Promise<boolean> {
+    if (!entry.objects) return false;
+    if (!entry.objects.size) return true;
+    const now = await this.stamps.objects([...entry.objects.keys()].map((name) => Number(name.slice(name.indexOf(':') + 1))));
+    for (const [name, version] of entry.objects) if (now.versions.get(name) !== version) return false;
+    return true;
+  }
+
+  /**
+   * Whether answers may depend on posts' content through the posts they show alone: not while an extension shapes
+   * answers (a `rest_prepare_*` or `rest_post_dispatch` listener may read any post).
+   */
+  private contentShapedElsewhere(): boolean {
+    return this.hooks.hasHookPrefix('rest_prepare_') || this.hooks.hasHook('rest_post_dispatch');
+  }
+
+  /**
+   * Keeps an answer built under `stamps` from `sources` (not kept when larger than an eighth of the bound, nor when
+   * it went through an endpoint that may not be cached). An answer that depends on posts' content through the posts
+   * it shows alone is kept with their versions, read now with the content version: if that moved since `stamps`
+   * were read, the answer may hold a post older than its version and is not kept.
+   */
+  async store(
+    key: string,
+    stamps: Stamps,
+    sources: AnswerSources,
+    status: number,
+    headers: Record<string, string>,
+    body: Buffer,
+    matchedRoute?: string,
+  ): Promise<CachedAnswer | undefined> {
+    if (sources.uncacheable) return undefined;
+    let objects: ReadonlyMap<string, number> | null = null;
+    if (!sources.readsAllContent && !this.contentShapedElsewhere()) {
+      if (sources.posts.size) {
+        const now = await this.stamps.objects([...sources.posts]);
+        if (now.content !== stamps.content) return undefined;
+        objects = now.versions;
+      } else {
+        // Shows no post: posts' content is none of its business.
+        objects = new Map();
+      }
+    }
+    const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers) + (objects ? objects.size * 48 : 0);
+    const entry = new CachedAnswer(this, key, stamps.token, stamps.content, objects, status, headers, body, this.etagOf(key, stamps), size, matchedRoute, this.hooks.generation);
     const old = this.entries.get(key);
     if (old) this.drop(old);
     if (this.pool.admit(entry)) this.entries.set(key, entry);

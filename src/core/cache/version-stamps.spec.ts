@@ -1,7 +1,9 @@
 import { DataSource } from 'typeorm';
 import { resolveCmsOptions } from '../../cms-options';
 import { buildDataSourceOptions } from '../database/data-source-options';
-import { matchHits, noneMatchHits } from './response-cache';
+import { HookRegistry } from '../hooks/hook-registry.service';
+import { AnswerSources } from './answer-sources';
+import { matchHits, noneMatchHits, ResponseCache } from './response-cache';
 import { VersionStamps } from './version-stamps';
 
 describe('VersionStamps', () => {
@@ -70,6 +72,65 @@ describe('VersionStamps', () => {
     expect(seen).toEqual([]);
     await stamps.current();
     expect(seen).toEqual(['comments']);
+  });
+
+  it('moves the content version and the versions of the posts written, not the posts group, for a narrowed transaction', async () => {
+    const before = await stamps.current();
+    const objectsBefore = await stamps.objects([1, 2]);
+    await ds.transaction(async (em) => {
+      stamps.narrow(em.queryRunner, [1]);
+      await em.query("UPDATE wp_posts SET post_title = 'x' WHERE ID = 1");
+      await em.query("INSERT INTO wp_postmeta (post_id, meta_key, meta_value) VALUES (1, 'k', 'v')");
+    });
+    const after = await stamps.current();
+    expect(after.token).toBe(before.token);
+    expect(after.content).not.toBe(before.content);
+    const objects = await stamps.objects([1, 2]);
+    expect(objects.content).toBe(after.content);
+    expect(objects.versions.get('post:1')).not.toBe(objectsBefore.versions.get('post:1'));
+    expect(objects.versions.get('post:2')).toBe(objectsBefore.versions.get('post:2'));
+    // Rolled back: nothing moves.
+    await ds
+      .transaction(async (em) => {
+        stamps.narrow(em.queryRunner, [2]);
+        await em.query("UPDATE wp_posts SET post_title = 'y' WHERE ID = 2");
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    expect(await stamps.current()).toEqual(after);
+    // A narrowed transaction that writes a term relationship moves the posts group (and terms) as any write does.
+    await ds.transaction(async (em) => {
+      stamps.narrow(em.queryRunner, [2]);
+      await em.query("UPDATE wp_posts SET post_title = 'y' WHERE ID = 2");
+      await em.query('INSERT INTO wp_term_relationships (object_id, term_taxonomy_id, term_order) VALUES (2, 1, 0)');
+    });
+    const moved = await stamps.current();
+    expect(moved.versions.posts).not.toBe(after.versions.posts);
+    expect(moved.versions.terms).not.toBe(after.versions.terms);
+    // Without the declaration, a write of posts moves the group.
+    await ds.transaction((em) => em.query("UPDATE wp_posts SET post_title = 'z' WHERE ID = 2"));
+    expect((await stamps.current()).versions.posts).not.toBe(moved.versions.posts);
+  });
+
+  it('does not keep an answer built while a post it shows was edited, and drops a kept one once a post it shows is', async () => {
+    const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
+    const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
+    const edit = (id: number) =>
+      ds.transaction(async (em) => {
+        stamps.narrow(em.queryRunner, [id]);
+        await em.query(`UPDATE wp_posts SET post_excerpt = 'e' WHERE ID = ${id}`);
+      });
+    // Stamps read, then an edit commits before the answer is kept: it may show the post as it was.
+    const early = await stamps.current();
+    await edit(1);
+    expect(await cache.store('a', early, showing(1), 200, {}, Buffer.from('[]'))).toBeUndefined();
+    const now = await stamps.current();
+    expect(await cache.store('a', now, showing(1), 200, {}, Buffer.from('[]'))).toBeDefined();
+    expect(await cache.store('b', now, showing(2), 200, {}, Buffer.from('[]'))).toBeDefined();
+    await edit(2);
+    const later = await stamps.current();
+    expect(await cache.lookup('a', later)).toBeDefined();
+    expect(await cache.lookup('b', later)).toBeUndefined();
   });
 });
 

@@ -26,10 +26,40 @@ export const VERSIONS_TABLE = 'cms_versions';
 /** A statement that writes but should not bump any version (the SQLite write-lock probe) carries this comment. */
 export const NO_STAMP = '/* cms:no-stamp */';
 
-/** The versions read at one moment: per group, and as one token (`posts.terms.comments.users.options`). */
+/**
+ * The version of the posts' content: moved, instead of the `posts` group's, by a write that keeps every post where it
+ * was among the others ({@link VersionStamps.narrow}), together with the version of each post it wrote
+ * (`post:<id>`, {@link objectStamp}). An answer that shows posts but depends on their content only through the
+ * posts it shows stays valid while the versions of those posts are unchanged.
+ */
+export const CONTENT_STAMP = 'posts.content';
+
+/** The listeners' channels: the groups, and the posts' content (moved by every write of posts, narrowed or not). */
+export type StampChannel = StampGroup | 'content';
+
+/** The version row of one post. */
+export function objectStamp(postId: number): string {
+  return `post:${postId}`;
+}
+
+/** Marks the read of posts' versions (a stamps read of its own, told apart by the tests' statement counts). */
+export const OBJECTS_READ = '/* cms:objects */';
+
+/**
+ * The versions read at one moment: per group, and as one token (`posts.terms.comments.users.options`); and the
+ * posts' content version apart ({@link CONTENT_STAMP}).
+ */
 export interface Stamps {
   readonly versions: Readonly<Record<StampGroup, number>>;
   readonly token: string;
+  readonly content: number;
+}
+
+/** The versions of some posts, read in one statement with the content version they go with. */
+export interface ObjectVersions {
+  readonly content: number;
+  /** By {@link objectStamp} name; 0 for a post never written by a narrowed write. */
+  readonly versions: ReadonlyMap<string, number>;
 }
 
 /** The groups each WordPress table belongs to (term assignment changes posts as well as terms). */
@@ -50,11 +80,18 @@ const TABLE_GROUPS: ReadonlyArray<[Function, StampGroup[]]> = [
 /** The verb and table of a write statement, as TypeORM and this server write them. */
 const WRITE = /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE|OR\s+\w+))*\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE|OR\s+\w+))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM)\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)[`"]?(\s*,)?/i;
 
+/** What the stamps' read asks for: the groups and the posts' content. */
+const READ_NAMES: readonly string[] = [...STAMP_GROUPS, CONTENT_STAMP];
+
 /** Per query runner: the groups its open transaction wrote. */
 const RUNNER_STATE = Symbol('cms-version-stamps');
 
 interface RunnerState {
   dirty: Set<StampGroup>;
+  /** The open transaction wrote rows of the posts tables (`posts`, `postmeta`). */
+  postRows: boolean;
+  /** The posts the open transaction declared it writes without moving any post's place ({@link VersionStamps.narrow}). */
+  narrow: Set<number> | null;
 }
 
 type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDepth?: number };
@@ -79,7 +116,9 @@ export class VersionStamps implements OnApplicationBootstrap {
   private table = VERSIONS_TABLE;
   /** Table name → groups. */
   private readonly groupsOfTable = new Map<string, StampGroup[]>();
-  private readonly listeners = new Map<StampGroup, Array<() => void | Promise<void>>>();
+  /** The posts tables (`posts`, `postmeta`): what a narrowed write may write. */
+  private readonly postTables = new Set<string>();
+  private readonly listeners = new Map<StampChannel, Array<() => void | Promise<void>>>();
   private last: Stamps | null = null;
   private readonly validatedCaches: Array<{ validated: boolean }> = [];
   /** A read not started yet, that requests arriving now may share. */
@@ -102,6 +141,7 @@ export class VersionStamps implements OnApplicationBootstrap {
     const prefix = (this.dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
     this.table = `${prefix}${VERSIONS_TABLE}`;
     for (const [entity, groups] of TABLE_GROUPS) this.groupsOfTable.set(this.dataSource.getMetadata(entity).tableName.toLowerCase(), groups);
+    for (const entity of [PostEntity, PostMetaEntity]) this.postTables.add(this.dataSource.getMetadata(entity).tableName.toLowerCase());
     try {
       await this.dataSource.query(`SELECT name FROM ${this.quoted()} WHERE name = ?`, ['posts']);
     } catch {
@@ -117,14 +157,17 @@ export class VersionStamps implements OnApplicationBootstrap {
    * Makes a cache of values read from the database exact: once the stamps are on, it keeps its values until a
    * version moves (on any node) instead of for a moment, and is cleared then. Without stamps it keeps its own TTL.
    */
-  validate(cache: { clear(): void; validated: boolean }, groups: readonly StampGroup[] = STAMP_GROUPS): void {
+  validate(cache: { clear(): void; validated: boolean }, groups: readonly StampChannel[] = STAMP_GROUPS): void {
     this.validatedCaches.push(cache);
     if (this.enabledFlag) cache.validated = true;
     for (const group of groups) this.onChange(group, () => cache.clear());
   }
 
-  /** Calls `listener` (before {@link current} answers) whenever a read finds `group`'s version moved. */
-  onChange(group: StampGroup, listener: () => void | Promise<void>): void {
+  /**
+   * Calls `listener` (before {@link current} answers) whenever a read finds `group`'s version moved. `content`: the
+   * posts' content, which every write of posts moves (a narrowed one moves it alone, without `posts`).
+   */
+  onChange(group: StampChannel, listener: () => void | Promise<void>): void {
     const list = this.listeners.get(group) ?? [];
     list.push(listener);
     this.listeners.set(group, list);
@@ -157,40 +200,83 @@ export class VersionStamps implements OnApplicationBootstrap {
 
   /** The groups a statement writes (`null`: none); every group when its table cannot be told. */
   groupsOf(sql: string): StampGroup[] | null {
+    return this.writeOf(sql)?.groups ?? null;
+  }
+
+  /** What a statement writes: its groups, and whether its table is one of the posts tables alone. */
+  private writeOf(sql: string): { groups: StampGroup[]; postRows: boolean } | null {
     const first = sql.charCodeAt(0) | 0x20;
     // Reads (SELECT, SHOW, PRAGMA, ...) return at the first letter.
     if (first !== 0x69 && first !== 0x75 && first !== 0x64 && first !== 0x72 && first !== 0x20 && first !== 0x2f && first !== 0x2a) return null;
     const match = WRITE.exec(sql);
-    if (!match) return /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql) ? [...STAMP_GROUPS] : null;
+    if (!match) return /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql) ? { groups: [...STAMP_GROUPS], postRows: false } : null;
     if (sql.includes(NO_STAMP)) return null;
     // A multi-table statement (`DELETE a, b FROM ...`) is counted against every group.
-    if (match[2]) return [...STAMP_GROUPS];
-    return this.groupsOfTable.get(match[1].toLowerCase()) ?? null;
+    if (match[2]) return { groups: [...STAMP_GROUPS], postRows: false };
+    const table = match[1].toLowerCase();
+    const groups = this.groupsOfTable.get(table);
+    return groups ? { groups, postRows: this.postTables.has(table) } : null;
+  }
+
+  /**
+   * Declares that the transaction open on `runner` writes the posts `postIds` without moving any of them among the
+   * others: their slug, status, dates of publication, parent, author, order, password, terms, format and
+   * stickiness stay as they were (their text, excerpt, meta, comment status may change, and revisions are added).
+   * If it writes nothing but rows of the posts tables, its commit moves the content version and the versions of
+   * these posts instead of the `posts` group's: cached answers that show other posts, or none, stay valid.
+   * Anything else it writes moves its groups as usual (a write of terms moves `posts` too).
+   */
+  narrow(runner: QueryRunner | undefined, postIds: readonly number[]): void {
+    const state = (runner as Instrumented | undefined)?.[RUNNER_STATE];
+    if (!state || !runner?.isTransactionActive) return;
+    state.narrow ??= new Set();
+    for (const id of postIds) state.narrow.add(id);
+  }
+
+  /**
+   * The versions of `postIds` ({@link objectStamp}) and the content version, in one statement: a consistent view of
+   * them on both databases (a narrowed commit moves them together).
+   */
+  async objects(postIds: readonly number[]): Promise<ObjectVersions> {
+    const names = [CONTENT_STAMP, ...postIds.map(objectStamp)];
+    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()} WHERE name IN (${names.map(() => '?').join(', ')}) ${OBJECTS_READ}`, names);
+    const versions = new Map<string, number>(postIds.map((id) => [objectStamp(id), 0]));
+    let content = 0;
+    for (const row of rows as Array<{ name: string; version: number | string }>) {
+      if (row.name === CONTENT_STAMP) content = Number(row.version);
+      else versions.set(row.name, Number(row.version));
+    }
+    return { content, versions };
   }
 
   private async read(): Promise<Stamps> {
-    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`);
+    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()} WHERE name IN (${READ_NAMES.map(() => '?').join(', ')})`, [...READ_NAMES]);
     const versions = Object.fromEntries(STAMP_GROUPS.map((g) => [g, 0])) as Record<StampGroup, number>;
+    let content = 0;
     for (const row of rows as Array<{ name: string; version: number | string }>) {
-      if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
+      if (row.name === CONTENT_STAMP) content = Number(row.version);
+      else if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
     }
-    const stamps: Stamps = { versions, token: STAMP_GROUPS.map((g) => versions[g]).join('.') };
+    const stamps: Stamps = { versions, token: STAMP_GROUPS.map((g) => versions[g]).join('.'), content };
     const before = this.last;
     this.last = stamps;
-    if (before && before.token !== stamps.token) {
-      for (const group of STAMP_GROUPS) {
-        if (before.versions[group] !== versions[group]) for (const listener of this.listeners.get(group) ?? []) await listener();
-      }
+    if (before && (before.token !== stamps.token || before.content !== content)) {
+      const moved: StampChannel[] = STAMP_GROUPS.filter((group) => before.versions[group] !== versions[group]);
+      if (moved.includes('posts') || before.content !== content) moved.push('content');
+      for (const channel of moved) for (const listener of this.listeners.get(channel) ?? []) await listener();
     }
     return stamps;
   }
 
   /**
-   * A write of this process moved `groups`: their caches are cleared at once, before the writer answers (the next
-   * read of the stamps sees the move too, and clears them again).
+   * A write of this process moved `groups` (and the posts' content with `posts`, or alone when `content`): their
+   * caches are cleared at once, before the writer answers (the next read of the stamps sees the move too, and
+   * clears them again).
    */
-  private async changedHere(groups: StampGroup[]): Promise<void> {
-    for (const group of new Set(groups)) for (const listener of this.listeners.get(group) ?? []) await listener();
+  private async changedHere(groups: StampGroup[], content = false): Promise<void> {
+    const channels = new Set<StampChannel>(groups);
+    if (content || channels.has('posts')) channels.add('content');
+    for (const channel of channels) for (const listener of this.listeners.get(channel) ?? []) await listener();
   }
 
   private quoted(): string {
@@ -207,6 +293,21 @@ export class VersionStamps implements OnApplicationBootstrap {
     return [`UPDATE ${this.quoted()} SET version = ? WHERE name IN (${groups.map(() => '?').join(', ')})`, [version, ...groups]];
   }
 
+  /**
+   * The statement that moves the content version and the versions of `postIds` to a new random value (the rows of
+   * posts are made on their first narrowed write).
+   */
+  private bumpContent(postIds: number[]): [string, unknown[]] {
+    const version = randomInt(1, 2 ** 47);
+    const names = [CONTENT_STAMP, ...postIds.map(objectStamp)];
+    const values = names.map(() => '(?, ?)').join(', ');
+    const params = names.flatMap((name) => [name, version]);
+    const type = this.dataSource.options.type;
+    return type === 'mysql' || type === 'mariadb'
+      ? [`INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON DUPLICATE KEY UPDATE version = VALUES(version)`, params]
+      : [`INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON CONFLICT(name) DO UPDATE SET version = excluded.version`, params];
+  }
+
   /** Wraps the data source's query runners: writes note their groups, commits bump them. */
   private instrument(): void {
     const driver = this.dataSource.driver as unknown as { createQueryRunner(mode: string): QueryRunner };
@@ -216,21 +317,29 @@ export class VersionStamps implements OnApplicationBootstrap {
 
   private wrap(runner: Instrumented): QueryRunner {
     if (runner[RUNNER_STATE]) return runner;
-    const state: RunnerState = { dirty: new Set() };
+    const state: RunnerState = { dirty: new Set(), postRows: false, narrow: null };
     runner[RUNNER_STATE] = state;
     const query = runner.query.bind(runner) as (sql: string, params?: unknown[], structured?: boolean) => Promise<unknown>;
     const bump = async (groups: Iterable<StampGroup>) => {
       const list = [...new Set(groups)];
       if (list.length) await query(...this.bump(list));
     };
+    const reset = () => {
+      state.dirty.clear();
+      state.postRows = false;
+      state.narrow = null;
+    };
     runner.query = (async (sql: string, params?: unknown[], structured?: boolean) => {
-      const groups = this.enabledFlag ? this.groupsOf(sql) : null;
+      const write = this.enabledFlag ? this.writeOf(sql) : null;
       const result = await query(sql, params, structured);
-      if (groups) {
-        if (runner.isTransactionActive) for (const g of groups) state.dirty.add(g);
-        else {
-          await bump(groups);
-          await this.changedHere(groups);
+      if (write) {
+        // Rows of the posts tables are told apart until the commit: a narrowed transaction moves posts' versions.
+        if (runner.isTransactionActive) {
+          if (write.postRows) state.postRows = true;
+          else for (const g of write.groups) state.dirty.add(g);
+        } else {
+          await bump(write.groups);
+          await this.changedHere(write.groups);
         }
       }
       return result;
@@ -238,19 +347,23 @@ export class VersionStamps implements OnApplicationBootstrap {
     const commit = runner.commitTransaction.bind(runner);
     runner.commitTransaction = async () => {
       // The outermost commit carries the bump (a savepoint's release is not a commit).
-      if ((runner.transactionDepth ?? 1) <= 1 && state.dirty.size) {
+      if ((runner.transactionDepth ?? 1) <= 1 && (state.dirty.size || state.postRows)) {
+        const narrowed = state.postRows && state.narrow !== null && !state.dirty.has('posts') ? [...state.narrow] : [];
+        if (state.postRows && !narrowed.length) state.dirty.add('posts');
         const groups = [...state.dirty];
-        state.dirty.clear();
-        await bump(groups);
+        reset();
+        if (groups.length) await bump(groups);
+        if (narrowed.length) await query(...this.bumpContent(narrowed));
         await commit();
-        await this.changedHere(groups);
+        await this.changedHere(groups, narrowed.length > 0);
         return;
       }
+      if ((runner.transactionDepth ?? 1) <= 1) reset();
       return commit();
     };
     const rollback = runner.rollbackTransaction.bind(runner);
     runner.rollbackTransaction = async () => {
-      if ((runner.transactionDepth ?? 1) <= 1) state.dirty.clear();
+      if ((runner.transactionDepth ?? 1) <= 1) reset();
       return rollback();
     };
     return runner;

@@ -55,6 +55,12 @@ export class HookRegistry {
     return (this.hooks.get(name)?.length ?? 0) > 0;
   }
 
+  /** Whether a handler is registered on a hook whose name starts with `prefix` (`rest_prepare_`). */
+  hasHookPrefix(prefix: string): boolean {
+    for (const [name, list] of this.hooks) if (list.length && name.startsWith(prefix)) return true;
+    return false;
+  }
+
   /** Passes `value` through every filter of `name`; each gets the previous result and the extra arguments. */
   async applyFilters<T>(name: string, value: T, ...args: unknown[]): Promise<T> {
     const list = this.hooks.get(name);

@@ -271,14 +271,14 @@ export class ApiHttpService {
           ? this.cache.keyOf(baseUrl, mount, route, query, this.options.wire)
           : undefined;
       if (cacheKey && stamps) {
-        const hit = this.cache.lookup(cacheKey, stamps.token);
+        const hit = await this.cache.lookup(cacheKey, stamps);
         if (hit) {
           this.write(res, req, baseUrl, mount, { status: hit.status, headers: hit.headers, data: null }, origin, hit);
           return { matchedRoute: hit.matchedRoute };
         }
         // A revalidation of an answer built under the same stamps: 304 without rows or a body.
         // The tag the client holds names the representation it has (identity or compressed): the 304 repeats it.
-        const sent = noneMatchTag(req.headers['if-none-match'], this.cache.etagOf(cacheKey, stamps.token));
+        const sent = noneMatchTag(req.headers['if-none-match'], this.cache.etagOf(cacheKey, stamps));
         if (sent) {
           this.writeNotModified(res, baseUrl, mount, origin, { ETag: sent });
           return {};
@@ -293,12 +293,11 @@ export class ApiHttpService {
       const served = await this.pipeline.serve(restReq);
       if (served.unexpected !== undefined && !answerUnexpected) return { matchedRoute: served.matchedRoute, unexpected: served.unexpected };
       const answer = { ...served, headers: { ...extraHeaders, ...served.headers } };
-      if (cacheKey && stamps && served.status === 200 && storable(served.headers) && this.server.endpointFor('GET', route)?.cacheable !== false) {
-        const entry = this.cache.store(cacheKey, stamps.token, served.status, served.headers, toJsonBytes(served.data), served.matchedRoute);
-        this.write(res, req, baseUrl, mount, answer, origin, entry);
-      } else {
-        this.write(res, req, baseUrl, mount, answer, origin);
-      }
+      const entry =
+        cacheKey && stamps && served.status === 200 && storable(served.headers) && !ctx.sources.uncacheable
+          ? await this.cache.store(cacheKey, stamps, ctx.sources, served.status, served.headers, toJsonBytes(served.data), served.matchedRoute)
+          : undefined;
+      this.write(res, req, baseUrl, mount, answer, origin, entry);
       return { matchedRoute: served.matchedRoute };
     } catch (error) {
       const response = this.server.errorToResponse(error);

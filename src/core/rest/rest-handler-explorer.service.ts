@@ -97,6 +97,7 @@ export class RestHandlerExplorer implements OnModuleInit {
       showInIndex: options.showInIndex,
       strictArgs: options.strictArgs,
       acceptsFiles: options.acceptsFiles,
+      readsPostContent: options.readsPostContent,
       returns: options.returns,
     };
     const schema = options.schema;

@@ -41,6 +41,8 @@ export interface RestRouteOptions<H = any> {
   showInIndex?: boolean;
   strictArgs?: boolean;
   acceptsFiles?: boolean;
+  /** See `EndpointDefinition.readsPostContent`. */
+  readsPostContent?: boolean | ((query: Record<string, unknown>) => boolean);
   /** What a successful answer holds, for the OpenAPI document (see `EndpointDefinition.returns`). */
   returns?: 'item' | 'list' | 'map';
 }

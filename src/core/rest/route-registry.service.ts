@@ -84,6 +84,7 @@ export class RouteRegistry {
       showInIndex: e.showInIndex ?? true,
       strictArgs: e.strictArgs ?? true,
       acceptsFiles: e.acceptsFiles ?? false,
+      readsPostContent: e.readsPostContent ?? true,
       cacheable: e.cacheable ?? true,
       returns: e.returns,
       argNames: null,

@@ -50,6 +50,13 @@ export interface EndpointDefinition {
    */
   cacheable?: boolean;
   /**
+   * For the response cache: whether this GET's answer to `query` depends on the content of posts (titles, text,
+   * meta, modification times) other than through the posts it shows, which note themselves as they are prepared
+   * (see `AnswerSources`) — a search, an order by title. Default `true`; `false` lets a cached answer outlive an
+   * edit of a post it does not show (`VersionStamps.narrow`).
+   */
+  readsPostContent?: boolean | ((query: Record<string, unknown>) => boolean);
+  /**
    * What a successful answer holds, for the OpenAPI document: one item of the route's schema, a list of them, or an
    * object of them keyed by name (`types`, `statuses`, `taxonomies`). Default: a list when the endpoint takes
    * `per_page`, else one item.

@@ -31,7 +31,7 @@ export class IndexRoutes {
   }
 
   /** `GET /`: the API index. (Namespace indexes are registered as their namespaces appear, above.) */
-  @RestRoute('/', { namespace: '', methods: 'GET', args: { context: CONTEXT_ARG } })
+  @RestRoute('/', { namespace: '', methods: 'GET', args: { context: CONTEXT_ARG }, readsPostContent: false })
   async index(req: RestRequest): Promise<RestResponse> {
     const o = await this.options.getMany(['blogname', 'blogdescription', 'siteurl', 'home', 'gmt_offset', 'timezone_string']);
     const response = new RestResponse({

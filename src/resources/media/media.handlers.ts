@@ -3,6 +3,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { Allow, RestRoute } from '../../core/rest/rest-route.decorator';
 import { Methods } from '../../core/rest/route-types';
 import { MediaResources } from './media-resources.service';
+import { listReadsPostContent } from '../posts/posts.handlers';
 
 type H = MediaHandlers;
 const schema = (h: H) => h.resources.media.getPublicItemSchema();
@@ -12,7 +13,7 @@ const schema = (h: H) => h.resources.media.getPublicItemSchema();
 export class MediaHandlers {
   constructor(readonly resources: MediaResources) {}
 
-  @RestRoute('media', { methods: Methods.READABLE, args: (h: H) => h.resources.media.collectionArgs(), schema })
+  @RestRoute('media', { methods: Methods.READABLE, args: (h: H) => h.resources.media.collectionArgs(), schema, readsPostContent: listReadsPostContent })
   @Allow((req, h: H) => h.resources.media.canList(req))
   list(req: RestRequest) {
     return this.resources.media.getItems(req);
@@ -24,7 +25,7 @@ export class MediaHandlers {
     return this.resources.media.createItem(req);
   }
 
-  @RestRoute('media/(?P<id>[\\d]+)', { methods: Methods.READABLE, args: (h: H) => h.resources.media.readArgs(), schema })
+  @RestRoute('media/(?P<id>[\\d]+)', { methods: Methods.READABLE, args: (h: H) => h.resources.media.readArgs(), schema, readsPostContent: false })
   @Allow((req, h: H) => h.resources.media.canRead(req))
   get(req: RestRequest) {
     return this.resources.media.getItem(req);

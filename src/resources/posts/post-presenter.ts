@@ -158,6 +158,7 @@ export class PostPresenter {
    * with the posts' rows (for {@link extrasWanted}).
    */
   async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts, loaded?: Map<number, PostExtras>): Promise<RestResponse[]> {
+    req.ctx.sources.notePosts(posts);
     const batch = await this.batchOf(posts, loaded);
     const out: RestResponse[] = [];
     for (const post of posts) out.push(await this.prepareItem(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req)));
@@ -178,6 +179,7 @@ export class PostPresenter {
     toItem: (response: RestResponse) => unknown,
     asText: () => boolean,
   ): Promise<unknown[]> {
+    req.ctx.sources.notePosts(posts);
     const batch = await this.batchOf(posts, loaded);
     const out: unknown[] = [];
     for (const post of posts) out.push(await this.itemOf(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req), toItem, asText));
@@ -196,6 +198,7 @@ export class PostPresenter {
     asText: () => boolean,
     loaded?: Map<number, PostExtras>,
   ): Promise<{ item: unknown; link: string }> {
+    req.ctx.sources.notePosts([post]);
     const batch = await this.batchOf([post], loaded);
     const readable = await this.readable(post, req);
     const item = await this.itemOf(post, req, site, batch, readable, await this.sealed(post, req), toItem, asText);

@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager, In, Not } from 'typeorm';
+import { VersionStamps } from '../../core/cache/version-stamps';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { CommentMetaEntity } from '../../core/database/entities/comment-meta.entity';
@@ -89,6 +90,7 @@ export class PostWriter {
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly content: ContentRegistry,
     private readonly options: OptionsService,
+    @Optional() private readonly stamps?: VersionStamps,
   ) {}
 
   /**
@@ -155,6 +157,8 @@ export class PostWriter {
             terms.set('category', [ctx.defaultCategory]);
           }
         }
+        // An edit that leaves the post where it was among the others moves its own version, not every post's.
+        if (!terms.size && staysInPlace(before, fields, relations) && samePlace(current, post)) this.stamps?.narrow(em.queryRunner, [post.id]);
         await recordOldSlug(em, type, current, post);
         await this.applyRelations(em, post, current, { ...relations, terms }, ctx, turn);
         await this.saveRevision(em, type, post, ctx);
@@ -487,6 +491,30 @@ function keepsPlace(before: PostEntity, f: PostFields, r: PostRelations): boolea
     r.format === undefined &&
     // The sticky list is the turn's own row: taken first, as every writer takes it, never after the post's.
     r.sticky === undefined
+  );
+}
+
+/**
+ * Whether an update leaves the post in its place for every list and filter but those on its content (search, title,
+ * modification date): {@link keepsPlace}, and its author, order, password and MIME type are not written.
+ */
+function staysInPlace(before: PostEntity, f: PostFields, r: PostRelations): boolean {
+  return keepsPlace(before, f, r) && f.author === undefined && f.menuOrder === undefined && f.password === undefined && f.mimeType === undefined;
+}
+
+/** The columns lists filter and order posts by (but their content), unchanged between two versions of a row. */
+function samePlace(a: PostEntity, b: PostEntity): boolean {
+  return (
+    a.name === b.name &&
+    a.status === b.status &&
+    a.date === b.date &&
+    a.dateGmt === b.dateGmt &&
+    a.parent === b.parent &&
+    a.author === b.author &&
+    a.menuOrder === b.menuOrder &&
+    a.password === b.password &&
+    a.type === b.type &&
+    a.mimeType === b.mimeType
   );
 }
 

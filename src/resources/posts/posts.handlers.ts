@@ -9,6 +9,26 @@ type H = PostsHandlers;
 const perPostType = PostTypeResources.serves;
 const schema = (h: H, t: RouteTarget) => h.of(t).getPublicItemSchema();
 
+/** Orders of a list of posts by what an edit in place may change (`VersionStamps.narrow`). */
+const CONTENT_ORDERS = new Set(['title', 'modified', 'relevance']);
+
+/**
+ * Whether a list of posts with `query` depends on posts' content beyond the posts it shows (see
+ * `EndpointDefinition.readsPostContent`): a search, a modification date filter, an order by title or modification
+ * date, or `filter[...]`. Every other filter and order reads what an edit in place keeps (status, dates, author,
+ * parent, slug, order, terms, stickiness).
+ */
+export function listReadsPostContent(query: Record<string, unknown>): boolean {
+  return (
+    query.search !== undefined ||
+    query.search_columns !== undefined ||
+    query.modified_after !== undefined ||
+    query.modified_before !== undefined ||
+    query.filter !== undefined ||
+    (query.orderby !== undefined && (typeof query.orderby !== 'string' || CONTENT_ORDERS.has(query.orderby)))
+  );
+}
+
 /**
  * Routes of every REST post type (mirrors WP_REST_Posts_Controller::register_routes), declared once: `{base}` is
  * the type's `rest_base`, and the route target names the type.
@@ -21,7 +41,7 @@ export class PostsHandlers {
     return this.types.of(target.postType!);
   }
 
-  @RestRoute('{base}', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).collectionArgs(), schema })
+  @RestRoute('{base}', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).collectionArgs(), schema, readsPostContent: listReadsPostContent })
   @Allow((req, h: H, t) => h.of(t).canList(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
@@ -33,7 +53,7 @@ export class PostsHandlers {
     return this.of(target).createItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).readArgs(), schema })
+  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).readArgs(), schema, readsPostContent: false })
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);

@@ -88,7 +88,7 @@ export class PostsService {
     clearOnWrites(dataSource, this.counts);
     stamps?.validate(this.counts);
     // Extras hold the author's existence, meta, revisions and terms.
-    stamps?.validate(this.extrasMemo, ['posts', 'terms', 'users']);
+    stamps?.validate(this.extrasMemo, ['posts', 'content', 'terms', 'users']);
   }
 
   private readonly tables = new Map<unknown, string>();

@@ -20,7 +20,7 @@ export class TermsHandlers {
     return this.taxonomies.of(target.taxonomy!);
   }
 
-  @RestRoute('{base}', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).collectionArgs(), schema })
+  @RestRoute('{base}', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).collectionArgs(), schema, readsPostContent: false })
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
@@ -32,7 +32,7 @@ export class TermsHandlers {
     return this.of(target).createItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).readArgs(), schema })
+  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).readArgs(), schema, readsPostContent: false })
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
