@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ResponseCache } from '../../src/core/cache/response-cache';
+import { HookRegistry } from '../../src/core/hooks/hook-registry.service';
 import { createUser } from '../factories/user.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
@@ -286,6 +287,19 @@ describe('response cache, version stamps and conditional requests', () => {
         await built(`posts/${watcher.body.id}`);
         // Built again (refused once the post is protected).
         if (public_) expect(await cost(() => t.http.get(`${API}/${comments}`))).toBeGreaterThan(0);
+      }
+    });
+
+    it('builds every answer again after an edit in place while an extension shapes post answers (rest_prepare_post)', async () => {
+      const edited = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Shaped edited', status: 'publish' }).expect(201);
+      const other = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Shaped other', status: 'publish' }).expect(201);
+      const remove = t.app.get(HookRegistry).addFilter('rest_prepare_post', (response) => response);
+      try {
+        await cached(`posts/${other.body.id}`);
+        await t.http.post(`${API}/posts/${edited.body.id}`).set('Authorization', editor()).send({ title: 'Shaped and edited' }).expect(200);
+        await built(`posts/${other.body.id}`);
+      } finally {
+        remove();
       }
     });
 

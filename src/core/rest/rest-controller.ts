@@ -183,7 +183,10 @@ export abstract class RestController implements OnModuleInit {
   async addAdditionalFields(data: Record<string, unknown>, req: RestRequest): Promise<Record<string, unknown>> {
     const type = this.objectType;
     for (const [name, field] of this.extensions.restFields(type)) {
-      if (field.get) data[name] = await field.get(data, name, req, type);
+      if (!field.get) continue;
+      // Its callback may read any post: the answer depends on all posts' content (see AnswerSources).
+      req.ctx.sources.content = true;
+      data[name] = await field.get(data, name, req, type);
     }
     return data;
   }
