@@ -124,7 +124,7 @@ export class PostWriter {
       await this.applyRelations(em, post, null, { ...relations, sticky: relations.sticky ?? false, terms }, ctx);
       return postId;
     });
-    this.options.invalidate();
+    this.optionsWritten();
     return (await this.find(id)) as PostEntity;
   }
 
@@ -173,8 +173,16 @@ export class PostWriter {
     } else {
       await run(true);
     }
-    this.options.invalidate();
+    this.optionsWritten();
     return (await this.find(before.id)) as PostEntity;
+  }
+
+  /**
+   * The sticky list may have been written: the options read by this process are read again. With the version
+   * stamps on, the write moved the options' version if it did, which cleared them already.
+   */
+  private optionsWritten(): void {
+    if (!this.stamps?.enabled) this.options.invalidate();
   }
 
   private get isMySql(): boolean {
@@ -213,7 +221,7 @@ export class PostWriter {
         await em.getRepository(CommentEntity).update({ postId: post.id }, { approved: 'post-trashed' });
       }
     });
-    this.options.invalidate();
+    this.optionsWritten();
   }
 
   /**
@@ -233,7 +241,7 @@ export class PostWriter {
       await posts.update({ parent: post.id, type: 'attachment' }, { parent: post.parent });
       await this.unstick(em, post.id);
     });
-    this.options.invalidate();
+    this.optionsWritten();
   }
 
   private async unstick(em: EntityManager, postId: number): Promise<void> {
