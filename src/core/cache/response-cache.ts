@@ -4,7 +4,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { ByteLru, LruEntry } from './byte-lru';
 import { AnswerSources } from './answer-sources';
-import { Stamps, VersionStamps } from './version-stamps';
+import { contentSequence, Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
 
 /** Approximate bytes of an answer besides its body and key: the entry, its headers. */
@@ -151,8 +151,8 @@ export class ResponseCache {
   /**
    * Keeps an answer built under `stamps` from `sources` (not kept when larger than an eighth of the bound, nor when
    * it went through an endpoint that may not be cached). An answer that depends on posts' content through the posts
-   * it shows alone is kept with their versions, read now with the content version: if that moved since `stamps`
-   * were read, the answer may hold a post older than its version and is not kept.
+   * it shows alone is kept with their versions, read now: if one of them was edited since `stamps` were read (a
+   * later place in the content sequence), the answer may show it as it was, and is not kept.
    */
   async store(
     key: string,
@@ -168,7 +168,9 @@ export class ResponseCache {
     if (!sources.readsAllContent && !this.contentShapedElsewhere()) {
       if (sources.posts.size) {
         const now = await this.stamps.objects([...sources.posts]);
-        if (now.content !== stamps.content) return undefined;
+        // A post shown was edited since the stamps were read: the answer may show it as it was, or as it is.
+        const since = contentSequence(stamps.content);
+        for (const version of now.versions.values()) if (contentSequence(version) > since) return undefined;
         objects = now.versions;
       } else {
         // Shows no post: posts' content is none of its business.

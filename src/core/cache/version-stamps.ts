@@ -34,6 +34,18 @@ export const NO_STAMP = '/* cms:no-stamp */';
  */
 export const CONTENT_STAMP = 'posts.content';
 
+/**
+ * The posts' content version counts narrowed commits: `sequence × CONTENT_SEQUENCE + random`. The sequence orders
+ * them (each takes the next under the content row's lock), the random part keeps a version a rolled-back commit
+ * may have shown from being reused. A post's version is the content version of the last narrowed commit that wrote it.
+ */
+export const CONTENT_SEQUENCE = 2 ** 20;
+
+/** The place of a content version (or of a post's version) among narrowed commits. */
+export function contentSequence(version: number): number {
+  return Math.floor(version / CONTENT_SEQUENCE);
+}
+
 /** The listeners' channels: the groups, and the posts' content (moved by every write of posts, narrowed or not). */
 export type StampChannel = StampGroup | 'content';
 
@@ -148,6 +160,11 @@ export class VersionStamps implements OnApplicationBootstrap {
       this.logger.warn(`${this.table} is missing (run the migrations): the response cache is off.`);
       return;
     }
+    // The content row exists before any narrowed commit locks it (two first ones would otherwise both count from 0).
+    await this.dataSource.query(
+      this.isMySql ? `INSERT IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)` : `INSERT OR IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)`,
+      [CONTENT_STAMP],
+    );
     this.instrument();
     this.enabledFlag = true;
     for (const cache of this.validatedCaches) cache.validated = true;
@@ -294,18 +311,27 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   /**
-   * The statement that moves the content version and the versions of `postIds` to a new random value (the rows of
-   * posts are made on their first narrowed write).
+   * Moves the content version to the next in sequence (read under its row's lock: narrowed commits take turns on
+   * it, the last lock they take) and gives it to `postIds` (their rows are made on their first narrowed write).
    */
-  private bumpContent(postIds: number[]): [string, unknown[]] {
-    const version = randomInt(1, 2 ** 47);
+  private async bumpContent(query: (sql: string, params?: unknown[]) => Promise<unknown>, postIds: number[]): Promise<void> {
+    const mysql = this.isMySql;
+    const rows = (await query(`SELECT version FROM ${this.quoted()} WHERE name = ?${mysql ? ' FOR UPDATE' : ''}`, [CONTENT_STAMP])) as Array<{ version: number | string }>;
+    const version = (contentSequence(Number(rows[0]?.version ?? 0)) + 1) * CONTENT_SEQUENCE + randomInt(0, CONTENT_SEQUENCE);
     const names = [CONTENT_STAMP, ...postIds.map(objectStamp)];
     const values = names.map(() => '(?, ?)').join(', ');
     const params = names.flatMap((name) => [name, version]);
+    await query(
+      mysql
+        ? `INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON DUPLICATE KEY UPDATE version = VALUES(version)`
+        : `INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON CONFLICT(name) DO UPDATE SET version = excluded.version`,
+      params,
+    );
+  }
+
+  private get isMySql(): boolean {
     const type = this.dataSource.options.type;
-    return type === 'mysql' || type === 'mariadb'
-      ? [`INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON DUPLICATE KEY UPDATE version = VALUES(version)`, params]
-      : [`INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON CONFLICT(name) DO UPDATE SET version = excluded.version`, params];
+    return type === 'mysql' || type === 'mariadb';
   }
 
   /** Wraps the data source's query runners: writes note their groups, commits bump them. */
@@ -353,7 +379,7 @@ export class VersionStamps implements OnApplicationBootstrap {
         const groups = [...state.dirty];
         reset();
         if (groups.length) await bump(groups);
-        if (narrowed.length) await query(...this.bumpContent(narrowed));
+        if (narrowed.length) await this.bumpContent(query, narrowed);
         await commit();
         await this.changedHere(groups, narrowed.length > 0);
         return;
