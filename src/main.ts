@@ -11,6 +11,7 @@ import { WireNames } from './core/wire-names';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
 import { createHttpLogger, createNestLogger, createRootLogger, loggingFromEnvironment, logRequests } from './standalone/logging';
+import { paceRequests } from './standalone/request-pacing';
 import { applyServerLimits, limitsFromEnvironment, LISTEN_BACKLOG } from './standalone/server-limits';
 import { exitOnSignalsWhileStarting, stopGracefullyOnSignals } from './standalone/shutdown';
 
@@ -43,6 +44,7 @@ async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
   const server = app.getHttpServer();
   applyServerLimits(server, limitsFromEnvironment(env));
   if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
+  paceRequests(server, env.CMS_EVENT_LOOP_SLICE);
   if (env.CMS_REQUEST_LOG === 'on') logRequests(server, createHttpLogger(logger));
   stopGracefullyOnSignals(app, { timeoutMs: env.CMS_SHUTDOWN_TIMEOUT * 1000, logger });
   await app.listen(env.PORT, LISTEN_BACKLOG as never);
@@ -65,9 +67,9 @@ function superviseWorkers(env: CmsEnvironment, count: number, logger: PinoInstan
   let ready = false;
   const fork = () => cluster.fork();
   // Node's default: the primary hands connections to the workers in turn (even over a few keep-alive connections:
-  // about 14 % more cached reads than with `none` at 32 connections). With thousands of connections arriving at once
-  // a busy worker takes a handed-over one only between requests; NODE_CLUSTER_SCHED_POLICY=none lets each worker
-  // accept its own (the load test's setting, see docs/reliability.md).
+  // about 14 % more cached reads than with `none` at 32 connections). A worker takes a handed-over connection, as it
+  // accepts one of its own with NODE_CLUSTER_SCHED_POLICY=none (the load test's setting, see docs/reliability.md),
+  // once a turn of its event loop: request pacing (CMS_EVENT_LOOP_SLICE) keeps the turns short under load.
   cluster.setupPrimary({ execArgv: workerExecArgv() });
   cluster.once('listening', () => {
     ready = true;

@@ -113,6 +113,8 @@ async function startServer(databaseUrl: string, cache: CacheMode, dir: string, w
     // Each worker accepts its own connections: with Node's default the primary hands 1,000 arriving connections to
     // busy workers one at a time (README, "Load and limits").
     NODE_CLUSTER_SCHED_POLICY: process.env.NODE_CLUSTER_SCHED_POLICY ?? 'none',
+    // The server's default unless set (`0`: no pacing, to compare).
+    ...(process.env.CMS_EVENT_LOOP_SLICE ? { CMS_EVENT_LOOP_SLICE: process.env.CMS_EVENT_LOOP_SLICE } : {}),
   };
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
@@ -199,6 +201,7 @@ async function main(): Promise<number> {
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup must be an integer of at least 0');
   if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new Error('--workers must be an integer between 0 and 64');
   const command = `npm run load${args.length ? ` -- ${args.join(' ')}` : ''}`;
+  const slice = process.env.CMS_EVENT_LOOP_SLICE || '5';
 
   // What 1,000 connections need: an open file each in the client (this process) and in the server, a listen
   // backlog that takes a burst of connections, and ephemeral ports.
@@ -266,7 +269,8 @@ ${results.map(row).join('\n')}
 What the connections need, checked before the run: open files ${files ? `${files.soft} (hard ${files.hard})` : 'unknown'} for ${need} needed per process;
 listen backlog 4096 (the server's; \`net.core.somaxconn\` ${somaxconn ?? 'unknown'}, \`tcp_max_syn_backlog\` ${synBacklog ?? 'unknown'});
 ephemeral ports ${ports ?? 'unknown'}; \`server.maxConnections\` unlimited (Node's default); keep-alive timeout 5 s,
-head timeout 60 s, request timeout 300 s (the defaults of \`CMS_KEEPALIVE_TIMEOUT\`, \`CMS_HEADERS_TIMEOUT\`, \`CMS_REQUEST_TIMEOUT\`).
+head timeout 60 s, request timeout 300 s (the defaults of \`CMS_KEEPALIVE_TIMEOUT\`, \`CMS_HEADERS_TIMEOUT\`, \`CMS_REQUEST_TIMEOUT\`);
+${slice === '0' ? 'requests not paced (`CMS_EVENT_LOOP_SLICE=0`)' : `requests paced in slices of ${slice} ms of work between two turns of the event loop (\`CMS_EVENT_LOOP_SLICE\`${process.env.CMS_EVENT_LOOP_SLICE ? '' : ', its default'})`}.
 
 - Command: \`${command}\`
 - Commit: ${commitOf()}; date: ${new Date().toISOString()}

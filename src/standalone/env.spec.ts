@@ -110,6 +110,12 @@ describe('loadEnvironment', () => {
       expect([env.CMS_REQUEST_TIMEOUT, env.CMS_HEADERS_TIMEOUT, env.CMS_KEEPALIVE_TIMEOUT, parseSize(env.CMS_MAX_HEADER_SIZE)]).toEqual([0, 20, 65, 32768]);
     });
 
+    it('paces requests in slices of 5 ms by default, takes milliseconds, and 0 for no pacing', () => {
+      expect(loadEnvironment({}).CMS_EVENT_LOOP_SLICE).toBe(5);
+      expect(loadEnvironment({ CMS_EVENT_LOOP_SLICE: '20' }).CMS_EVENT_LOOP_SLICE).toBe(20);
+      expect(loadEnvironment({ CMS_EVENT_LOOP_SLICE: '0' }).CMS_EVENT_LOOP_SLICE).toBe(0);
+    });
+
     it('refuses a head timeout longer than the request timeout', () => {
       expect(failure({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '60' })).toContain('CMS_HEADERS_TIMEOUT must not be longer than CMS_REQUEST_TIMEOUT');
       expect(loadEnvironment({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '30' }).CMS_HEADERS_TIMEOUT).toBe(30);
@@ -158,6 +164,9 @@ describe('loadEnvironment', () => {
       ['CMS_KEEPALIVE_TIMEOUT', '0'],
       ['CMS_KEEPALIVE_TIMEOUT', '1.5'],
       ['CMS_MAX_HEADER_SIZE', 'big'],
+      ['CMS_EVENT_LOOP_SLICE', '-1'],
+      ['CMS_EVENT_LOOP_SLICE', '2.5'],
+      ['CMS_EVENT_LOOP_SLICE', '1001'],
     ])('rejects %s=%s with an error naming the variable', (name, value) => {
       const message = failure({ [name]: value });
       expect(message).toContain(name);

@@ -188,6 +188,15 @@ export class CmsEnvironment {
   @Max(3600, { message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
   CMS_KEEPALIVE_TIMEOUT = 5;
 
+  /**
+   * Milliseconds of request work between two turns of the event loop, when requests wait (request-pacing.ts): the
+   * server accepts new connections between two; `0`: no pacing.
+   */
+  @IsInt({ message: 'CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)' })
+  @Min(0, { message: 'CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)' })
+  @Max(1000, { message: 'CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)' })
+  CMS_EVENT_LOOP_SLICE = 5;
+
   /** Largest request head (request line and headers, `server.maxHeaderSize`): bytes, or a number with kb. */
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb)?$/i, { message: 'CMS_MAX_HEADER_SIZE must be a size such as 16kb or 8192' })
   CMS_MAX_HEADER_SIZE = '16kb';
@@ -230,7 +239,7 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT', 'CMS_DB_TIMEOUT'] as const) {
+  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT', 'CMS_EVENT_LOOP_SLICE', 'CMS_DB_TIMEOUT'] as const) {
     const text = defined[name];
     if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }
