@@ -122,9 +122,11 @@ interface RequestFacts {
  *
  * A request costs one `close` listener and one call of the root logger: Node emits `close` once per response, after
  * it is sent or when its connection is lost first (then the line has the status the response had, as the request
- * is aborted).
+ * is aborted). The line is made of the request's id, method, URL (secrets redacted), address and status only, never
+ * headers: the root logger's header redaction, which copies `req` and `res` for every line, is left out of it.
  */
 export function createHttpLogger(root: PinoInstance): RequestLogger {
+  const log = root.child({}, { redact: [] });
   return (req, res) => {
     const incoming = req.headers['x-request-id'];
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -132,20 +134,20 @@ export function createHttpLogger(root: PinoInstance): RequestLogger {
     // As the request arrived: routers may rewrite the URL on the way, and the address is gone with the connection.
     const request: RequestFacts = { id, method: req.method, url: req.url, remoteAddress: req.socket?.remoteAddress };
     const started = Date.now();
-    res.once('close', () => logAnswer(root, req, res, request, started));
+    res.once('close', () => logAnswer(log, req, res, request, started));
   };
 }
 
 /** Writes the line of an ended request. */
-function logAnswer(root: PinoInstance, req: IncomingMessage, res: ServerResponse, request: RequestFacts, started: number): void {
+function logAnswer(log: PinoInstance, req: IncomingMessage, res: ServerResponse, request: RequestFacts, started: number): void {
   const status = res.statusCode;
   const path = pathOf(request.url);
   const level = status >= 500 ? 'error' : status < 400 && path.startsWith('/health/') ? 'debug' : 'info';
-  if (!root.isLevelEnabled(level)) return;
+  if (!log.isLevelEnabled(level)) return;
   const marks = req as unknown as Record<string, unknown>;
   const route = typeof marks[CMS_MATCHED_ROUTE] === 'string' ? (marks[CMS_MATCHED_ROUTE] as string) : undefined;
   const userId = typeof marks[CMS_USER_ID] === 'number' ? (marks[CMS_USER_ID] as number) : 0;
-  root[level](
+  log[level](
     {
       req: { id: request.id, method: request.method, url: redactUrl(request.url), remoteAddress: request.remoteAddress },
       res: { statusCode: status },
