@@ -105,10 +105,11 @@ export function redactUrl(url: string | undefined): string | undefined {
 /** Logs one request: called in the server's `request` event, before the request is answered. */
 export type RequestLogger = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** What a request line says of the request. */
+/** What a request line says of the request (its `req`). */
 interface RequestFacts {
   id: string;
   method: string | undefined;
+  /** Secrets redacted. */
   url: string | undefined;
   remoteAddress: string | undefined;
 }
@@ -132,7 +133,7 @@ export function createHttpLogger(root: PinoInstance): RequestLogger {
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     // As the request arrived: routers may rewrite the URL on the way, and the address is gone with the connection.
-    const request: RequestFacts = { id, method: req.method, url: req.url, remoteAddress: req.socket?.remoteAddress };
+    const request: RequestFacts = { id, method: req.method, url: redactUrl(req.url), remoteAddress: req.socket?.remoteAddress };
     const started = Date.now();
     res.once('close', () => logAnswer(log, req, res, request, started));
   };
@@ -149,7 +150,7 @@ function logAnswer(log: PinoInstance, req: IncomingMessage, res: ServerResponse,
   const userId = typeof marks[CMS_USER_ID] === 'number' ? (marks[CMS_USER_ID] as number) : 0;
   log[level](
     {
-      req: { id: request.id, method: request.method, url: redactUrl(request.url), remoteAddress: request.remoteAddress },
+      req: request,
       res: { statusCode: status },
       responseTime: Date.now() - started,
       route,
