@@ -141,3 +141,56 @@ describe('request log', () => {
     }
   });
 });
+
+describe('request log: levels and ends of requests', () => {
+  let server: Server;
+  let lines: Line[];
+  /** Requests to `/hang` that the server has received and not answered. */
+  const hanging: Array<{ req: IncomingMessage; res: ServerResponse }> = [];
+
+  beforeAll(async () => {
+    ({ server, lines } = await loggedServer('debug', (req, res) => {
+      if (req.url === '/hang') return void hanging.push({ req, res });
+      if (req.url === '/health/ready-down') res.statusCode = 503;
+      if (req.url === '/health/missing') res.statusCode = 404;
+      // A router that hands a mounted handler the rest of the path (as Express does) before answering.
+      if (req.url?.startsWith('/wp-content/uploads/')) req.url = req.url.slice('/wp-content/uploads'.length);
+      res.end('{}');
+    }));
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('logs successful health probes at debug, failing ones at info (4xx) and error (5xx)', async () => {
+    await get(server, '/health/live', { 'X-Request-Id': 'health-ok' });
+    await get(server, '/health/missing', { 'X-Request-Id': 'health-404' });
+    await get(server, '/health/ready-down', { 'X-Request-Id': 'health-503' });
+    await get(server, '/cms-json/', { 'X-Request-Id': 'not-health' });
+    expect(await lineFor(lines, 'health-ok')).toMatchObject({ level: 'debug', msg: 'GET /health/live 200' });
+    expect(await lineFor(lines, 'health-404')).toMatchObject({ level: 'info', msg: 'GET /health/missing 404' });
+    expect(await lineFor(lines, 'health-503')).toMatchObject({ level: 'error', msg: 'GET /health/ready-down 503' });
+    expect(await lineFor(lines, 'not-health')).toMatchObject({ level: 'info', msg: 'GET /cms-json/ 200' });
+  });
+
+  it('logs a request whose connection is lost before the answer once, when it is lost, and not again when it is answered', async () => {
+    const { port } = server.address() as AddressInfo;
+    const client = httpRequest({ host: '127.0.0.1', port, path: '/hang', headers: { 'X-Request-Id': 'aborted-1' } });
+    client.on('error', () => undefined).end();
+    while (hanging.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const { req, res } = hanging[0];
+    client.destroy();
+    const line = await lineFor(lines, 'aborted-1');
+    expect(line).toMatchObject({ level: 'info', msg: 'GET /hang 200', req: { id: 'aborted-1', method: 'GET', url: '/hang', remoteAddress: '127.0.0.1' } });
+    expect(req.destroyed).toBe(true);
+    res.end('late');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lines.filter((l) => l.req?.id === 'aborted-1')).toHaveLength(1);
+  });
+
+  it('logs the URL the request came with, even when a router rewrote it', async () => {
+    await get(server, '/wp-content/uploads/2024/01/a.csv?token=t0k3n', { 'X-Request-Id': 'rewritten-1' });
+    expect(await lineFor(lines, 'rewritten-1')).toMatchObject({
+      msg: 'GET /wp-content/uploads/2024/01/a.csv 200',
+      req: { url: '/wp-content/uploads/2024/01/a.csv?token=[Redacted]' },
+    });
+  });
+});

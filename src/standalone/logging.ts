@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { LoggerService } from '@nestjs/common';
 import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import pino, { DestinationStream, Logger as PinoInstance } from 'pino';
-import { pinoHttp, HttpLogger } from 'pino-http';
+import { CMS_MATCHED_ROUTE, CMS_USER_ID } from '../core/http/request-marks';
 
 /** Levels `LOG_LEVEL` takes (pino's). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -29,10 +29,6 @@ const REDACT_PATHS = [
 
 /** An incoming `X-Request-Id` is kept when it is short and plain (no spaces or control characters). */
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
-
-/** Where the user a request authenticated as is left on it, for the request log (see ApiHttpService). */
-const CMS_USER_ID = 'cmsUserId';
-const CMS_MATCHED_ROUTE = 'cmsMatchedRoute';
 
 export interface LoggingOptions {
   level: LogLevel;
@@ -106,65 +102,76 @@ export function redactUrl(url: string | undefined): string | undefined {
   return `${url.slice(0, at)}?${query}`;
 }
 
+/** Logs one request: called in the server's `request` event, before the request is answered. */
+export type RequestLogger = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** What a request line says of the request (its `req`). */
+interface RequestFacts {
+  id: string;
+  method: string | undefined;
+  /** Secrets redacted. */
+  url: string | undefined;
+  remoteAddress: string | undefined;
+}
+
 /**
  * The request logger: one line per answered request, when it ends, with the request id (an incoming
  * `X-Request-Id`, else a new UUID; echoed in the response), the method, URL (secrets redacted) and client address
  * (no headers: no credentials), the API route pattern that matched (`route`), the status, the duration in milliseconds
  * (`responseTime`) and the authenticated user's id (`userId`, 0 when anonymous). 5xx answers are logged at
  * `error`, health probes that succeed at `debug`.
+ *
+ * A request costs one `close` listener and one call of the root logger: Node emits `close` once per response, after
+ * it is sent or when its connection is lost first (then the line has the status the response had, as the request
+ * is aborted). The line is made of the request's id, method, URL (secrets redacted), address and status only, never
+ * headers: the root logger's header redaction, which copies `req` and `res` for every line, is left out of it.
  */
-export function createHttpLogger(root: PinoInstance): HttpLogger {
-  return pinoHttp({
-    logger: root,
-    genReqId: (req: IncomingMessage, res: ServerResponse) => {
-      const incoming = req.headers['x-request-id'];
-      const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    // The line names the request without its headers: credentials (Authorization, cookies, nonces) never reach
-    // the log, and the line stays short (serializing every header both ways halved the throughput of small answers).
-    // pino-http's own serializers are bypassed: they copy every header first.
-    wrapSerializers: false,
-    serializers: {
-      req: (req: IncomingMessage & { id?: unknown }) => ({
-        id: req.id,
-        method: req.method,
-        url: redactUrl(req.url),
-        remoteAddress: req.socket?.remoteAddress,
-      }),
-      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
-    },
-    customLogLevel: (req, res, err) => {
-      if (err || res.statusCode >= 500) return 'error';
-      if (res.statusCode < 400 && (req.url ?? '').startsWith('/health/')) return 'debug';
-      return 'info';
-    },
-    customSuccessObject: (req, _res, value) => ({ ...value, ...requestFacts(req) }),
-    customErrorObject: (req, _res, _error, value) => ({ ...value, ...requestFacts(req) }),
-    customSuccessMessage: (req, res) => `${req.method} ${routeOf(req)} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${routeOf(req)} ${res.statusCode}`,
-  });
+export function createHttpLogger(root: PinoInstance): RequestLogger {
+  const log = root.child({}, { redact: [] });
+  return (req, res) => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('X-Request-Id', id);
+    // As the request arrived: routers may rewrite the URL on the way, and the address is gone with the connection.
+    const request: RequestFacts = { id, method: req.method, url: redactUrl(req.url), remoteAddress: req.socket?.remoteAddress };
+    const started = Date.now();
+    res.once('close', () => logAnswer(log, req, res, request, started));
+  };
 }
 
-function routeOf(req: IncomingMessage): string {
-  const route = (req as unknown as Record<string, unknown>)[CMS_MATCHED_ROUTE];
-  return typeof route === 'string' ? route : (redactUrl(req.url) ?? '/').split('?')[0];
+/** Writes the line of an ended request. */
+function logAnswer(log: PinoInstance, req: IncomingMessage, res: ServerResponse, request: RequestFacts, started: number): void {
+  const status = res.statusCode;
+  const path = pathOf(request.url);
+  const level = status >= 500 ? 'error' : status < 400 && path.startsWith('/health/') ? 'debug' : 'info';
+  if (!log.isLevelEnabled(level)) return;
+  const marks = req as unknown as Record<string, unknown>;
+  const route = typeof marks[CMS_MATCHED_ROUTE] === 'string' ? (marks[CMS_MATCHED_ROUTE] as string) : undefined;
+  const userId = typeof marks[CMS_USER_ID] === 'number' ? (marks[CMS_USER_ID] as number) : 0;
+  log[level](
+    {
+      req: request,
+      res: { statusCode: status },
+      responseTime: Date.now() - started,
+      route,
+      userId,
+    },
+    `${request.method} ${route ?? path} ${status}`,
+  );
 }
 
-/** The API's facts about a request: the route pattern that matched and the user (0: anonymous). */
-function requestFacts(req: IncomingMessage): { route?: string; userId: number } {
-  const facts = req as unknown as Record<string, unknown>;
-  const route = facts[CMS_MATCHED_ROUTE];
-  const userId = facts[CMS_USER_ID];
-  return { route: typeof route === 'string' ? route : undefined, userId: typeof userId === 'number' ? userId : 0 };
+/** A URL's path (its query, where secrets may be, left out). */
+function pathOf(url: string | undefined): string {
+  if (!url) return '/';
+  const at = url.indexOf('?');
+  return at < 0 ? url : url.slice(0, at);
 }
 
 /**
  * Logs every request the server answers, whichever way it is served (the API ahead of Express, or Express):
  * the request logger runs first, in Node's `request` event. Call it after {@link serveApiFirst}.
  */
-export function logRequests(server: Server, logger: HttpLogger): void {
+export function logRequests(server: Server, logger: RequestLogger): void {
   const listeners = server.listeners('request') as RequestListener[];
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
