@@ -162,7 +162,7 @@ describe('commands on one database', () => {
   it('migrate creates the schema and the site, then has nothing left to do', () => {
     const first = cli(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('Applied 4 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000');
+    expect(first.stdout).toContain('Applied 5 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000');
     expect(first.stdout).toContain('Installed the default site');
     const again = cli(['migrate']);
     expect(again).toMatchObject({ code: 0, stderr: '' });
@@ -460,10 +460,10 @@ describe('commands on one database', () => {
       expect(run).toMatchObject({ code: 0, stderr: '' });
       const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
       expect(lines[0]).toEqual(['MIGRATION', 'STATUS']);
-      expect(lines.slice(1, 5)).toEqual(
-        ['InitialSchema1732147200000', 'SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000'].map((m) => [m, 'applied']),
+      expect(lines.slice(1, 6)).toEqual(
+        ['InitialSchema1732147200000', 'SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000'].map((m) => [m, 'applied']),
       );
-      expect(lines[5]).toEqual(['Schema up to date.']);
+      expect(lines[6]).toEqual(['Schema up to date.']);
     });
 
     it('lists them as pending on an empty database, and writes nothing there', async () => {
@@ -472,12 +472,12 @@ describe('commands on one database', () => {
         const run = cli(['migrate:status'], { DATABASE_URL: url });
         expect(run).toMatchObject({ code: 0, stderr: '' });
         expect(run.stdout).toMatch(/\nInitialSchema1732147200000 +pending\n/);
-        expect(run.stdout).toContain('4 pending: run "npm run cms -- migrate".');
+        expect(run.stdout).toContain('5 pending: run "npm run cms -- migrate".');
         const ds = new DataSource(buildDataSourceOptions({ databaseUrl: url, tablePrefix: PREFIX }));
         await ds.initialize();
         try {
           const runner = ds.createQueryRunner();
-          for (const table of ['posts', 'options', 'users', 'cms_migrations', 'cms_versions']) expect(await runner.hasTable(`${PREFIX}${table}`)).toBe(false);
+          for (const table of ['posts', 'options', 'users', 'cms_migrations', 'cms_versions', 'cms_post_versions']) expect(await runner.hasTable(`${PREFIX}${table}`)).toBe(false);
           await runner.release();
         } finally {
           await ds.destroy();

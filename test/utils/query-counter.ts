@@ -12,10 +12,8 @@ export class QueryCounter implements TypeOrmLogger {
 
   logQuery(query: string): void {
     this.statements.push(query);
-    if (/^SELECT name, version FROM \S*cms_versions/.test(query)) {
-      if (query.includes('/* cms:objects */')) this.objectReads++;
-      else this.stampReads++;
-    }
+    if (/^SELECT name, version FROM \S*cms_versions/.test(query)) this.stampReads++;
+    else if (/^SELECT post_id, version FROM \S*cms_post_versions/.test(query)) this.objectReads++;
     else this.count++;
   }
   logQueryError(): void {}

@@ -4,7 +4,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { ByteLru, LruEntry } from './byte-lru';
 import { AnswerSources } from './answer-sources';
-import { contentSequence, Stamps, VersionStamps } from './version-stamps';
+import { contentSequence, PostVersions, Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
 
 /** Approximate bytes of an answer besides its body and key: the entry, its headers. */
@@ -24,7 +24,7 @@ export class CachedAnswer implements LruEntry {
      */
     public content: number,
     /** The versions of the posts it shows, when it depends on posts' content through them alone. */
-    readonly objects: ReadonlyMap<string, number> | null,
+    readonly objects: PostVersions | null,
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
     readonly body: Buffer,
@@ -118,25 +118,33 @@ export class ResponseCache {
    * and the posts' content it shows is unchanged: the posts' versions are read (one statement) when the content
    * version moved since it was last checked.
    */
-  async lookup(key: string, stamps: Stamps): Promise<CachedAnswer | undefined> {
+  lookup(key: string, stamps: Stamps): CachedAnswer | undefined | Promise<CachedAnswer | undefined> {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.token !== stamps.token || entry.hooks !== this.hooks.generation || (entry.content !== stamps.content && !(await this.showsUnchanged(entry)))) {
-      this.drop(entry);
-      return undefined;
-    }
+    if (entry.token !== stamps.token || entry.hooks !== this.hooks.generation) return this.dropped(entry);
+    // The posts' content moved since it was checked: the posts it shows are read (not on the hot path otherwise).
+    if (entry.content !== stamps.content) return this.showsUnchanged(entry).then((same) => (same ? this.hit(entry, stamps) : this.dropped(entry)));
+    return this.hit(entry, stamps);
+  }
+
+  private hit(entry: CachedAnswer, stamps: Stamps): CachedAnswer {
     // Checked: valid under this content version (a later move is checked again).
-    if (entry.content !== stamps.content) entry.content = stamps.content;
+    entry.content = stamps.content;
     this.pool.touch(entry);
     return entry;
+  }
+
+  private dropped(entry: CachedAnswer): undefined {
+    this.drop(entry);
+    return undefined;
   }
 
   /** Whether the posts an answer shows are at the versions it was built with. */
   private async showsUnchanged(entry: CachedAnswer): Promise<boolean> {
     if (!entry.objects) return false;
     if (!entry.objects.size) return true;
-    const now = await this.stamps.objects([...entry.objects.keys()].map((name) => Number(name.slice(name.indexOf(':') + 1))));
-    for (const [name, version] of entry.objects) if (now.versions.get(name) !== version) return false;
+    const now = await this.stamps.posts([...entry.objects.keys()]);
+    for (const [id, version] of entry.objects) if (now.get(id) !== version) return false;
     return true;
   }
 
@@ -164,14 +172,14 @@ export class ResponseCache {
     matchedRoute?: string,
   ): Promise<CachedAnswer | undefined> {
     if (sources.uncacheable) return undefined;
-    let objects: ReadonlyMap<string, number> | null = null;
-    if (!sources.readsAllContent && !this.contentShapedElsewhere()) {
+    let objects: PostVersions | null = null;
+    if (this.stamps.postVersions && !sources.readsAllContent && !this.contentShapedElsewhere()) {
       if (sources.posts.size) {
-        const now = await this.stamps.objects([...sources.posts]);
+        const now = await this.stamps.posts([...sources.posts]);
         // A post shown was edited since the stamps were read: the answer may show it as it was, or as it is.
         const since = contentSequence(stamps.content);
-        for (const version of now.versions.values()) if (contentSequence(version) > since) return undefined;
-        objects = now.versions;
+        for (const version of now.values()) if (contentSequence(version) > since) return undefined;
+        objects = now;
       } else {
         // Shows no post: posts' content is none of its business.
         objects = new Map();

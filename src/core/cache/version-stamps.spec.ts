@@ -76,7 +76,7 @@ describe('VersionStamps', () => {
 
   it('moves the content version and the versions of the posts written, not the posts group, for a narrowed transaction', async () => {
     const before = await stamps.current();
-    const objectsBefore = await stamps.objects([1, 2]);
+    const postsBefore = await stamps.posts([1, 2]);
     await ds.transaction(async (em) => {
       stamps.narrow(em.queryRunner, [1]);
       await em.query("UPDATE wp_posts SET post_title = 'x' WHERE ID = 1");
@@ -85,10 +85,10 @@ describe('VersionStamps', () => {
     const after = await stamps.current();
     expect(after.token).toBe(before.token);
     expect(after.content).not.toBe(before.content);
-    const objects = await stamps.objects([1, 2]);
-    expect(objects.content).toBe(after.content);
-    expect(objects.versions.get('post:1')).not.toBe(objectsBefore.versions.get('post:1'));
-    expect(objects.versions.get('post:2')).toBe(objectsBefore.versions.get('post:2'));
+    const posts = await stamps.posts([1, 2]);
+    expect(posts.get(1)).toBe(after.content);
+    expect(posts.get(1)).not.toBe(postsBefore.get(1));
+    expect(posts.get(2)).toBe(postsBefore.get(2));
     // Rolled back: nothing moves.
     await ds
       .transaction(async (em) => {

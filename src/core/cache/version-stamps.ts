@@ -23,13 +23,16 @@ export type StampGroup = (typeof STAMP_GROUPS)[number];
 /** The table of versions (after the table prefix). */
 export const VERSIONS_TABLE = 'cms_versions';
 
+/** The table of posts' versions (after the table prefix): one row per post an edit in place wrote. */
+export const POST_VERSIONS_TABLE = 'cms_post_versions';
+
 /** A statement that writes but should not bump any version (the SQLite write-lock probe) carries this comment. */
 export const NO_STAMP = '/* cms:no-stamp */';
 
 /**
  * The version of the posts' content: moved, instead of the `posts` group's, by a write that keeps every post where it
- * was among the others ({@link VersionStamps.narrow}), together with the version of each post it wrote
- * (`post:<id>`, {@link objectStamp}). An answer that shows posts but depends on their content only through the
+ * was among the others ({@link VersionStamps.narrow}), together with the version of each post it wrote (in
+ * {@link POST_VERSIONS_TABLE}). An answer that shows posts but depends on their content only through the
  * posts it shows stays valid while the versions of those posts are unchanged.
  */
 export const CONTENT_STAMP = 'posts.content';
@@ -49,14 +52,6 @@ export function contentSequence(version: number): number {
 /** The listeners' channels: the groups, and the posts' content (moved by every write of posts, narrowed or not). */
 export type StampChannel = StampGroup | 'content';
 
-/** The version row of one post. */
-export function objectStamp(postId: number): string {
-  return `post:${postId}`;
-}
-
-/** Marks the read of posts' versions (a stamps read of its own, told apart by the tests' statement counts). */
-export const OBJECTS_READ = '/* cms:objects */';
-
 /**
  * The versions read at one moment: per group, and as one token (`posts.terms.comments.users.options`); and the
  * posts' content version apart ({@link CONTENT_STAMP}).
@@ -67,12 +62,8 @@ export interface Stamps {
   readonly content: number;
 }
 
-/** The versions of some posts, read in one statement with the content version they go with. */
-export interface ObjectVersions {
-  readonly content: number;
-  /** By {@link objectStamp} name; 0 for a post never written by a narrowed write. */
-  readonly versions: ReadonlyMap<string, number>;
-}
+/** The versions of some posts, by id: 0 for a post never written by a narrowed write. */
+export type PostVersions = ReadonlyMap<number, number>;
 
 /** The groups each WordPress table belongs to (term assignment changes posts as well as terms). */
 const TABLE_GROUPS: ReadonlyArray<[Function, StampGroup[]]> = [
@@ -91,9 +82,6 @@ const TABLE_GROUPS: ReadonlyArray<[Function, StampGroup[]]> = [
 
 /** The verb and table of a write statement, as TypeORM and this server write them. */
 const WRITE = /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE|OR\s+\w+))*\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE|OR\s+\w+))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM)\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)[`"]?(\s*,)?/i;
-
-/** What the stamps' read asks for: the groups and the posts' content. */
-const READ_NAMES: readonly string[] = [...STAMP_GROUPS, CONTENT_STAMP];
 
 /** Per query runner: the groups its open transaction wrote. */
 const RUNNER_STATE = Symbol('cms-version-stamps');
@@ -125,7 +113,9 @@ type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDep
 export class VersionStamps implements OnApplicationBootstrap {
   private readonly logger = new Logger('VersionStamps');
   private enabledFlag = false;
+  private postsFlag = false;
   private table = VERSIONS_TABLE;
+  private postTable = POST_VERSIONS_TABLE;
   /** Table name → groups. */
   private readonly groupsOfTable = new Map<string, StampGroup[]>();
   /** The posts tables (`posts`, `postmeta`): what a narrowed write may write. */
@@ -148,10 +138,16 @@ export class VersionStamps implements OnApplicationBootstrap {
     return this.enabledFlag;
   }
 
+  /** Whether posts' versions are kept too (their table exists): edits in place are narrowed only then. */
+  get postVersions(): boolean {
+    return this.postsFlag;
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.responseCache) return;
     const prefix = (this.dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
     this.table = `${prefix}${VERSIONS_TABLE}`;
+    this.postTable = `${prefix}${POST_VERSIONS_TABLE}`;
     for (const [entity, groups] of TABLE_GROUPS) this.groupsOfTable.set(this.dataSource.getMetadata(entity).tableName.toLowerCase(), groups);
     for (const entity of [PostEntity, PostMetaEntity]) this.postTables.add(this.dataSource.getMetadata(entity).tableName.toLowerCase());
     try {
@@ -160,11 +156,17 @@ export class VersionStamps implements OnApplicationBootstrap {
       this.logger.warn(`${this.table} is missing (run the migrations): the response cache is off.`);
       return;
     }
-    // The content row exists before any narrowed commit locks it (two first ones would otherwise both count from 0).
-    await this.dataSource.query(
-      this.isMySql ? `INSERT IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)` : `INSERT OR IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)`,
-      [CONTENT_STAMP],
-    );
+    try {
+      await this.dataSource.query(`SELECT post_id FROM ${this.quote(this.postTable)} WHERE post_id = ?`, [0]);
+      // The content row exists before any narrowed commit locks it (two first ones would otherwise both count from 0).
+      await this.dataSource.query(
+        this.isMySql ? `INSERT IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)` : `INSERT OR IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)`,
+        [CONTENT_STAMP],
+      );
+      this.postsFlag = true;
+    } catch {
+      this.logger.warn(`${this.postTable} is missing (run the migrations): every edit of a post moves every post's answers.`);
+    }
     this.instrument();
     this.enabledFlag = true;
     for (const cache of this.validatedCaches) cache.validated = true;
@@ -244,30 +246,24 @@ export class VersionStamps implements OnApplicationBootstrap {
    * Anything else it writes moves its groups as usual (a write of terms moves `posts` too).
    */
   narrow(runner: QueryRunner | undefined, postIds: readonly number[]): void {
+    if (!this.postsFlag) return;
     const state = (runner as Instrumented | undefined)?.[RUNNER_STATE];
     if (!state || !runner?.isTransactionActive) return;
     state.narrow ??= new Set();
     for (const id of postIds) state.narrow.add(id);
   }
 
-  /**
-   * The versions of `postIds` ({@link objectStamp}) and the content version, in one statement: a consistent view of
-   * them on both databases (a narrowed commit moves them together).
-   */
-  async objects(postIds: readonly number[]): Promise<ObjectVersions> {
-    const names = [CONTENT_STAMP, ...postIds.map(objectStamp)];
-    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()} WHERE name IN (${names.map(() => '?').join(', ')}) ${OBJECTS_READ}`, names);
-    const versions = new Map<string, number>(postIds.map((id) => [objectStamp(id), 0]));
-    let content = 0;
-    for (const row of rows as Array<{ name: string; version: number | string }>) {
-      if (row.name === CONTENT_STAMP) content = Number(row.version);
-      else versions.set(row.name, Number(row.version));
-    }
-    return { content, versions };
+  /** The versions of `postIds`, in one statement (0 for a post no narrowed commit wrote). */
+  async posts(postIds: readonly number[]): Promise<PostVersions> {
+    const versions = new Map<number, number>(postIds.map((id) => [id, 0]));
+    if (!postIds.length) return versions;
+    const rows = await rawQuery(this.dataSource, `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE post_id IN (${postIds.map(() => '?').join(', ')})`, [...postIds]);
+    for (const row of rows as Array<{ post_id: number | string; version: number | string }>) versions.set(Number(row.post_id), Number(row.version));
+    return versions;
   }
 
   private async read(): Promise<Stamps> {
-    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()} WHERE name IN (${READ_NAMES.map(() => '?').join(', ')})`, [...READ_NAMES]);
+    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`);
     const versions = Object.fromEntries(STAMP_GROUPS.map((g) => [g, 0])) as Record<StampGroup, number>;
     let content = 0;
     for (const row of rows as Array<{ name: string; version: number | string }>) {
@@ -297,8 +293,11 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   private quoted(): string {
-    const type = this.dataSource.options.type;
-    return type === 'mysql' || type === 'mariadb' ? `\`${this.table}\`` : `"${this.table}"`;
+    return this.quote(this.table);
+  }
+
+  private quote(table: string): string {
+    return this.isMySql ? `\`${table}\`` : `"${table}"`;
   }
 
   /**
@@ -318,13 +317,14 @@ export class VersionStamps implements OnApplicationBootstrap {
     const mysql = this.isMySql;
     const rows = (await query(`SELECT version FROM ${this.quoted()} WHERE name = ?${mysql ? ' FOR UPDATE' : ''}`, [CONTENT_STAMP])) as Array<{ version: number | string }>;
     const version = (contentSequence(Number(rows[0]?.version ?? 0)) + 1) * CONTENT_SEQUENCE + randomInt(0, CONTENT_SEQUENCE);
-    const names = [CONTENT_STAMP, ...postIds.map(objectStamp)];
-    const values = names.map(() => '(?, ?)').join(', ');
-    const params = names.flatMap((name) => [name, version]);
+    await query(`UPDATE ${this.quoted()} SET version = ? WHERE name = ?`, [version, CONTENT_STAMP]);
+    const values = postIds.map(() => '(?, ?)').join(', ');
+    const params = postIds.flatMap((id) => [id, version]);
+    const table = this.quote(this.postTable);
     await query(
       mysql
-        ? `INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON DUPLICATE KEY UPDATE version = VALUES(version)`
-        : `INSERT INTO ${this.quoted()} (name, version) VALUES ${values} ON CONFLICT(name) DO UPDATE SET version = excluded.version`,
+        ? `INSERT INTO ${table} (post_id, version) VALUES ${values} ON DUPLICATE KEY UPDATE version = VALUES(version)`
+        : `INSERT INTO ${table} (post_id, version) VALUES ${values} ON CONFLICT(post_id) DO UPDATE SET version = excluded.version`,
       params,
     );
   }

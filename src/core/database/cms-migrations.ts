@@ -2,13 +2,14 @@ import { InitialSchema1732147200000 } from './migrations/1732147200000-initial-s
 import { SqliteCoveringKeys1763683200000 } from './migrations/1763683200000-sqlite-covering-keys';
 import { CommentQueryKeys1764028800000 } from './migrations/1764028800000-comment-query-keys';
 import { VersionStamps1764633600000 } from './migrations/1764633600000-version-stamps';
+import { PostVersions1764806400000 } from './migrations/1764806400000-post-versions';
 
-export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000 };
+export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000 };
 
 /**
  * The schema migrations, in order, for a DataSource's `migrations` (hosts may run them in their own pipeline).
  * They create missing WordPress tables (existing tables and data are never altered or dropped), on SQLite give
  * older databases the current keys, add the keys of the comment queries (`cms_*`), and create the version stamps'
- * table (`cms_versions`) of the response cache.
+ * table (`cms_versions`) of the response cache, and the posts' versions (`cms_post_versions`).
  */
-export const CMS_MIGRATIONS = [InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000];
+export const CMS_MIGRATIONS = [InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000];

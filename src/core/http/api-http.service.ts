@@ -271,7 +271,8 @@ export class ApiHttpService {
           ? this.cache.keyOf(baseUrl, mount, route, query, this.options.wire)
           : undefined;
       if (cacheKey && stamps) {
-        const hit = await this.cache.lookup(cacheKey, stamps);
+        const found = this.cache.lookup(cacheKey, stamps);
+        const hit = found instanceof Promise ? await found : found;
         if (hit) {
           this.write(res, req, baseUrl, mount, { status: hit.status, headers: hit.headers, data: null }, origin, hit);
           return { matchedRoute: hit.matchedRoute };
