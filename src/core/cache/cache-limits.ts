@@ -55,6 +55,13 @@ export const OPTIONS_CACHE = { bytes: 8 * MiB, missingNames: 1000 } as const;
 export const SQLITE_STATEMENTS = { bytes: 8 * MiB, entries: 500 } as const;
 
 /**
+ * Statements TypeORM prepares on SQLite (its entity reads and writes, on its one query runner), kept up to these
+ * estimated bytes and count, the oldest dropped first. TypeORM's own bound is 100 statements of any length, fewer
+ * than a write and the reads around it use: they were prepared again and again.
+ */
+export const SQLITE_RUNNER_STATEMENTS = { bytes: 8 * MiB, entries: 1000 } as const;
+
+/**
  * MySQL/MariaDB: statements estimated larger than this (SQL text, parameters) are sent as plain queries instead of
  * server-side prepared statements, which mysql2 keeps per pooled connection (at most `maxPreparedStatements`, 256:
  * so at most 4 MiB per connection).

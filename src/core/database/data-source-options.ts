@@ -5,6 +5,8 @@ import type { DataSource, DataSourceOptions, Logger, LoggerOptions } from 'typeo
 import { CMS_ENTITIES } from './cms-entities';
 import { CMS_MIGRATIONS } from './cms-migrations';
 import { boundCommands } from './mysql-timeouts';
+import { CACHE_ENTRY_SHARE, SQLITE_RUNNER_STATEMENTS } from '../cache/cache-limits';
+import { sqliteStatementBytes } from './raw-query';
 
 /** A parsed `DATABASE_URL`. */
 export type ParsedDatabaseUrl =
@@ -213,17 +215,57 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
 }
 
 /**
+ * A statement cache within {@link SQLITE_RUNNER_STATEMENTS}: past its estimated bytes (`sqliteStatementBytes`) or
+ * count, the oldest statements are dropped (SQLite finalizes them once they are garbage); one larger than an eighth
+ * of the bytes is not kept.
+ */
+class RunnerStatements<V> extends Map<string, V> {
+  private bytes = 0;
+
+  override set(sql: string, statement: V): this {
+    const size = sqliteStatementBytes(sql, 0);
+    if (size > SQLITE_RUNNER_STATEMENTS.bytes * CACHE_ENTRY_SHARE) return this;
+    if (!this.has(sql)) this.bytes += size;
+    super.set(sql, statement);
+    while (this.size > SQLITE_RUNNER_STATEMENTS.entries || this.bytes > SQLITE_RUNNER_STATEMENTS.bytes) this.delete(this.keys().next().value as string);
+    return this;
+  }
+
+  override delete(sql: string): boolean {
+    if (!super.delete(sql)) return false;
+    this.bytes -= sqliteStatementBytes(sql, 0);
+    return true;
+  }
+}
+
+/**
+ * Sizes the statement cache of TypeORM's SQLite query runner (one per data source: every query and transaction runs
+ * on it) to {@link SQLITE_RUNNER_STATEMENTS}: bounded in bytes, and more statements than TypeORM's 100.
+ */
+function boundRunnerStatements(dataSource: DataSource): void {
+  const runner = dataSource.driver.createQueryRunner('master') as unknown as { stmtCache?: Map<string, unknown>; cacheSize?: number };
+  if (!(runner.stmtCache instanceof Map) || runner.stmtCache instanceof RunnerStatements) return;
+  const statements = new RunnerStatements<unknown>();
+  for (const [sql, statement] of runner.stmtCache) statements.set(sql, statement);
+  runner.stmtCache = statements;
+  // The cache bounds itself; the runner's own trimming (past `cacheSize`) then finds nothing to drop.
+  runner.cacheSize = SQLITE_RUNNER_STATEMENTS.entries;
+}
+
+/**
  * Optional step after `dataSource.initialize()`, for any DataSource, including one a host built without
  * {@link buildDataSourceOptions}. On MySQL/MariaDB it makes sure every pooled connection gets WordPress's
  * session `sql_mode` (attaching the pool listener and updating the already-open connections when the pool
  * was not created by {@link buildDataSourceOptions}), then checks the mode on a live connection and throws if
- * a zero-date-hostile mode is still on. On SQLite it refreshes the query planner's statistics (without sample
+ * a zero-date-hostile mode is still on. On SQLite it sizes TypeORM's statement cache
+ * ({@link SQLITE_RUNNER_STATEMENTS}) and refreshes the query planner's statistics (without sample
  * statistics, see below). Safe to call
  * more than once.
  */
 export async function afterDataSourceInit(dataSource: DataSource): Promise<void> {
   const { type } = dataSource.options;
   if (type === 'better-sqlite3') {
+    boundRunnerStatements(dataSource);
     // Statistics for the query planner (sqlite_stat1), gathered where missing or stale, as SQLite advises for a
     // connection that stays open: without them it may walk a (type, status) index over every revision where the
     // post_parent index finds a post's few.
