@@ -10,8 +10,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chaosRun, ChaosRunOptions, ChaosRunResult } from './chaos-lib';
-import { writeSection } from './report';
-import { option, runFacts, scriptDatabase } from './script-facts';
+import { option, reportRun, scriptDatabase } from './script-facts';
 
 export function resultTable(label: string, r: ChaosRunResult): string {
   const problems = Object.entries(r.database.problems);
@@ -86,21 +85,20 @@ async function main(): Promise<void> {
     const examples = result.database.examples;
     return examples.length ? `\n\nExamples: ${examples.slice(0, 6).map((e) => `\`${e}\``).join(', ')}` : '';
   });
-  if (!process.argv.includes('--no-report')) {
-    writeSection(
-      'chaos',
-      `## Durability under kill -9\n\n${runFacts(labels.join('; '), command)}\n\n` +
-        'A write load (authenticated creates, updates, trashes and deletes of posts with categories and tags, of terms, ' +
-        'comments with status changes, and media: small PNGs) runs against `node dist/main`; the server is killed with ' +
-        'SIGKILL at random moments and restarted. Every 2xx answer goes into a client-side ledger; after each restart ' +
-        'and at the end every acknowledged object is read back and compared, and the database and upload directory are ' +
-        'searched for half-written state. With `CMS_WORKERS=2` two processes write one database (on SQLite, one file): ' +
-        'a 503 (SQLITE_BUSY reaching a client) counts as a failure there too.\n\n' +
-        tables.join('\n\n') +
-        `\n\nResult: **${bad ? 'FAILED' : 'passed'}**.`,
-    );
-  }
-  process.exitCode = bad ? 1 : 0;
+  reportRun('chaos', {
+    title: 'Durability under kill -9',
+    databases: labels,
+    command,
+    checks:
+      'A write load (authenticated creates, updates, trashes and deletes of posts with categories and tags, of terms, ' +
+      'comments with status changes, and media: small PNGs) runs against `node dist/main`; the server is killed with ' +
+      'SIGKILL at random moments and restarted. Every 2xx answer goes into a client-side ledger; after each restart ' +
+      'and at the end every acknowledged object is read back and compared, and the database and upload directory are ' +
+      'searched for half-written state. With `CMS_WORKERS=2` two processes write one database (on SQLite, one file): ' +
+      'a 503 (SQLITE_BUSY reaching a client) counts as a failure there too.',
+    parts: tables,
+    bad,
+  });
 }
 
 if (require.main === module) {

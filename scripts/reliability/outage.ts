@@ -10,8 +10,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { outageRun, OutageResult } from './outage-lib';
-import { writeSection } from './report';
-import { option, runFacts, scriptDatabase } from './script-facts';
+import { option, reportRun, scriptDatabase } from './script-facts';
 
 function table(label: string, what: string, r: OutageResult): string {
   const count = (kind: string) => {
@@ -62,18 +61,17 @@ async function main(): Promise<void> {
       rmSync(database.dir, { recursive: true, force: true });
     }
   }
-  if (!process.argv.includes('--no-report')) {
-    writeSection(
-      'outage',
-      `## The database going away\n\n${runFacts(labels.join('; '), command)}\n\n` +
-        'Requests that need the database answer `503 rest_database_unavailable` with `Retry-After` within ' +
-        '`CMS_DB_TIMEOUT` (no request hangs), and the server serves again by itself once the database is back; ' +
-        'the shared MariaDB server is never stopped.\n\n' +
-        parts.join('\n\n') +
-        `\n\nResult: **${bad ? 'FAILED' : 'passed'}**.`,
-    );
-  }
-  process.exitCode = bad ? 1 : 0;
+  reportRun('outage', {
+    title: 'The database going away',
+    databases: labels,
+    command,
+    checks:
+      'Requests that need the database answer `503 rest_database_unavailable` with `Retry-After` within ' +
+      '`CMS_DB_TIMEOUT` (no request hangs), and the server serves again by itself once the database is back; ' +
+      'the shared MariaDB server is never stopped.',
+    parts,
+    bad,
+  });
 }
 
 main().catch((error) => {

@@ -1,24 +1,32 @@
-import { execSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import * as mysql from 'mysql2/promise';
+import { Section, writeSection } from './report';
+import { commitOf, machineFacts } from './run-facts';
 
 /** Facts every section of the report starts with: commit, date, database, machine, the exact command. */
 export function runFacts(db: string, command: string): string {
-  let commit = 'unknown';
-  try {
-    commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
-  } catch {
-    // not a git checkout
-  }
-  const cpus = os.cpus();
   return [
-    `- commit \`${commit}\`, ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`,
+    `- commit \`${commitOf()}\`, ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')}`,
     `- database: ${db}`,
-    `- machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? 'CPU'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
+    `- machine: ${machineFacts()}`,
     `- command: \`${command}\``,
   ].join('\n');
+}
+
+/**
+ * Ends a script's run: writes its section of the report (unless `--no-report`) — the title, the run's facts, what
+ * it checks, its tables and its result — and exits with 1 when it failed.
+ */
+export function reportRun(section: Section, run: { title: string; databases: string[]; command: string; checks: string; parts: string[]; bad: boolean }): void {
+  if (!process.argv.includes('--no-report')) {
+    writeSection(
+      section,
+      `## ${run.title}\n\n${runFacts(run.databases.join('; '), run.command)}\n\n${run.checks}\n\n${run.parts.join('\n\n')}\n\nResult: **${run.bad ? 'FAILED' : 'passed'}**.`,
+    );
+  }
+  process.exitCode = run.bad ? 1 : 0;
 }
 
 /** Reads `--name value` options. */

@@ -7,8 +7,7 @@
  * Writes the `writers` section of docs/reliability.md (or only prints with `--no-report`).
  */
 import { runOnEach } from './chaos';
-import { writeSection } from './report';
-import { option, runFacts } from './script-facts';
+import { option, reportRun } from './script-facts';
 
 async function main(): Promise<void> {
   const db = option('db', 'both');
@@ -22,20 +21,19 @@ async function main(): Promise<void> {
     { name: 'writers', db, workers, kills: 0, seconds, writers, seed, contendedNames: true },
     (result) => `\n| term names refused as duplicates (400 term_exists, expected) | ${result.stats.expected.term_exists ?? 0} |`,
   );
-  if (!process.argv.includes('--no-report')) {
-    writeSection(
-      'writers',
-      `## Concurrent writers\n\n${runFacts(labels.join('; '), command)}\n\n` +
-        `${writers} writers at once for ${seconds} s (the load of the durability run, no kills; titles and term names ` +
-        'from a set of seven, so that unique slugs are contended for): no 5xx may surface (a MySQL deadlock or lock ' +
-        'wait is retried in `writeTransaction`; SQLite writers wait for the lock without blocking the process, and a ' +
-        '503 counts as a failure), every acknowledged write is kept, slugs stay unique, term counts and comment counts ' +
-        'equal a recount.\n\n' +
-        tables.join('\n\n') +
-        `\n\nResult: **${bad ? 'FAILED' : 'passed'}**.`,
-    );
-  }
-  process.exitCode = bad ? 1 : 0;
+  reportRun('writers', {
+    title: 'Concurrent writers',
+    databases: labels,
+    command,
+    checks:
+      `${writers} writers at once for ${seconds} s (the load of the durability run, no kills; titles and term names ` +
+      'from a set of seven, so that unique slugs are contended for): no 5xx may surface (a MySQL deadlock or lock ' +
+      'wait is retried in `writeTransaction`; SQLite writers wait for the lock without blocking the process, and a ' +
+      '503 counts as a failure), every acknowledged write is kept, slugs stay unique, term counts and comment counts ' +
+      'equal a recount.',
+    parts: tables,
+    bad,
+  });
 }
 
 main().catch((error) => {
