@@ -131,6 +131,7 @@ export function sanitizeTextField(text: string): string {
 }
 
 import { isEmail } from '../formatting/is-email';
+import { isMySql } from '../database/query-helpers';
 
 export { isEmail };
 
@@ -193,7 +194,7 @@ export class UserAccountsService {
   }
 
   private get isMysql(): boolean {
-    return this.dataSource.options.type === 'mysql' || this.dataSource.options.type === 'mariadb';
+    return isMySql(this.dataSource);
   }
 
   /** Runs `work` in the given manager, or in a new transaction. */

@@ -15,6 +15,7 @@ import { TermEntity } from '../database/entities/term.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
 import { UserEntity } from '../database/entities/user.entity';
 import { rawQuery } from '../database/raw-query';
+import { isMySql } from '../database/query-helpers';
 
 /** The object groups that carry a version: WordPress's `last_changed` cache groups, kept in the database. */
 export const STAMP_GROUPS = ['posts', 'terms', 'comments', 'users', 'options'] as const;
@@ -330,8 +331,7 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   private get isMySql(): boolean {
-    const type = this.dataSource.options.type;
-    return type === 'mysql' || type === 'mariadb';
+    return isMySql(this.dataSource);
   }
 
   /** Wraps the data source's query runners: writes note their groups, commits bump them. */

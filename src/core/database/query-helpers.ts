@@ -17,3 +17,8 @@ export function containsPattern(text: string): string {
 export function orderByPosition(column: string, count: number): string {
   return `CASE ${Array.from({ length: count }, (_, i) => `WHEN ${column} = ? THEN ${i}`).join(' ')} ELSE ${count} END ASC`;
 }
+
+/** Whether a data source speaks to MySQL or MariaDB (else SQLite). */
+export function isMySql(dataSource: { options: { type: string } }): boolean {
+  return dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+}

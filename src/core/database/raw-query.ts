@@ -3,6 +3,7 @@ import { ByteLru, LruEntry } from '../cache/byte-lru';
 import { MYSQL_PREPARED_STATEMENT_MAX_BYTES, SQLITE_STATEMENTS } from '../cache/cache-limits';
 import { maybeUnserialize } from './php-serialize';
 import type { ShortCache } from './short-cache';
+import { isMySql } from './query-helpers';
 
 /**
  * A WHERE clause built from parts with `?` placeholders (both SQLite and MySQL take them), for the hot read paths
@@ -280,7 +281,7 @@ function fastReader(db: DataSource): Reader | null {
         return all(prepared.statement.all(...params), build);
       },
     };
-  } else if ((db.options.type === 'mysql' || db.options.type === 'mariadb') && driver.pool) {
+  } else if (isMySql(db) && driver.pool) {
     const pool = driver.pool;
     // mysql2 keeps each connection's prepared statements (`maxPreparedStatements` of them): a large one is sent as a
     // plain query instead, so that what it keeps stays within MYSQL_PREPARED_STATEMENT_MAX_BYTES a statement.

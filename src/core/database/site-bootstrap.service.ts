@@ -7,6 +7,7 @@ import { UserEntity } from './entities/user.entity';
 import { afterDataSourceInit } from './data-source-options';
 import { installSite } from './site-install';
 import { TablePrefix } from './table-prefix';
+import { isMySql } from './query-helpers';
 
 /** What {@link SiteBootstrapService.bootstrap} did. */
 export interface BootstrapReport {
@@ -67,7 +68,7 @@ export class SiteBootstrapService implements OnModuleInit {
   private async createInitialAdmin(): Promise<string | null> {
     const admin = this.options.initialAdmin;
     if (!admin) return null;
-    const isMysql = this.dataSource.options.type === 'mysql' || this.dataSource.options.type === 'mariadb';
+    const isMysql = isMySql(this.dataSource);
     const count = (manager = this.dataSource.manager, lock = false) => {
       const qb = manager.getRepository(UserEntity).createQueryBuilder('u');
       if (lock && isMysql) qb.setLock('pessimistic_write');

@@ -7,6 +7,7 @@ import { OptionEntity } from '../database/entities/option.entity';
 import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
 import { writeTransaction } from '../database/write-transaction';
 import { VersionStamps } from '../cache/version-stamps';
+import { isMySql } from '../database/query-helpers';
 
 /** How long autoloaded options are kept in memory before they are read again (nodes share one database). */
 const AUTOLOAD_TTL_MS = 5_000;
@@ -183,7 +184,7 @@ export class OptionsService {
    */
   async updateWithin(em: EntityManager, name: string, change: (current: unknown) => unknown): Promise<void> {
     const repo = em.getRepository(OptionEntity);
-    const locking = em.connection.options.type === 'mysql' || em.connection.options.type === 'mariadb';
+    const locking = isMySql(em.connection);
     const row = await repo.findOne({ where: { name }, ...(locking ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
     const next = change(row ? maybeUnserialize(row.value) : undefined);
     if (next === undefined) return;

@@ -158,8 +158,7 @@ export class PostPresenter {
    * with the posts' rows (for {@link extrasWanted}).
    */
   async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts, loaded?: Map<number, PostExtras>): Promise<RestResponse[]> {
-    req.ctx.sources.notePosts(posts);
-    const batch = await this.batchOf(posts, loaded);
+    const batch = await this.batchOf(posts, req, loaded);
     const out: RestResponse[] = [];
     for (const post of posts) out.push(await this.prepareItem(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req)));
     return out;
@@ -179,8 +178,7 @@ export class PostPresenter {
     toItem: (response: RestResponse) => unknown,
     asText: () => boolean,
   ): Promise<unknown[]> {
-    req.ctx.sources.notePosts(posts);
-    const batch = await this.batchOf(posts, loaded);
+    const batch = await this.batchOf(posts, req, loaded);
     const out: unknown[] = [];
     for (const post of posts) out.push(await this.itemOf(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req), toItem, asText));
     return out;
@@ -198,8 +196,7 @@ export class PostPresenter {
     asText: () => boolean,
     loaded?: Map<number, PostExtras>,
   ): Promise<{ item: unknown; link: string }> {
-    req.ctx.sources.notePosts([post]);
-    const batch = await this.batchOf([post], loaded);
+    const batch = await this.batchOf([post], req, loaded);
     const readable = await this.readable(post, req);
     const item = await this.itemOf(post, req, site, batch, readable, await this.sealed(post, req), toItem, asText);
     return { item, link: this.link(post, site, batch, readable) };
@@ -257,7 +254,9 @@ export class PostPresenter {
 
   private columnNames?: string[];
 
-  private async batchOf(posts: PostEntity[], loaded?: Map<number, PostExtras>): Promise<Batch> {
+  /** What a set of posts needs to be prepared, loaded together; the posts are noted as shown (`AnswerSources`). */
+  private async batchOf(posts: PostEntity[], req: RestRequest, loaded?: Map<number, PostExtras>): Promise<Batch> {
+    req.ctx.sources.notePosts(posts);
     const ids = posts.map((p) => p.id);
     const metaKeys = this.registeredMeta().map((m) => m.key);
     const [extras, meta, parents] = await Promise.all([

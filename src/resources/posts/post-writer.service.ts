@@ -21,6 +21,7 @@ import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
 import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
+import { isMySql } from '../../core/database/query-helpers';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -186,8 +187,7 @@ export class PostWriter {
   }
 
   private get isMySql(): boolean {
-    const type = this.dataSource.options.type;
-    return type === 'mysql' || type === 'mariadb';
+    return isMySql(this.dataSource);
   }
 
   /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
