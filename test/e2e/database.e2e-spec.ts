@@ -25,6 +25,7 @@ import {
 } from '../../src/core/database/migrations/1732147200000-initial-schema';
 import { SqliteCoveringKeys1763683200000 } from '../../src/core/database/migrations/1763683200000-sqlite-covering-keys';
 import { COMMENT_KEYS, CommentQueryKeys1764028800000 } from '../../src/core/database/migrations/1764028800000-comment-query-keys';
+import { REVISION_KEY, REVISION_KEY_COLUMNS, RevisionKeys1764892800000 } from '../../src/core/database/migrations/1764892800000-revision-keys';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
 import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
 import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
@@ -247,6 +248,31 @@ describe(`WordPress database layer (${kind})`, () => {
       }
     });
 
+    it('adds the key of posts’ revisions, once, and a post’s latest revision is found through it', async () => {
+      const name = kind === 'mysql' ? REVISION_KEY : `cms_posts__${REVISION_KEY}`;
+      const keys = await indexesOf(ds, 'cms_posts');
+      expect(keys[name]?.columns).toEqual(REVISION_KEY_COLUMNS);
+      const queryRunner = ds.createQueryRunner();
+      try {
+        await new RevisionKeys1764892800000().up(queryRunner);
+      } finally {
+        await queryRunner.release();
+      }
+      expect(await indexesOf(ds, 'cms_posts')).toEqual(keys);
+      // Many posts with many revisions each.
+      const rows = Array.from({ length: 600 }, (_, i) => `(${(i % 30) + 1}, 'revision', 'inherit', '2024-01-01 00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}', 'x', 't', '')`);
+      await ds.query(`INSERT INTO cms_posts (post_parent, post_type, post_status, post_date, post_content, post_title, post_excerpt) VALUES ${rows.join(', ')}`);
+      await ds.query(kind === 'mysql' ? 'ANALYZE TABLE cms_posts' : 'ANALYZE');
+      try {
+        const latest = `SELECT ID FROM cms_posts WHERE post_parent = 7 AND post_type = 'revision' ORDER BY post_date DESC, ID DESC LIMIT 1`;
+        const plan = JSON.stringify(await ds.query(`${kind === 'mysql' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${latest}`));
+        expect(plan).toMatch(kind === 'mysql' ? new RegExp(`"key":"${REVISION_KEY}"`) : new RegExp(`INDEX ${name}`));
+        expect(plan).not.toMatch(/TEMP B-TREE|filesort/);
+      } finally {
+        await ds.query(`DELETE FROM cms_posts WHERE post_type = 'revision'`);
+      }
+    });
+
     itSqlite('gives a database made by an earlier version the covering term_relationships key, once', async () => {
       const key = 'cms_term_relationships__term_taxonomy_id';
       const recount = `SELECT COUNT(*) AS n FROM cms_term_relationships r INNER JOIN cms_posts p ON p.ID = r.object_id
@@ -302,8 +328,10 @@ describe(`WordPress database layer (${kind})`, () => {
 
     it('refuses to run down()', async () => {
       await expect(new InitialSchema1732147200000().down()).rejects.toThrow('refusing to drop WordPress tables');
-      // The posts' versions, the version stamps' table and the comment keys are dropped, SQLite's keys have nothing
+      // The revisions' key, the posts' versions, the version stamps' table and the comment keys are dropped, SQLite's keys have nothing
       // to undo; the one that creates the tables refuses.
+      await ds.undoLastMigration();
+      expect((await indexesOf(ds, 'cms_posts'))[kind === 'mysql' ? REVISION_KEY : `cms_posts__${REVISION_KEY}`]).toBeUndefined();
       await ds.undoLastMigration();
       expect(await tableNames(ds)).not.toContain('cms_cms_post_versions');
       await ds.undoLastMigration();
@@ -312,7 +340,7 @@ describe(`WordPress database layer (${kind})`, () => {
       await ds.undoLastMigration();
       await expect(ds.undoLastMigration()).rejects.toThrow('refusing to drop WordPress tables');
       expect(await tableNames(ds)).toContain('cms_posts');
-      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000']);
+      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000']);
     });
 
     it('only emits CREATE … IF NOT EXISTS statements', () => {
@@ -368,7 +396,7 @@ describe(`WordPress database layer (${kind})`, () => {
       });
     });
 
-    it('keeps an existing wp_posts table (WordPress DDL + a row) and creates the rest', async () => {
+    it('keeps an existing wp_posts table (WordPress DDL + a row), adding only the revisions key, and creates the rest', async () => {
       await withPrefix('wp_', async (other) => {
         const dialect = kind === 'mysql' ? 'mysql' : 'sqlite';
         for (const statement of wordpressSchemaStatements(dialect, 'wp_').get('posts')!) await other.query(statement);
@@ -377,11 +405,14 @@ describe(`WordPress database layer (${kind})`, () => {
              post_content_filtered, post_name, post_date)
            VALUES (41, 1, 'Existing', 'Body', '', '', '', '', 'existing', '2020-01-02 03:04:05')`,
         );
-        const before = await snapshot(other, 'wp_posts');
+        const before = (await snapshot(other, 'wp_posts')) as Record<string, { indexes: IndexInfo }>;
         await other.runMigrations();
         // the raw statements too: IF NOT EXISTS makes them harmless on an existing table
         for (const statement of wordpressSchemaStatements(dialect, 'wp_').get('posts')!) await other.query(statement);
-        expect(await snapshot(other, 'wp_posts')).toEqual(before);
+        // Columns and rows as they were; the one change is the key of posts' revisions (RevisionKeys1764892800000).
+        const key = kind === 'mysql' ? REVISION_KEY : `wp_posts__${REVISION_KEY}`;
+        const expected = { wp_posts: { ...before.wp_posts, indexes: { ...before.wp_posts.indexes, [key]: { columns: REVISION_KEY_COLUMNS, unique: false } } } };
+        expect(await snapshot(other, 'wp_posts')).toEqual(expected);
         const post = await other.getRepository(PostEntity).findOneByOrFail({ id: 41 });
         expect(post).toMatchObject({ id: 41, title: 'Existing', name: 'existing', date: '2020-01-02 03:04:05' });
         expect(await tableNames(other)).toEqual(expect.arrayContaining(TABLES.map((table) => `wp_${table}`)));

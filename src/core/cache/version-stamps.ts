@@ -50,6 +50,16 @@ export function contentSequence(version: number): number {
   return Math.floor(version / CONTENT_SEQUENCE);
 }
 
+/** The check phase of the event loop's next turn. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/** The event loop's check phase after its next poll for I/O (an immediate queued from an immediate waits a turn). */
+function afterNextPoll(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
+}
+
 /** The listeners' channels: the groups, and the posts' content (moved by every write of posts, narrowed or not). */
 export type StampChannel = StampGroup | 'content';
 
@@ -206,8 +216,11 @@ export class VersionStamps implements OnApplicationBootstrap {
 
   private async startAfterRunning(): Promise<Stamps> {
     // The next turn of the event loop at the earliest: the requests of one poll phase share this read (on SQLite a
-    // read is synchronous, so without the wait none would), and each of them arrived before it starts.
-    await (this.running ? this.running.catch(() => undefined) : new Promise<void>((resolve) => setImmediate(resolve)));
+    // read is synchronous, so without the wait none would), and each of them arrived before it starts. After a read
+    // that was under way, the loop polls once more first: the requests that arrive while the answers of that read
+    // are written share this one too, instead of each read taking a round trip to the database for a few requests
+    // (on MySQL a statement's write wakes the server's thread, the largest cost of a cached answer).
+    await (this.running ? this.running.catch(() => undefined).then(afterNextPoll) : nextTurn());
     this.queued = null;
     const read = this.read();
     this.running = read;
@@ -311,22 +324,25 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   /**
-   * Moves the content version to the next in sequence (read under its row's lock: narrowed commits take turns on
-   * it, the last lock they take) and gives it to `postIds` (their rows are made on their first narrowed write).
+   * Moves the content version to the next in sequence (its row's lock is taken by the update itself: narrowed
+   * commits take turns on it, the last lock they take) and gives it to `postIds` (their rows are made on their
+   * first narrowed write), in two statements: the new version is computed and read back by the database.
    */
   private async bumpContent(query: (sql: string, params?: unknown[]) => Promise<unknown>, postIds: number[]): Promise<void> {
     const mysql = this.isMySql;
-    const rows = (await query(`SELECT version FROM ${this.quoted()} WHERE name = ?${mysql ? ' FOR UPDATE' : ''}`, [CONTENT_STAMP])) as Array<{ version: number | string }>;
-    const version = (contentSequence(Number(rows[0]?.version ?? 0)) + 1) * CONTENT_SEQUENCE + randomInt(0, CONTENT_SEQUENCE);
-    await query(`UPDATE ${this.quoted()} SET version = ? WHERE name = ?`, [version, CONTENT_STAMP]);
-    const values = postIds.map(() => '(?, ?)').join(', ');
-    const params = postIds.flatMap((id) => [id, version]);
+    const stamps = this.quoted();
+    const sequence = mysql ? `version DIV ${CONTENT_SEQUENCE}` : `version / ${CONTENT_SEQUENCE}`;
+    await query(`UPDATE ${stamps} SET version = (${sequence} + 1) * ${CONTENT_SEQUENCE} + ? WHERE name = ?`, [randomInt(0, CONTENT_SEQUENCE), CONTENT_STAMP]);
+    // The version written just now, read through the update's own lock (MySQL's INSERT ... SELECT reads the row as
+    // this transaction left it).
+    const ids = postIds.map(() => 'SELECT ? AS post_id').join(' UNION ALL ');
     const table = this.quote(this.postTable);
+    const select = `SELECT ids.post_id, s.version FROM (${ids}) ids, ${stamps} s WHERE s.name = ?`;
     await query(
       mysql
-        ? `INSERT INTO ${table} (post_id, version) VALUES ${values} ON DUPLICATE KEY UPDATE version = VALUES(version)`
-        : `INSERT INTO ${table} (post_id, version) VALUES ${values} ON CONFLICT(post_id) DO UPDATE SET version = excluded.version`,
-      params,
+        ? `INSERT INTO ${table} (post_id, version) ${select} ON DUPLICATE KEY UPDATE version = VALUES(version)`
+        : `INSERT INTO ${table} (post_id, version) ${select} ON CONFLICT(post_id) DO UPDATE SET version = excluded.version`,
+      [...postIds, CONTENT_STAMP],
     );
   }
 

@@ -1,3 +1,6 @@
+import { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+
 /** Escapes `!`, `%` and `_` for a LIKE pattern used with `ESCAPE '!'` (one escape character both databases read alike). */
 export function escapeLike(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
@@ -21,4 +24,15 @@ export function orderByPosition(column: string, count: number): string {
 /** Whether a data source speaks to MySQL or MariaDB (else SQLite). */
 export function isMySql(dataSource: { options: { type: string } }): boolean {
   return dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
+}
+
+/**
+ * Inserts one row and gives its new id, without reading the row back (TypeORM's `insert()` reads the columns that
+ * have a default again, one more statement, where the caller knows what it wrote).
+ */
+export async function insertRow<T extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<T>, values: QueryDeepPartialEntity<T>): Promise<number> {
+  const result = await em.createQueryBuilder().insert().into(entity).values(values).updateEntity(false).execute();
+  // MySQL answers the statement's header (its insertId), SQLite the last rowid.
+  const raw = result.raw as { insertId?: number | string } | number | bigint;
+  return Number(typeof raw === 'object' && raw !== null ? raw.insertId : raw);
 }

@@ -21,7 +21,7 @@ import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
 import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
-import { isMySql } from '../../core/database/query-helpers';
+import { insertRow, isMySql } from '../../core/database/query-helpers';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -106,11 +106,10 @@ export class PostWriter {
 
   /** Creates a post; returns it as stored. */
   async create(type: PostTypeObject, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
-    const id = await writeTransaction(this.dataSource, async (em) => {
+    const created = await writeTransaction(this.dataSource, async (em) => {
       await this.takeTurn(em);
       const row = await this.prepareRow(em, type, null, fields, ctx);
-      const result = await em.getRepository(PostEntity).insert({ ...EMPTY_COLUMNS, ...row });
-      const postId = Number(result.identifiers[0].id);
+      const postId = await insertRow(em, PostEntity, { ...EMPTY_COLUMNS, ...row });
       const post = (await em.getRepository(PostEntity).findOneByOrFail({ id: postId })) as PostEntity;
       // The slug of a published post without one comes from its title, once the id is known.
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
@@ -123,10 +122,11 @@ export class PostWriter {
         if (ctx.defaultCategory > 0) terms.set('category', [ctx.defaultCategory]);
       }
       await this.applyRelations(em, post, null, { ...relations, sticky: relations.sticky ?? false, terms }, ctx);
-      return postId;
+      return post;
     });
     this.optionsWritten();
-    return (await this.find(id)) as PostEntity;
+    // The row as this transaction stored it (read back within it, its slug and guid written since).
+    return created;
   }
 
   /**
@@ -136,6 +136,8 @@ export class PostWriter {
    * featured image — runs without taking the posts' turn, beside other writers: it reads nothing another writer
    * could make stale. Should it turn out to need the turn after all (its slug comes out different, a term count
    * must be recounted, the default category is given back), it is rolled back and run again with the turn.
+   *
+   * The post returned is the row as the transaction stored it, read back under its lock.
    */
   async update(type: PostTypeObject, before: PostEntity, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
     const run = (turn: boolean) =>
@@ -163,19 +165,21 @@ export class PostWriter {
         await recordOldSlug(em, type, current, post);
         await this.applyRelations(em, post, current, { ...relations, terms }, ctx, turn);
         await this.saveRevision(em, type, post, ctx);
+        return post;
       });
+    let post: PostEntity;
     if (this.isMySql && keepsPlace(before, fields, relations)) {
       try {
-        await run(false);
+        post = await run(false);
       } catch (error) {
         if (!(error instanceof NeedsTurn)) throw error;
-        await run(true);
+        post = await run(true);
       }
     } else {
-      await run(true);
+      post = await run(true);
     }
     this.optionsWritten();
-    return (await this.find(before.id)) as PostEntity;
+    return post;
   }
 
   /**
@@ -452,6 +456,7 @@ export class PostWriter {
     if (type.supports.revisions === undefined || post.status === 'auto-draft') return;
     const posts = em.getRepository(PostEntity);
     const latest = await posts.findOne({
+      select: { id: true, title: true, content: true, excerpt: true },
       where: { parent: post.id, type: 'revision', name: Not(`${post.id}-autosave-v1`) },
       order: { date: 'DESC', id: 'DESC' },
     });
@@ -459,7 +464,7 @@ export class PostWriter {
       const same = (['title', 'content', 'excerpt'] as const).every((k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]));
       if (same) return;
     }
-    const result = await posts.insert({
+    const id = await insertRow(em, PostEntity, {
       ...EMPTY_COLUMNS,
       author: ctx.actor,
       date: post.modified,
@@ -476,7 +481,6 @@ export class PostWriter {
       modifiedGmt: post.modifiedGmt,
       parent: post.id,
     });
-    const id = Number(result.identifiers[0].id);
     await posts.update({ id }, { guid: `${ctx.home}/?p=${id}` });
   }
 }
