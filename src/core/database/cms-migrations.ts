@@ -11,6 +11,6 @@ export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQue
  * The schema migrations, in order, for a DataSource's `migrations` (hosts may run them in their own pipeline).
  * They create missing WordPress tables (existing tables and data are never altered or dropped), on SQLite give
  * older databases the current keys, add the keys of the comment queries (`cms_*`), and create the version stamps'
- * table (`cms_versions`) of the response cache, and the posts' versions (`cms_post_versions`), and the key of posts' revisions (`cms_parent_type_date`).
+ * table (`cms_versions`) of the response cache, and the posts' versions (`cms_post_versions`), and the key of posts' revisions (`cms_parent_type_status_date`).
  */
 export const CMS_MIGRATIONS = [InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000];

@@ -450,14 +450,14 @@ export class PostWriter {
 
   /**
    * `wp_save_post_revision()`: after an update, stores the post's title, content and excerpt as a revision when they
-   * differ from the latest revision (or when there is none yet).
+   * differ from the latest revision (`wp_get_post_revisions()`: status `inherit`, newest first), or when there is none yet.
    */
   private async saveRevision(em: EntityManager, type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
     if (type.supports.revisions === undefined || post.status === 'auto-draft') return;
     const posts = em.getRepository(PostEntity);
     const latest = await posts.findOne({
       select: { id: true, title: true, content: true, excerpt: true },
-      where: { parent: post.id, type: 'revision', name: Not(`${post.id}-autosave-v1`) },
+      where: { parent: post.id, type: 'revision', status: 'inherit', name: Not(`${post.id}-autosave-v1`) },
       order: { date: 'DESC', id: 'DESC' },
     });
     if (latest) {
