@@ -74,6 +74,18 @@ describe('create and use', () => {
     expectRestError(await call('get', '/users/me', basic(user.login, password.replace(/^./, (c: string) => (c === 'a' ? 'b' : 'a')))), 'incorrect_password', 401);
   });
 
+  it('takes an e-mail address as the name (a user whose login it is first), with the roles read for a write', async () => {
+    const user = await freshUser('author');
+    const email = `${user.login}@example.org`;
+    // A write reuses no verified caller: the user, their passwords and their roles are read from the database.
+    const created = await call('post', '/posts', basic(email, user.appPassword), { title: 'By e-mail', status: 'publish' }).expect(201);
+    expect(created.body).toMatchObject({ author: user.id, status: 'publish' });
+    // A subscriber whose login is that address: the name is theirs (WordPress tries the login first).
+    const twin = await createUser(t.dataSource, TEST_PREFIX, email, 'subscriber');
+    expectRestError(await call('post', '/posts', basic(email, twin.appPassword), { title: 'Not mine' }), 'rest_cannot_create', 403);
+    expectRestError(await call('post', '/posts', basic(email, user.appPassword), { title: 'Not mine' }), 'incorrect_password', 401);
+  });
+
   it('records last_used and last_ip after the first authenticated use', async () => {
     const user = await freshUser('contributor');
     const created = (await call('post', '/users/me/application-passwords', user, { name: 'usage' }).expect(201)).body;

@@ -483,9 +483,12 @@ export class UserAccountsService {
     return new Map([...list].map(([key, item]) => [String(key), item]));
   }
 
-  /** The stored list; items without a uuid get one, saved at once (as `get_user_application_passwords()`). */
-  private async readList(userId: number): Promise<StoredList> {
-    const row = await this.getMeta(this.dataSource.manager, userId, APPLICATION_PASSWORDS_META_KEY);
+  /**
+   * The stored list; items without a uuid get one, saved at once (as `get_user_application_passwords()`).
+   * `stored`: the meta's text when the caller read it already (`null`: none).
+   */
+  private async readList(userId: number, stored?: { value: string | null }): Promise<StoredList> {
+    const row = stored ?? (await this.getMeta(this.dataSource.manager, userId, APPLICATION_PASSWORDS_META_KEY));
     const { list, repaired } = UserAccountsService.parseList(row?.value);
     if (!repaired) return list;
     return this.modifyList(userId, (current) => ({ result: current, save: false }));
@@ -553,8 +556,8 @@ export class UserAccountsService {
   }
 
   /** The user's application passwords (hashes included), in stored order. */
-  async listApplicationPasswords(userId: number): Promise<ApplicationPasswordItem[]> {
-    return [...(await this.readList(userId)).values()];
+  async listApplicationPasswords(userId: number, stored?: { value: string | null }): Promise<ApplicationPasswordItem[]> {
+    return [...(await this.readList(userId, stored)).values()];
   }
 
   /** One application password by UUID, or `null`. */

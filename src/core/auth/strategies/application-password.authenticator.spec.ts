@@ -19,7 +19,11 @@ function authenticator(users: FakeUser[]): (login: string, password: string, ip?
   const lower = (text?: string) => (text ?? '').toLowerCase();
   const find = (name: string) => users.find(({ user }) => lower(user.login) === lower(name) || (name.includes('@') && lower(user.email) === lower(name)));
   const identity = {
-    findByLoginOrEmail: async (name: string) => (find(name)?.user as UserEntity) ?? null,
+    capabilitiesKey: 'wp_capabilities',
+    findWithMeta: async (name: string) => {
+      const user = find(name)?.user as UserEntity | undefined;
+      return user ? { user, meta: new Map<string, string | null>() } : null;
+    },
     toCurrentUser: async (user: UserEntity, uuid?: string) => new CurrentUser(user.id, user.login, [], {}, uuid),
   };
   const accounts = {

@@ -7,7 +7,7 @@ import { CurrentUser } from '../current-user';
 import { isSlowPasswordHash, verifyWordPressPassword } from '../password-hash';
 import { logFailedAuthentication } from '../auth-log';
 import { RateLimiter, rateLimitSubject } from '../rate-limiter.service';
-import { dummyApplicationPasswordHash, UserAccountsService } from '../user-accounts.service';
+import { APPLICATION_PASSWORDS_META_KEY, dummyApplicationPasswordHash, UserAccountsService } from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
 import { VersionStamps } from '../../cache/version-stamps';
 import { VerifiedCallers } from '../verified-callers';
@@ -93,17 +93,20 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     }
     this.callers.delete(login, password);
     const generation = this.callers.generation;
-    const user = await this.identity.findByLoginOrEmail(login);
+    // The user, their application passwords and their capabilities, in one statement.
+    const capabilitiesKey = this.identity.capabilitiesKey;
+    const found = await this.identity.findWithMeta(login, [APPLICATION_PASSWORDS_META_KEY, capabilitiesKey]);
+    const user = found?.user ?? null;
     const subject = rateLimitSubject(user, login);
     this.limiter.assertAllowed(input.ip, subject);
-    if (!user) {
+    if (!found || !user) {
       spendDummyCheck(password);
       this.limiter.recordFailure(input.ip, subject);
       logFailedAuthentication('application-password', input.ip, subject);
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
     // Deleting leaves gaps in the stored PHP array's keys, so read it through the accounts service.
-    const list: StoredApplicationPassword[] = await this.accounts.listApplicationPasswords(user.id);
+    const list: StoredApplicationPassword[] = await this.accounts.listApplicationPasswords(user.id, { value: found.meta.get(APPLICATION_PASSWORDS_META_KEY) ?? null });
     // A user may hold several application passwords: the one verified recently is found without hashing, and the
     // others are hashed against only when none was.
     const stored = list.filter((item) => item && typeof item.password === 'string');
@@ -122,7 +125,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
       await this.accounts.recordApplicationPasswordUse(user.id, used.uuid, input.ip || null);
       lastUsed = Math.floor(Date.now() / 1000);
     }
-    const current = await this.identity.toCurrentUser(user, used.uuid);
+    const current = await this.identity.toCurrentUser(user, used.uuid, { stored: found.meta.get(capabilitiesKey) ?? null });
     // Kept for reads only after a read (its stamps were read when it arrived, before this check).
     if (reads) this.callers.set(login, password, { user: current, subject, lastUsed }, generation);
     return current;
