@@ -4,6 +4,7 @@ import { MYSQL_PREPARED_STATEMENT_MAX_BYTES, SQLITE_STATEMENTS } from '../cache/
 import { maybeUnserialize } from './php-serialize';
 import type { ShortCache } from './short-cache';
 import { isMySql } from './query-helpers';
+import { committedRead } from './sqlite-writing';
 
 /**
  * A WHERE clause built from parts with `?` placeholders (both SQLite and MySQL take them), for the hot read paths
@@ -147,6 +148,8 @@ export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, 
 export async function rawEntities<T>(db: DataSource, metadata: EntityMetadata, sql: string, params: unknown[] = []): Promise<T[]> {
   const fast = fastReader(db);
   if (fast?.entities) {
+    const writing = committedRead(db);
+    if (writing) await writing;
     if (db.options.logging) db.logger.logQuery(sql, params);
     return fast.entities(sql, params, metadata) as T[];
   }
@@ -263,6 +266,8 @@ function fastReader(db: DataSource): Reader | null {
     };
     reader = {
       rows: async (sql, params) => {
+        const writing = committedRead(db);
+        if (writing) await writing;
         const prepared = prepare(sql, params.length);
         const build = (prepared.toObject ??= arrayToObject(prepared.columns));
         return all(prepared.statement.all(...params), build);

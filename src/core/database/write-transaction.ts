@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NO_STAMP } from '../cache/version-stamps';
 import { isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';
+import { markSqliteWriting } from './sqlite-writing';
 
 /** Transactions waiting for the one SQLite connection, per data source. */
 const QUEUES = new WeakMap<DataSource, Promise<unknown>>();
@@ -63,6 +64,7 @@ async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityMan
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     let locked = false;
+    let ended: (() => void) | undefined;
     try {
       return await dataSource.transaction(async (em) => {
         // The first write takes the lock; it fails at once instead of sleeping when another process holds it.
@@ -73,6 +75,8 @@ async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityMan
           restore?.();
         }
         locked = true;
+        // Reads through the data source wait until it has committed or rolled back (see sqlite-writing).
+        ended = markSqliteWriting(dataSource);
         return work(em);
       });
     } catch (error) {
@@ -80,6 +84,8 @@ async function lockedTransaction<T>(dataSource: DataSource, work: (em: EntityMan
       if (locked || !isBusy(error) || Date.now() - started >= wait) throw error;
       // A few milliseconds at first, growing: a writer holds the lock for about that long.
       await sleep(Math.min(1 + attempt, 10) * (0.5 + Math.random()));
+    } finally {
+      ended?.();
     }
   }
 }
