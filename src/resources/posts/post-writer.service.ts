@@ -76,6 +76,8 @@ export interface WriteContext {
 }
 
 const FLOATING = ['draft', 'pending', 'auto-draft'];
+/** The length of the `guid` column (`varchar(255)`). */
+const GUID_LENGTH = 255;
 /** Columns without a default in WordPress's schema, written explicitly on insert. */
 const EMPTY_COLUMNS: Partial<PostEntity> = { toPing: '', pinged: '', contentFiltered: '', guid: '', mimeType: '', commentCount: 0 };
 
@@ -117,6 +119,8 @@ export class PostWriter {
       }
       post.guid = fields.guid ?? (await this.permalinkWithin(em, type, post, ctx.home));
       await em.getRepository(PostEntity).update({ id: postId }, { name: post.name, guid: post.guid });
+      // A permalink longer than the column is stored cut (MySQL with WordPress's sql_mode): answered as stored.
+      if (post.guid.length > GUID_LENGTH) post.guid = (await em.getRepository(PostEntity).findOneByOrFail({ id: postId })).guid;
       const terms = new Map(relations.terms ?? []);
       if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
         if (ctx.defaultCategory > 0) terms.set('category', [ctx.defaultCategory]);
