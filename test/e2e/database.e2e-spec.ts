@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationInterface } from 'typeorm';
 import type { MysqlConnectionOptions } from 'typeorm/driver/mysql/MysqlConnectionOptions';
 import {
   CMS_ENTITIES,
@@ -122,6 +122,21 @@ async function indexesOf(ds: DataSource, table: string): Promise<IndexInfo> {
   return result;
 }
 
+/** Runs a migration's up() once more, on a query runner of its own. */
+async function upAgain(ds: DataSource, migration: MigrationInterface): Promise<void> {
+  const queryRunner = ds.createQueryRunner();
+  try {
+    await migration.up(queryRunner);
+  } finally {
+    await queryRunner.release();
+  }
+}
+
+/** The query plan of a statement, as text (MySQL's EXPLAIN rows, SQLite's EXPLAIN QUERY PLAN). */
+async function planOf(ds: DataSource, sql: string): Promise<string> {
+  return JSON.stringify(await ds.query(`${kind === 'mysql' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${sql}`));
+}
+
 /** Everything about the tables with a prefix: columns, indexes, row counts. */
 async function snapshot(ds: DataSource, prefix: string): Promise<unknown> {
   const result: Record<string, unknown> = {};
@@ -228,12 +243,7 @@ describe(`WordPress database layer (${kind})`, () => {
       const name = (key: string): string => (kind === 'mysql' ? key : `cms_comments__${key}`);
       const keys = await indexesOf(ds, 'cms_comments');
       for (const [key, columns] of COMMENT_KEYS) expect(keys[name(key)]?.columns).toEqual(columns);
-      const queryRunner = ds.createQueryRunner();
-      try {
-        await new CommentQueryKeys1764028800000().up(queryRunner);
-      } finally {
-        await queryRunner.release();
-      }
+      await upAgain(ds, new CommentQueryKeys1764028800000());
       expect(await indexesOf(ds, 'cms_comments')).toEqual(keys);
       // A site's shape: many approved comments over many posts, a few on the posts asked for.
       const rows = Array.from({ length: 400 }, (_, i) => `(${(i % 100) + 10}, 'a', '', '', 'x', '1', '2024-01-01 00:00:${String(i % 60).padStart(2, '0')}')`);
@@ -241,7 +251,7 @@ describe(`WordPress database layer (${kind})`, () => {
       await ds.query(kind === 'mysql' ? 'ANALYZE TABLE cms_comments' : 'ANALYZE');
       try {
         const replies = `SELECT * FROM cms_comments c WHERE c.comment_approved = '1' AND c.comment_post_ID IN (11, 12) ORDER BY c.comment_date_gmt DESC`;
-        const plan = JSON.stringify(await ds.query(`${kind === 'mysql' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${replies}`));
+        const plan = await planOf(ds, replies);
         expect(plan).toMatch(kind === 'mysql' ? /"key":"(cms_post_approved_date_gmt|comment_post_ID)"/ : /INDEX cms_comments__cms_post_approved_date_gmt/);
       } finally {
         await ds.query('DELETE FROM cms_comments');
@@ -252,12 +262,7 @@ describe(`WordPress database layer (${kind})`, () => {
       const name = kind === 'mysql' ? REVISION_KEY : `cms_posts__${REVISION_KEY}`;
       const keys = await indexesOf(ds, 'cms_posts');
       expect(keys[name]?.columns).toEqual(REVISION_KEY_COLUMNS);
-      const queryRunner = ds.createQueryRunner();
-      try {
-        await new RevisionKeys1764892800000().up(queryRunner);
-      } finally {
-        await queryRunner.release();
-      }
+      await upAgain(ds, new RevisionKeys1764892800000());
       expect(await indexesOf(ds, 'cms_posts')).toEqual(keys);
       // Many posts with many revisions each.
       const rows = Array.from({ length: 600 }, (_, i) => `(${(i % 30) + 1}, 'revision', 'inherit', '2024-01-01 00:${String(Math.floor(i / 60)).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}', 'x', 't', '')`);
@@ -266,11 +271,11 @@ describe(`WordPress database layer (${kind})`, () => {
       try {
         const latest = `SELECT ID FROM cms_posts WHERE post_parent = 7 AND post_type = 'revision' AND post_status = 'inherit' ORDER BY post_date DESC, ID DESC LIMIT 1`;
         const count = `SELECT COUNT(*) AS n, MAX(ID) AS last FROM cms_posts WHERE post_parent = 7 AND post_type = 'revision' AND post_status = 'inherit'`;
-        const plan = JSON.stringify(await ds.query(`${kind === 'mysql' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${latest}`));
+        const plan = await planOf(ds, latest);
         expect(plan).toMatch(kind === 'mysql' ? new RegExp(`"key":"${REVISION_KEY}"`) : new RegExp(`INDEX ${name}`));
         expect(plan).not.toMatch(/TEMP B-TREE|filesort/);
         // The revision count reads the key alone (SQLite: a covering index; MySQL: "Using index").
-        const counted = JSON.stringify(await ds.query(`${kind === 'mysql' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN'} ${count}`));
+        const counted = await planOf(ds, count);
         expect(counted).toMatch(kind === 'mysql' ? /Using index/ : new RegExp(`COVERING INDEX ${name}`));
         expect(await ds.query(count)).toEqual([expect.objectContaining({ n: 20 })]);
       } finally {

@@ -186,7 +186,7 @@ export class UserAccountsService {
   ) {}
 
   private get capabilitiesKey(): string {
-    return `${this.prefix.value}capabilities`;
+    return this.prefix.capabilitiesKey;
   }
 
   private get userLevelKey(): string {

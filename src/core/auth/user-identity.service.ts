@@ -49,11 +49,6 @@ export class UserIdentityService {
     return { user, meta };
   }
 
-  /** The user meta key of a user's roles and capabilities (`<prefix>capabilities`). */
-  get capabilitiesKey(): string {
-    return `${this.prefix.value}capabilities`;
-  }
-
   /** One user meta value (unserialized), or `undefined`. */
   async meta(userId: number, key: string): Promise<unknown> {
     const row = await this.dataSource.getRepository(UserMetaEntity).findOne({ where: { userId, key } });
@@ -62,7 +57,7 @@ export class UserIdentityService {
 
   /** `capabilities`: the stored `<prefix>capabilities` text when the caller read it already (`null`: none). */
   async toCurrentUser(user: UserEntity, applicationPassword?: string, capabilities?: { stored: string | null }): Promise<CurrentUser> {
-    const stored = capabilities ? (capabilities.stored === null ? undefined : maybeUnserialize(capabilities.stored)) : await this.meta(user.id, this.capabilitiesKey);
+    const stored = capabilities ? (capabilities.stored === null ? undefined : maybeUnserialize(capabilities.stored)) : await this.meta(user.id, this.prefix.capabilitiesKey);
     const grants = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
     const known = await this.roles.roles();
     const roleNames = Object.keys(grants).filter((k) => grants[k] && known[k]);

@@ -20,4 +20,9 @@ export class TablePrefix {
     }
     this.value = options.tablePrefix ?? fromDataSource ?? '';
   }
+
+  /** The user meta key of a user's roles and capabilities (`<prefix>capabilities`). */
+  get capabilitiesKey(): string {
+    return `${this.value}capabilities`;
+  }
 }

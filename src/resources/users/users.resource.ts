@@ -485,7 +485,7 @@ export class UsersResource extends RestController {
   }
 
   private capsKey(): string {
-    return `${this.prefix.value}capabilities`;
+    return this.prefix.capabilitiesKey;
   }
 
   /**

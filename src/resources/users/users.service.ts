@@ -88,7 +88,7 @@ export class UsersService {
       w.add(`(${columns.map((c) => `${c} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => term));
     }
     const meta = this.dataSource.getMetadata(UserMetaEntity).tableName;
-    const capabilitiesKey = `${this.prefix.value}capabilities`;
+    const capabilitiesKey = this.prefix.capabilitiesKey;
     const withMeta = (condition: string) => `u.ID IN (SELECT m.user_id FROM ${meta} m WHERE m.meta_key = ? AND (${condition}))`;
     if (q.roles.length) {
       w.add(withMeta(q.roles.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')), capabilitiesKey, ...q.roles.map((r) => `%"${escapeLike(r)}"%`));

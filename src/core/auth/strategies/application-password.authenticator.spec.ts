@@ -19,7 +19,6 @@ function authenticator(users: FakeUser[]): (login: string, password: string, ip?
   const lower = (text?: string) => (text ?? '').toLowerCase();
   const find = (name: string) => users.find(({ user }) => lower(user.login) === lower(name) || (name.includes('@') && lower(user.email) === lower(name)));
   const identity = {
-    capabilitiesKey: 'wp_capabilities',
     findWithMeta: async (name: string) => {
       const user = find(name)?.user as UserEntity | undefined;
       return user ? { user, meta: new Map<string, string | null>() } : null;
@@ -31,7 +30,7 @@ function authenticator(users: FakeUser[]): (login: string, password: string, ip?
     recordApplicationPasswordUse: async () => true,
   };
   const options = { rateLimit: { max: 2, windowSeconds: 60 } } as ResolvedCmsOptions;
-  const auth = new ApplicationPasswordAuthenticator({} as never, identity as never, new RateLimiter(options), accounts as never);
+  const auth = new ApplicationPasswordAuthenticator({} as never, identity as never, new RateLimiter(options), accounts as never, { capabilitiesKey: 'wp_capabilities' } as never);
   // A refusal is returned, a block (429) thrown: passport hands both to the request as the error.
   return (login, password, ip = '10.0.0.1') =>
     auth.verify({ ip } as AuthenticationInput, login, password).catch((error: unknown) => {

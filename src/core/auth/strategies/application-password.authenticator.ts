@@ -11,6 +11,7 @@ import { APPLICATION_PASSWORDS_META_KEY, dummyApplicationPasswordHash, UserAccou
 import { UserIdentityService } from '../user-identity.service';
 import { VersionStamps } from '../../cache/version-stamps';
 import { VerifiedCallers } from '../verified-callers';
+import { TablePrefix } from '../../database/table-prefix';
 
 interface StoredApplicationPassword {
   uuid: string;
@@ -33,6 +34,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     private readonly identity: UserIdentityService,
     private readonly limiter: RateLimiter,
     private readonly accounts: UserAccountsService,
+    private readonly prefix: TablePrefix,
     @Optional() stamps?: VersionStamps,
   ) {
     // Users, their application passwords and capabilities; the roles are an option.
@@ -94,7 +96,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     this.callers.delete(login, password);
     const generation = this.callers.generation;
     // The user, their application passwords and their capabilities, in one statement.
-    const capabilitiesKey = this.identity.capabilitiesKey;
+    const capabilitiesKey = this.prefix.capabilitiesKey;
     const found = await this.identity.findWithMeta(login, [APPLICATION_PASSWORDS_META_KEY, capabilitiesKey]);
     const user = found?.user ?? null;
     const subject = rateLimitSubject(user, login);

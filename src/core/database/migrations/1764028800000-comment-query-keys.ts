@@ -15,26 +15,11 @@ export class CommentQueryKeys1764028800000 implements MigrationInterface {
   name = 'CommentQueryKeys1764028800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const prefix = queryRunner.connection.options.entityPrefix ?? '';
-    const table = `${prefix}comments`;
-    const sqlite = isSqlite(queryRunner);
-    for (const [key, columns] of COMMENT_KEYS) {
-      if (sqlite) {
-        await queryRunner.query(`CREATE INDEX IF NOT EXISTS "${table}__${key}" ON "${table}" (${columns.map((c) => `"${c}"`).join(', ')})`);
-        continue;
-      }
-      const found = await queryRunner.query('SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1', [table, key]);
-      if (!found.length) await queryRunner.query(`ALTER TABLE \`${table}\` ADD KEY \`${key}\` (${columns.map((c) => `\`${c}\``).join(', ')})`);
-    }
+    await addMissingKeys(queryRunner, 'comments', COMMENT_KEYS);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const prefix = queryRunner.connection.options.entityPrefix ?? '';
-    const table = `${prefix}comments`;
-    for (const [key] of COMMENT_KEYS) {
-      if (isSqlite(queryRunner)) await queryRunner.query(`DROP INDEX IF EXISTS "${table}__${key}"`);
-      else await queryRunner.query(`ALTER TABLE \`${table}\` DROP KEY \`${key}\``);
-    }
+    await dropKeys(queryRunner, 'comments', COMMENT_KEYS);
   }
 }
 
@@ -50,4 +35,29 @@ export const COMMENT_KEYS: ReadonlyArray<[string, string[]]> = [
 export function isSqlite(queryRunner: QueryRunner): boolean {
   const { type } = queryRunner.connection.driver.options;
   return type === 'better-sqlite3' || type === 'sqlite';
+}
+
+/**
+ * Adds the keys (name → columns) to a table (`table` without the prefix) where they are missing: on SQLite as
+ * `<table>__<key>` indexes, on MySQL as keys of the table. Nothing else of the table is touched.
+ */
+export async function addMissingKeys(queryRunner: QueryRunner, table: string, keys: ReadonlyArray<[string, string[]]>): Promise<void> {
+  const name = `${queryRunner.connection.options.entityPrefix ?? ''}${table}`;
+  for (const [key, columns] of keys) {
+    if (isSqlite(queryRunner)) {
+      await queryRunner.query(`CREATE INDEX IF NOT EXISTS "${name}__${key}" ON "${name}" (${columns.map((c) => `"${c}"`).join(', ')})`);
+      continue;
+    }
+    const found = await queryRunner.query('SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1', [name, key]);
+    if (!found.length) await queryRunner.query(`ALTER TABLE \`${name}\` ADD KEY \`${key}\` (${columns.map((c) => `\`${c}\``).join(', ')})`);
+  }
+}
+
+/** Drops keys {@link addMissingKeys} added. */
+export async function dropKeys(queryRunner: QueryRunner, table: string, keys: ReadonlyArray<[string, string[]]>): Promise<void> {
+  const name = `${queryRunner.connection.options.entityPrefix ?? ''}${table}`;
+  for (const [key] of keys) {
+    if (isSqlite(queryRunner)) await queryRunner.query(`DROP INDEX IF EXISTS "${name}__${key}"`);
+    else await queryRunner.query(`ALTER TABLE \`${name}\` DROP KEY \`${key}\``);
+  }
 }

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { isSqlite } from './1764028800000-comment-query-keys';
+import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
 
 /**
  * A key for a post's revisions, which WordPress's `post_parent` key alone serves by reading every child row:
@@ -16,26 +16,13 @@ export class RevisionKeys1764892800000 implements MigrationInterface {
   name = 'RevisionKeys1764892800000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    const table = postsTable(queryRunner);
-    const columns = REVISION_KEY_COLUMNS;
-    if (isSqlite(queryRunner)) {
-      await queryRunner.query(`CREATE INDEX IF NOT EXISTS "${table}__${REVISION_KEY}" ON "${table}" (${columns.map((c) => `"${c}"`).join(', ')})`);
-      return;
-    }
-    const found = await queryRunner.query('SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1', [table, REVISION_KEY]);
-    if (!found.length) await queryRunner.query(`ALTER TABLE \`${table}\` ADD KEY \`${REVISION_KEY}\` (${columns.map((c) => `\`${c}\``).join(', ')})`);
+    await addMissingKeys(queryRunner, 'posts', [[REVISION_KEY, REVISION_KEY_COLUMNS]]);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    const table = postsTable(queryRunner);
-    if (isSqlite(queryRunner)) await queryRunner.query(`DROP INDEX IF EXISTS "${table}__${REVISION_KEY}"`);
-    else await queryRunner.query(`ALTER TABLE \`${table}\` DROP KEY \`${REVISION_KEY}\``);
+    await dropKeys(queryRunner, 'posts', [[REVISION_KEY, REVISION_KEY_COLUMNS]]);
   }
 }
 
 export const REVISION_KEY = 'cms_parent_type_status_date';
 export const REVISION_KEY_COLUMNS = ['post_parent', 'post_type', 'post_status', 'post_date'];
-
-function postsTable(queryRunner: QueryRunner): string {
-  return `${queryRunner.connection.options.entityPrefix ?? ''}posts`;
-}
