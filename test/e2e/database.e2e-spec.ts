@@ -26,6 +26,7 @@ import {
 import { SqliteCoveringKeys1763683200000 } from '../../src/core/database/migrations/1763683200000-sqlite-covering-keys';
 import { COMMENT_KEYS, CommentQueryKeys1764028800000 } from '../../src/core/database/migrations/1764028800000-comment-query-keys';
 import { REVISION_KEY, REVISION_KEY_COLUMNS, RevisionKeys1764892800000 } from '../../src/core/database/migrations/1764892800000-revision-keys';
+import { PostVersionKeys1764979200000 } from '../../src/core/database/migrations/1764979200000-post-version-keys';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
 import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
 import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
@@ -283,6 +284,25 @@ describe(`WordPress database layer (${kind})`, () => {
       }
     });
 
+    it('adds the key of posts’ versions, once, and the posts edited in place since a version are found through it', async () => {
+      const name = kind === 'mysql' ? 'cms_version' : 'cms_cms_post_versions__cms_version';
+      const keys = await indexesOf(ds, 'cms_cms_post_versions');
+      expect(keys[name]?.columns).toEqual(['version']);
+      await upAgain(ds, new PostVersionKeys1764979200000());
+      expect(await indexesOf(ds, 'cms_cms_post_versions')).toEqual(keys);
+      // Many posts edited in place over time; the stamps' read asks for the last few.
+      const rows = Array.from({ length: 2000 }, (_, i) => `(${i + 1}, ${(i + 1) * 2 ** 20 + 7})`);
+      await ds.query(`INSERT INTO cms_cms_post_versions (post_id, version) VALUES ${rows.join(', ')}`);
+      await ds.query(kind === 'mysql' ? 'ANALYZE TABLE cms_cms_post_versions' : 'ANALYZE');
+      try {
+        const since = `SELECT post_id, version FROM cms_cms_post_versions WHERE version >= ${1998 * 2 ** 20}`;
+        expect(await planOf(ds, since)).toMatch(kind === 'mysql' ? /"key":"cms_version"/ : new RegExp(`INDEX ${name}`));
+        expect((await ds.query(since)).map((row: { post_id: number | string }) => Number(row.post_id)).sort()).toEqual([1998, 1999, 2000]);
+      } finally {
+        await ds.query('DELETE FROM cms_cms_post_versions');
+      }
+    });
+
     itSqlite('gives a database made by an earlier version the covering term_relationships key, once', async () => {
       const key = 'cms_term_relationships__term_taxonomy_id';
       const recount = `SELECT COUNT(*) AS n FROM cms_term_relationships r INNER JOIN cms_posts p ON p.ID = r.object_id
@@ -338,8 +358,10 @@ describe(`WordPress database layer (${kind})`, () => {
 
     it('refuses to run down()', async () => {
       await expect(new InitialSchema1732147200000().down()).rejects.toThrow('refusing to drop WordPress tables');
-      // The revisions' key, the posts' versions, the version stamps' table and the comment keys are dropped, SQLite's keys have nothing
-      // to undo; the one that creates the tables refuses.
+      // The posts' versions' key, the revisions' key, the posts' versions, the version stamps' table and the comment keys
+      // are dropped, SQLite's keys have nothing to undo; the one that creates the tables refuses.
+      await ds.undoLastMigration();
+      expect((await indexesOf(ds, 'cms_cms_post_versions'))[kind === 'mysql' ? 'cms_version' : 'cms_cms_post_versions__cms_version']).toBeUndefined();
       await ds.undoLastMigration();
       expect((await indexesOf(ds, 'cms_posts'))[kind === 'mysql' ? REVISION_KEY : `cms_posts__${REVISION_KEY}`]).toBeUndefined();
       await ds.undoLastMigration();
@@ -350,7 +372,7 @@ describe(`WordPress database layer (${kind})`, () => {
       await ds.undoLastMigration();
       await expect(ds.undoLastMigration()).rejects.toThrow('refusing to drop WordPress tables');
       expect(await tableNames(ds)).toContain('cms_posts');
-      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000']);
+      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000']);
     });
 
     it('only emits CREATE … IF NOT EXISTS statements', () => {

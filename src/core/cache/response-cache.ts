@@ -4,7 +4,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { ByteLru, LruEntry } from './byte-lru';
 import { AnswerSources } from './answer-sources';
-import { contentSequence, PostVersions, Stamps, VersionStamps } from './version-stamps';
+import { contentSequence, Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
 
 /** Approximate bytes of an answer besides its body and key: the entry, its headers. */
@@ -18,13 +18,15 @@ export class CachedAnswer implements LruEntry {
     private readonly owner: ResponseCache,
     readonly key: string,
     readonly token: string,
+    /** The posts' content version it was built under. */
+    readonly built: number,
     /**
-     * The posts' content version it is valid under: checked as is when {@link objects} is `null`; else moved on once
-     * the posts it shows are found unchanged.
+     * The posts' content version it is valid under: checked as is when {@link posts} is `null`; else moved on once
+     * the posts it shows are found unwritten since {@link built}.
      */
     public content: number,
-    /** The versions of the posts it shows, when it depends on posts' content through them alone. */
-    readonly objects: PostVersions | null,
+    /** The posts it shows, when it depends on posts' content through them alone. */
+    readonly posts: ReadonlySet<number> | null,
     readonly status: number,
     readonly headers: Readonly<Record<string, string>>,
     readonly body: Buffer,
@@ -115,15 +117,20 @@ export class ResponseCache {
 
   /**
    * The answer kept for `key`, if it was built under the groups' versions of `stamps` and the hooks registered now,
-   * and the posts' content it shows is unchanged: the posts' versions are read (one statement) when the content
-   * version moved since it was last checked.
+   * and none of the posts it shows was written since (by an edit in place, which moves the posts' content version
+   * alone). That is told from the posts' versions read with the stamps; only an answer last checked before those
+   * reach back reads the versions of its posts (one statement).
    */
   lookup(key: string, stamps: Stamps): CachedAnswer | undefined | Promise<CachedAnswer | undefined> {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.token !== stamps.token || entry.hooks !== this.hooks.generation) return this.dropped(entry);
-    // The posts' content moved since it was checked: the posts it shows are read (not on the hot path otherwise).
-    if (entry.content !== stamps.content) return this.showsUnchanged(entry).then((same) => (same ? this.hit(entry, stamps) : this.dropped(entry)));
+    if (entry.content !== stamps.content) {
+      if (!entry.posts) return this.dropped(entry);
+      const written = this.stamps.postsWrittenAfter(entry.posts, entry.built, entry.content);
+      if (written === undefined) return this.showsUnchanged(entry).then((same) => (same ? this.hit(entry, stamps) : this.dropped(entry)));
+      return written ? this.dropped(entry) : this.hit(entry, stamps);
+    }
     return this.hit(entry, stamps);
   }
 
@@ -139,12 +146,14 @@ export class ResponseCache {
     return undefined;
   }
 
-  /** Whether the posts an answer shows are at the versions it was built with. */
+  /**
+   * Whether none of the posts an answer shows was written by an edit in place after the content version it was built
+   * under: it was built from rows read after that version's commit, so it shows each of them as it is.
+   */
   private async showsUnchanged(entry: CachedAnswer): Promise<boolean> {
-    if (!entry.objects) return false;
-    if (!entry.objects.size) return true;
-    const now = await this.stamps.posts([...entry.objects.keys()]);
-    for (const [id, version] of entry.objects) if (now.get(id) !== version) return false;
+    if (!entry.posts?.size) return entry.posts !== null;
+    const place = contentSequence(entry.built);
+    for (const version of (await this.stamps.posts([...entry.posts])).values()) if (contentSequence(version) > place) return false;
     return true;
   }
 
@@ -159,10 +168,10 @@ export class ResponseCache {
   /**
    * Keeps an answer built under `stamps` from `sources` (not kept when larger than an eighth of the bound, nor when
    * it went through an endpoint that may not be cached). An answer that depends on posts' content through the posts
-   * it shows alone is kept with their versions, read now: if one of them was edited since `stamps` were read (a
-   * later place in the content sequence), the answer may show it as it was, and is not kept.
+   * it shows alone is kept with their ids: if one of them is found written after `stamps` were read (before the
+   * answer read it, or since), the answer is dropped at its next lookup.
    */
-  async store(
+  store(
     key: string,
     stamps: Stamps,
     sources: AnswerSources,
@@ -170,23 +179,11 @@ export class ResponseCache {
     headers: Record<string, string>,
     body: Buffer,
     matchedRoute?: string,
-  ): Promise<CachedAnswer | undefined> {
+  ): CachedAnswer | undefined {
     if (sources.uncacheable) return undefined;
-    let objects: PostVersions | null = null;
-    if (this.stamps.postVersions && !sources.readsAllContent && !this.contentShapedElsewhere()) {
-      if (sources.posts.size) {
-        const now = await this.stamps.posts([...sources.posts]);
-        // A post shown was edited since the stamps were read: the answer may show it as it was, or as it is.
-        const since = contentSequence(stamps.content);
-        for (const version of now.values()) if (contentSequence(version) > since) return undefined;
-        objects = now;
-      } else {
-        // Shows no post: posts' content is none of its business.
-        objects = new Map();
-      }
-    }
-    const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers) + (objects ? objects.size * 48 : 0);
-    const entry = new CachedAnswer(this, key, stamps.token, stamps.content, objects, status, headers, body, this.etagOf(key, stamps), size, matchedRoute, this.hooks.generation);
+    const posts = this.stamps.postVersions && !sources.readsAllContent && !this.contentShapedElsewhere() ? new Set(sources.posts) : null;
+    const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers) + (posts ? posts.size * 24 : 0);
+    const entry = new CachedAnswer(this, key, stamps.token, stamps.content, stamps.content, posts, status, headers, body, this.etagOf(key, stamps), size, matchedRoute, this.hooks.generation);
     const old = this.entries.get(key);
     if (old) this.drop(old);
     if (this.pool.admit(entry)) this.entries.set(key, entry);

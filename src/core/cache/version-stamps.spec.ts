@@ -4,7 +4,7 @@ import { buildDataSourceOptions } from '../database/data-source-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { AnswerSources } from './answer-sources';
 import { matchHits, noneMatchHits, ResponseCache } from './response-cache';
-import { VersionStamps } from './version-stamps';
+import { CONTENT_CHANGES_KEPT, CONTENT_SEQUENCE, CONTENT_STAMP, contentSequence, VersionStamps } from './version-stamps';
 
 describe('VersionStamps', () => {
   let ds: DataSource;
@@ -112,7 +112,7 @@ describe('VersionStamps', () => {
     expect((await stamps.current()).versions.posts).not.toBe(moved.versions.posts);
   });
 
-  it('does not keep an answer built while a post it shows was edited, and drops a kept one once a post it shows is', async () => {
+  it('never serves an answer built while a post it shows was edited, and drops a kept one once a post it shows is', async () => {
     const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
     const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
     const edit = (id: number) =>
@@ -120,19 +120,76 @@ describe('VersionStamps', () => {
         stamps.narrow(em.queryRunner, [id]);
         await em.query(`UPDATE wp_posts SET post_excerpt = 'e' WHERE ID = ${id}`);
       });
-    // Stamps read, then an edit commits before the answer is kept: it may show the post as it was. An answer that
-    // shows another post is kept.
+    // Stamps read, then an edit commits before the answer is kept: it may show the post as it was. The next read of
+    // the stamps finds the post written after them, and the answer is dropped; an answer that shows other posts stays.
     const early = await stamps.current();
     await edit(1);
-    expect(await cache.store('a', early, showing(1), 200, {}, Buffer.from('[]'))).toBeUndefined();
-    expect(await cache.store('c', early, showing(2, 3), 200, {}, Buffer.from('[]'))).toBeDefined();
+    cache.store('a', early, showing(1), 200, {}, Buffer.from('[]'));
+    cache.store('c', early, showing(2, 3), 200, {}, Buffer.from('[]'));
     const now = await stamps.current();
-    expect(await cache.store('a', now, showing(1), 200, {}, Buffer.from('[]'))).toBeDefined();
-    expect(await cache.store('b', now, showing(2), 200, {}, Buffer.from('[]'))).toBeDefined();
+    expect(await cache.lookup('a', now)).toBeUndefined();
+    expect(await cache.lookup('c', now)).toBeDefined();
+    cache.store('a', now, showing(1), 200, {}, Buffer.from('[]'));
+    cache.store('b', now, showing(2), 200, {}, Buffer.from('[]'));
     await edit(2);
     const later = await stamps.current();
     expect(await cache.lookup('a', later)).toBeDefined();
     expect(await cache.lookup('b', later)).toBeUndefined();
+    expect(await cache.lookup('c', later)).toBeUndefined();
+  });
+
+  it("tells the posts edited in place since an answer was built from the stamps' read, without a statement per answer", async () => {
+    const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
+    const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
+    const built = await stamps.current();
+    for (const id of [4, 5, 6]) cache.store(`shows ${id}`, built, showing(id), 200, {}, Buffer.from('[]'));
+    // Another node edits post 5 in place: its commit, written outside this process's data source.
+    const raw = (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection;
+    const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 3;
+    raw.exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (5, ${next})`);
+    const reads = jest.spyOn(stamps, 'posts');
+    const after = await stamps.current();
+    expect(after.content).toBe(next);
+    expect(stamps.postsWrittenAfter([4, 6], built.content, built.content)).toBe(false);
+    expect(stamps.postsWrittenAfter([4, 5], built.content, built.content)).toBe(true);
+    // Known only for answers checked since the first read: an older one is not told.
+    expect(stamps.postsWrittenAfter([4], built.content - CONTENT_SEQUENCE * 1000, built.content - CONTENT_SEQUENCE * 1000)).toBeUndefined();
+    expect(await cache.lookup('shows 4', after)).toBeDefined();
+    expect(await cache.lookup('shows 5', after)).toBeUndefined();
+    expect(await cache.lookup('shows 6', after)).toBeDefined();
+    expect(reads).not.toHaveBeenCalled();
+    reads.mockRestore();
+  });
+
+  it('forgets the posts edited in place past its bound, and answers checked before then read their posts once', async () => {
+    const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
+    const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
+    const built = await stamps.current();
+    cache.store('shows 7', built, showing(7), 200, {}, Buffer.from('[]'));
+    cache.store('shows 8', built, showing(8), 200, {}, Buffer.from('[]'));
+    // More posts written since the last read than a process keeps (post 8 among them).
+    const raw = (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection;
+    const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 5;
+    const rows = Array.from({ length: CONTENT_CHANGES_KEPT + 1 }, (_, i) => `(${i === 0 ? 8 : 100000 + i}, ${next})`);
+    raw.exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES ${rows.join(', ')}`);
+    const after = await stamps.current();
+    expect(after.content).toBe(next);
+    expect(after.token).toBe(built.token);
+    expect(stamps.postsWrittenAfter([7], built.content, built.content)).toBeUndefined();
+    // Each answer reads its posts' versions (one statement), then is known again.
+    const reads = jest.spyOn(stamps, 'posts');
+    expect(await cache.lookup('shows 7', after)).toBeDefined();
+    expect(await cache.lookup('shows 8', after)).toBeUndefined();
+    expect(reads).toHaveBeenCalledTimes(2);
+    expect(await cache.lookup('shows 7', after)).toBeDefined();
+    expect(reads).toHaveBeenCalledTimes(2);
+    reads.mockRestore();
+    // Posts written after that are told from the stamps' read again.
+    const again = (contentSequence(next) + 1) * CONTENT_SEQUENCE + 9;
+    raw.exec(`UPDATE wp_cms_versions SET version = ${again} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (7, ${again})`);
+    const last = await stamps.current();
+    expect(stamps.postsWrittenAfter([7], built.content, next)).toBe(true);
+    expect(await cache.lookup('shows 7', last)).toBeUndefined();
   });
 });
 

@@ -45,6 +45,13 @@ export const CONTENT_STAMP = 'posts.content';
  */
 export const CONTENT_SEQUENCE = 2 ** 20;
 
+/**
+ * How many posts' versions a process keeps from the narrowed commits it read with the stamps ({@link
+ * VersionStamps.postsWrittenAfter}), about 100 bytes each. Past it, it forgets them and starts again from the content
+ * version it read: answers checked before that check their posts' versions with one statement each, once.
+ */
+export const CONTENT_CHANGES_KEPT = 4096;
+
 /** The place of a content version (or of a post's version) among narrowed commits. */
 export function contentSequence(version: number): number {
   return Math.floor(version / CONTENT_SEQUENCE);
@@ -105,6 +112,16 @@ interface RunnerState {
   narrow: Set<number> | null;
 }
 
+/**
+ * The posts the narrowed commits after {@link since} wrote, with their versions, as read with the stamps: complete up to
+ * {@link upTo}, the content version of the last read.
+ */
+interface ContentChanges {
+  since: number;
+  upTo: number;
+  versions: Map<number, number>;
+}
+
 type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDepth?: number };
 
 /**
@@ -133,6 +150,8 @@ export class VersionStamps implements OnApplicationBootstrap {
   private readonly postTables = new Set<string>();
   private readonly listeners = new Map<StampChannel, Array<() => void | Promise<void>>>();
   private last: Stamps | null = null;
+  /** The narrowed commits read with the stamps (posts' versions only). */
+  private changes: ContentChanges | null = null;
   private readonly validatedCaches: Array<{ validated: boolean }> = [];
   /** A read not started yet, that requests arriving now may share. */
   private queued: Promise<Stamps> | null = null;
@@ -276,14 +295,38 @@ export class VersionStamps implements OnApplicationBootstrap {
     return versions;
   }
 
+  /**
+   * Whether one of `postIds` was written by a narrowed commit after the content version `after`, told without a
+   * statement from the posts' versions read with the stamps ({@link read}): `undefined` when those do not reach back
+   * to `checked`, the content version up to which the caller knows the posts unwritten since `after`.
+   */
+  postsWrittenAfter(postIds: Iterable<number>, after: number, checked: number): boolean | undefined {
+    const changes = this.changes;
+    if (!changes || contentSequence(checked) < contentSequence(changes.since)) return undefined;
+    const place = contentSequence(after);
+    for (const id of postIds) {
+      const version = changes.versions.get(id);
+      if (version !== undefined && contentSequence(version) > place) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The groups' versions and the posts' content version; when the content version moved since the last read, the
+   * posts' versions that narrowed commits wrote since then, with a second statement: every process learns which posts
+   * an edit in place wrote once, instead of each cached answer reading the versions of the posts it shows (see
+   * {@link postsWrittenAfter}). The second statement starts after the first, so it finds at least the commits up to
+   * the content version the first found (and perhaps later ones, which only make answers checked again).
+   */
   private async read(): Promise<Stamps> {
-    const rows = await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`);
+    const rows = (await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`)) as Array<{ name: string; version: number | string }>;
     const versions = Object.fromEntries(STAMP_GROUPS.map((g) => [g, 0])) as Record<StampGroup, number>;
     let content = 0;
-    for (const row of rows as Array<{ name: string; version: number | string }>) {
+    for (const row of rows) {
       if (row.name === CONTENT_STAMP) content = Number(row.version);
       else if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
     }
+    if (this.postsFlag) await this.readChanges(content);
     const stamps: Stamps = { versions, token: STAMP_GROUPS.map((g) => versions[g]).join('.'), content };
     const before = this.last;
     this.last = stamps;
@@ -293,6 +336,36 @@ export class VersionStamps implements OnApplicationBootstrap {
       for (const channel of moved) for (const listener of this.listeners.get(channel) ?? []) await listener();
     }
     return stamps;
+  }
+
+  /**
+   * Reads the posts' versions written since the content version of the last read, when `content` (read now) is not
+   * that one. More than {@link CONTENT_CHANGES_KEPT} (with those kept) are forgotten, and the changes start again
+   * from `content`.
+   */
+  private async readChanges(content: number): Promise<void> {
+    const changes = this.changes;
+    if (changes?.upTo === content) return;
+    // The first read, or a content version behind the last one (a database restored from a copy): from now on.
+    if (!changes || contentSequence(content) < contentSequence(changes.upTo)) {
+      this.changes = { since: content, upTo: content, versions: new Map() };
+      return;
+    }
+    const room = CONTENT_CHANGES_KEPT - changes.versions.size;
+    const rows =
+      room > 0
+        ? ((await rawQuery(this.dataSource, `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE version >= ? LIMIT ${room + 1}`, [
+            (contentSequence(changes.upTo) + 1) * CONTENT_SEQUENCE,
+          ])) as Array<{ post_id: number | string; version: number | string }>)
+        : [];
+    // Another read may have moved on meanwhile (reads run one at a time, but a reset is always safe).
+    if (this.changes !== changes) return;
+    if (room <= 0 || rows.length > room) {
+      this.changes = { since: content, upTo: content, versions: new Map() };
+      return;
+    }
+    for (const row of rows) changes.versions.set(Number(row.post_id), Number(row.version));
+    changes.upTo = content;
   }
 
   /**

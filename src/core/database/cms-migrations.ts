@@ -4,13 +4,15 @@ import { CommentQueryKeys1764028800000 } from './migrations/1764028800000-commen
 import { VersionStamps1764633600000 } from './migrations/1764633600000-version-stamps';
 import { PostVersions1764806400000 } from './migrations/1764806400000-post-versions';
 import { RevisionKeys1764892800000 } from './migrations/1764892800000-revision-keys';
+import { PostVersionKeys1764979200000 } from './migrations/1764979200000-post-version-keys';
 
-export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000 };
+export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000 };
 
 /**
  * The schema migrations, in order, for a DataSource's `migrations` (hosts may run them in their own pipeline).
  * They create missing WordPress tables (existing tables and data are never altered or dropped), on SQLite give
  * older databases the current keys, add the keys of the comment queries (`cms_*`), and create the version stamps'
- * table (`cms_versions`) of the response cache, and the posts' versions (`cms_post_versions`), and the key of posts' revisions (`cms_parent_type_status_date`).
+ * table (`cms_versions`) of the response cache, the posts' versions (`cms_post_versions`, keyed by version too), and the key of posts' revisions
+ * (`cms_parent_type_status_date`).
  */
-export const CMS_MIGRATIONS = [InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000];
+export const CMS_MIGRATIONS = [InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000];

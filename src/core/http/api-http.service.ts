@@ -296,7 +296,7 @@ export class ApiHttpService {
       const answer = { ...served, headers: { ...extraHeaders, ...served.headers } };
       const entry =
         cacheKey && stamps && served.status === 200 && storable(served.headers) && !ctx.sources.uncacheable
-          ? await this.cache.store(cacheKey, stamps, ctx.sources, served.status, served.headers, toJsonBytes(served.data), served.matchedRoute)
+          ? this.cache.store(cacheKey, stamps, ctx.sources, served.status, served.headers, toJsonBytes(served.data), served.matchedRoute)
           : undefined;
       this.write(res, req, baseUrl, mount, answer, origin, entry);
       return { matchedRoute: served.matchedRoute };
