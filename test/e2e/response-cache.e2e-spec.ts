@@ -86,6 +86,29 @@ describe('response cache, version stamps and conditional requests', () => {
       expect(after.body.find((p: { id: number }) => p.id === post.body.id).tags).toEqual([tag.body.id]);
     });
 
+    it("reads again, after an edit in place, the extras of the post edited alone, and counts its new revision", async () => {
+      const editor = auth('editor');
+      const reader = auth('subscriber');
+      const kept = await t.http.post(`${API}/posts`).set('Authorization', editor).send({ title: 'Extras kept', status: 'publish' }).expect(201);
+      const edited = await t.http.post(`${API}/posts`).set('Authorization', editor).send({ title: 'Extras edited', status: 'publish' }).expect(201);
+      const list = `${API}/posts?include=${kept.body.id},${edited.body.id}`;
+      // Which posts' extras a read reads: the ids bound to the extras statement.
+      const extrasRead = () => t.queries.statements.filter((sql) => sql.includes('x_author')).length;
+      await t.http.get(list).set('Authorization', reader).expect(200);
+      const before = await t.http.get(list).set('Authorization', reader).expect(200);
+      const revisions = (body: Array<{ id: number; _links: Record<string, Array<{ count?: number }>> }>, id: number) =>
+        body.find((p) => p.id === id)!._links['version-history'][0].count;
+      await t.http.post(`${API}/posts/${edited.body.id}`).set('Authorization', editor).send({ content: 'New text' }).expect(200);
+      let after!: { body: Array<{ id: number; _links: Record<string, Array<{ count?: number }>> }> };
+      await t.queries.during(async () => (after = await t.http.get(list).set('Authorization', reader).expect(200)));
+      // One read of extras, for the edited post alone (a statement per post asked for: one placeholder).
+      expect(extrasRead()).toBe(1);
+      const statement = t.queries.statements.find((sql) => sql.includes('x_author'))!;
+      expect(statement).toMatch(/IN \(\?\)/);
+      expect(revisions(after.body, edited.body.id)).toBe(revisions(before.body, edited.body.id)! + 1);
+      expect(revisions(after.body, kept.body.id)).toBe(revisions(before.body, kept.body.id));
+    });
+
     it('reuses a verified application-password caller between reads while users and roles are unchanged, never for writes', async () => {
       const reader = auth('author');
       const userReads = () => t.queries.statements.filter((sql) => /UserEntity|UserMetaEntity|usermeta/.test(sql)).length;
@@ -447,6 +470,31 @@ describe('two nodes on one database', () => {
       await b.http.post(`${API}/posts/${edited.body.id}`).set('Authorization', b.users.editor.authorization).send({ title: `Edit ${round}` }).expect(200);
       expect((await a.http.get(`${API}/posts/${edited.body.id}`).expect(200)).body.title.rendered).toBe(`Edit ${round}`);
       expect(await a.queries.during(() => a.http.get(`${API}/posts/${other.body.id}`).expect(200))).toBe(0);
+    }
+  });
+
+  it('answers, on one node, the totals of lists that read posts\' text and the revision counts of a post edited in place through the other', async () => {
+    const editor = b.users.editor.authorization;
+    const edited = await b.http.post(`${API}/posts`).set('Authorization', editor).send({ title: 'Quiet title', content: 'First text', status: 'publish' }).expect(201);
+    for (let round = 0; round < 3; round++) {
+      const word = `Gnu${round}word`;
+      const search = (node: TestApp, auth?: string) => {
+        const request = node.http.get(`${API}/posts?search=${word}`);
+        return (auth ? request.set('Authorization', auth) : request).expect(200);
+      };
+      // Counted and kept on a, anonymously and logged in.
+      expect((await search(a)).headers['x-cms-total']).toBe('0');
+      expect((await search(a, a.users.subscriber.authorization)).headers['x-cms-total']).toBe('0');
+      const before = (await a.http.get(`${API}/posts/${edited.body.id}`).set('Authorization', a.users.subscriber.authorization).expect(200)).body;
+      await b.http.post(`${API}/posts/${edited.body.id}`).set('Authorization', editor).send({ title: `Now ${word}`, content: `Text ${round}` }).expect(200);
+      for (const auth of [undefined, a.users.subscriber.authorization]) {
+        const found = await search(a, auth);
+        expect(found.body.map((p: { id: number }) => p.id)).toEqual([edited.body.id]);
+        expect(found.headers['x-cms-total']).toBe('1');
+      }
+      // Its extras on a: the revision the edit stored is counted.
+      const after = (await a.http.get(`${API}/posts/${edited.body.id}`).set('Authorization', a.users.subscriber.authorization).expect(200)).body;
+      expect(after._links['version-history'][0].count).toBe(before._links['version-history'][0].count + 1);
     }
   });
 

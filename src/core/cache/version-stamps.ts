@@ -149,6 +149,7 @@ export class VersionStamps implements OnApplicationBootstrap {
   /** The posts tables (`posts`, `postmeta`): what a narrowed write may write. */
   private readonly postTables = new Set<string>();
   private readonly listeners = new Map<StampChannel, Array<() => void | Promise<void>>>();
+  private readonly writtenListeners: Array<(postIds: readonly number[] | null) => void> = [];
   private last: Stamps | null = null;
   /** The narrowed commits read with the stamps (posts' versions only). */
   private changes: ContentChanges | null = null;
@@ -220,6 +221,16 @@ export class VersionStamps implements OnApplicationBootstrap {
     const list = this.listeners.get(group) ?? [];
     list.push(listener);
     this.listeners.set(group, list);
+  }
+
+  /**
+   * Calls `listener` whenever the posts' content version moves without the `posts` group (edits in place, see
+   * {@link narrow}), with the posts those edits wrote, or `null` when they are not known (more than a process keeps):
+   * before {@link current} answers after another node's edit, and before a write of this process answers. It lets a
+   * cache of per-post values drop those of the posts written alone, where a `content` listener drops everything.
+   */
+  onPostsWritten(listener: (postIds: readonly number[] | null) => void): void {
+    this.writtenListeners.push(listener);
   }
 
   /**
@@ -326,13 +337,14 @@ export class VersionStamps implements OnApplicationBootstrap {
       if (row.name === CONTENT_STAMP) content = Number(row.version);
       else if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
     }
-    if (this.postsFlag) await this.readChanges(content);
+    const written = this.postsFlag ? await this.readChanges(content) : null;
     const stamps: Stamps = { versions, token: STAMP_GROUPS.map((g) => versions[g]).join('.'), content };
     const before = this.last;
     this.last = stamps;
     if (before && (before.token !== stamps.token || before.content !== content)) {
       const moved: StampChannel[] = STAMP_GROUPS.filter((group) => before.versions[group] !== versions[group]);
       if (moved.includes('posts') || before.content !== content) moved.push('content');
+      if (before.content !== content && !moved.includes('posts')) for (const listener of this.writtenListeners) listener(written ?? null);
       for (const channel of moved) for (const listener of this.listeners.get(channel) ?? []) await listener();
     }
     return stamps;
@@ -343,13 +355,13 @@ export class VersionStamps implements OnApplicationBootstrap {
    * that one. More than {@link CONTENT_CHANGES_KEPT} (with those kept) are forgotten, and the changes start again
    * from `content`.
    */
-  private async readChanges(content: number): Promise<void> {
+  private async readChanges(content: number): Promise<readonly number[] | null | undefined> {
     const changes = this.changes;
-    if (changes?.upTo === content) return;
+    if (changes?.upTo === content) return undefined;
     // The first read, or a content version behind the last one (a database restored from a copy): from now on.
     if (!changes || contentSequence(content) < contentSequence(changes.upTo)) {
       this.changes = { since: content, upTo: content, versions: new Map() };
-      return;
+      return null;
     }
     const room = CONTENT_CHANGES_KEPT - changes.versions.size;
     const rows =
@@ -359,23 +371,29 @@ export class VersionStamps implements OnApplicationBootstrap {
           ])) as Array<{ post_id: number | string; version: number | string }>)
         : [];
     // Another read may have moved on meanwhile (reads run one at a time, but a reset is always safe).
-    if (this.changes !== changes) return;
-    if (room <= 0 || rows.length > room) {
+    if (this.changes !== changes || room <= 0 || rows.length > room) {
       this.changes = { since: content, upTo: content, versions: new Map() };
-      return;
+      return null;
     }
-    for (const row of rows) changes.versions.set(Number(row.post_id), Number(row.version));
+    const written: number[] = [];
+    for (const row of rows) {
+      const id = Number(row.post_id);
+      changes.versions.set(id, Number(row.version));
+      written.push(id);
+    }
     changes.upTo = content;
+    return written;
   }
 
   /**
-   * A write of this process moved `groups` (and the posts' content with `posts`, or alone when `content`): their
-   * caches are cleared at once, before the writer answers (the next read of the stamps sees the move too, and
+   * A write of this process moved `groups` (and the posts' content with `posts`, or alone for the posts `narrowed`
+   * wrote in place): their caches are cleared at once, before the writer answers (the next read of the stamps sees the move too, and
    * clears them again).
    */
-  private async changedHere(groups: StampGroup[], content = false): Promise<void> {
+  private async changedHere(groups: StampGroup[], narrowed: readonly number[] = []): Promise<void> {
     const channels = new Set<StampChannel>(groups);
-    if (content || channels.has('posts')) channels.add('content');
+    if (narrowed.length && !channels.has('posts')) for (const listener of this.writtenListeners) listener(narrowed);
+    if (narrowed.length || channels.has('posts')) channels.add('content');
     for (const channel of channels) for (const listener of this.listeners.get(channel) ?? []) await listener();
   }
 
@@ -470,7 +488,7 @@ export class VersionStamps implements OnApplicationBootstrap {
         if (groups.length) await bump(groups);
         if (narrowed.length) await this.bumpContent(query, narrowed);
         await commit();
-        await this.changedHere(groups, narrowed.length > 0);
+        await this.changedHere(groups, narrowed);
         return;
       }
       if ((runner.transactionDepth ?? 1) <= 1) reset();

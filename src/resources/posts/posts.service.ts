@@ -10,7 +10,7 @@ import { containsPattern, escapeLike, orderByPosition } from '../../core/databas
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
 import { POST_EXTRAS_CACHE } from '../../core/cache/cache-limits';
-import { VersionStamps } from '../../core/cache/version-stamps';
+import { STAMP_GROUPS, VersionStamps } from '../../core/cache/version-stamps';
 import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
 import { termIdsBySlug } from './post-terms';
@@ -75,20 +75,31 @@ const ORDER_COLUMNS: Record<string, string> = {
   author: 'p.post_author',
 };
 
+/**
+ * What an edit in place may change (see `VersionStamps.narrow`): a filter that reads one of these counts again after
+ * any such edit, on every node (a search's total follows the titles).
+ */
+const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comment_status|ping_status|to_ping|pinged|postmeta|guid/i;
+
 /** Database access of the posts resource: the collection query and batched loads for preparing items. */
 @Injectable()
 export class PostsService {
   private readonly counts = new ShortCache<number>();
+  /** Totals of filters on what an edit in place may change (see {@link CONTENT_COLUMNS}). */
+  private readonly contentCounts = new ShortCache<number>();
   private readonly extrasMemo = new ExtrasMemo();
 
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     @Optional() stamps?: VersionStamps,
   ) {
-    clearOnWrites(dataSource, this.counts);
+    clearOnWrites(dataSource, this.counts, this.contentCounts);
     stamps?.validate(this.counts);
-    // Extras hold the author's existence, meta, revisions and terms.
-    stamps?.validate(this.extrasMemo, ['posts', 'content', 'terms', 'users']);
+    stamps?.validate(this.contentCounts, [...STAMP_GROUPS, 'content']);
+    // Extras hold the author's existence, meta, revisions and terms. An edit in place changes those of the posts it
+    // wrote alone (their meta and revisions).
+    stamps?.validate(this.extrasMemo, ['posts', 'terms', 'users']);
+    stamps?.onPostsWritten((postIds) => (postIds ? this.extrasMemo.dropPosts(postIds) : this.extrasMemo.clear()));
   }
 
   private readonly tables = new Map<unknown, string>();
@@ -135,7 +146,8 @@ export class PostsService {
     const order = this.orderOf(q, where);
     const page = `ORDER BY ${order} ${limitClause(q.limit, q.offset)}`;
     const params = [...where.params, ...this.orderParams(q)];
-    const total = countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`, where.params);
+    const counts = CONTENT_COLUMNS.test(where.sql) ? this.contentCounts : this.counts;
+    const total = countWithin(counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`, where.params);
     if (this.dataSource.options.type === 'better-sqlite3') {
       // A second query for the extras costs less than one query for both: SQLite would compute them before sorting,
       // or copy the page's rows (contents included) to a temporary table first.
@@ -293,6 +305,7 @@ export class PostsService {
   /** Forgets cached totals (after writes). */
   clearCounts(): void {
     this.counts.clear();
+    this.contentCounts.clear();
   }
 
   /** Term ids of a taxonomy by slug. */
@@ -395,15 +408,18 @@ class HeldExtras implements LruEntry {
 
 /**
  * Posts' extras (see {@link extrasColumns}) read by earlier requests, kept while the version stamps of posts, terms
- * and users do not move (see VersionStamps.validate), within {@link POST_EXTRAS_CACHE}: the subqueries that compute
- * them are most of what a page of posts costs the database. Without stamps nothing is kept. Kept values are frozen:
- * every request shares them.
+ * and users do not move (see VersionStamps.validate), and for each post until an edit in place writes it (see
+ * VersionStamps.onPostsWritten), within {@link POST_EXTRAS_CACHE}: the subqueries that compute them are most of what a
+ * page of posts costs the database. Without stamps nothing is kept. Kept values are frozen: every request shares
+ * them.
  */
 class ExtrasMemo {
   validated = false;
-  /** Moves with every clear: extras read before one are not kept. */
+  /** Moves with every clear or drop: extras read before one are not kept. */
   generation = 0;
   private readonly held = new Map<string, HeldExtras>();
+  /** The kinds of extras kept (see wantedKey): a few. */
+  private readonly kinds = new Set<string>();
   private readonly pool = new ByteLru<HeldExtras>('post-extras', POST_EXTRAS_CACHE.bytes);
 
   get(kind: string, id: number): PostExtras | undefined {
@@ -420,6 +436,7 @@ class ExtrasMemo {
     Object.freeze(extras);
     if (generation !== this.generation) return extras;
     const key = `${kind}:${id}`;
+    this.kinds.add(kind);
     let terms = 0;
     for (const ids of Object.values(extras.terms)) terms += ids.length;
     const entry = new HeldExtras(this, key, extras, 320 + key.length * 2 + terms * 8);
@@ -437,5 +454,18 @@ class ExtrasMemo {
     this.generation++;
     this.held.clear();
     this.pool.clear();
+  }
+
+  /** Forgets the extras of `postIds` (written since they were read). */
+  dropPosts(postIds: readonly number[]): void {
+    this.generation++;
+    for (const kind of this.kinds) {
+      for (const id of postIds) {
+        const entry = this.held.get(`${kind}:${id}`);
+        if (!entry) continue;
+        this.held.delete(entry.key);
+        this.pool.remove(entry);
+      }
+    }
   }
 }
