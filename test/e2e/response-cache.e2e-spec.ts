@@ -291,6 +291,34 @@ describe('response cache, version stamps and conditional requests', () => {
       await hit(paths.other);
     });
 
+    it('builds a page with _embed again from the kept answers of its links that did not change, and shows those that did', async () => {
+      const category = await t.http.post(`${API}/categories`).set('Authorization', editor()).send({ name: 'Embedded kept' }).expect(201);
+      const make = (title: string) =>
+        t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title, status: 'publish', categories: [category.body.id] }).expect(201);
+      const [a, b] = [(await make('Embedded edited')).body.id, (await make('Embedded left')).body.id];
+      for (const id of [a, b]) await t.http.post(`${API}/comments`).set('Authorization', editor()).send({ post: id, content: `On ${id}` }).expect(201);
+      const path = `${API}/posts?_embed&include=${a},${b}&orderby=include`;
+      let first!: { body: any };
+      const cold = await t.queries.during(async () => (first = await t.http.get(path).expect(200)));
+      await t.http.post(`${API}/posts/${a}`).set('Authorization', editor()).send({ title: 'Embedded and edited' }).expect(200);
+      let again!: { body: any };
+      const warm = await t.queries.during(async () => (again = await t.http.get(path).expect(200)));
+      // The page's posts and their links: the links' answers (author, terms, comments) come from the cache.
+      expect(warm).toBeLessThan(cold / 2);
+      expect(again.body[0].title.rendered).toBe('Embedded and edited');
+      expect(again.body[0]._embedded).toEqual(first.body[0]._embedded);
+      expect(again.body[1]).toEqual(first.body[1]);
+      // A link whose answer shows the edited post is built again: a reply's `up` embeds it.
+      const replies = `${API}/comments?post=${a}&_embed=up`;
+      expect((await t.http.get(replies).expect(200)).body[0]._embedded.up[0].title.rendered).toBe('Embedded and edited');
+      await t.http.post(`${API}/posts/${a}`).set('Authorization', editor()).send({ title: 'Edited twice' }).expect(200);
+      expect((await built(replies.replace(`${API}/`, ''))).body[0]._embedded.up[0].title.rendered).toBe('Edited twice');
+      // The same answers as the API gives with the cache off (each link's own answer, as a client would ask for it).
+      const fresh = await t.http.get(path).set('Authorization', auth('subscriber')).expect(200);
+      expect(fresh.body[0]._embedded.author).toEqual(again.body[0]._embedded.author);
+      expect(fresh.body[0]._embedded['cms:term']).toEqual(again.body[0]._embedded['cms:term']);
+    });
+
     it("moves every post's answers for an edit that changes where a post stands: slug, author, terms, password, status", async () => {
       const moved = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Moved about', status: 'publish' }).expect(201);
       const watcher = await t.http.post(`${API}/posts`).set('Authorization', editor()).send({ title: 'Watching', status: 'publish' }).expect(201);

@@ -5,6 +5,17 @@ import { CurrentUser } from './current-user';
 import { WireNames } from '../wire-names';
 
 /**
+ * Answers of `_embed` sub-requests (their JSON) kept by the response cache under the stamps the request read, for an
+ * anonymous request in a public context: sub-requests of later requests find them while nothing they show changed.
+ */
+export interface EmbeddedAnswers {
+  /** The JSON kept for a sub-request, its sources noted on the request's; `undefined` when none is valid. */
+  find(route: string, query: Record<string, unknown>): Buffer | undefined | Promise<Buffer | undefined>;
+  /** Keeps the JSON of a sub-request made from `sources`. */
+  keep(route: string, query: Record<string, unknown>, sources: AnswerSources, body: Buffer): void;
+}
+
+/**
  * Per-request state shared by a request and its internal sub-requests (`_embed`): the user, the capability check,
  * the site address, and request-scoped batching loaders, so that embedding N items costs one query per kind of
  * link, not one per item.
@@ -13,6 +24,8 @@ export class RequestContext {
   private readonly loaders = new Map<string, DataLoader<unknown, unknown>>();
   /** What the answer is made from, for the response cache (its `_embed` sub-requests share this context). */
   readonly sources = new AnswerSources();
+  /** The response cache's answers of `_embed` sub-requests, when the request's own answer may be cached. */
+  embeddedAnswers?: EmbeddedAnswers;
 
   constructor(
     public user: CurrentUser,

@@ -33,6 +33,22 @@ export class AnswerSources {
     for (const post of posts) this.posts.add(post.id);
   }
 
+  /** Notes what a sub-request's answer (`_embed`) was made from. */
+  merge(other: AnswerSources): void {
+    for (const id of other.posts) this.posts.add(id);
+    if (other.content) this.content = true;
+    if (other.uncacheable) this.uncacheable = true;
+  }
+
+  /**
+   * Notes an answer kept by the response cache and used in this one (`_embed`): the posts it shows, or `null` when it
+   * depends on every post's content.
+   */
+  noteKept(posts: ReadonlySet<number> | null): void {
+    if (!posts) this.content = true;
+    else for (const id of posts) this.posts.add(id);
+  }
+
   /** Whether the answer depends on posts' content beyond the posts it shows (or shows too many to check). */
   get readsAllContent(): boolean {
     return this.content || this.posts.size > MAX_SHOWN_POSTS;

@@ -6,6 +6,10 @@ import { ByteLru, LruEntry } from './byte-lru';
 import { AnswerSources } from './answer-sources';
 import { contentSequence, Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
+import type { EmbeddedAnswers } from '../auth/request-context';
+
+/** The mark of the keys of `_embed` sub-requests' answers (see {@link ResponseCache.embeddedAnswers}). */
+const EMBEDDED = 'embedded\n';
 
 /** Approximate bytes of an answer besides its body and key: the entry, its headers. */
 const ENTRY_BYTES = 512;
@@ -190,6 +194,31 @@ export class ResponseCache {
     return entry;
   }
 
+  /**
+   * The answers of `_embed` sub-requests of a request whose own answer may be cached (an anonymous GET in a public
+   * context), read and kept under its stamps: an answer built again (a page of posts with `_embed` after an edit of
+   * one of them) finds those of the links that did not change. They are kept apart from the answers to requests
+   * (their key is marked), as their headers are not kept; what each was made from is noted on `into`, the request's
+   * sources, whether found or built.
+   */
+  embeddedAnswers(baseUrl: string, mount: string, wire: WireNames, stamps: Stamps, into: AnswerSources): EmbeddedAnswers {
+    const keyOf = (route: string, query: Record<string, unknown>) => `${EMBEDDED}${this.keyOf(baseUrl, mount, route, query, wire)}`;
+    const found = (entry: CachedAnswer | undefined) => {
+      if (!entry) return undefined;
+      into.noteKept(entry.posts);
+      return entry.body;
+    };
+    return {
+      find: (route, query) => {
+        const entry = this.lookup(keyOf(route, query), stamps);
+        return entry instanceof Promise ? entry.then(found) : found(entry);
+      },
+      keep: (route, query, sources, body) => {
+        this.store(keyOf(route, query), stamps, sources, 200, {}, body);
+      },
+    };
+  }
+
   /** Bytes and entries held (for the tests and the bench). */
   usage(): { bytes: number; entries: number; maxBytes: number } {
     return { bytes: this.pool.bytes, entries: this.pool.entries, maxBytes: this.pool.maxBytes };
@@ -204,6 +233,15 @@ export class ResponseCache {
     this.forget(entry);
     this.pool.remove(entry);
   }
+}
+
+/** Whether an answer with these headers may be kept: not one that sets a cookie or says how it may be cached. */
+export function storable(headers: Record<string, string>): boolean {
+  for (const name in headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'set-cookie' || lower === 'vary' || lower === 'cache-control') return false;
+  }
+  return true;
 }
 
 function headerBytes(headers: Record<string, string>): number {

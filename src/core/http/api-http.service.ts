@@ -22,7 +22,7 @@ import { RequestFacts, requestFacts } from './request-facts';
 import { markMatchedRoute, markUser } from './request-marks';
 import { RestException } from '../rest/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
-import { bodyEtag, CachedAnswer, encodedEtag, matchHits, noneMatchHits, noneMatchTag, ResponseCache } from '../cache/response-cache';
+import { bodyEtag, CachedAnswer, encodedEtag, matchHits, noneMatchHits, noneMatchTag, ResponseCache, storable } from '../cache/response-cache';
 import { compressBody, ContentCoding, negotiateEncoding, varyOnEncoding } from './compression';
 import { ApiDocs } from './api-docs';
 
@@ -286,6 +286,7 @@ export class ApiHttpService {
         }
       }
       const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip, this.options.wire);
+      if (cacheKey && stamps) ctx.embeddedAnswers = this.cache.embeddedAnswers(baseUrl, mount, this.options.wire, stamps, ctx.sources);
       const restReq = new RestRequest(
         { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw, rawFile: parsed.rawFile ?? null },
         ctx,
@@ -538,14 +539,6 @@ function isPublicContext(query: Record<string, unknown>): boolean {
 }
 
 /** Whether a handler's headers let its answer be shared: none that marks it per caller or per request. */
-function storable(headers: Record<string, string>): boolean {
-  for (const name in headers) {
-    const lower = name.toLowerCase();
-    if (lower === 'set-cookie' || lower === 'vary' || lower === 'cache-control') return false;
-  }
-  return true;
-}
-
 function lowerHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;

@@ -3,7 +3,9 @@ import { parse as parseQuery } from 'qs';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import type { RequestContext } from '../auth/request-context';
 import { HookRegistry } from '../hooks/hook-registry.service';
-import { JsonText, withMembers } from './json-text';
+import { AnswerSources } from '../cache/answer-sources';
+import { storable } from '../cache/response-cache';
+import { JsonText, toJsonBytes, withMembers } from './json-text';
 import { compactLinks } from './links';
 import { RestRequest } from './rest-request';
 import type { RestResponse } from './rest-response';
@@ -78,14 +80,32 @@ export class Embedder {
     });
   }
 
+  /**
+   * One sub-request. For a request whose answer may be cached, its answer comes from the response cache when kept
+   * there (see `ResponseCache.embeddedAnswers`), and is kept there once built: what it is made from is noted apart,
+   * then on the request's sources.
+   */
   private async embedOne(href: string, ctx: RequestContext, asText: boolean): Promise<unknown> {
     const target = this.requestFromUrl(href, ctx);
     if (!target) return [];
     if (target.query.context === undefined) target.query.context = 'embed';
     target.itemsAsText = asText && !this.hooks.hasHook('rest_post_dispatch');
+    const kept = ctx.embeddedAnswers;
+    const query = kept && { ...target.query };
+    if (kept && query) {
+      const found = await kept.find(target.route, query);
+      if (found) return asText ? JsonText.fromBytes(found) : JSON.parse(found.toString('utf8'));
+      target.ownSources = new AnswerSources();
+    }
     let response = await this.server.dispatch(target);
     response = await this.hooks.applyFilters('rest_post_dispatch', response, target);
-    return this.responseToData(response, false, ctx, target.itemsAsText);
+    const data = await this.responseToData(response, false, ctx, target.itemsAsText);
+    const sources = target.ownSources;
+    if (kept && query && sources) {
+      ctx.sources.merge(sources);
+      if (response.status === 200 && !response.isError && !sources.uncacheable && storable(response.headers)) kept.keep(target.route, query, sources, toJsonBytes(data));
+    }
+    return data;
   }
 
   /** Builds an internal GET request from an API URL (pretty or `?rest_route=` form); `null` if not ours. */

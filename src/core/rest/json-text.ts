@@ -17,6 +17,13 @@ export class JsonText {
     readonly links?: Readonly<Record<string, unknown>>,
   ) {}
 
+  /** JSON text from its UTF-8 bytes (kept as they are: {@link bytes}). */
+  static fromBytes(bytes: Buffer): JsonText {
+    const text = new JsonText(bytes.toString('utf8'));
+    text.encoded = bytes;
+    return text;
+  }
+
   /** The text in UTF-8, encoded once for all the responses it goes into. */
   get bytes(): Buffer {
     if (this.encoded) return this.encoded;

@@ -185,7 +185,7 @@ export abstract class RestController implements OnModuleInit {
     for (const [name, field] of this.extensions.restFields(type)) {
       if (!field.get) continue;
       // Its callback may read any post: the answer depends on all posts' content (see AnswerSources).
-      req.ctx.sources.content = true;
+      req.sources.content = true;
       data[name] = await field.get(data, name, req, type);
     }
     return data;

@@ -1,3 +1,4 @@
+import type { AnswerSources } from '../cache/answer-sources';
 import type { RequestContext } from '../auth/request-context';
 import type { RouteEndpoint } from './route-types';
 
@@ -44,6 +45,11 @@ export class RestRequest {
    * `rest_post_dispatch` listener).
    */
   itemsAsText = false;
+  /**
+   * What this request's answer is made from when it is kept apart from its context's (an `_embed` sub-request whose
+   * answer the response cache keeps by itself); `undefined`: the context's.
+   */
+  ownSources?: AnswerSources;
   /**
    * The parameters a handler may read, when its endpoint has strict arguments (see `EndpointDefinition.strictArgs`):
    * the declared ones; path parameters and names the handler sets itself are readable too. `null`: every name.
@@ -184,6 +190,11 @@ export class RestRequest {
   }
 
   /** The `context` the response is shaped for. */
+  /** Where what the answer is made from is noted (see {@link ownSources}). */
+  get sources(): AnswerSources {
+    return this.ownSources ?? this.ctx.sources;
+  }
+
   get context(): string {
     return String(this.get('context') ?? 'view');
   }

@@ -61,7 +61,7 @@ export class RestServer implements OnApplicationBootstrap {
       req.restrictTo(null);
       req.endpoint = endpoint;
       req.matchedRoute = route.route;
-      if (req.method === 'GET' || req.method === 'HEAD') req.ctx.sources.noteEndpoint(endpoint, req.query);
+      if (req.method === 'GET' || req.method === 'HEAD') req.sources.noteEndpoint(endpoint, req.query);
       const args = argList(endpoint);
       const defaults = checkedDefaults(endpoint.args, args);
       req.defaults = {};

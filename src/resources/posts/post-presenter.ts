@@ -256,7 +256,7 @@ export class PostPresenter {
 
   /** What a set of posts needs to be prepared, loaded together; the posts are noted as shown (`AnswerSources`). */
   private async batchOf(posts: PostEntity[], req: RestRequest, loaded?: Map<number, PostExtras>): Promise<Batch> {
-    req.ctx.sources.notePosts(posts);
+    req.sources.notePosts(posts);
     const ids = posts.map((p) => p.id);
     const metaKeys = this.registeredMeta().map((m) => m.key);
     const [extras, meta, parents] = await Promise.all([
