@@ -219,6 +219,12 @@ export class ResponseCache {
     };
   }
 
+  /** Forgets every answer kept (tests that measure what building an answer costs start from none). */
+  clear(): void {
+    this.entries.clear();
+    this.pool.clear();
+  }
+
   /** Bytes and entries held (for the tests and the bench). */
   usage(): { bytes: number; entries: number; maxBytes: number } {
     return { bytes: this.pool.bytes, entries: this.pool.entries, maxBytes: this.pool.maxBytes };

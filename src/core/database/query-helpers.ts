@@ -27,6 +27,32 @@ export function isMySql(dataSource: { options: { type: string } }): boolean {
 }
 
 /**
+ * Updates the row of `entity` whose primary key is `id` with `values` (by property; `undefined` ones left out), as
+ * one parameterized statement written from the entity's columns, without TypeORM's query building: a save writes its
+ * post's row this way. Values other than strings, numbers and `null`, or columns with a transformer, go through
+ * TypeORM's `update()`, which converts them.
+ */
+export async function updateRow<T extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<T>, id: number, values: QueryDeepPartialEntity<T>): Promise<void> {
+  const metadata = em.connection.getMetadata(entity);
+  const [primary] = metadata.primaryColumns;
+  const columns: string[] = [];
+  const params: unknown[] = [];
+  for (const [property, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column || column.transformer || (value !== null && typeof value !== 'string' && typeof value !== 'number')) {
+      await em.getRepository(entity).update(id, values);
+      return;
+    }
+    columns.push(`${em.connection.driver.escape(column.databaseName)} = ?`);
+    params.push(value);
+  }
+  if (!columns.length) return;
+  const table = em.connection.driver.escape(metadata.tableName);
+  await em.query(`UPDATE ${table} SET ${columns.join(', ')} WHERE ${em.connection.driver.escape(primary.databaseName)} = ?`, [...params, id]);
+}
+
+/**
  * Inserts one row and gives its new id, without reading the row back (TypeORM's `insert()` reads the columns that
  * have a default again, one more statement, where the caller knows what it wrote).
  */

@@ -53,14 +53,12 @@ export async function replacePostTerms(em: EntityManager, postId: number, taxono
 }
 
 export async function postTermIds(em: EntityManager, postId: number, taxonomy: string): Promise<number[]> {
-  const rows = await em
-    .getRepository(TermRelationshipEntity)
-    .createQueryBuilder('r')
-    .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-    .select('tt.termId', 'id')
-    .where('r.objectId = :postId', { postId })
-    .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
-    .getRawMany<{ id: number }>();
+  const relationships = em.connection.getMetadata(TermRelationshipEntity).tableName;
+  const taxonomies = em.connection.getMetadata(TermTaxonomyEntity).tableName;
+  const rows = (await em.query(
+    `SELECT tt.term_id AS id FROM ${relationships} r INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = ? AND tt.taxonomy = ?`,
+    [postId, taxonomy],
+  )) as Array<{ id: number | string }>;
   return rows.map((r) => Number(r.id));
 }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { DataSource, EntityManager, In, Not } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { VersionStamps } from '../../core/cache/version-stamps';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
@@ -21,7 +21,7 @@ import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
 import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
-import { insertRow, isMySql } from '../../core/database/query-helpers';
+import { insertRow, isMySql, updateRow } from '../../core/database/query-helpers';
 import { hydrate } from '../../core/database/raw-query';
 
 /** Columns of a post a request may set (already validated and sanitised). */
@@ -119,7 +119,7 @@ export class PostWriter {
         post.name = await uniquePostSlug(em, sanitizeTitle(post.title, String(postId)), post, type, ctx.permalinkStructure);
       }
       post.guid = fields.guid ?? (await this.permalinkWithin(em, type, post, ctx.home));
-      await em.getRepository(PostEntity).update({ id: postId }, { name: post.name, guid: post.guid });
+      await updateRow(em, PostEntity, postId, { name: post.name, guid: post.guid });
       // A permalink longer than the column is stored cut (MySQL with WordPress's sql_mode): answered as stored.
       if (post.guid.length > GUID_LENGTH) post.guid = (await this.postWithin(em, postId)).guid;
       const terms = new Map(relations.terms ?? []);
@@ -155,7 +155,7 @@ export class PostWriter {
         });
         const row = await this.prepareRow(em, type, before, fields, ctx);
         if (!turn && (row.name !== current.name || row.status !== current.status || row.parent !== current.parent)) throw new NeedsTurn();
-        await em.getRepository(PostEntity).update({ id: before.id }, row);
+        await updateRow(em, PostEntity, before.id, row);
         const post = await this.postWithin(em, before.id);
         const terms = new Map(relations.terms ?? []);
         // A post left without categories goes back to the default one, as every save in WordPress does.
@@ -471,12 +471,17 @@ export class PostWriter {
    */
   private async saveRevision(em: EntityManager, type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
     if (type.supports.revisions === undefined || post.status === 'auto-draft') return;
-    const posts = em.getRepository(PostEntity);
-    const latest = await posts.findOne({
-      select: { id: true, title: true, content: true, excerpt: true },
-      where: { parent: post.id, type: 'revision', status: 'inherit', name: Not(`${post.id}-autosave-v1`) },
-      order: { date: 'DESC', id: 'DESC' },
-    });
+    // The latest revision (not the autosave), as `wp_get_post_revisions()` orders them: through the revisions' key.
+    const metadata = em.connection.getMetadata(PostEntity);
+    const [latest] = hydrate<PostEntity>(
+      metadata,
+      (await em.query(
+        `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName}
+          WHERE post_parent = ? AND post_type = 'revision' AND post_status = 'inherit' AND post_name <> ?
+          ORDER BY post_date DESC, ID DESC LIMIT 1`,
+        [post.id, `${post.id}-autosave-v1`],
+      )) as Array<Record<string, unknown>>,
+    );
     if (latest) {
       const same = (['title', 'content', 'excerpt'] as const).every((k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]));
       if (same) return;
@@ -498,7 +503,7 @@ export class PostWriter {
       modifiedGmt: post.modifiedGmt,
       parent: post.id,
     });
-    await posts.update({ id }, { guid: `${ctx.home}/?p=${id}` });
+    await updateRow(em, PostEntity, id, { guid: `${ctx.home}/?p=${id}` });
   }
 }
 
