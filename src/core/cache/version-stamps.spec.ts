@@ -18,6 +18,10 @@ describe('VersionStamps', () => {
     await stamps.onApplicationBootstrap();
   });
   afterAll(() => ds.destroy());
+  /** What an answer showing these posts was made from. */
+  const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
+  /** The database connection itself: writes made there are another node's (this process's data source sees none). */
+  const raw = () => (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection;
 
   it('tells the groups of a write statement by its table, as TypeORM and raw SQL write them', () => {
     expect(stamps.groupsOf('SELECT * FROM wp_posts')).toBeNull();
@@ -114,7 +118,6 @@ describe('VersionStamps', () => {
 
   it('never serves an answer built while a post it shows was edited, and drops a kept one once a post it shows is', async () => {
     const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
-    const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
     const edit = (id: number) =>
       ds.transaction(async (em) => {
         stamps.narrow(em.queryRunner, [id]);
@@ -140,13 +143,11 @@ describe('VersionStamps', () => {
 
   it("tells the posts edited in place since an answer was built from the stamps' read, without a statement per answer", async () => {
     const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
-    const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
     const built = await stamps.current();
     for (const id of [4, 5, 6]) cache.store(`shows ${id}`, built, showing(id), 200, {}, Buffer.from('[]'));
     // Another node edits post 5 in place: its commit, written outside this process's data source.
-    const raw = (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection;
     const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 3;
-    raw.exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (5, ${next})`);
+    raw().exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (5, ${next})`);
     const reads = jest.spyOn(stamps, 'posts');
     const after = await stamps.current();
     expect(after.content).toBe(next);
@@ -163,15 +164,13 @@ describe('VersionStamps', () => {
 
   it('forgets the posts edited in place past its bound, and answers checked before then read their posts once', async () => {
     const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
-    const showing = (...ids: number[]) => Object.assign(new AnswerSources(), { posts: new Set(ids) });
     const built = await stamps.current();
     cache.store('shows 7', built, showing(7), 200, {}, Buffer.from('[]'));
     cache.store('shows 8', built, showing(8), 200, {}, Buffer.from('[]'));
     // More posts written since the last read than a process keeps (post 8 among them).
-    const raw = (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection;
     const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 5;
     const rows = Array.from({ length: CONTENT_CHANGES_KEPT + 1 }, (_, i) => `(${i === 0 ? 8 : 100000 + i}, ${next})`);
-    raw.exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES ${rows.join(', ')}`);
+    raw().exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES ${rows.join(', ')}`);
     const after = await stamps.current();
     expect(after.content).toBe(next);
     expect(after.token).toBe(built.token);
@@ -186,7 +185,7 @@ describe('VersionStamps', () => {
     reads.mockRestore();
     // Posts written after that are told from the stamps' read again.
     const again = (contentSequence(next) + 1) * CONTENT_SEQUENCE + 9;
-    raw.exec(`UPDATE wp_cms_versions SET version = ${again} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (7, ${again})`);
+    raw().exec(`UPDATE wp_cms_versions SET version = ${again} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (7, ${again})`);
     const last = await stamps.current();
     expect(stamps.postsWrittenAfter([7], built.content, next)).toBe(true);
     expect(await cache.lookup('shows 7', last)).toBeUndefined();

@@ -36,15 +36,7 @@ export async function replacePostTerms(em: EntityManager, postId: number, taxono
     ? await em.getRepository(TermTaxonomyEntity).find({ select: { id: true, termId: true }, where: { taxonomy, termId: In([...new Set(termIds)]) } })
     : [];
   const wanted = new Set(tts.map((t) => t.id));
-  const current = await em
-    .getRepository(TermRelationshipEntity)
-    .createQueryBuilder('r')
-    .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-    .select('r.termTaxonomyId', 'id')
-    .where('r.objectId = :postId', { postId })
-    .andWhere('tt.taxonomy = :taxonomy', { taxonomy })
-    .getRawMany<{ id: number }>();
-  const have = new Set(current.map((c) => Number(c.id)));
+  const have = new Set((await postTermsOf(em, postId, taxonomy)).map((t) => t.termTaxonomyId));
   const removed = [...have].filter((id) => !wanted.has(id));
   const added = [...wanted].filter((id) => !have.has(id));
   if (removed.length) await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
@@ -53,13 +45,19 @@ export async function replacePostTerms(em: EntityManager, postId: number, taxono
 }
 
 export async function postTermIds(em: EntityManager, postId: number, taxonomy: string): Promise<number[]> {
+  return (await postTermsOf(em, postId, taxonomy)).map((t) => t.termId);
+}
+
+/** A post's terms of one taxonomy, read through the transaction: their term ids and term-taxonomy ids. */
+async function postTermsOf(em: EntityManager, postId: number, taxonomy: string): Promise<Array<{ termId: number; termTaxonomyId: number }>> {
   const relationships = em.connection.getMetadata(TermRelationshipEntity).tableName;
   const taxonomies = em.connection.getMetadata(TermTaxonomyEntity).tableName;
   const rows = (await em.query(
-    `SELECT tt.term_id AS id FROM ${relationships} r INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = ? AND tt.taxonomy = ?`,
+    `SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id FROM ${relationships} r
+      INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = ? AND tt.taxonomy = ?`,
     [postId, taxonomy],
-  )) as Array<{ id: number | string }>;
-  return rows.map((r) => Number(r.id));
+  )) as Array<{ term_id: number | string; tt_id: number | string }>;
+  return rows.map((r) => ({ termId: Number(r.term_id), termTaxonomyId: Number(r.tt_id) }));
 }
 
 export async function postTermTaxonomyIds(em: EntityManager, postId: number): Promise<number[]> {
