@@ -241,7 +241,10 @@ export class ResponseCache {
   }
 }
 
-/** Whether an answer with these headers may be kept: not one that sets a cookie or says how it may be cached. */
+/**
+ * Whether a handler's headers let its answer be shared: none that marks it per caller or per request (a cookie, or
+ * what says how it may be cached).
+ */
 export function storable(headers: Record<string, string>): boolean {
   for (const name in headers) {
     const lower = name.toLowerCase();

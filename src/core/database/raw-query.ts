@@ -142,12 +142,12 @@ export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, 
 }
 
 /**
- * Runs a SELECT on the data source and returns its rows as entities (see {@link hydrate}); on SQLite the entities
- * are built straight from the driver's rows, without objects in between.
+ * Runs a SELECT on the data source, or inside a transaction, and returns its rows as entities (see {@link hydrate});
+ * on the data source with SQLite the entities are built straight from the driver's rows, without objects in between.
  */
-export async function rawEntities<T>(db: DataSource, metadata: EntityMetadata, sql: string, params: unknown[] = []): Promise<T[]> {
-  const fast = fastReader(db);
-  if (fast?.entities) {
+export async function rawEntities<T>(db: DataSource | EntityManager, metadata: EntityMetadata, sql: string, params: unknown[] = []): Promise<T[]> {
+  const fast = db instanceof DataSource ? fastReader(db) : null;
+  if (fast?.entities && db instanceof DataSource) {
     const writing = committedRead(db);
     if (writing) await writing;
     if (db.options.logging) db.logger.logQuery(sql, params);

@@ -538,7 +538,6 @@ function isPublicContext(query: Record<string, unknown>): boolean {
   return query.context === undefined || query.context === 'view' || query.context === 'embed';
 }
 
-/** Whether a handler's headers let its answer be shared: none that marks it per caller or per request. */
 function lowerHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;

@@ -189,12 +189,12 @@ export class RestRequest {
     return this.headers[name.toLowerCase()];
   }
 
-  /** The `context` the response is shaped for. */
   /** Where what the answer is made from is noted (see {@link ownSources}). */
   get sources(): AnswerSources {
     return this.ownSources ?? this.ctx.sources;
   }
 
+  /** The `context` the response is shaped for. */
   get context(): string {
     return String(this.get('context') ?? 'view');
   }

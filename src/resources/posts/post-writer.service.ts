@@ -22,7 +22,7 @@ import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './po
 import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 import { insertRow, isMySql, updateRow } from '../../core/database/query-helpers';
-import { hydrate } from '../../core/database/raw-query';
+import { rawEntities } from '../../core/database/raw-query';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -206,9 +206,9 @@ export class PostWriter {
    */
   private async postWithin(em: EntityManager, id: number, lock = false): Promise<PostEntity> {
     const metadata = em.connection.getMetadata(PostEntity);
-    const rows = (await em.query(`SELECT * FROM ${metadata.tableName} WHERE ID = ?${lock && this.isMySql ? ' FOR UPDATE' : ''}`, [id])) as Array<Record<string, unknown>>;
-    if (!rows.length) throw new MissingPost();
-    return hydrate<PostEntity>(metadata, rows)[0];
+    const [post] = await rawEntities<PostEntity>(em, metadata, `SELECT * FROM ${metadata.tableName} WHERE ID = ?${lock && this.isMySql ? ' FOR UPDATE' : ''}`, [id]);
+    if (!post) throw new MissingPost();
+    return post;
   }
 
   /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
@@ -473,14 +473,13 @@ export class PostWriter {
     if (type.supports.revisions === undefined || post.status === 'auto-draft') return;
     // The latest revision (not the autosave), as `wp_get_post_revisions()` orders them: through the revisions' key.
     const metadata = em.connection.getMetadata(PostEntity);
-    const [latest] = hydrate<PostEntity>(
+    const [latest] = await rawEntities<PostEntity>(
+      em,
       metadata,
-      (await em.query(
-        `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName}
-          WHERE post_parent = ? AND post_type = 'revision' AND post_status = 'inherit' AND post_name <> ?
-          ORDER BY post_date DESC, ID DESC LIMIT 1`,
-        [post.id, `${post.id}-autosave-v1`],
-      )) as Array<Record<string, unknown>>,
+      `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName}
+        WHERE post_parent = ? AND post_type = 'revision' AND post_status = 'inherit' AND post_name <> ?
+        ORDER BY post_date DESC, ID DESC LIMIT 1`,
+      [post.id, `${post.id}-autosave-v1`],
     );
     if (latest) {
       const same = (['title', 'content', 'excerpt'] as const).every((k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]));
