@@ -337,7 +337,8 @@ export class VersionStamps implements OnApplicationBootstrap {
       if (row.name === CONTENT_STAMP) content = Number(row.version);
       else if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
     }
-    const written = this.postsFlag ? await this.readChanges(content) : null;
+    // Only when the content version moved (no statement, and no await, on the hot path otherwise).
+    const written = this.postsFlag && this.changes?.upTo !== content ? await this.readChanges(content) : undefined;
     const stamps: Stamps = { versions, token: STAMP_GROUPS.map((g) => versions[g]).join('.'), content };
     const before = this.last;
     this.last = stamps;
