@@ -425,7 +425,7 @@ const server = http.createServer((req, res) => {
   req.resume();
   let answer = body;
   if (req.url.length > 1) {
-    const match = /[?&]bytes=(\d+)/.exec(req.url);
+    const match = /[?&]bytes=([0-9]+)/.exec(req.url);
     if (match) {
       const bytes = Math.min(Number(match[1]), 16 * 1024 * 1024);
       answer = sized.get(bytes);
@@ -1309,6 +1309,9 @@ async function main(): Promise<number> {
     for (const scenario of selected.filter((s) => SAME_BODY.includes(s.name))) {
       const answer = await probe(`${baseUrl}${scenario.path}`);
       if (answer.status !== 200) continue;
+      // The bound must answer exactly that many bytes (a bound of another size measures something else).
+      const bound = await probe(`http://127.0.0.1:${bare.port}/?bytes=${answer.bytes}`);
+      if (bound.bytes !== answer.bytes) throw new Error(`the bare Node server answered ${bound.bytes} bytes for /?bytes=${answer.bytes}`);
       sameBody.push({
         name: sameBodyBound(scenario.name),
         description: `bare Node http server, fixed JSON body of the ${scenario.name} size (${answer.bytes} bytes)`,
