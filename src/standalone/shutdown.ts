@@ -37,14 +37,16 @@ export function stopGracefullyOnSignals(app: INestApplication, options: { timeou
   const { logger, timeoutMs } = options;
   const server = app.getHttpServer() as Server;
   const inFlight = new Set<ServerResponse>();
+  // One listener for every response (`close` is emitted once), not a closure each.
+  function answered(this: ServerResponse): void {
+    inFlight.delete(this);
+    if (stopping) server.closeIdleConnections();
+  }
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     // A request that arrives on a kept-alive connection while stopping is answered, and its connection closed.
     if (stopping) res.shouldKeepAlive = false;
     inFlight.add(res);
-    res.once('close', () => {
-      inFlight.delete(res);
-      if (stopping) server.closeIdleConnections();
-    });
+    res.on('close', answered);
   });
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;

@@ -4,15 +4,22 @@ import { Logger as TypeOrmLogger } from 'typeorm';
 export class QueryCounter implements TypeOrmLogger {
   /** Statements sent, besides the version stamps' read (one per read request while the response cache is on). */
   count = 0;
-  /** Reads of the version stamps (`cms_versions`). */
+  /**
+   * Checks of the version stamps: a read of `cms_versions`; on SQLite, the statement that tells whether anything was
+   * committed since the last check, followed by that read only when something was.
+   */
   stampReads = 0;
   /** Reads of posts' versions (`cms_versions`, when a cached answer's posts are checked or an answer is kept). */
   objectReads = 0;
   readonly statements: string[] = [];
 
   logQuery(query: string): void {
+    const previous = this.statements[this.statements.length - 1];
     this.statements.push(query);
-    if (/^SELECT name, version FROM \S*cms_versions/.test(query)) this.stampReads++;
+    if (/^SELECT \(SELECT data_version FROM pragma_data_version\(\)\)/.test(query)) this.stampReads++;
+    else if (/^SELECT name, version FROM \S*cms_versions/.test(query)) {
+      if (!previous?.startsWith('SELECT (SELECT data_version')) this.stampReads++;
+    }
     else if (/^SELECT post_id, version FROM \S*cms_post_versions/.test(query)) this.objectReads++;
     else this.count++;
   }

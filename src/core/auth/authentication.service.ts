@@ -46,19 +46,28 @@ export function authenticationInputOf(req: unknown): AuthenticationInput {
  * request decides (a user, or an error for wrong credentials), and a request none recognises is anonymous.
  * Plain authenticator functions are wrapped in `passport-custom` strategies.
  */
+/**
+ * Tells, from the request alone, whether a strategy may recognise it: `false` only when the strategy would certainly
+ * pass it on to the next (no credentials of its kind). A strategy without one is always asked.
+ */
+export type Recognizes = (input: AuthenticationInput) => boolean;
+
 @Injectable()
 export class AuthenticationService {
   private readonly passport = new Passport();
-  private readonly strategies: string[] = [];
+  private readonly strategies: Array<{ name: string; recognizes?: Recognizes }> = [];
 
-  /** Registers a passport strategy; its `verify` must answer a CurrentUser, `false`, or an error. */
-  useStrategy(name: string, strategy: Strategy): void {
+  /**
+   * Registers a passport strategy; its `verify` must answer a CurrentUser, `false`, or an error. With `recognizes`,
+   * requests it says the strategy would pass on skip it (an anonymous read carrying no credentials runs none).
+   */
+  useStrategy(name: string, strategy: Strategy, recognizes?: Recognizes): void {
     this.passport.use(name, strategy);
-    this.strategies.push(name);
+    this.strategies.push({ name, recognizes });
   }
 
-  /** Registers an authenticator function. */
-  register(authenticator: Authenticator, name = `cms-authenticator-${this.strategies.length + 1}`): void {
+  /** Registers an authenticator function (see {@link useStrategy} for `recognizes`). */
+  register(authenticator: Authenticator, name = `cms-authenticator-${this.strategies.length + 1}`, recognizes?: Recognizes): void {
     this.useStrategy(
       name,
       new CustomStrategy((req, done) => {
@@ -66,14 +75,19 @@ export class AuthenticationService {
           .then(() => authenticator(authenticationInputOf(req)))
           .then((result) => (result instanceof RestException ? done(result) : done(null, result ?? false)), done);
       }),
+      recognizes,
     );
   }
 
   authenticate(input: AuthenticationInput): Promise<CurrentUser> {
-    if (!this.strategies.length) return Promise.resolve(CurrentUser.anonymous());
+    // The strategies that may recognise the request, in order (the others would pass it on).
+    let names: string[] | undefined;
+    for (const { name, recognizes } of this.strategies) if (!recognizes || recognizes(input)) (names ??= []).push(name);
+    if (!names) return Promise.resolve(CurrentUser.anonymous());
     const req: StrategyRequest = { headers: input.headers, query: input.query, body: input.body, [INPUT]: input };
+    const strategies = names;
     return new Promise((resolve, reject) => {
-      const middleware = this.passport.authenticate(this.strategies, { session: false }, (error: unknown, user: unknown) => {
+      const middleware = this.passport.authenticate(strategies, { session: false }, (error: unknown, user: unknown) => {
         if (error) reject(error);
         else resolve(user instanceof CurrentUser ? user : CurrentUser.anonymous());
       });

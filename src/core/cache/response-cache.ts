@@ -70,7 +70,7 @@ export class CachedAnswer implements LruEntry {
 export class ResponseCache {
   private readonly entries = new Map<string, CachedAnswer>();
   readonly pool: ByteLru<CachedAnswer>;
-  private readonly checks: Array<() => Promise<boolean>> = [];
+  private readonly checks: Array<() => boolean | Promise<boolean>> = [];
 
   constructor(
     private readonly stamps: VersionStamps,
@@ -88,16 +88,19 @@ export class ResponseCache {
   /**
    * Registers a check run before any answer is looked up, for content that changes with time alone (a scheduled
    * post whose time has come): it publishes what is due and answers `true` when it wrote, and the stamps are then
-   * read again.
+   * read again. A check that knows at once that nothing is due answers `false` without a promise.
    */
-  addFreshnessCheck(check: () => Promise<boolean>): void {
+  addFreshnessCheck(check: () => boolean | Promise<boolean>): void {
     this.checks.push(check);
   }
 
   /** The current stamps, after the freshness checks. */
   async currentStamps(): Promise<Stamps> {
     let stamps = await this.stamps.current();
-    for (const check of this.checks) if (await check()) stamps = await this.stamps.current();
+    for (const check of this.checks) {
+      const wrote = check();
+      if (wrote === true || (wrote !== false && (await wrote))) stamps = await this.stamps.current();
+    }
     return stamps;
   }
 

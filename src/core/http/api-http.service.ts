@@ -25,6 +25,7 @@ import { simpleQuery } from '../rest/simple-query';
 import { bodyEtag, CachedAnswer, encodedEtag, matchHits, noneMatchHits, noneMatchTag, ResponseCache, storable } from '../cache/response-cache';
 import { compressBody, ContentCoding, negotiateEncoding, varyOnEncoding } from './compression';
 import { ApiDocs } from './api-docs';
+import { requestTarget } from './request-target';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last' as const };
@@ -98,7 +99,7 @@ export class ApiHttpService {
    * below whatever the host mounts it under (`setGlobalPrefix`, `RouterModule`), and links use it.
    */
   async serveMounted(req: IncomingMessage, res: ServerResponse): Promise<HttpOutcome> {
-    const url = new URL((req as Partial<Request>).originalUrl ?? req.url ?? '/', 'http://localhost');
+    const url = requestTarget((req as Partial<Request>).originalUrl ?? req.url ?? '/');
     const segment = `/${this.options.routePrefix}`;
     const path = url.pathname;
     let at = -1;
@@ -115,7 +116,7 @@ export class ApiHttpService {
       this.docs.serve(req, res, route, this.baseUrl(requestFacts(req)));
       return {};
     }
-    return this.serve(req, res, route, mount, this.queryOf(url), false);
+    return this.serve(req, res, route, mount, this.queryOf(url.search), false);
   }
 
   /**
@@ -123,12 +124,12 @@ export class ApiHttpService {
    * calls `next` for anything else.
    */
   async serveFirst(req: IncomingMessage, res: ServerResponse, next: () => void): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = requestTarget(req.url ?? '/');
     const prefix = `/${this.options.routePrefix}`;
     if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
       const route = url.pathname.slice(prefix.length);
       if (this.docs.serves(req.method, route)) return this.docs.serve(req, res, route, this.baseUrl(requestFacts(req)));
-      await this.serve(req, res, route, prefix, this.queryOf(url), true);
+      await this.serve(req, res, route, prefix, this.queryOf(url.search), true);
       return;
     }
     return this.serveRestRoute(req, res, next);
@@ -142,10 +143,10 @@ export class ApiHttpService {
     const raw = (req as Partial<Request>).originalUrl ?? req.url ?? '/';
     // Only `/` (with or without a query): checked before anything is parsed.
     if (raw !== '/' && !raw.startsWith('/?')) return next();
-    const url = new URL(raw, 'http://localhost');
+    const url = requestTarget(raw);
     const prefix = `/${this.options.routePrefix}`;
     if (this.options.restRouteQuery && url.search.includes('rest_route=')) {
-      const query = this.queryOf(url);
+      const query = this.queryOf(url.search);
       if (typeof query.rest_route === 'string') {
         const route = query.rest_route;
         delete query.rest_route;
@@ -165,8 +166,9 @@ export class ApiHttpService {
     return next();
   }
 
-  private queryOf(url: URL): Record<string, unknown> {
-    const search = url.search.replace(/^\?/, '');
+  /** The parameters of a query string (`?a=1&b=2`, or without its `?`). */
+  private queryOf(query: string): Record<string, unknown> {
+    const search = query.charCodeAt(0) === 0x3f ? query.slice(1) : query;
     return (simpleQuery(search) ?? parseQuery(search, QUERY_OPTIONS)) as Record<string, unknown>;
   }
 
@@ -334,9 +336,9 @@ export class ApiHttpService {
   }
 
   private async parseBody(req: IncomingMessage & { body?: unknown; files?: unknown }, res: ServerResponse): Promise<ParsedBody> {
+    if (!BODY_METHODS.has((req.method ?? 'GET').toUpperCase()) && !Number(req.headers['content-length'])) return { body: {}, json: null, files: [], raw: null };
     const empty: ParsedBody = { body: {}, json: null, files: [], raw: null };
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (!BODY_METHODS.has((req.method ?? 'GET').toUpperCase()) && !Number(req.headers['content-length'])) return empty;
     // A host app's body parser may have consumed the body already (the stream has ended).
     const preParsed = isPreParsed(req);
     if (type === 'multipart/form-data' && preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
@@ -455,9 +457,11 @@ export class ApiHttpService {
   ): void {
     const headers = this.apiHeaders(baseUrl, mount, origin);
     for (const name in served.headers) {
-      // A response header replaces a default of the same name, whatever its case.
-      const lower = name.toLowerCase();
-      for (const existing in headers) if (existing !== name && existing.toLowerCase() === lower) delete headers[existing];
+      // A response header replaces a default of the same name, whatever its case (names differing in length differ).
+      if (!(name in headers)) {
+        const lower = name.toLowerCase();
+        for (const existing in headers) if (existing.length === name.length && existing.toLowerCase() === lower) delete headers[existing];
+      }
       headers[name] = served.headers[name];
     }
     const read = served.status === 200 && (req.method === 'GET' || req.method === 'HEAD');
@@ -538,9 +542,16 @@ function isPublicContext(query: Record<string, unknown>): boolean {
   return query.context === undefined || query.context === 'view' || query.context === 'embed';
 }
 
+const UPPER_CASE = /[A-Z]/;
+
 function lowerHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+  const headers = req.headers;
+  // Node gives the names in lower case already; a host app's request object may not.
+  for (const k in headers) {
+    const v = headers[k];
+    if (v !== undefined) out[UPPER_CASE.test(k) ? k.toLowerCase() : k] = Array.isArray(v) ? v.join(',') : v;
+  }
   return out;
 }
 

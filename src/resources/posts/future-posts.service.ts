@@ -43,9 +43,13 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
       this.nextKnown = false;
     });
     // A cached answer is never served after a scheduled post's time: what is due is published first.
-    cache?.addFreshnessCheck(async () => {
-      if (!this.nextKnown) await this.refreshNext();
-      return Date.now() >= this.nextDue && (await this.sweep()) > 0;
+    cache?.addFreshnessCheck(() => {
+      // Nothing due yet: answered at once (the check runs before every cacheable read).
+      if (this.nextKnown && Date.now() < this.nextDue) return false;
+      return (async () => {
+        if (!this.nextKnown) await this.refreshNext();
+        return Date.now() >= this.nextDue && (await this.sweep()) > 0;
+      })();
     });
   }
 

@@ -73,6 +73,8 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
           done,
         );
       }),
+      // passport-http passes a request without an `Authorization` header on.
+      (input) => Boolean(input.headers.authorization),
     );
   }
 

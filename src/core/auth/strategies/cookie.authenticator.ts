@@ -23,7 +23,12 @@ export class CookieAuthenticator implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.auth.register((input) => this.authenticate(input));
+    // Only a request carrying the session cookie, from a page of this site, may be recognised.
+    this.auth.register(
+      (input) => this.authenticate(input),
+      undefined,
+      (input) => !input.crossOrigin && Boolean(input.cookies[SESSION_COOKIE]),
+    );
   }
 
   async authenticate(input: AuthenticationInput): Promise<CurrentUser | null | RestException> {
