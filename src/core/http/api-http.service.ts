@@ -506,7 +506,7 @@ export class ApiHttpService {
     if (!compression) return undefined;
     headers.Vary = varyOnEncoding(headers.Vary);
     if (length < compression.threshold || req.method === 'HEAD') return undefined;
-    for (const name in headers) if (name.toLowerCase() === 'content-encoding') return undefined;
+    for (const name in headers) if (name.length === 16 && name.toLowerCase() === 'content-encoding') return undefined;
     return negotiateEncoding(req.headers['accept-encoding']);
   }
 

@@ -23,8 +23,10 @@ export function requestFacts(req: IncomingMessage): RequestFacts {
   if (!isLoopback(remote)) return { ip: remote, protocol: own, host };
   const proto = singleHeader(req, 'x-forwarded-proto');
   const protocol = proto ? proto.split(',')[0].trim() : own;
+  const forwarded = singleHeader(req, 'x-forwarded-for');
+  if (!forwarded) return { ip: remote, protocol, host };
   // The client is the nearest address in the chain that is not a trusted (loopback) proxy.
-  const chain = [remote, ...singleHeader(req, 'x-forwarded-for').split(',').map((a) => a.trim()).filter(Boolean).reverse()];
+  const chain = [remote, ...forwarded.split(',').map((a) => a.trim()).filter(Boolean).reverse()];
   const ip = chain.find((address) => !isLoopback(address)) ?? chain[chain.length - 1];
   return { ip, protocol, host };
 }
