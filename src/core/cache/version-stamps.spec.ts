@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { resolveCmsOptions } from '../../cms-options';
 import { buildDataSourceOptions } from '../database/data-source-options';
@@ -189,6 +192,54 @@ describe('VersionStamps', () => {
     const last = await stamps.current();
     expect(stamps.postsWrittenAfter([7], built.content, next)).toBe(true);
     expect(await cache.lookup('shows 7', last)).toBeUndefined();
+  });
+});
+
+describe('VersionStamps on a SQLite file shared by two connections', () => {
+  let dir: string;
+  let ds: DataSource;
+  let stamps: VersionStamps;
+  let other: { prepare(sql: string): { run(...params: unknown[]): unknown }; close(): void };
+  const statements: string[] = [];
+  const versionReads = () => statements.filter((sql) => /^SELECT name, version FROM/.test(sql)).length;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cms-stamps-'));
+    const file = join(dir, 'site.sqlite');
+    const logger = { logQuery: (sql: string) => void statements.push(sql), logQueryError() {}, logQuerySlow() {}, logSchemaBuild() {}, logMigration() {}, log() {} };
+    ds = new DataSource(buildDataSourceOptions({ databaseUrl: `sqlite:${file}`, tablePrefix: 'wp_', logger, logging: true }));
+    await ds.initialize();
+    await ds.runMigrations();
+    stamps = new VersionStamps(ds, resolveCmsOptions({}));
+    await stamps.onApplicationBootstrap();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Database = require('better-sqlite3') as new (file: string) => typeof other;
+    other = new Database(file);
+  });
+  afterAll(async () => {
+    other.close();
+    await ds.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads the versions only when something was committed since, by another connection or by its own', async () => {
+    const first = await stamps.current();
+    statements.length = 0;
+    // Nothing committed: each check is one statement, and the versions are not read again.
+    expect((await stamps.current()).token).toBe(first.token);
+    expect((await stamps.current()).token).toBe(first.token);
+    expect(statements).toHaveLength(2);
+    expect(versionReads()).toBe(0);
+    // Another connection's commit (another process, another node on the same file).
+    other.prepare("UPDATE wp_cms_versions SET version = 77 WHERE name = 'comments'").run();
+    expect((await stamps.current()).versions.comments).toBe(77);
+    expect(versionReads()).toBe(1);
+    // A write of its own connection that went around the instrumented query runners.
+    (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection.exec("UPDATE wp_cms_versions SET version = 78 WHERE name = 'users'");
+    expect((await stamps.current()).versions.users).toBe(78);
+    expect(versionReads()).toBe(2);
+    expect((await stamps.current()).versions.users).toBe(78);
+    expect(versionReads()).toBe(2);
   });
 });
 
