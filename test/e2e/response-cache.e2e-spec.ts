@@ -51,6 +51,27 @@ describe('response cache, version stamps and conditional requests', () => {
       expect(first.headers.etag).toMatch(/^"[\w-]+"$/);
     });
 
+    it('answers a cached read with the headers of its first answer, and a request from a page of another origin with CORS', async () => {
+      await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Cached headers', status: 'publish' }).expect(201);
+      const path = `${API}/posts?per_page=3&orderby=id`;
+      const first = await t.http.get(path).expect(200);
+      const withoutDate = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date'));
+      for (let i = 0; i < 2; i++) {
+        let again!: { headers: Record<string, string> };
+        expect(await cost(async () => (again = await t.http.get(path).expect(200)))).toBe(0);
+        expect(withoutDate(again.headers)).toEqual(withoutDate(first.headers));
+      }
+      expect(first.headers['access-control-allow-origin']).toBeUndefined();
+      let cors!: { headers: Record<string, string> };
+      expect(await cost(async () => (cors = await t.http.get(path).set('Origin', 'https://elsewhere.example').expect(200)))).toBe(0);
+      expect(cors.headers['access-control-allow-origin']).toBe('https://elsewhere.example');
+      expect(cors.headers.vary).toMatch(/Origin/);
+      expect(cors.headers.etag).toBe(first.headers.etag);
+      // And the next plain read is as the first again.
+      const plain = await t.http.get(path).expect(200);
+      expect(withoutDate(plain.headers)).toEqual(withoutDate(first.headers));
+    });
+
     it('never serves authenticated or edit-context reads from the cache, nor caches them for others', async () => {
       const draft = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Only for editors', status: 'draft' }).expect(201);
       await cached('posts?per_page=5&status=publish');
