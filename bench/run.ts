@@ -701,6 +701,12 @@ interface ScenarioResult {
   bytesPerSec?: number;
   /** A mix: what each kind of request got. */
   mix?: Record<string, unknown>;
+  /**
+   * CPU time (user + system) per answer during the measured run, in µs: of the server's processes (the primary and
+   * its workers; the bare server for the bound) and of the local MySQL server, from `/proc` (Linux; `null` elsewhere,
+   * or for a MySQL server on another machine). Steadier than req/s on a shared machine, for comparing two builds.
+   */
+  cpuUsPerRequest?: { server: number | null; database: number | null };
   /** requests/s ÷ bound requests/s, in % (the same-body bound for {@link SAME_BODY} scenarios). */
   ratioToBound?: number | null;
   /** For {@link SAME_BODY} scenarios: requests/s ÷ the main bound (a body of the list's size), in %. */
@@ -712,6 +718,57 @@ function boundMean(results: ScenarioResult[], name = BOUND): number | undefined 
   const end = name === BOUND ? BOUND_END : atEnd(name);
   const values = results.filter((r) => (r.name === name || r.name === end) && r.requestsPerSec !== undefined).map((r) => r.requestsPerSec as number);
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
+}
+
+/** Clock ticks a second of `/proc/<pid>/stat`'s CPU times (`getconf CLK_TCK`; 100 on Linux). */
+const CLOCK_TICKS = (() => {
+  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(out.stdout?.trim()) || 100;
+})();
+
+/** Fields of `/proc/<pid>/stat` after the command name (which may hold spaces): state, ppid, … (`null`: gone). */
+function procStat(pid: number): string[] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** CPU ticks (user + system) of a process and its descendants, from `/proc`; `null` where there is none. */
+function processTreeTicks(root: number): number | null {
+  if (!procStat(root)) return null;
+  const parents = new Map<number, number[]>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const fields = procStat(Number(name));
+    if (!fields) continue;
+    const ppid = Number(fields[1]);
+    parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
+  }
+  let ticks = 0;
+  for (const queue = [root]; queue.length; ) {
+    const pid = queue.pop() as number;
+    const fields = procStat(pid);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+    queue.push(...(parents.get(pid) ?? []));
+  }
+  return ticks;
+}
+
+/** The MySQL server's process when it runs on this machine (`mariadbd` or `mysqld`), else `undefined`. */
+function localMysqlPid(): number | undefined {
+  try {
+    for (const name of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      const comm = fs.readFileSync(`/proc/${name}/comm`, 'utf8').trim();
+      if (comm === 'mariadbd' || comm === 'mysqld') return Number(name);
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 function runCannon(options: AutocannonOptions): Promise<AutocannonResult> {
@@ -729,7 +786,7 @@ function runCannon(options: AutocannonOptions): Promise<AutocannonResult> {
   });
 }
 
-async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOptions, cache: CacheMode | null): Promise<ScenarioResult> {
+async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOptions, cache: CacheMode | null, serverPid?: number): Promise<ScenarioResult> {
   const result: ScenarioResult = { name: scenario.name, cache, description: scenario.description, method: scenario.method, path: scenario.path, served: true };
   const url = baseUrl + scenario.path;
   let headers = scenario.headers;
@@ -770,7 +827,14 @@ async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOp
     await runCannon(scenario.mix ? { ...cannonOptions, requests: scenario.mix().requests, duration: warmup } : { ...cannonOptions, duration: warmup });
   }
   const plan = scenario.mix?.();
+  const databasePid = options.db === 'mysql' && !scenario.bound ? localMysqlPid() : undefined;
+  const cpuBefore = { server: serverPid ? processTreeTicks(serverPid) : null, database: databasePid ? processTreeTicks(databasePid) : null };
   const measured = await runCannon(plan ? { ...cannonOptions, requests: plan.requests } : cannonOptions);
+  const perRequest = (pid: number | undefined, before: number | null) => {
+    const after = pid ? processTreeTicks(pid) : null;
+    return before === null || after === null || !measured.requests.total ? null : Math.round(((after - before) * (1e6 / CLOCK_TICKS)) / measured.requests.total);
+  };
+  const cpuUsPerRequest = { server: perRequest(serverPid, cpuBefore.server), database: perRequest(databasePid, cpuBefore.database) };
   const statusCodes = Object.fromEntries(Object.entries(measured.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
   const answers = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   const unexpected = scenario.expectStatus ? answers - (statusCodes[String(scenario.expectStatus)] ?? 0) : measured.non2xx;
@@ -788,6 +852,7 @@ async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOp
     timeouts: measured.timeouts,
     bytesPerSec: measured.throughput.average,
     ...(plan ? { mix: plan.tallies() } : {}),
+    cpuUsPerRequest,
   };
 }
 
@@ -1341,11 +1406,13 @@ async function main(): Promise<number> {
           continue;
         }
         log(`  ${scenario.name}${server ? ` [cache ${cache}]` : ''}…`);
-        const result = await runScenario(scenario, server ? server.baseUrl : `http://127.0.0.1:${bare.port}`, options, cache);
+        const result = await runScenario(scenario, server ? server.baseUrl : `http://127.0.0.1:${bare.port}`, options, cache, server ? server.child.pid : state.bare?.pid);
         results.push(result);
         if (result.requestsPerSec !== undefined) {
           const codes = Object.entries(result.statusCodes ?? {}).map(([code, n]) => `${code}×${n}`).join(' ');
-          log(`    ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.latencyMs?.p50} ms, p99 ${result.latencyMs?.p99} ms [${codes}]${result.note ? ` (${result.note})` : ''}`);
+          const cpu = result.cpuUsPerRequest;
+          const cpuText = cpu?.server != null ? `, CPU ${cpu.server} µs/request${cpu.database != null ? ` (+ database ${cpu.database} µs)` : ''}` : '';
+          log(`    ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.latencyMs?.p50} ms, p99 ${result.latencyMs?.p99} ms${cpuText} [${codes}]${result.note ? ` (${result.note})` : ''}`);
           if (result.mix) log(`    ${JSON.stringify(result.mix)}`);
         } else {
           log(`    ${result.skipped}`);
@@ -1358,7 +1425,7 @@ async function main(): Promise<number> {
     for (const boundScenario of selected.filter((s) => s.bound)) {
       const name = boundScenario.name === BOUND ? BOUND_END : atEnd(boundScenario.name);
       log(`  ${name}…`);
-      const again = await runScenario({ ...boundScenario, name }, `http://127.0.0.1:${bare.port}`, options, null);
+      const again = await runScenario({ ...boundScenario, name }, `http://127.0.0.1:${bare.port}`, options, null, state.bare?.pid);
       results.push(again);
       log(`    ${again.requestsPerSec?.toFixed(0)} req/s`);
     }
