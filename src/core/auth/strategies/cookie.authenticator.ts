@@ -23,18 +23,21 @@ export class CookieAuthenticator implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    // Only a request carrying the session cookie, from a page of this site, may be recognised.
     this.auth.register(
       (input) => this.authenticate(input),
       undefined,
-      (input) => !input.crossOrigin && Boolean(input.cookies[SESSION_COOKIE]),
+      (input) => this.recognizes(input),
     );
   }
 
+  /** Only a request carrying the session cookie, from a page of this site, may be recognised. */
+  recognizes(input: AuthenticationInput): boolean {
+    return !input.crossOrigin && Boolean(input.cookies[SESSION_COOKIE]);
+  }
+
   async authenticate(input: AuthenticationInput): Promise<CurrentUser | null | RestException> {
-    const cookie = input.cookies[SESSION_COOKIE];
-    if (!cookie || input.crossOrigin) return null;
-    const session = await this.sessions.verify(cookie);
+    if (!this.recognizes(input)) return null;
+    const session = await this.sessions.verify(input.cookies[SESSION_COOKIE]);
     if (!session) return null;
     const nonce = this.nonceOf(input);
     if (!nonce) return null;
