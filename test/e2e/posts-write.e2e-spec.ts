@@ -252,6 +252,25 @@ describe('posts: writing', () => {
       expect(await stored(postId)).toMatchObject({ title: 'Raw title', content: 'Raw content', excerpt: 'Raw excerpt' });
     });
 
+    it('answers an update with the row as stored, also when the database stored a value otherwise than sent', async () => {
+      const edit = (body: object) => t.http.post(`${API}/posts/${postId}`).set('Authorization', auth('editor')).send(body).expect(200);
+      const read = async () => (await t.http.get(`${API}/posts/${postId}?context=edit`).set('Authorization', auth('editor')).expect(200)).body;
+      // A title longer than its column (65,535 bytes): SQLite keeps it whole, MySQL (WordPress's sql_mode) cuts it.
+      const long = await edit({ title: 'x'.repeat(70_000), excerpt: 'Kept' });
+      const row = await stored(postId);
+      expect(long.body.title.raw).toBe(row!.title);
+      expect(row!.title.length).toBe(['mysql', 'mariadb'].includes(t.dataSource.options.type) ? 65_535 : 70_000);
+      expect(long.body).toEqual(await read());
+      // A lone surrogate is stored as replacement characters (MySQL one, SQLite one per byte of its encoding).
+      const lone = await edit({ title: 'Half \ud83d pair' });
+      expect(lone.body.title.raw).toMatch(/^Half \ufffd+ pair$/);
+      expect(lone.body).toEqual(await read());
+      // A plain edit answers what was sent, and what a read finds.
+      const plain = await edit({ title: 'Plain edit', content: 'New content' });
+      expect(plain.body).toMatchObject({ title: { raw: 'Plain edit' }, content: { raw: 'New content' }, excerpt: { raw: 'Kept' } });
+      expect(plain.body).toEqual(await read());
+    });
+
     it('changes only what is sent', async () => {
       const res = await t.http.patch(`${API}/posts/${postId}`).set('Authorization', auth('editor')).send({ excerpt: 'Only this' }).expect(200);
       expect(res.body).toMatchObject({ title: { raw: 'Original' }, content: { raw: 'Original content' }, excerpt: { raw: 'Only this' }, status: 'publish', author: t.users.author.id });

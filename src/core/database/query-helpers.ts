@@ -31,8 +31,12 @@ export function isMySql(dataSource: { options: { type: string } }): boolean {
  * one parameterized statement written from the entity's columns, without TypeORM's query building: a save writes its
  * post's row this way. Values other than strings, numbers and `null`, or columns with a transformer, go through
  * TypeORM's `update()`, which converts them.
+ *
+ * Answers whether the row now holds the values as given: always on SQLite (it stores what it is given); on MySQL
+ * when the statement raised no warning (a value cut to its column, or a character the column's set cannot hold, is
+ * stored changed with a warning under WordPress's `sql_mode`); `false` when TypeORM's `update()` wrote it.
  */
-export async function updateRow<T extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<T>, id: number, values: QueryDeepPartialEntity<T>): Promise<void> {
+export async function updateRow<T extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<T>, id: number, values: QueryDeepPartialEntity<T>): Promise<boolean> {
   const metadata = em.connection.getMetadata(entity);
   const [primary] = metadata.primaryColumns;
   const columns: string[] = [];
@@ -42,14 +46,17 @@ export async function updateRow<T extends ObjectLiteral>(em: EntityManager, enti
     const column = metadata.findColumnWithPropertyName(property);
     if (!column || column.transformer || (value !== null && typeof value !== 'string' && typeof value !== 'number')) {
       await em.getRepository(entity).update(id, values);
-      return;
+      return false;
     }
     columns.push(`${em.connection.driver.escape(column.databaseName)} = ?`);
     params.push(value);
   }
-  if (!columns.length) return;
+  if (!columns.length) return true;
   const table = em.connection.driver.escape(metadata.tableName);
-  await em.query(`UPDATE ${table} SET ${columns.join(', ')} WHERE ${em.connection.driver.escape(primary.databaseName)} = ?`, [...params, id]);
+  const result = (await em.query(`UPDATE ${table} SET ${columns.join(', ')} WHERE ${em.connection.driver.escape(primary.databaseName)} = ?`, [...params, id])) as unknown;
+  if (!isMySql(em.connection)) return true;
+  // mysql2's result header of the statement: the number of warnings it raised.
+  return typeof result === 'object' && result !== null && (result as { warningStatus?: unknown }).warningStatus === 0;
 }
 
 /**

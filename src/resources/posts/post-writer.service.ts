@@ -7,6 +7,7 @@ import { CommentMetaEntity } from '../../core/database/entities/comment-meta.ent
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
+import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { ZERO_DATE } from '../../core/database/mysql-date';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { normalizeWhitespace, sanitizeTitle } from '../../core/formatting';
@@ -19,10 +20,10 @@ import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { recountTerms } from '../terms/term-counts';
 import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
-import { ensureTerm, postTermIds, postTermTaxonomyIds, replacePostTerms } from './post-terms';
+import { ensureTerm, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 import { insertRow, isMySql, updateRow } from '../../core/database/query-helpers';
-import { rawEntities } from '../../core/database/raw-query';
+import { hydrate, rawEntities, rawQuery } from '../../core/database/raw-query';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -142,7 +143,8 @@ export class PostWriter {
    * could make stale. Should it turn out to need the turn after all (its slug comes out different, a term count
    * must be recounted, the default category is given back), it is rolled back and run again with the turn.
    *
-   * The post returned is the row as the transaction stored it, read back under its lock.
+   * The post returned is the row as the transaction stored it: read under its lock, with the values written (read
+   * back instead when the database may have stored one otherwise, see {@link updateRow}).
    */
   async update(type: PostTypeObject, before: PostEntity, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
     const run = (turn: boolean) =>
@@ -150,18 +152,21 @@ export class PostWriter {
         if (turn) await this.takeTurn(em);
         // The row as it is now (another writer may have changed it since the request read it): what the term
         // counts and the old slug are measured against. Locked until commit, so it stays so.
-        const current = await this.postWithin(em, before.id, true).catch((error: unknown) => {
+        const categories = this.taxonomiesOf(type).includes('category');
+        const locked = await this.lockedWithin(em, type, before.id, categories).catch((error: unknown) => {
           throw error instanceof MissingPost ? new RestException('rest_post_invalid_id', 'Invalid post ID.', 404) : error;
         });
+        const current = locked.post;
         const row = await this.prepareRow(em, type, before, fields, ctx);
         if (!turn && (row.name !== current.name || row.status !== current.status || row.parent !== current.parent)) throw new NeedsTurn();
-        await updateRow(em, PostEntity, before.id, row);
-        const post = await this.postWithin(em, before.id);
+        // The row as stored: what was read under the lock with what was written, unless the database may have
+        // stored a value otherwise than given (then read back).
+        const post = (await updateRow(em, PostEntity, before.id, row)) && wellFormed(row) ? storedRow(current, row) : await this.postWithin(em, before.id);
         const terms = new Map(relations.terms ?? []);
-        // A post left without categories goes back to the default one, as every save in WordPress does.
-        if (this.taxonomiesOf(type).includes('category') && !terms.has('category') && post.status !== 'auto-draft') {
-          const current = await postTermIds(em, post.id, 'category');
-          if (!current.length && ctx.defaultCategory > 0) {
+        // A post left without categories goes back to the default one, as every save in WordPress does. (The
+        // update wrote no terms: whether it has any was read with its row.)
+        if (categories && !terms.has('category') && post.status !== 'auto-draft') {
+          if (!locked.hasCategory && ctx.defaultCategory > 0) {
             if (!turn) throw new NeedsTurn();
             terms.set('category', [ctx.defaultCategory]);
           }
@@ -170,7 +175,7 @@ export class PostWriter {
         if (!terms.size && staysInPlace(before, fields, relations) && samePlace(current, post)) this.stamps?.narrow(em.queryRunner, [post.id]);
         await recordOldSlug(em, type, current, post);
         await this.applyRelations(em, post, current, { ...relations, terms }, ctx, turn);
-        await this.saveRevision(em, type, post, ctx);
+        await this.saveRevision(em, type, post, ctx, locked.latestRevision);
         return post;
       });
     let post: PostEntity;
@@ -209,6 +214,44 @@ export class PostWriter {
     const [post] = await rawEntities<PostEntity>(em, metadata, `SELECT * FROM ${metadata.tableName} WHERE ID = ?${lock && this.isMySql ? ' FOR UPDATE' : ''}`, [id]);
     if (!post) throw new MissingPost();
     return post;
+  }
+
+  /**
+   * A post's row locked for an update (on MySQL, until the commit), read in one statement with what its save needs
+   * to know besides: whether it has categories (`categories`: of a type that has them), and its latest revision when
+   * its type keeps revisions (see {@link latestRevisionSql}). Neither changes before the save looks at them: the
+   * update writes no terms unless asked, and a post's revisions are written by saves of the post, which wait for
+   * its lock.
+   */
+  private async lockedWithin(em: EntityManager, type: PostTypeObject, id: number, categories: boolean): Promise<LockedPost> {
+    const metadata = em.connection.getMetadata(PostEntity);
+    const posts = metadata.tableName;
+    const extra: string[] = [];
+    const params: unknown[] = [];
+    if (categories) {
+      const relationships = em.connection.getMetadata(TermRelationshipEntity).tableName;
+      const taxonomies = em.connection.getMetadata(TermTaxonomyEntity).tableName;
+      extra.push(
+        `EXISTS (SELECT 1 FROM ${relationships} r INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = p.ID AND tt.taxonomy = 'category') AS x_has_category`,
+      );
+    }
+    const revisions = keepsRevisions(type);
+    let join = '';
+    if (revisions) {
+      extra.push('lr.ID AS x_revision_id', 'lr.post_title AS x_revision_title', 'lr.post_content AS x_revision_content', 'lr.post_excerpt AS x_revision_excerpt');
+      join = ` LEFT JOIN ${posts} lr ON lr.ID = (${latestRevisionSql(posts, 'p.ID')})`;
+      params.push(`${id}-autosave-v1`);
+    }
+    params.push(id);
+    const rows = await rawQuery(em, `SELECT p.*${extra.map((e) => `, ${e}`).join('')} FROM ${posts} p${join} WHERE p.ID = ?${this.isMySql ? ' FOR UPDATE' : ''}`, params);
+    const [found] = rows;
+    if (!found) throw new MissingPost();
+    const [post] = hydrate<PostEntity>(metadata, rows);
+    const latestRevision =
+      !revisions || found.x_revision_id === null || found.x_revision_id === undefined
+        ? null
+        : ({ id: Number(found.x_revision_id), title: found.x_revision_title, content: found.x_revision_content, excerpt: found.x_revision_excerpt } as PostEntity);
+    return { post, hasCategory: categories ? Number(found.x_has_category) > 0 : false, latestRevision: revisions ? latestRevision : undefined };
   }
 
   /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
@@ -469,18 +512,14 @@ export class PostWriter {
    * `wp_save_post_revision()`: after an update, stores the post's title, content and excerpt as a revision when they
    * differ from the latest revision (`wp_get_post_revisions()`: status `inherit`, newest first), or when there is none yet.
    */
-  private async saveRevision(em: EntityManager, type: PostTypeObject, post: PostEntity, ctx: WriteContext): Promise<void> {
-    if (type.supports.revisions === undefined || post.status === 'auto-draft') return;
-    // The latest revision (not the autosave), as `wp_get_post_revisions()` orders them: through the revisions' key.
+  private async saveRevision(em: EntityManager, type: PostTypeObject, post: PostEntity, ctx: WriteContext, known?: PostEntity | null): Promise<void> {
+    if (!keepsRevisions(type) || post.status === 'auto-draft') return;
+    // The latest revision (not the autosave), unless read with the post's row.
     const metadata = em.connection.getMetadata(PostEntity);
-    const [latest] = await rawEntities<PostEntity>(
-      em,
-      metadata,
-      `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName}
-        WHERE post_parent = ? AND post_type = 'revision' AND post_status = 'inherit' AND post_name <> ?
-        ORDER BY post_date DESC, ID DESC LIMIT 1`,
-      [post.id, `${post.id}-autosave-v1`],
-    );
+    const latest =
+      known !== undefined
+        ? known
+        : (await rawEntities<PostEntity>(em, metadata, `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName} WHERE ID = (${latestRevisionSql(metadata.tableName, '?')})`, [post.id, `${post.id}-autosave-v1`]))[0];
     if (latest) {
       const same = (['title', 'content', 'excerpt'] as const).every((k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]));
       if (same) return;
@@ -504,6 +543,46 @@ export class PostWriter {
     });
     await updateRow(em, PostEntity, id, { guid: `${ctx.home}/?p=${id}` });
   }
+}
+
+/** A post's row read under its lock for an update, with what the save needs besides (see `PostWriter.lockedWithin`). */
+interface LockedPost {
+  post: PostEntity;
+  /** Whether it has categories (`false` for a type without them). */
+  hasCategory: boolean;
+  /** Its latest revision's id, title, content and excerpt (`null`: none); `undefined` for a type without revisions. */
+  latestRevision: PostEntity | null | undefined;
+}
+
+/** Whether posts of `type` keep revisions. */
+function keepsRevisions(type: PostTypeObject): boolean {
+  return type.supports.revisions !== undefined;
+}
+
+/**
+ * The id of a post's latest revision (not its autosave), as `wp_get_post_revisions()` orders them, through the
+ * revisions' key: a subquery of the post's id (`parent`: a column or `?`) and then the autosave's slug (`?`).
+ */
+function latestRevisionSql(posts: string, parent: string): string {
+  return `SELECT r.ID FROM ${posts} r WHERE r.post_parent = ${parent} AND r.post_type = 'revision' AND r.post_status = 'inherit' AND r.post_name <> ? ORDER BY r.post_date DESC, r.ID DESC LIMIT 1`;
+}
+
+/**
+ * Whether every text written is well-formed UTF-16: both drivers store a lone surrogate as replacement characters,
+ * without a warning, so a row written with one is read back.
+ */
+function wellFormed(written: Partial<PostEntity>): boolean {
+  for (const value of Object.values(written)) if (typeof value === 'string' && LONE_SURROGATE.test(value)) return false;
+  return true;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** A post's row as an update stored it: the row read under its lock, with the columns written. */
+function storedRow(current: PostEntity, written: Partial<PostEntity>): PostEntity {
+  const post = Object.assign(Object.create(Object.getPrototypeOf(current) as object) as PostEntity, current);
+  for (const [key, value] of Object.entries(written)) if (value !== undefined) (post as unknown as Record<string, unknown>)[key] = value;
+  return post;
 }
 
 /** An update begun without the posts' turn found it needs it: rolled back, and run again with it. */
