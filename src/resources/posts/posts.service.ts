@@ -82,6 +82,14 @@ const ORDER_COLUMNS: Record<string, string> = {
 const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comment_status|ping_status|to_ping|pinged|postmeta|guid/i;
 
 /** Database access of the posts resource: the collection query and batched loads for preparing items. */
+/**
+ * From this many posts skipped, a page in date order finds its ids first (MySQL): reading the skipped posts' rows
+ * costs more than the derived table. Measured on MariaDB 10.11, mysqld CPU per page of 10, rows read against ids
+ * first: at offset 200, 433 against 517 µs; at 300, 600 against 550; at 590, 1,033 against 683; at 1,500, 3,233
+ * against 1,167.
+ */
+const DEEP_PAGE_OFFSET = 250;
+
 @Injectable()
 export class PostsService {
   private readonly counts = new ShortCache<number>();
@@ -159,13 +167,14 @@ export class PostsService {
     const extras = wanted && !reuse ? extrasColumns(this.dataSource, wanted) : { sql: '', params: [] };
     const more = wanted && !reuse ? `, ${extras.sql}` : '';
     let rows: Array<Record<string, unknown>>;
-    if (this.dateIndexOrders(q)) {
+    if (this.dateIndexOrders(q) && q.offset < DEEP_PAGE_OFFSET) {
       // Rows come in index order and stop at the limit: the extras are computed for the page's rows only.
       rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p WHERE ${where.sql} ${page}`, [...extras.params, ...params]);
     } else {
-      // MySQL sorts whole rows (contents included) when the order cannot come from an index: the page's ids are
-      // sorted in a derived table (a temporary table, which costs more than reading rows in index order), then
-      // joined to their rows and put back in order.
+      // MySQL sorts whole rows (contents included) when the order cannot come from an index, and reads the whole row
+      // of every post a deep page skips: the page's ids are found in a derived table (from the index alone; a
+      // temporary table, which costs more than reading a first page's rows in index order), then joined to their
+      // rows and put back in order. WordPress too finds a page's ids first.
       rows = await rawQuery(
         this.dataSource,
         `SELECT p.*${more} FROM ${posts} p INNER JOIN (SELECT p.ID FROM ${posts} p WHERE ${where.sql} ${page}) page ON page.ID = p.ID
