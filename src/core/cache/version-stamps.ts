@@ -14,7 +14,8 @@ import { TermTaxonomyEntity } from '../database/entities/term-taxonomy.entity';
 import { TermEntity } from '../database/entities/term.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
 import { UserEntity } from '../database/entities/user.entity';
-import { rawQuery } from '../database/raw-query';
+import { rawQuery, sqliteChanges } from '../database/raw-query';
+import { committedRead } from '../database/sqlite-writing';
 import { isMySql } from '../database/query-helpers';
 
 /** The object groups that carry a version: WordPress's `last_changed` cache groups, kept in the database. */
@@ -56,12 +57,6 @@ export const CONTENT_CHANGES_KEPT = 4096;
 export function contentSequence(version: number): number {
   return Math.floor(version / CONTENT_SEQUENCE);
 }
-
-/**
- * SQLite: a statement whose answer changes whenever the database may have: `data_version` moves when another
- * connection commits, `total_changes()` when this one writes. It costs about a third of reading the versions.
- */
-const SQLITE_UNCHANGED = 'SELECT (SELECT data_version FROM pragma_data_version()) AS d, total_changes() AS t';
 
 /** The check phase of the event loop's next turn. */
 function nextTurn(): Promise<void> {
@@ -157,7 +152,7 @@ export class VersionStamps implements OnApplicationBootstrap {
   private readonly listeners = new Map<StampChannel, Array<() => void | Promise<void>>>();
   private readonly writtenListeners: Array<(postIds: readonly number[] | null) => void> = [];
   private last: Stamps | null = null;
-  /** SQLite: what {@link SQLITE_UNCHANGED} gave before the last read. */
+  /** SQLite: what {@link sqliteChanges} gave before the last read. */
   private lastProbe: string | undefined;
   /** The narrowed commits read with the stamps (posts' versions only). */
   private changes: ContentChanges | null = null;
@@ -341,9 +336,11 @@ export class VersionStamps implements OnApplicationBootstrap {
     // SQLite tells whether anything was committed since: by another connection (`data_version`, any process) or by
     // this one (`total_changes()`, which counts rolled-back changes too). Nothing was: the versions are the last ones.
     let probe: string | undefined;
-    if (!this.isMySql) {
-      const [row] = (await rawQuery(this.dataSource, SQLITE_UNCHANGED)) as Array<{ d: number; t: number }>;
-      probe = `${row.d}.${row.t}`;
+    const changes = this.isMySql ? null : sqliteChanges(this.dataSource);
+    if (changes) {
+      const writing = committedRead(this.dataSource);
+      if (writing) await writing;
+      probe = changes();
       if (this.last && probe === this.lastProbe) return this.last;
     }
     const rows = (await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`)) as Array<{ name: string; version: number | string }>;
