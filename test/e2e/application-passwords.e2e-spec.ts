@@ -74,6 +74,17 @@ describe('create and use', () => {
     expectRestError(await call('get', '/users/me', basic(user.login, password.replace(/^./, (c: string) => (c === 'a' ? 'b' : 'a')))), 'incorrect_password', 401);
   });
 
+  it('reads the password as all that follows the first colon, so that more after the password is a wrong password', async () => {
+    const user = await freshUser('author');
+    const { password } = (await call('post', '/users/me/application-passwords', user, { name: 'colon' }).expect(201)).body;
+    await call('get', '/users/me?context=edit', basic(user.login, password)).expect(200);
+    expectRestError(await call('get', '/users/me', basic(user.login, `${password}:more`)), 'incorrect_password', 401);
+    // A header that is not Basic credentials leaves the caller anonymous: the route's own refusal answers.
+    for (const header of ['Basic', `Basic ${Buffer.from(user.login).toString('base64')}`, 'Bearer abc']) {
+      expectRestError(await call('get', '/users/me').set('Authorization', header), 'rest_not_logged_in', 401);
+    }
+  });
+
   it('takes an e-mail address as the name (a user whose login it is first), with the roles read for a write', async () => {
     const user = await freshUser('author');
     const email = `${user.login}@example.org`;

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RestException } from '../../rest/rest.exception';
+import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { AuthenticationInput, AuthenticationService, authenticationInputOf } from '../authentication.service';
 import { CurrentUser } from '../current-user';
@@ -67,7 +68,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     // passport-http parses `Authorization: Basic`; requests without it are left to the next strategy.
     this.auth.useStrategy(
       'application-password',
-      new BasicStrategy({ passReqToCallback: true }, (req, username, password, done) => {
+      new BasicCredentials((req, username, password, done) => {
         this.verify(authenticationInputOf(req), username, password).then(
           (result) => (result instanceof RestException ? done(result) : done(null, result)),
           done,
@@ -135,6 +136,52 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     return current;
   }
 }
+
+/** What passport gives a strategy to end its attempt with. */
+interface StrategyActions {
+  success(user: unknown): void;
+  fail(challenge: string | number): void;
+  error(error: unknown): void;
+}
+
+type BasicVerify = (req: Request, username: string, password: string, done: (error: unknown, user?: unknown) => void) => void;
+
+/**
+ * passport-http's Basic strategy with two differences. The password is all that follows the first colon (RFC 7617,
+ * and PHP's `PHP_AUTH_PW`, which WordPress reads), where passport-http stops at the next one and so accepted a
+ * password followed by `:` and anything. The credentials are decoded with `Buffer.from`: passport-http's
+ * `new Buffer()` is deprecated, and Node walks the whole stack at each call, for a process's first 10,000, to tell
+ * whether to warn. The outcomes are passport-http's: no header or another scheme is a challenge, a malformed header
+ * a 400, and either lets the next strategy try.
+ */
+class BasicCredentials extends BasicStrategy {
+  constructor(private readonly check: BasicVerify) {
+    super({ passReqToCallback: true }, check as never);
+  }
+
+  override authenticate(req: Request): void {
+    const actions = this as unknown as StrategyActions;
+    const authorization = req.headers.authorization;
+    if (!authorization) return actions.fail(BASIC_CHALLENGE);
+    const parts = authorization.split(' ');
+    if (parts.length < 2) return actions.fail(400);
+    if (!/Basic/i.test(parts[0])) return actions.fail(BASIC_CHALLENGE);
+    const credentials = Buffer.from(parts[1], 'base64').toString();
+    const colon = credentials.indexOf(':');
+    if (colon < 0) return actions.fail(400);
+    const username = credentials.slice(0, colon);
+    const password = credentials.slice(colon + 1);
+    if (!username || !password) return actions.fail(BASIC_CHALLENGE);
+    this.check(req, username, password, (error, user) => {
+      if (error) actions.error(error);
+      else if (!user) actions.fail(BASIC_CHALLENGE);
+      else actions.success(user);
+    });
+  }
+}
+
+/** passport-http's challenge, with its default realm. */
+const BASIC_CHALLENGE = 'Basic realm="Users"';
 
 const VERIFIED_TTL_MS = 5 * 60_000;
 const VERIFIED_MAX = 10_000;
