@@ -44,19 +44,22 @@ export async function replacePostTerms(em: EntityManager, postId: number, taxono
   return [...removed, ...added];
 }
 
-export async function postTermIds(em: EntityManager, postId: number, taxonomy: string): Promise<number[]> {
-  return (await postTermsOf(em, postId, taxonomy)).map((t) => t.termId);
+/**
+ * `FROM … WHERE` of the term relationships of the post `post` (a column, or `?`) in the taxonomy `taxonomy` (a
+ * quoted name, or `?`), their term taxonomies joined as `tt`.
+ */
+export function postTermsFrom(em: EntityManager, post: string, taxonomy: string): string {
+  const relationships = em.connection.getMetadata(TermRelationshipEntity).tableName;
+  const taxonomies = em.connection.getMetadata(TermTaxonomyEntity).tableName;
+  return `FROM ${relationships} r INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = ${post} AND tt.taxonomy = ${taxonomy}`;
 }
 
 /** A post's terms of one taxonomy, read through the transaction: their term ids and term-taxonomy ids. */
 async function postTermsOf(em: EntityManager, postId: number, taxonomy: string): Promise<Array<{ termId: number; termTaxonomyId: number }>> {
-  const relationships = em.connection.getMetadata(TermRelationshipEntity).tableName;
-  const taxonomies = em.connection.getMetadata(TermTaxonomyEntity).tableName;
-  const rows = (await em.query(
-    `SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id FROM ${relationships} r
-      INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = ? AND tt.taxonomy = ?`,
-    [postId, taxonomy],
-  )) as Array<{ term_id: number | string; tt_id: number | string }>;
+  const rows = (await em.query(`SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id ${postTermsFrom(em, '?', '?')}`, [postId, taxonomy])) as Array<{
+    term_id: number | string;
+    tt_id: number | string;
+  }>;
   return rows.map((r) => ({ termId: Number(r.term_id), termTaxonomyId: Number(r.tt_id) }));
 }
 

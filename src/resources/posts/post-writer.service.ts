@@ -7,7 +7,6 @@ import { CommentMetaEntity } from '../../core/database/entities/comment-meta.ent
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
-import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { ZERO_DATE } from '../../core/database/mysql-date';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { normalizeWhitespace, sanitizeTitle } from '../../core/formatting';
@@ -20,7 +19,7 @@ import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { recountTerms } from '../terms/term-counts';
 import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
-import { ensureTerm, postTermTaxonomyIds, replacePostTerms } from './post-terms';
+import { ensureTerm, postTermsFrom, postTermTaxonomyIds, replacePostTerms } from './post-terms';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 import { insertRow, isMySql, updateRow } from '../../core/database/query-helpers';
 import { hydrate, rawEntities, rawQuery } from '../../core/database/raw-query';
@@ -206,12 +205,12 @@ export class PostWriter {
   }
 
   /**
-   * A post's row read through the transaction, as plain SQL (a save reads its post up to three times; TypeORM's
-   * query building was a good part of a save's CPU). `lock`: on MySQL, locked until the commit.
+   * A post's row read through the transaction, as plain SQL (TypeORM's query building was a good part of a save's
+   * CPU). An update locks its row with {@link lockedWithin}.
    */
-  private async postWithin(em: EntityManager, id: number, lock = false): Promise<PostEntity> {
+  private async postWithin(em: EntityManager, id: number): Promise<PostEntity> {
     const metadata = em.connection.getMetadata(PostEntity);
-    const [post] = await rawEntities<PostEntity>(em, metadata, `SELECT * FROM ${metadata.tableName} WHERE ID = ?${lock && this.isMySql ? ' FOR UPDATE' : ''}`, [id]);
+    const [post] = await rawEntities<PostEntity>(em, metadata, `SELECT * FROM ${metadata.tableName} WHERE ID = ?`, [id]);
     if (!post) throw new MissingPost();
     return post;
   }
@@ -228,13 +227,7 @@ export class PostWriter {
     const posts = metadata.tableName;
     const extra: string[] = [];
     const params: unknown[] = [];
-    if (categories) {
-      const relationships = em.connection.getMetadata(TermRelationshipEntity).tableName;
-      const taxonomies = em.connection.getMetadata(TermTaxonomyEntity).tableName;
-      extra.push(
-        `EXISTS (SELECT 1 FROM ${relationships} r INNER JOIN ${taxonomies} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE r.object_id = p.ID AND tt.taxonomy = 'category') AS x_has_category`,
-      );
-    }
+    if (categories) extra.push(`EXISTS (SELECT 1 ${postTermsFrom(em, 'p.ID', "'category'")}) AS x_has_category`);
     const revisions = keepsRevisions(type);
     let join = '';
     if (revisions) {

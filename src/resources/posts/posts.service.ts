@@ -81,7 +81,6 @@ const ORDER_COLUMNS: Record<string, string> = {
  */
 const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comment_status|ping_status|to_ping|pinged|postmeta|guid/i;
 
-/** Database access of the posts resource: the collection query and batched loads for preparing items. */
 /**
  * From this many posts skipped, a page in date order finds its ids first (MySQL): reading the skipped posts' rows
  * costs more than the derived table. Measured on MariaDB 10.11, mysqld CPU per page of 10, rows read against ids
@@ -90,6 +89,7 @@ const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comm
  */
 const DEEP_PAGE_OFFSET = 250;
 
+/** Database access of the posts resource: the collection query and batched loads for preparing items. */
 @Injectable()
 export class PostsService {
   private readonly counts = new ShortCache<number>();
