@@ -394,6 +394,7 @@ export class CommentResource extends RestController {
       authorEmail: req.get<string>('author_email') || undefined,
       karma: req.has('karma') ? Math.abs(Math.trunc(Number(req.get('karma')))) : undefined,
       search: req.get<string>('search') ?? '',
+      restrictedSearch: !(await this.can(req, 'moderate_comments')),
       status: String(req.get('status') ?? 'approve'),
       type: String(req.get('type') ?? 'comment'),
       after: date('after'),

@@ -36,6 +36,7 @@ describe('CommentsService', () => {
     exclude: [],
     authorIn: [],
     authorNotIn: [],
+    restrictedSearch: false,
     status: 'approve',
     type: 'comment',
     orderby: 'date_gmt',
@@ -166,6 +167,17 @@ describe('CommentsService', () => {
     expect((await service.list(query({ type: 'all' }))).total).toBe(2);
     expect((await service.list(query({ type: 'all', search: '100%' }))).comments.map((c) => c.id)).toEqual([untyped]);
     expect((await service.list(query({ type: 'all', search: '_' }))).total).toBe(0);
+  });
+
+  it('searches the e-mail and IP only when unrestricted', async () => {
+    const id = await service.create(fields({ author: 'Probe', authorEmail: 'hidden.probe@example.net', authorIp: '203.0.113.77', authorUrl: 'https://probe.example', content: 'probing' }), undefined, []);
+    for (const search of ['hidden.probe@example.net', '203.0.113.77']) {
+      expect((await service.list(query({ search }))).comments.map((c) => c.id)).toEqual([id]);
+      expect(await service.list(query({ search, restrictedSearch: true }))).toEqual({ comments: [], total: 0 });
+    }
+    for (const search of ['Probe', 'probe.example', 'probing']) {
+      expect((await service.list(query({ search, restrictedSearch: true }))).comments.map((c) => c.id)).toEqual([id]);
+    }
   });
 
   it('orders by the include list, and breaks date ties by id in the same direction', async () => {

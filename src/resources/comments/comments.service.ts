@@ -26,6 +26,11 @@ export interface CommentQuery {
   authorEmail?: string;
   karma?: number;
   search?: string;
+  /**
+   * Search the author's name, URL and the content only: callers who may not see commenters' e-mail addresses and
+   * IPs (without `moderate_comments`) may not probe them either.
+   */
+  restrictedSearch: boolean;
   /** `approve`, `hold`, `all`/`any`, or a stored status (`spam`, `trash`, ...). */
   status: string;
   /** `comment` (stored `''` or `comment`), `pings`, `all`, or a stored type. */
@@ -111,7 +116,10 @@ export class CommentsService {
     if (q.before) w.add('c.comment_date < ?', q.before);
     if (q.search) {
       const like = containsPattern(q.search);
-      const columns = ['c.comment_author', 'c.comment_author_email', 'c.comment_author_url', 'c.comment_author_IP', 'c.comment_content'];
+      // WP_Comment_Query's columns; without the e-mail and IP for a restricted search.
+      const columns = q.restrictedSearch
+        ? ['c.comment_author', 'c.comment_author_url', 'c.comment_content']
+        : ['c.comment_author', 'c.comment_author_email', 'c.comment_author_url', 'c.comment_author_IP', 'c.comment_content'];
       w.add(`(${columns.map((col) => `${col} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => like));
     }
     return w;
