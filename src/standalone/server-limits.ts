@@ -47,10 +47,37 @@ function clientErrorAnswer(error: NodeJS.ErrnoException): { status: number; reas
 }
 
 /**
+ * A request line's start: a method (a token) and a space, then a request target (origin, asterisk or absolute form);
+ * at the start of a line, where llhttp reads one (it skips empty lines before it).
+ */
+const REQUEST_LINE = /(?:^|\n)([!#$%&'*+.^_`|~0-9A-Za-z-]+) (?:\/|\*|[A-Za-z][A-Za-z0-9+.-]*:\/\/)/g;
+
+/**
+ * The method of the request a client takes the answer to a refused request for: the oldest on the connection not
+ * answered yet (HTTP/1.1 answers in order), when one is (a timeout while its body was read, or a request refused
+ * behind it in the same read); else the refused one, from the bytes Node was parsing when it failed (`rawPacket`,
+ * up to where it failed): the last request line in them. Undefined when neither tells it: a head that is not
+ * finished (a timeout), or whose request line came in an earlier read than the one that failed (Node keeps no
+ * earlier read).
+ */
+export function answeredRequestMethod(error: { code?: string; rawPacket?: unknown; bytesParsed?: unknown }, socket: Duplex): string | undefined {
+  const pending = (socket as Duplex & { _httpMessage?: { req?: { method?: string } } })._httpMessage?.req;
+  if (pending) return pending.method;
+  if (!Buffer.isBuffer(error.rawPacket)) return undefined;
+  const parsed = typeof error.bytesParsed === 'number' ? Math.min(error.bytesParsed + 1, error.rawPacket.length) : error.rawPacket.length;
+  // Latin-1 maps each byte to one character: positions in the text are positions in the bytes.
+  const text = error.rawPacket.toString('latin1', 0, parsed);
+  let method: string | undefined;
+  for (const match of text.matchAll(REQUEST_LINE)) method = match[1];
+  return method;
+}
+
+/**
  * Applies the limits to the server (before it listens) and answers what Node refuses on its own — a request head
  * over `maxHeaderSize` (431), a head or a whole request not received in time (408), a request that is not HTTP
- * (400) — with the API's JSON error, then closes the connection, as Node does with an empty body. A connection
- * whose answer has begun, or that the client already closed, is only closed.
+ * (400) — with the API's JSON error, then closes the connection, as Node does with an empty body. The answer to a
+ * HEAD request has the same head and no body (see {@link answeredRequestMethod} for when the method is known). A
+ * connection whose answer has begun, or that the client already closed, is only closed.
  */
 export function applyServerLimits(server: Server, limits: ServerLimits): void {
   server.requestTimeout = limits.requestTimeoutMs;
@@ -66,9 +93,12 @@ export function applyServerLimits(server: Server, limits: ServerLimits): void {
     }
     const answer = clientErrorAnswer(error);
     const body = JSON.stringify({ code: answer.code, message: answer.message, data: { status: answer.status } });
+    // An answer to HEAD has no body (a client reads none, and takes the bytes that follow for an error): the head
+    // alone, its Content-Length the body's that a GET is answered with.
+    const head = answeredRequestMethod(error, socket) === 'HEAD';
     socket.end(
       `HTTP/1.1 ${answer.status} ${answer.reason}\r\nContent-Type: application/json; charset=UTF-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
     // What the client still sends is read and dropped (closing with unread data would reset the connection before
     // the client reads the answer); the connection is closed when the client closes it, or after a moment.
