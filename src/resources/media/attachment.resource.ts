@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { Logger } from '@nestjs/common';
 import { fromFile as sniffFile } from 'file-type';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { PostEntity } from '../../core/database/entities/post.entity';
@@ -18,7 +19,7 @@ import { permalink } from '../posts/permalink';
 import { PostTypeResource } from '../posts/post-type.resource';
 import { PostQuery } from '../posts/posts.service';
 import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
-import { DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readAudioVideoMeta, readImageMeta } from './image-processor';
+import { DecodeLimits, DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readAudioVideoMeta, readImageMeta } from './image-processor';
 import { MediaStorage } from './media-storage';
 import { UploadJournal } from './upload-journal';
 
@@ -38,6 +39,8 @@ export interface MediaDependencies extends PostTypeDependencies {
   fileUrl(relativePath: string, req: RestRequest): Promise<string>;
   /** The MIME types uploads may have (by extension list). */
   allowedTypes(): Readonly<Record<string, string>>;
+  /** The bounds on decoding an image to make its sizes. */
+  readonly decodeLimits: DecodeLimits;
 }
 
 /** An attachment's stored facts (`_wp_attached_file`, `_wp_attachment_metadata`, `_wp_attachment_image_alt`). */
@@ -76,6 +79,7 @@ const textObject = (description: string, raw: string, rendered: string): JsonSch
  */
 export class AttachmentResource extends PostTypeResource {
   private readonly storage: MediaStorage;
+  private readonly logger = new Logger('Media');
 
   constructor(
     private readonly deps: MediaDependencies,
@@ -356,7 +360,8 @@ export class AttachmentResource extends PostTypeResource {
     const refused = () => new RestException('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
     const byName = mimeOfName(name, types);
     if (!byName) throw refused();
-    const sniffed = await sniffFile(file);
+    // A file cut short or lying inside its signature (file-type gives up on it with an error) is of no known type.
+    const sniffed = await sniffFile(file).catch(() => undefined);
     if (sniffed) {
       const bySniff = mimeOfName(`x.${sniffed.ext}`, { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES, ...types });
       if (bySniff?.mime !== byName.mime && sniffed.mime !== byName.mime) {
@@ -400,7 +405,11 @@ export class AttachmentResource extends PostTypeResource {
       const dims = await imageDimensions(upload.path);
       if (dims) {
         imageMeta = await readImageMeta(upload.path);
-        if (RESIZABLE.has(type.mime)) sizes = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, this.imageSizes());
+        if (RESIZABLE.has(type.mime)) {
+          const made = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, this.imageSizes(), this.deps.decodeLimits);
+          sizes = made.sizes;
+          if (made.problem) this.logger.warn(`${relative} is stored without ${sizes.size ? 'some of its' : 'its'} sizes: ${made.problem}`);
+        }
         metadata = {
           width: dims.width,
           height: dims.height,
@@ -411,7 +420,7 @@ export class AttachmentResource extends PostTypeResource {
         };
       }
     } else if (type.mime.startsWith('audio/') || type.mime.startsWith('video/')) {
-      metadata = { ...(await readAudioVideoMeta(upload.path, type.mime)), filesize: upload.size };
+      metadata = { ...(await readAudioVideoMeta(upload.path, type.mime, upload.size)), filesize: upload.size };
     } else {
       metadata = { filesize: upload.size };
     }

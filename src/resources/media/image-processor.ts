@@ -1,5 +1,25 @@
+import { createReadStream } from 'node:fs';
 import exifr from 'exifr';
 import sharp from 'sharp';
+
+/**
+ * Bounds on decoding an uploaded image to make its sizes. An image's header says how large it is, and a few bytes can
+ * declare a huge one (a 38-byte WebP of 16383 × 16383 takes seconds to decode; a 16000² PNG 157 MB of memory), so the
+ * header is read first and the image decoded only within these bounds: larger images and images that fail or take
+ * too long are stored without sizes, as WordPress stores an image it cannot make sizes of.
+ */
+export interface DecodeLimits {
+  /** The largest image (width × height) decoded to make sizes; larger ones get none. */
+  maxPixels: number;
+  /** Seconds the sizes of one image may take together; sizes not made by then are skipped. */
+  seconds: number;
+}
+
+/** 50 megapixels (an 8660 × 5773 photo), and 10 seconds for all the sizes of an image. */
+export const DEFAULT_DECODE_LIMITS: Readonly<DecodeLimits> = { maxPixels: 50_000_000, seconds: 10 };
+
+/** Seconds reading an audio or video file's metadata may take (the whole file is read for its duration). */
+export const AUDIO_VIDEO_META_SECONDS = 10;
 
 /** A registered image size (`add_image_size()`): a bounding box (0: unbounded) and whether it is cropped to it. */
 export interface ImageSize {
@@ -63,7 +83,8 @@ export function resizeDimensions(width: number, height: number, size: ImageSize)
 /** Width and height as shown, EXIF orientation applied. */
 export async function imageDimensions(data: Buffer | string): Promise<{ width: number; height: number; format?: string } | null> {
   try {
-    const meta = await sharp(data).metadata();
+    // The header only: no pixel is decoded, so no pixel limit applies here.
+    const meta = await sharp(data, { limitInputPixels: false }).metadata();
     if (!meta.width || !meta.height) return null;
     const turned = (meta.orientation ?? 1) >= 5;
     return { width: turned ? meta.height : meta.width, height: turned ? meta.width : meta.height, format: meta.format };
@@ -72,26 +93,56 @@ export async function imageDimensions(data: Buffer | string): Promise<{ width: n
   }
 }
 
-/** The sizes of an image that is larger than them, resized (cropped to the box for cropped sizes) and auto-oriented. */
-export async function generateSizes(data: Buffer | string, base: string, ext: string, mimeType: string, width: number, height: number, sizes: readonly ImageSize[]): Promise<Map<string, GeneratedSize>> {
+/** The sizes made of an image, and why the others were not made (`null` when nothing went wrong). */
+export interface GeneratedSizes {
+  sizes: Map<string, GeneratedSize>;
+  problem: string | null;
+}
+
+/**
+ * The sizes of an image that is larger than them, resized (cropped to the box for cropped sizes) and auto-oriented,
+ * within `limits`: none for an image over the pixel limit, and none after a size that fails (the image cannot be
+ * decoded: the next would fail alike) or once the time is spent. Never throws.
+ */
+export async function generateSizes(
+  data: Buffer | string,
+  base: string,
+  ext: string,
+  mimeType: string,
+  width: number,
+  height: number,
+  sizes: readonly ImageSize[],
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): Promise<GeneratedSizes> {
   const out = new Map<string, GeneratedSize>();
-  for (const size of sizes) {
-    const box = resizeDimensions(width, height, size);
-    if (!box) continue;
-    const resized = await sharp(data)
-      .rotate()
-      .resize(box.width, box.height, { fit: size.crop ? 'cover' : 'inside', withoutEnlargement: true })
-      .toBuffer({ resolveWithObject: true });
-    out.set(size.name, {
-      file: `${base}-${resized.info.width}x${resized.info.height}.${ext}`,
-      width: resized.info.width,
-      height: resized.info.height,
-      'mime-type': mimeType,
-      filesize: resized.data.length,
-      data: resized.data,
-    });
+  const boxes = sizes.map((size) => ({ size, box: resizeDimensions(width, height, size) })).filter((s) => s.box);
+  if (!boxes.length) return { sizes: out, problem: null };
+  if (width * height > limits.maxPixels) {
+    return { sizes: out, problem: `${width} × ${height} is over the limit of ${limits.maxPixels} pixels for making sizes` };
   }
-  return out;
+  const deadline = Date.now() + limits.seconds * 1000;
+  for (const { size, box } of boxes) {
+    const left = Math.floor((deadline - Date.now()) / 1000);
+    if (left < 1) return { sizes: out, problem: `making sizes took over ${limits.seconds} s` };
+    try {
+      const resized = await sharp(data, { limitInputPixels: limits.maxPixels })
+        .timeout({ seconds: left })
+        .rotate()
+        .resize(box!.width, box!.height, { fit: size.crop ? 'cover' : 'inside', withoutEnlargement: true })
+        .toBuffer({ resolveWithObject: true });
+      out.set(size.name, {
+        file: `${base}-${resized.info.width}x${resized.info.height}.${ext}`,
+        width: resized.info.width,
+        height: resized.info.height,
+        'mime-type': mimeType,
+        filesize: resized.data.length,
+        data: resized.data,
+      });
+    } catch (error) {
+      return { sizes: out, problem: error instanceof Error ? error.message.split('\n')[0] : String(error) };
+    }
+  }
+  return { sizes: out, problem: null };
 }
 
 const text = (value: unknown): string => {
@@ -107,6 +158,32 @@ const num = (value: unknown): string => {
   const n = typeof value === 'number' ? value : Number(value);
   return Number.isFinite(n) ? String(Math.round(n * 100) / 100) : '0';
 };
+
+/** Bytes of one value of each TIFF field type (1 BYTE … 13 IFD), as exifr reads them. */
+const TIFF_TYPE_SIZES = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4];
+
+/**
+ * exifr's TIFF parser (EXIF), leaving out a field whose values do not fit in the data: exifr makes and fills an array
+ * of the count a field declares, wherever its data ends (a 1 KB JPEG declaring 16 million rationals held the event
+ * loop 1.2 s and took 255 MB). Registered in exifr's parser registry, once.
+ */
+function boundExifr(): void {
+  const parsers = exifr.segmentParsers;
+  const Tiff = parsers.get('tiff') as (new (...args: unknown[]) => { parseTag(offset: number, tag: number, block: string): unknown }) & { bounded?: boolean };
+  if (!Tiff || Tiff.bounded) return;
+  class BoundedTiff extends Tiff {
+    static override bounded = true;
+    declare chunk: { byteLength: number; getUint16(offset: number): number; getUint32(offset: number): number };
+
+    override parseTag(offset: number, tag: number, block: string): unknown {
+      const size = (TIFF_TYPE_SIZES[this.chunk.getUint16(offset + 2)] ?? 0) * this.chunk.getUint32(offset + 4);
+      if (size > 4 && this.chunk.getUint32(offset + 8) + size > this.chunk.byteLength) return undefined;
+      return super.parseTag(offset, tag, block);
+    }
+  }
+  parsers.set('tiff', BoundedTiff);
+}
+boundExifr();
 
 /** The image's embedded metadata (EXIF, IPTC, XMP), as `wp_read_image_metadata()` gives it. */
 export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
@@ -166,14 +243,18 @@ export function formatLength(seconds: number): string {
 
 /**
  * What WordPress's `wp_read_audio_metadata()` / `wp_read_video_metadata()` keep of an audio or video file: length,
- * format and stream facts (read with `music-metadata`), or nothing when the file cannot be read.
+ * format and stream facts (read with `music-metadata`), or nothing when the file cannot be read or reading it takes
+ * over `seconds` (the file is read as a stream, which is cut then; `parseFile` also leaves its file open when a
+ * file's tail cannot be read).
  */
-export async function readAudioVideoMeta(file: string, mimeType: string): Promise<Record<string, unknown>> {
+export async function readAudioVideoMeta(file: string, mimeType: string, size?: number, seconds = AUDIO_VIDEO_META_SECONDS): Promise<Record<string, unknown>> {
+  const stream = createReadStream(file);
+  const timer = setTimeout(() => stream.destroy(new Error(`reading the metadata took over ${seconds} s`)), seconds * 1000);
   try {
-    const { parseFile } = await import('music-metadata');
-    const { format } = await parseFile(file, { duration: true, skipCovers: true });
+    const { parseStream } = await import('music-metadata');
+    const { format } = await parseStream(stream, size === undefined ? undefined : { size }, { duration: true, skipCovers: true });
     const out: Record<string, unknown> = {};
-    if (format.duration !== undefined) {
+    if (format.duration !== undefined && Number.isFinite(format.duration)) {
       out.length = Math.round(format.duration);
       out.length_formatted = formatLength(format.duration);
     }
@@ -181,11 +262,14 @@ export async function readAudioVideoMeta(file: string, mimeType: string): Promis
     if (format.codec) out.dataformat = format.codec.toLowerCase();
     if (format.sampleRate) out.sample_rate = format.sampleRate;
     if (format.numberOfChannels) out.channels = format.numberOfChannels;
-    if (format.bitrate) out.bitrate = Math.round(format.bitrate);
+    if (format.bitrate && Number.isFinite(format.bitrate)) out.bitrate = Math.round(format.bitrate);
     if (format.lossless !== undefined) out.lossless = format.lossless;
     out.mime_type = mimeType;
     return out;
   } catch {
     return {};
+  } finally {
+    clearTimeout(timer);
+    stream.destroy();
   }
 }

@@ -9,6 +9,7 @@ import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { MEDIA_STORAGE, MediaStorage } from './media-storage';
+import { DEFAULT_DECODE_LIMITS } from './image-processor';
 import { UploadJournal } from './upload-journal';
 
 /** The media resource (the `attachment` type's), made once from the posts machinery and the storage. */
@@ -59,6 +60,7 @@ export class MediaResources implements OnApplicationBootstrap {
           journal: this.journal,
           fileUrl: (relative, req) => this.fileUrl(relative, req),
           allowedTypes: () => types,
+          decodeLimits: DEFAULT_DECODE_LIMITS,
         },
         type,
       );
