@@ -18,7 +18,7 @@ import { postLoader } from '../posts/post-access';
 import { permalink } from '../posts/permalink';
 import { PostTypeResource } from '../posts/post-type.resource';
 import { PostQuery } from '../posts/posts.service';
-import { ALLOWED_MIME_TYPES, fileNameOfDisposition, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
+import { ALLOWED_MIME_TYPES, fileNameOfDisposition, fitFileName, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
 import { DecodeLimits, DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readAudioVideoMeta, readImageMeta } from './image-processor';
 import { MediaStorage } from './media-storage';
 import { UploadJournal } from './upload-journal';
@@ -321,13 +321,13 @@ export class AttachmentResource extends PostTypeResource {
    * The uploaded file of a request, received into a temporary file: the multipart `file` part, or the raw body
    * named by `Content-Disposition`.
    */
-  private async uploadOf(req: RestRequest): Promise<{ name: string; path: string; size: number; declaredType: string }> {
+  private async uploadOf(req: RestRequest): Promise<{ name: string; path: string; size: number; declaredType: string; multipart: boolean }> {
     const part: UploadedFile | undefined = req.files.find((f) => f.fieldName === 'file') ?? req.files[0];
     const md5 = req.header('content-md5');
     if (part) {
       if (!part.size) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
       if (md5 && (await md5OfFile(part.path)) !== md5.trim()) throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
-      return { name: part.originalName, path: part.path, size: part.size, declaredType: part.mimeType };
+      return { name: part.originalName, path: part.path, size: part.size, declaredType: part.mimeType, multipart: true };
     }
     const body = req.rawFile;
     // A body without a Content-Type is read as parameters: it arrives here as the raw bytes of a form.
@@ -348,7 +348,7 @@ export class AttachmentResource extends PostTypeResource {
     if (md5 && (await md5OfFile(body.path)) !== md5.trim()) {
       throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
     }
-    return { name, path: body.path, size: body.size, declaredType: contentType.split(';')[0].trim().toLowerCase() };
+    return { name, path: body.path, size: body.size, declaredType: contentType.split(';')[0].trim().toLowerCase(), multipart: false };
   }
 
   /**
@@ -376,10 +376,13 @@ export class AttachmentResource extends PostTypeResource {
     return byName;
   }
 
-  /** A name not taken in the folder (`photo.jpg`, `photo-1.jpg`, ...), as `wp_unique_filename()` picks it. */
+  /**
+   * A name not taken in the folder (`photo.jpg`, `photo-1.jpg`, ...), as `wp_unique_filename()` picks it, within the
+   * file systems' 255 bytes, room kept for the names of the image's sizes (see {@link fitFileName}).
+   */
   private async uniqueName(dir: string, base: string, ext: string): Promise<string> {
     for (let n = 0; ; n++) {
-      const candidate = `${base}${n ? `-${n}` : ''}.${ext}`;
+      const candidate = fitFileName(base, n ? `-${n}` : '', ext);
       if (!(await this.storage.exists(`${dir}/${candidate}`))) return candidate;
     }
   }
@@ -394,7 +397,9 @@ export class AttachmentResource extends PostTypeResource {
     const ctx = await this.input.writeContext(req);
     const now = ctx.clock.now().local;
     const dir = `${now.slice(0, 4)}/${now.slice(5, 7)}`;
-    const fileName = await this.uniqueName(dir, base || 'file', type.ext);
+    const fileName = await this.uniqueName(dir, base || 'file', type.ext).catch((error) => {
+      throw this.storageFailure(error, `Could not pick a name for the upload ${cleanName} in ${dir}`, dir, upload.multipart);
+    });
     const relative = `${dir}/${fileName}`;
 
     // Images: their size, their sizes, their embedded metadata.
@@ -447,19 +452,24 @@ export class AttachmentResource extends PostTypeResource {
     // The files first, then the row; a failure of either leaves neither, and so does a crash (the journal).
     const stored: string[] = [];
     let post: PostEntity;
-    const settled = await this.deps.journal.begin(relative, [relative, ...[...sizes.values()].map((size) => `${dir}/${size.file}`)]);
+    let settled: () => Promise<void> = async () => undefined;
+    let storing = true;
     try {
+      settled = await this.deps.journal.begin(relative, [relative, ...[...sizes.values()].map((size) => `${dir}/${size.file}`)]);
       await this.storage.put(relative, { path: upload.path }, type.mime);
       stored.push(relative);
       for (const size of sizes.values()) {
         await this.storage.put(`${dir}/${size.file}`, size.data, size['mime-type']);
         stored.push(`${dir}/${size.file}`);
       }
+      storing = false;
       post = await this.writer.create(this.type, fields, relations, ctx);
     } catch (error) {
-      await this.storage.remove(stored).catch(() => undefined);
+      await this.storage.remove(stored).catch((removal) => this.logger.error(`Could not remove ${stored.join(', ')} after a failed upload: ${describe(removal)}`));
       await settled();
       if (error instanceof RestException) throw error;
+      if (storing) throw this.storageFailure(error, `Could not store the upload ${relative}`, dir, upload.multipart);
+      this.logger.error(`Could not insert the attachment of ${relative}: ${describe(error)}`, error instanceof Error ? error.stack : undefined);
       throw new RestException('db_update_error', 'Could not insert attachment into the database.', 500);
     }
     await settled();
@@ -468,6 +478,15 @@ export class AttachmentResource extends PostTypeResource {
     const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
     await this.hooks.doAction('rest_insert_attachment', post, req, true);
     return this.created(response, req, `${this.namespace}/${this.restBase}/${post.id}`);
+  }
+
+  /**
+   * A storage failure, logged, and answered as `wp_handle_upload()` (a multipart file) and `wp_handle_sideload()` (a
+   * raw body) answer a file they cannot move into the uploads: 500 with the folder named.
+   */
+  private storageFailure(error: unknown, what: string, dir: string, multipart: boolean): RestException {
+    this.logger.error(`${what}: ${describe(error)}`, error instanceof Error ? error.stack : undefined);
+    return new RestException(multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', `The uploaded file could not be moved to ${dir}.`, 500);
   }
 
   /** WordPress's default sizes, replaced or extended by those extensions register (`registerImageSize`). */
@@ -527,6 +546,13 @@ export class AttachmentResource extends PostTypeResource {
     await this.hooks.doAction('rest_delete_attachment', post, previous, req);
     return previous;
   }
+}
+
+/** An error as a log line gives it: its code, if any, and message. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return code && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
 
 /** `wp_constrain_dimensions()`: within the bounds, keeping the shape. */

@@ -151,3 +151,38 @@ export function splitExtension(name: string): { base: string; ext: string } {
   const dot = name.lastIndexOf('.');
   return dot <= 0 ? { base: name, ext: '' } : { base: name.slice(0, dot), ext: name.slice(dot + 1) };
 }
+
+/** The longest file name file systems take: 255 bytes (ext4, XFS, ZFS; APFS and NTFS count 255 UTF-16 units, never more than the bytes). */
+export const MAX_FILE_NAME_BYTES = 255;
+
+/** Room kept for what an image size adds to the name (`-1024x768`): up to `-999999999x999999999`. */
+export const SIZE_SUFFIX_BYTES = 20;
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** The start of `text` within `maxBytes` bytes of UTF-8, cut between characters as shown (a letter keeps its marks). */
+export function truncateToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let out = '';
+  let bytes = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    bytes += Buffer.byteLength(segment);
+    if (bytes > maxBytes) break;
+    out += segment;
+  }
+  return out;
+}
+
+/** Room kept for the number that makes a name unique (`-1` … `-99999`; a longer one shortens the name further). */
+export const COUNTER_BYTES = 6;
+
+/**
+ * The file name `base` + `suffix` (`-1`, `-2` … making it unique) + `.ext`, the base shortened so that the name and
+ * the names of its image sizes (`name-1024x768.ext`) stay within {@link MAX_FILE_NAME_BYTES}: the same base for
+ * each number. WordPress keeps long names as they are (storing them fails); here they are cut, keeping the extension.
+ */
+export function fitFileName(base: string, suffix: string, ext: string): string {
+  const room = MAX_FILE_NAME_BYTES - SIZE_SUFFIX_BYTES - Math.max(COUNTER_BYTES, Buffer.byteLength(suffix)) - Buffer.byteLength(`.${ext}`);
+  const fitted = Buffer.byteLength(base) > room ? truncateToBytes(base, room).replace(/[.\-_]+$/, '') : base;
+  return `${fitted || 'file'}${suffix}.${ext}`;
+}

@@ -55,8 +55,10 @@ export class LocalDiskStorage implements MediaStorage {
     try {
       await fs.access(this.full(relativePath));
       return true;
-    } catch {
-      return false;
+    } catch (error) {
+      // Only a missing file is free: a name too long, a folder that cannot be read, is the error it is.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
     }
   }
 
