@@ -5,6 +5,7 @@
  * (no `s` flag) and a trailing `$` is "end or before a final newline" (`(?=\n?$)`).
  */
 import { DEFAULT_SHORTCODE_TAGS, PCRE_SPACE, WP_SPACES, phpTrim, strReplace, wpReplaceInHtmlTags } from './texturize';
+import { replaceElements } from './linear-scan';
 
 const SP = PCRE_SPACE;
 
@@ -35,7 +36,6 @@ const RE = {
   pBlockquote: /<p><blockquote([^>]*)>/gi,
   pBeforeBlock: new RegExp(`<p>${SP}*(</?${ALLBLOCKS}[^>]*>)`, 'g'),
   pAfterBlock: new RegExp(`(</?${ALLBLOCKS}[^>]*>)${SP}*</p>`, 'g'),
-  preserveNl: /<(script|style|svg)[\s\S]*?<\/\1>/g,
   nlToBr: new RegExp(`(?<!<br />)${SP}*\\n`, 'g'),
   brAfterBlock: new RegExp(`(</?${ALLBLOCKS}[^>]*>)${SP}*<br />`, 'g'),
   brBeforeBlock: new RegExp(`<br />(${SP}*</?(?:p|li|div|dl|dd|dt|th|pre|td|ul|ol)[^>]*>)`, 'g'),
@@ -155,7 +155,7 @@ export function wpautop(text: string, br = true): string {
   // Optionally insert line breaks.
   if (br) {
     // Replace newlines that shouldn't be touched with a placeholder.
-    text = text.replace(RE.preserveNl, (m) => strReplace(m, '\n', '<WPPreserveNewline />'));
+    text = replaceElements(text, ['script', 'style', 'svg'], {}, (m) => strReplace(m, '\n', '<WPPreserveNewline />'));
 
     // Normalize <br>
     text = strReplace(text, ['<br>', '<br/>'], '<br />');
@@ -175,12 +175,10 @@ export function wpautop(text: string, br = true): string {
   text = text.replace(RE.trailingNlP, '</p>');
 
   // Replace placeholder <pre> tags with their original content.
+  // WordPress replaces them one after the other (str_replace with lists), a pass over the text for each: one pass
+  // here, which differs only for a text that holds a placeholder's own markup.
   if (preTags.length) {
-    text = strReplace(
-      text,
-      preTags.map(([k]) => k),
-      preTags.map(([, v]) => v),
-    );
+    text = text.replace(/<pre wp-pre-tag-(\d+)><\/pre>/g, (placeholder, i: string) => preTags[Number(i)]?.[1] ?? placeholder);
   }
 
   // Restore newlines in all elements.

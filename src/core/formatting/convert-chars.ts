@@ -3,7 +3,8 @@
  * (wp-includes/formatting.php) and `smilies_init()` (wp-includes/functions.php),
  * plus `capital_P_dangit()`.
  */
-import { WP_SPACES, pregSplit, regexQuote, strReplace } from './texturize';
+import { WP_SPACES, regexQuote, strReplace } from './texturize';
+import { splitLineTags } from './linear-scan';
 
 /** `convert_chars( $content )`: converts lone `&` characters into `&#038;`. */
 export function convertChars(content: string): string {
@@ -132,7 +133,7 @@ export function convertSmilies(text: string, options: SmiliesOptions = {}): stri
   const siteUrl = options.siteUrl ?? '';
   let output = '';
   // Capture the tags as well as in between.
-  const textarr = pregSplit(text, /(<[^\n]*?>)/g, { delimCapture: true });
+  const textarr = splitLineTags(text);
   const tagsToIgnore = /^<(code|pre|style|script|textarea)[^>]*>/;
   let ignoreBlockElement = '';
   for (let content of textarr) {

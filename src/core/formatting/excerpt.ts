@@ -4,6 +4,7 @@
  * and the parts of `get_the_content()` that a REST request uses (page 1, teaser up to `<!--more-->`).
  */
 import { hasBlocks, parseBlocks, renderBlock, type ParsedBlock } from './blocks';
+import { replaceElements, replaceShortcodeMatches } from './linear-scan';
 import { wpKsesAttrParse, wpKsesOneAttr } from './kses';
 import {
   DEFAULT_SHORTCODE_TAGS,
@@ -11,7 +12,6 @@ import {
   SHORTCODE_GROUP_CLOSE,
   asciiLower,
   findShortcodeTagnames,
-  getShortcodeRegexSource,
   phpTrim,
   pregSplit,
   strReplace,
@@ -27,6 +27,9 @@ import {
 function isCSpace(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\x0B' || c === '\f' || c === '\r';
 }
+
+/** The characters `strip_tags()` acts on outside tags. */
+const SPECIAL_IN_TEXT = /[\0<>]/g;
 
 /**
  * PHP's `strip_tags( $str )` (no allowed tags): a port of the `php_strip_tags_ex()` state machine
@@ -63,7 +66,12 @@ export function phpStripTags(str: string): string {
         if (depth) depth--;
         else if (!inQ) out += c;
       } else {
-        out += c;
+        // Text up to the next character this state acts on, at once.
+        SPECIAL_IN_TEXT.lastIndex = p;
+        const next = SPECIAL_IN_TEXT.test(str) ? SPECIAL_IN_TEXT.lastIndex - 1 : len;
+        out += str.slice(p, next);
+        p = next;
+        continue;
       }
       p++;
       continue;
@@ -206,7 +214,7 @@ export function phpStripTags(str: string): string {
 
 /** `wp_strip_all_tags( $string, $remove_breaks = false )`. */
 export function stripAllTags(text: string, removeBreaks = false): string {
-  text = text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '');
+  text = replaceElements(text, ['script', 'style'], { ignoreCase: true, openTagEnd: true }, () => '');
   text = phpStripTags(text);
   if (removeBreaks) {
     text = text.replace(/[\r\n\t ]+/g, ' ');
@@ -269,8 +277,23 @@ export function forceBalanceTags(text: string): string {
   // WP bug fix for LOVE <3 (and other situations with '<' before a number).
   text = text.replace(/<([0-9]{1})/g, '&lt;$1');
 
+  // Every tag ends with `>`: the scan stops at the last one (past it, each `<` would search to the end in vain).
+  const scan = text.slice(0, text.lastIndexOf('>') + 1);
+  const pattern = new RegExp(TAG_PATTERN.source, 'g');
+  // How many of each tag the stack holds: a closing tag not on it is dropped without a search.
+  const stacked = new Map<string, number>();
+  const push = (name: string) => {
+    tagstack.push(name);
+    stacked.set(name, (stacked.get(name) ?? 0) + 1);
+  };
+  const pop = (): string | undefined => {
+    const name = tagstack.pop();
+    if (name !== undefined) stacked.set(name, (stacked.get(name) as number) - 1);
+    return name;
+  };
+  let position = 0;
   let regex: RegExpExecArray | null;
-  while ((regex = TAG_PATTERN.exec(text)) !== null) {
+  while ((regex = pattern.exec(scan)) !== null) {
     const fullMatch = regex[0];
     const hasLeadingSlash = !!regex[1];
     const tagName = regex[2];
@@ -295,14 +318,14 @@ export function forceBalanceTags(text: string): string {
       } else if (tagstack[tagstack.length - 1] === tag) {
         // Found closing tag.
         tag = '</' + tag + '>';
-        tagstack.pop();
+        pop();
       } else {
-        // Closing tag not at top, search for it.
-        for (let j = tagstack.length - 1; j >= 0; j--) {
+        // Closing tag not at top, search for it (only when the stack holds it).
+        for (let j = tagstack.length - 1; (stacked.get(tag) ?? 0) > 0 && j >= 0; j--) {
           if (tagstack[j] === tag) {
             // Add tag to tagqueue.
             for (let k = tagstack.length - 1; k >= j; k--) {
-              tagqueue += '</' + tagstack.pop() + '>';
+              tagqueue += '</' + pop() + '>';
             }
             break;
           }
@@ -325,9 +348,9 @@ export function forceBalanceTags(text: string): string {
         // It's not a single-entity tag.
         // If the top of the stack is the same as the tag we want to push, close previous tag.
         if (tagstack.length > 0 && !NESTABLE_TAGS.includes(tag) && tagstack[tagstack.length - 1] === tag) {
-          tagqueue = '</' + tagstack.pop() + '>';
+          tagqueue = '</' + pop() + '>';
         }
-        tagstack.push(tag);
+        push(tag);
       }
 
       // Attributes.
@@ -343,9 +366,10 @@ export function forceBalanceTags(text: string): string {
         tag = '';
       }
     }
-    newtext += text.slice(0, i) + tag;
-    text = text.slice(i + l);
+    newtext += text.slice(position, i) + tag;
+    position = i + l;
   }
+  text = text.slice(position);
 
   // Clear tag queue.
   newtext += tagqueue;
@@ -399,15 +423,14 @@ export function stripShortcodes(content: string, shortcodeTags: readonly string[
   }
   content = textarr.join('');
 
-  const pattern = new RegExp(getShortcodeRegexSource(tagnames), 'g');
-  content = content.replace(pattern, (...m: unknown[]) => {
+  content = replaceShortcodeMatches(content, tagnames, (m) => {
     const whole = m[0] as string;
-    const open = (m[1] as string | undefined) ?? '';
-    const close = (m[SHORTCODE_GROUP_CLOSE] as string | undefined) ?? '';
+    const open = m[1] ?? '';
+    const close = m[SHORTCODE_GROUP_CLOSE] ?? '';
     // Allow [[foo]] syntax for escaping a tag.
     if (open === '[' && close === ']') return whole.slice(1, -1);
     return open + close;
-  });
+  })[0];
 
   // Always restore square braces so we don't break things like <!--[if IE ]>.
   return strtr(content, { '&#91;': '[', '&#93;': ']' });
@@ -485,12 +508,7 @@ function doShortcodeTag(m: (string | undefined)[], render: ShortcodeRenderer | u
 }
 
 function replaceShortcodes(text: string, tagnames: readonly string[], render: ShortcodeRenderer | undefined): [string, number] {
-  let count = 0;
-  const out = text.replace(new RegExp(getShortcodeRegexSource(tagnames), 'g'), (...args: unknown[]) => {
-    count++;
-    return doShortcodeTag(args.slice(0, SHORTCODE_GROUP_CLOSE + 1) as (string | undefined)[], render);
-  });
-  return [out, count];
+  return replaceShortcodeMatches(text, tagnames, (m) => doShortcodeTag(m, render));
 }
 
 /** `do_shortcodes_in_html_tags( $content, $ignore_html, $tagnames )`. */

@@ -63,21 +63,18 @@ export function strReplace(subject: string, search: string | readonly string[], 
 export function strtr(subject: string, pairs: Readonly<Record<string, string>>): string {
   const keys = Object.keys(pairs).filter((k) => k !== '');
   if (keys.length === 0) return subject;
-  keys.sort((a, b) => b.length - a.length);
-  let out = '';
-  let i = 0;
-  outer: while (i < subject.length) {
-    for (const k of keys) {
-      if (subject.startsWith(k, i)) {
-        out += pairs[k];
-        i += k.length;
-        continue outer;
-      }
-    }
-    out += subject[i++];
+  // At each place the first alternative that matches is taken: the longest key, as strtr() does.
+  const source = keys.sort((a, b) => b.length - a.length).map(regexQuote).join('|');
+  let pattern = STRTR_PATTERNS.get(source);
+  if (!pattern) {
+    pattern = new RegExp(source, 'g');
+    if (STRTR_PATTERNS.size < 64) STRTR_PATTERNS.set(source, pattern);
   }
-  return out;
+  return subject.replace(pattern, (key) => pairs[key]);
 }
+
+/** The patterns of the key sets strtr() was called with (a few fixed sets). */
+const STRTR_PATTERNS = new Map<string, RegExp>();
 
 /**
  * PHP `preg_split()` with `PREG_SPLIT_DELIM_CAPTURE` semantics (captured groups are returned
