@@ -11,8 +11,8 @@ import { maybeSerialize, maybeUnserialize, phpTrim } from '../database/php-seria
 import { TablePrefix } from '../database/table-prefix';
 import { RestException } from '../rest/rest.exception';
 import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
-import { RoleDefinition, RolesService } from './roles.service';
-import { writeTransaction } from '../database/write-transaction';
+import { capabilitiesOf, RoleDefinition, RolesService } from './roles.service';
+import { takeWriteTurn, writeTransaction } from '../database/write-transaction';
 import { sanitizeTitle } from '../formatting/sanitize-title';
 
 /** Input of {@link UserAccountsService.createUser} (the fields of `wp_insert_user()` this server writes). */
@@ -131,7 +131,7 @@ export function sanitizeTextField(text: string): string {
 }
 
 import { isEmail } from '../formatting/is-email';
-import { isMySql } from '../database/query-helpers';
+import { escapeLike, isMySql } from '../database/query-helpers';
 
 export { isEmail };
 
@@ -170,6 +170,19 @@ export function dummyApplicationPasswordHash(): string {
 type StoredList = Map<number, ApplicationPasswordItem>;
 
 const invalidUser = (): RestException => new RestException('rest_user_invalid_id', 'Invalid user ID.', 404);
+
+/** What a user needs to manage users through the API: edit them (`edit_users`) and give them roles (`promote_users`). */
+const MANAGE_USERS = ['edit_users', 'promote_users'] as const;
+
+/** Whether stored `<prefix>capabilities` grants (roles, and capabilities given or denied directly) manage users. */
+function managesUsers(stored: unknown, known: Record<string, RoleDefinition>): boolean {
+  const grants = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(known, key);
+  const caps = capabilitiesOf(known, Object.keys(grants).filter((key) => grants[key] && has(key)));
+  // As WP_User::get_role_caps(): a capability given to the user directly adds to the roles', or takes away.
+  for (const [key, granted] of Object.entries(grants)) if (!has(key)) caps[key] = Boolean(granted);
+  return MANAGE_USERS.every((cap) => caps[cap]);
+}
 
 /**
  * Creates users and manages their roles, passwords and application passwords, writing exactly the rows
@@ -261,6 +274,73 @@ export class UserAccountsService {
     const user = await qb.getOne();
     if (!user) throw invalidUser();
     return user;
+  }
+
+  /**
+   * Runs `change`, a write in `manager`'s transaction that may take away what lets the user manage users (their roles,
+   * their `<prefix>capabilities`, the user), and refuses it when the user could manage users and nobody could any
+   * more: the transaction rolls back. A site left without such an administrator could only be repaired outside the
+   * API. Such writes take turns, on every node (the `<prefix>user_roles` option's row is locked first), and the users
+   * who remain are read as committed, with a locking read: two administrators demoting each other at once cannot both
+   * succeed.
+   *
+   * @throws RestException `rest_user_last_administrator` (403).
+   */
+  async keepingUserManager<T>(manager: EntityManager, userId: number, change: () => Promise<T>): Promise<T> {
+    await this.takeRolesTurn(manager);
+    const known = await this.roleDefinitions(manager);
+    const wasManager = (await this.userManagers(manager, known, userId)).length > 0;
+    const result = await change();
+    if (wasManager && !(await this.userManagers(manager, known)).length) {
+      throw new RestException(
+        'rest_user_last_administrator',
+        'Sorry, this would leave the site without an administrator who can manage users.',
+        403,
+        { user: userId },
+      );
+    }
+    return result;
+  }
+
+  /**
+   * MySQL: a row lock on the `<prefix>user_roles` option until the transaction ends, the turn of the writes that
+   * may take away the power to manage users (or the writers' turn, {@link takeWriteTurn}, on a site without the
+   * option). SQLite's write transactions take turns already.
+   */
+  private async takeRolesTurn(manager: EntityManager): Promise<void> {
+    if (!this.isMysql) return;
+    const row = await manager
+      .getRepository(OptionEntity)
+      .findOne({ where: { name: `${this.prefix.value}user_roles` }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
+    if (!row) await takeWriteTurn(manager);
+  }
+
+  /**
+   * The existing users (or the one given) who can manage users, by their `<prefix>capabilities` as committed (a
+   * locking read on MySQL, which sees past the transaction's snapshot). Only rows naming a role that grants a
+   * capability to manage users, or such a capability, are read.
+   */
+  private async userManagers(manager: EntityManager, known: Record<string, RoleDefinition>, userId?: number): Promise<number[]> {
+    const names = [...MANAGE_USERS, ...Object.keys(known).filter((role) => MANAGE_USERS.some((cap) => known[role]?.capabilities?.[cap]))];
+    const meta = this.dataSource.getMetadata(UserMetaEntity).tableName;
+    const users = this.dataSource.getMetadata(UserEntity).tableName;
+    const params: unknown[] = [this.capabilitiesKey, ...names.map((name) => `%"${escapeLike(name)}"%`)];
+    if (userId !== undefined) params.push(userId);
+    const rows: Array<{ id: number | string; value: string | null }> = await manager.query(
+      `SELECT m.user_id AS id, m.meta_value AS value FROM ${meta} m INNER JOIN ${users} u ON u.ID = m.user_id
+       WHERE m.meta_key = ? AND (${names.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')})${userId !== undefined ? ' AND m.user_id = ?' : ''}
+       ORDER BY m.umeta_id${this.isMysql ? ' LOCK IN SHARE MODE' : ''}`,
+      params,
+    );
+    const seen = new Set<number>();
+    const found: number[] = [];
+    for (const row of rows) {
+      const id = Number(row.id);
+      if (seen.has(id)) continue;
+      seen.add(id);
+      if (managesUsers(maybeUnserialize(row.value), known)) found.push(id);
+    }
+    return found;
   }
 
   // -------------------------------------------------------------------------------------------------------------------

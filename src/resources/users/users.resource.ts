@@ -5,6 +5,7 @@ import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../..
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
 import { wpFilterKses } from '../../core/formatting/kses';
 import { sanitizeTitle } from '../../core/formatting';
+import { EntityManager } from 'typeorm';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { maybeSerialize } from '../../core/database/php-serialize';
 import { TablePrefix } from '../../core/database/table-prefix';
@@ -246,7 +247,9 @@ export class UsersResource extends RestController {
   async canUpdate(req: RestRequest): Promise<true | RestException> {
     const user = await this.loadUser(req);
     const code = req.ctx.authorizationRequiredCode;
-    const roles = nonEmpty(req.get('roles'));
+    // An empty list takes every role away: it is a change of roles too (the reference asks promote_user for a
+    // non-empty list only, and lets anyone strip their own roles).
+    const roles = req.has('roles');
     const promote = roles && (await req.ctx.can('promote_user', user.id));
     // The reference's order: edit_user first (rest_cannot_edit), then the roles. Changing only the roles needs
     // nothing more than promote_user.
@@ -368,18 +371,12 @@ export class UsersResource extends RestController {
     if (roles) await this.checkRoleUpdate(req, user.id, roles);
 
     await this.users.transaction(async (em) => {
-      const row: Partial<UserEntity> = {};
-      if (email !== undefined) row.email = email;
-      if (slug) row.nicename = slug;
-      if (req.has('name')) row.displayName = String(req.get('name'));
-      if (req.has('url')) row.url = String(req.get('url'));
-      if (Object.keys(row).length) await em.getRepository(UserEntity).update({ id: user.id }, row);
-      const meta: Record<string, string> = {};
-      for (const [param, key] of [['first_name', 'first_name'], ['last_name', 'last_name'], ['nickname', 'nickname'], ['description', 'description'], ['locale', 'locale']]) {
-        if (req.has(param)) meta[key] = String(req.get(param));
-      }
-      await this.users.setMeta(em, user.id, meta);
-      if (roles) await this.accounts.setRoles(user.id, roles, em);
+      if (!roles) return this.writeUser(em, user, req, email, slug);
+      // A change of roles is refused when it leaves nobody who can manage users; its turn is taken first.
+      await this.accounts.keepingUserManager(em, user.id, async () => {
+        await this.writeUser(em, user, req, email, slug);
+        await this.accounts.setRoles(user.id, roles, em);
+      });
     });
     if (req.has('password')) await this.accounts.setPassword(user.id, String(req.get('password')));
     const updated = (await this.users.findById(user.id)) as UserEntity;
@@ -403,21 +400,41 @@ export class UsersResource extends RestController {
       .allPostTypes()
       .filter((t) => t.delete_with_user === true || (t.delete_with_user == null && t.supports.author !== undefined))
       .map((t) => t.name);
-    await this.users.delete(user.id, reassign, deleteWithUser);
+    // Refused when it would leave nobody who can manage users (WordPress lets the last administrator go).
+    await this.users.transaction((em) => this.accounts.keepingUserManager(em, user.id, () => this.users.deleteWithin(em, user.id, reassign, deleteWithUser)));
     await this.hooks.doAction('rest_delete_user', user, previous, req);
     return previous;
   }
 
-  /** The reference's role check: known roles only, no self-demotion below `edit_users`. */
+  /** Writes the sent columns of the user's row and their profile meta. */
+  private async writeUser(em: EntityManager, user: UserEntity, req: RestRequest, email: string | undefined, slug: string | undefined): Promise<void> {
+    const row: Partial<UserEntity> = {};
+    if (email !== undefined) row.email = email;
+    if (slug) row.nicename = slug;
+    if (req.has('name')) row.displayName = String(req.get('name'));
+    if (req.has('url')) row.url = String(req.get('url'));
+    if (Object.keys(row).length) await em.getRepository(UserEntity).update({ id: user.id }, row);
+    const meta: Record<string, string> = {};
+    for (const [param, key] of [['first_name', 'first_name'], ['last_name', 'last_name'], ['nickname', 'nickname'], ['description', 'description'], ['locale', 'locale']]) {
+      if (req.has(param)) meta[key] = String(req.get(param));
+    }
+    await this.users.setMeta(em, user.id, meta);
+  }
+
+  /**
+   * The reference's role check: known roles only, no self-demotion below `edit_users` — nor to no role at all (the
+   * reference checks non-empty lists only, so `[]` took every role of the caller away).
+   */
   private async checkRoleUpdate(req: RestRequest, userId: number, roles: string[]): Promise<void> {
     const known = await this.roles.roles();
+    const own = req.ctx.user.id === userId;
+    const refused = () => new RestException('rest_user_invalid_role', 'You cannot give resource that role.', req.ctx.authorizationRequiredCode);
     for (const role of roles) {
       const def = known[role];
       if (!def) throw new RestException('rest_user_invalid_role', `The role ${role} does not exist.`, 400);
-      if (req.ctx.user.id === userId && !def.capabilities.edit_users) {
-        throw new RestException('rest_user_invalid_role', 'You cannot give resource that role.', req.ctx.authorizationRequiredCode);
-      }
+      if (own && !def.capabilities.edit_users) throw refused();
     }
+    if (own && !roles.length) throw refused();
   }
 
   /** Stores the registered meta keys sent in `meta`. */
@@ -425,7 +442,10 @@ export class UsersResource extends RestController {
     const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), req.get('meta'));
     if (!Object.keys(sent).length) return;
     const values = Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, maybeSerialize(value)]));
-    await this.users.transaction((em) => this.users.setMeta(em, userId, values));
+    // An extension may expose `<prefix>capabilities`: written like a change of roles.
+    await this.users.transaction((em) =>
+      this.capsKey() in values ? this.accounts.keepingUserManager(em, userId, () => this.users.setMeta(em, userId, values)) : this.users.setMeta(em, userId, values),
+    );
   }
 
   // --- preparation ---

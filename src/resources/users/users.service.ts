@@ -212,24 +212,27 @@ export class UsersService {
    * comments) for the post types deleted with their author; then their meta and the user row.
    */
   async delete(userId: number, reassign: number | null, typesDeletedWithUser: string[]): Promise<void> {
-    await writeTransaction(this.dataSource, async (em) => {
-      const posts = em.getRepository(PostEntity);
-      if (reassign) {
-        await posts.update({ author: userId }, { author: reassign });
-      } else if (typesDeletedWithUser.length) {
-        const ids = (await posts.find({ select: { id: true }, where: { author: userId, type: In(typesDeletedWithUser) } })).map((p) => p.id);
-        for (let i = 0; i < ids.length; i += 500) {
-          const chunk = ids.slice(i, i + 500);
-          const commentIds = (await em.getRepository(CommentEntity).find({ select: { id: true }, where: { postId: In(chunk) } })).map((c) => c.id);
-          if (commentIds.length) await em.getRepository(CommentMetaEntity).delete({ commentId: In(commentIds) });
-          await em.getRepository(CommentEntity).delete({ postId: In(chunk) });
-          await em.getRepository(PostMetaEntity).delete({ postId: In(chunk) });
-          await em.getRepository(TermRelationshipEntity).delete({ objectId: In(chunk) });
-          await posts.delete({ id: In(chunk) });
-        }
+    await writeTransaction(this.dataSource, (em) => this.deleteWithin(em, userId, reassign, typesDeletedWithUser));
+  }
+
+  /** {@link delete} in the given transaction. */
+  async deleteWithin(em: EntityManager, userId: number, reassign: number | null, typesDeletedWithUser: string[]): Promise<void> {
+    const posts = em.getRepository(PostEntity);
+    if (reassign) {
+      await posts.update({ author: userId }, { author: reassign });
+    } else if (typesDeletedWithUser.length) {
+      const ids = (await posts.find({ select: { id: true }, where: { author: userId, type: In(typesDeletedWithUser) } })).map((p) => p.id);
+      for (let i = 0; i < ids.length; i += 500) {
+        const chunk = ids.slice(i, i + 500);
+        const commentIds = (await em.getRepository(CommentEntity).find({ select: { id: true }, where: { postId: In(chunk) } })).map((c) => c.id);
+        if (commentIds.length) await em.getRepository(CommentMetaEntity).delete({ commentId: In(commentIds) });
+        await em.getRepository(CommentEntity).delete({ postId: In(chunk) });
+        await em.getRepository(PostMetaEntity).delete({ postId: In(chunk) });
+        await em.getRepository(TermRelationshipEntity).delete({ objectId: In(chunk) });
+        await posts.delete({ id: In(chunk) });
       }
-      await em.getRepository(UserMetaEntity).delete({ userId });
-      await em.getRepository(UserEntity).delete({ id: userId });
-    });
+    }
+    await em.getRepository(UserMetaEntity).delete({ userId });
+    await em.getRepository(UserEntity).delete({ id: userId });
   }
 }
