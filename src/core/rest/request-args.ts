@@ -3,6 +3,7 @@ import type { RestRequest } from './rest-request';
 import type { RouteEndpoint } from './route-types';
 import type { RouteArg } from '../schema/json-schema';
 import { sanitizeArg, validateArg } from '../schema/validate';
+import { textBytes } from '../text/text-limits';
 
 /*
  * A request's arguments against its endpoint's declarations (the reference's WP_REST_Request::has_valid_params and
@@ -18,7 +19,12 @@ export function validateArgs(req: RestRequest, args: ReadonlyArray<[string, Rout
   const invalid: Record<string, string> = {};
   for (const [name, arg] of args) {
     if (checked.has(name) ? !req.sent(name) : !req.has(name)) continue;
-    const message = validateArg(req.get(name), arg, name);
+    const value = req.get(name);
+    if (arg.maxBytes !== undefined && textBytes(value, arg.maxBytes) > arg.maxBytes) {
+      invalid[name] = `${name} must be at most ${arg.maxBytes} bytes long.`;
+      continue;
+    }
+    const message = validateArg(value, arg, name);
     if (message) invalid[name] = message;
   }
   if (Object.keys(invalid).length) {

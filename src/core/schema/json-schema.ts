@@ -38,6 +38,11 @@ export interface RouteArg extends JsonSchema {
   validate?: (value: unknown, name: string) => true | false | string;
   /** Custom sanitising; runs after validation instead of the schema coercion. */
   sanitize?: (value: unknown, name: string) => unknown;
+  /**
+   * Largest size of the value's text in UTF-8 bytes (a string, or the strings inside an object or list), checked
+   * before any other validation; not published in the schema. Bounds the work of the filters the value goes through.
+   */
+  maxBytes?: number;
 }
 
 /** The item schema of a route, as answered by OPTIONS. */

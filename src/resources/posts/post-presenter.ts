@@ -4,7 +4,7 @@ import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
 import { RENDERED_HTML_CACHE } from '../../core/cache/cache-limits';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339, ZERO_DATE } from '../../core/database/mysql-date';
-import { renderContent, renderExcerpt, renderTitle } from '../../core/formatting';
+import { filterText } from '../../core/text/text-filter-pool';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
@@ -69,12 +69,25 @@ export class RenderCache {
   }
 
   get(key: string, source: string, render: () => string): string {
+    return this.peek(key, source) ?? this.keep(key, source, render());
+  }
+
+  /** The HTML kept for a key while its source is unchanged, or undefined. */
+  peek(key: string, source: string): string | undefined {
     const hit = this.entries.get(key);
-    if (hit !== undefined && hit.source === source) {
-      this.pool.touch(hit);
-      return hit.html;
-    }
-    const html = render();
+    if (hit === undefined || hit.source !== source) return undefined;
+    this.pool.touch(hit);
+    return hit.html;
+  }
+
+  /** Renders a key's HTML (a large text in a worker) and keeps it; callers {@link peek} first. */
+  async render(key: string, source: string, render: () => Promise<string>): Promise<string> {
+    return this.keep(key, source, await render());
+  }
+
+  /** Keeps a key's HTML rendered from `source` (replacing what it kept), and returns it. */
+  keep(key: string, source: string, html: string): string {
+    const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.entries.delete(key);
       this.pool.remove(hit);
@@ -323,17 +336,18 @@ export class PostPresenter {
     Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
     if (supports('title')) {
       const prefix = post.status === 'private' && !post.password ? 'p' : 't';
-      const rendered = RENDERED.get(`${post.id}:t`, `${prefix}${post.title}`, () => renderTitle(post.title, { status: post.status, password: post.password }));
+      const rendered = RENDERED.peek(`${post.id}:t`, `${prefix}${post.title}`) ?? (await RENDERED.render(`${post.id}:t`, `${prefix}${post.title}`, () => filterText('renderTitle', post.title, post.status, post.password)));
       data.title = { raw: post.title, rendered };
     }
     if (supports('editor')) {
-      const rendered = locked ? '' : RENDERED.get(`${post.id}:c`, post.content, () => renderContent(post.content));
+      const rendered = locked ? '' : (RENDERED.peek(`${post.id}:c`, post.content) ?? (await RENDERED.render(`${post.id}:c`, post.content, () => filterText('renderContent', post.content))));
       data.content = { raw: sealed ? '' : post.content, rendered, protected: Boolean(post.password) };
     }
     if (supports('excerpt')) {
       // An excerpt is rendered from the excerpt, or generated from the content when there is none.
       const key = post.excerpt ? `${post.id}:e` : `${post.id}:g`;
-      const rendered = locked ? '' : RENDERED.get(key, post.excerpt || post.content, () => renderExcerpt(post.excerpt, post.content));
+      const source = post.excerpt || post.content;
+      const rendered = locked ? '' : (RENDERED.peek(key, source) ?? (await RENDERED.render(key, source, () => filterText('renderExcerpt', post.excerpt, post.content))));
       data.excerpt = { raw: sealed ? '' : post.excerpt, rendered, protected: Boolean(post.password) };
     }
     if (supports('author')) data.author = post.author;

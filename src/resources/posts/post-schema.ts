@@ -1,5 +1,6 @@
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { ItemSchema, JsonSchema } from '../../core/schema/json-schema';
+import { POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { POST_PROPERTIES } from './post-properties';
 
 /** The post formats of the reference (`format` enum). */
@@ -56,9 +57,11 @@ export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject
       context: ['view', 'edit'],
     };
   }
-  // Titles, contents and excerpts are objects with `raw`, also accepted as plain strings on write.
+  // Titles, contents and excerpts are objects with `raw`, also accepted as plain strings on write; their size is
+  // bounded before the save filters run (text-limits.ts).
   for (const name of ['title', 'content', 'excerpt']) {
-    if (props[name]) props[name].arg_options = { validate: () => true, sanitize: (value) => value };
+    const maxBytes = name === 'content' ? POST_CONTENT_BYTES : TEXT_COLUMN_BYTES;
+    if (props[name]) props[name].arg_options = { validate: () => true, sanitize: (value) => value, maxBytes };
   }
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.name, type: 'object', properties: props };
 }

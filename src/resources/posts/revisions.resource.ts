@@ -1,6 +1,6 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { ZERO_DATE, mysqlToRfc3339 } from '../../core/database/mysql-date';
-import { applyExcerptFilters, renderContent, renderTitle } from '../../core/formatting';
+import { filterText } from '../../core/text/text-filter-pool';
 import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
@@ -214,9 +214,9 @@ export class RevisionsResource extends RestController {
       slug: revision.name,
     };
     if (props.guid) data.guid = { rendered: revision.guid, raw: revision.guid };
-    if (props.title) data.title = { raw: revision.title, rendered: renderTitle(revision.title, { status: 'inherit', password: '' }) };
-    if (props.content) data.content = { raw: revision.content, rendered: renderContent(revision.content) };
-    if (props.excerpt) data.excerpt = { raw: revision.excerpt, rendered: revision.excerpt ? applyExcerptFilters(revision.excerpt) : '' };
+    if (props.title) data.title = { raw: revision.title, rendered: await filterText('renderTitle', revision.title, 'inherit', '') };
+    if (props.content) data.content = { raw: revision.content, rendered: await filterText('renderContent', revision.content) };
+    if (props.excerpt) data.excerpt = { raw: revision.excerpt, rendered: revision.excerpt ? await filterText('excerptFilters', revision.excerpt) : '' };
     const links = linkMap({});
     if (revision.parent > 0) links.set('parent', [{ href: req.ctx.restUrl(`${this.namespace}/${this.parentBase}/${revision.parent}`), attributes: {} }]);
     return this.prepareResponse(data, req, links, 'revision', revision);

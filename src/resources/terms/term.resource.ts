@@ -11,6 +11,7 @@ import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema'
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
+import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { sanitizeSavedName } from '../../core/formatting/esc-url';
 import { TermQuery, TermRow, TermsService } from './terms.service';
 import type { TaxonomyDependencies } from './taxonomy-resources.service';
@@ -54,8 +55,8 @@ export class TermResource extends RestController {
       taxonomy: { description: 'Type attribution for the resource.', type: 'string', enum: this.content.allTaxonomies().map((t) => t.name), context: all, readonly: true },
     };
     // The reference's wp_filter_post_kses, then WordPress's pre_term_description filter (wp_filter_kses).
-    props.description.arg_options = { sanitize: (v) => wpFilterKses(wpKsesPost(String(v))) };
-    props.name.arg_options = { sanitize: (v) => sanitizeTextField(String(v)) };
+    props.description.arg_options = { sanitize: (v) => wpFilterKses(wpKsesPost(String(v))), maxBytes: DESCRIPTION_BYTES };
+    props.name.arg_options = { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES };
     props.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
     if (this.taxonomy.hierarchical) props.parent = { description: 'The id for the parent of the resource.', type: 'integer', context: ['view', 'edit'] };
     props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
