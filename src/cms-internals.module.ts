@@ -16,6 +16,7 @@ import { TablePrefix } from './core/database/table-prefix';
 import { Embedder } from './core/rest/embedder.service';
 import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
 import { RestResponseInterceptor } from './core/rest/rest-response.interceptor';
+import { TextFilterPoolShutdown } from './core/text/text-filter-pool';
 
 const INTERNALS = [
   RolesService,
@@ -32,11 +33,12 @@ const INTERNALS = [
   RestHandlerExplorer,
   SessionLogin,
   SessionHandlers,
+  TextFilterPoolShutdown,
 ];
 
 /**
  * The engine's own parts that hosts and extensions do not need (roles, sessions, authenticators, rate limits,
- * table prefix, first-start set-up, embedding, the response interceptor, the handler explorer and the capability
+ * table prefix, first-start set-up, embedding, the text filters' worker pool's shutdown, the response interceptor, the handler explorer and the capability
  * guard), with the entities of every WordPress table it reads (`TypeOrmModule.forFeature`, so a host with
  * `autoLoadEntities` needs no entity list). The API's modules import the one instance `CmsModule` makes; it reads
  * the public services `CmsModule` provides globally.

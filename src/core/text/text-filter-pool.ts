@@ -1,3 +1,4 @@
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
@@ -52,6 +53,14 @@ export async function closeTextFilterPool(): Promise<void> {
   const closing = pool;
   pool = undefined;
   await closing?.destroy();
+}
+
+/** Closes the pool's workers when the application shuts down. */
+@Injectable()
+export class TextFilterPoolShutdown implements OnApplicationShutdown {
+  onApplicationShutdown(): Promise<void> {
+    return closeTextFilterPool();
+  }
 }
 
 function charsOf(args: readonly unknown[]): number {
