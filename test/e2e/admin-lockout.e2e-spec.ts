@@ -138,13 +138,18 @@ describe('the last administrator who can manage users', () => {
   it('cannot lose its capabilities through meta', async () => {
     const admin = await fresh('administrator');
     await withoutOtherAdministrators([admin], async () => {
-      const res = await call('put', '/users/me', admin, { meta: { [CAPS_KEY]: { subscriber: true } } });
+      const res = await call('put', '/users/me', admin, { first_name: 'Changed', meta: { [CAPS_KEY]: { subscriber: true } } });
       expectRestError(res, 'rest_user_last_administrator', 403);
       expect(await storedRoles(admin)).toEqual(['administrator']);
+      // The whole update is undone.
+      expect(await t.dataSource.getRepository(UserMetaEntity).findOne({ where: { userId: admin.id, key: 'first_name' } })).toBeNull();
       // A capability denied directly counts too.
       expectRestError(await call('put', '/users/me', admin, { meta: { [CAPS_KEY]: { administrator: true, promote_users: false } } }), 'rest_user_last_administrator', 403);
       expect(await storedRoles(admin)).toEqual(['administrator']);
     });
+    // With another administrator, the write goes through.
+    await call('put', '/users/me', admin, { meta: { [CAPS_KEY]: { editor: true } } }).expect(200);
+    expect(await storedRoles(admin)).toEqual(['editor']);
   });
 
   it('survives two administrators demoting each other at once: one change goes through, the other is refused', async () => {

@@ -370,17 +370,20 @@ export class UsersResource extends RestController {
     const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
     if (roles) await this.checkRoleUpdate(req, user.id, roles);
 
+    const meta = this.sentMeta(req);
+
     await this.users.transaction(async (em) => {
-      if (!roles) return this.writeUser(em, user, req, email, slug);
-      // A change of roles is refused when it leaves nobody who can manage users; its turn is taken first.
-      await this.accounts.keepingUserManager(em, user.id, async () => {
+      const write = async () => {
         await this.writeUser(em, user, req, email, slug);
-        await this.accounts.setRoles(user.id, roles, em);
-      });
+        if (roles) await this.accounts.setRoles(user.id, roles, em);
+        if (meta) await this.users.setMeta(em, user.id, meta);
+      };
+      // A change of roles (or of the capabilities, through meta) is refused when it leaves nobody who can manage
+      // users: it takes its turn first, and all of the update is undone.
+      return roles || this.writesCapabilities(meta) ? this.accounts.keepingUserManager(em, user.id, write) : write();
     });
     if (req.has('password')) await this.accounts.setPassword(user.id, String(req.get('password')));
     const updated = (await this.users.findById(user.id)) as UserEntity;
-    await this.writeMeta(user.id, req);
     await this.updateAdditionalFields(updated, req);
     await this.hooks.doAction('rest_insert_user', updated, req, false);
     return this.prepareOne(updated, withContext(req, 'edit'));
@@ -437,14 +440,24 @@ export class UsersResource extends RestController {
     if (own && !roles.length) throw refused();
   }
 
+  /** The registered meta keys sent in `meta`, as stored, or `null` when none is. */
+  private sentMeta(req: RestRequest): Record<string, string> | null {
+    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), req.get('meta'));
+    if (!Object.keys(sent).length) return null;
+    return Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, maybeSerialize(value)]));
+  }
+
+  /** Whether meta values write `<prefix>capabilities` (an extension may expose it): a change of roles. */
+  private writesCapabilities(meta: Record<string, string> | null): boolean {
+    return meta !== null && Object.prototype.hasOwnProperty.call(meta, this.capsKey());
+  }
+
   /** Stores the registered meta keys sent in `meta`. */
   private async writeMeta(userId: number, req: RestRequest): Promise<void> {
-    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), req.get('meta'));
-    if (!Object.keys(sent).length) return;
-    const values = Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, maybeSerialize(value)]));
-    // An extension may expose `<prefix>capabilities`: written like a change of roles.
+    const meta = this.sentMeta(req);
+    if (!meta) return;
     await this.users.transaction((em) =>
-      this.capsKey() in values ? this.accounts.keepingUserManager(em, userId, () => this.users.setMeta(em, userId, values)) : this.users.setMeta(em, userId, values),
+      this.writesCapabilities(meta) ? this.accounts.keepingUserManager(em, userId, () => this.users.setMeta(em, userId, meta)) : this.users.setMeta(em, userId, meta),
     );
   }
 
