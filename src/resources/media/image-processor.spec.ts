@@ -25,20 +25,23 @@ describe('image processing bounds', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('makes no sizes of an image over the pixel limit, without decoding it', async () => {
+    const webp = await webpDeclaring(16383, 16383);
     const started = Date.now();
-    const made = await generateSizes(await webpDeclaring(16383, 16383), 'huge', 'webp', 'image/webp', 16383, 16383, DEFAULT_IMAGE_SIZES);
+    const made = await generateSizes(webp, 'huge', 'webp', 'image/webp', 16383, 16383, DEFAULT_IMAGE_SIZES);
     expect(made.sizes.size).toBe(0);
     expect(made.problem).toMatch(/over the limit of 50000000 pixels/);
     expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('stops making sizes once the time is spent', async () => {
+    const webp = await webpDeclaring(16383, 16383);
     const started = Date.now();
-    // Unbounded in pixels, one second in time: decoding all four sizes of it takes several.
-    const made = await generateSizes(await webpDeclaring(16383, 16383), 'huge', 'webp', 'image/webp', 16383, 16383, DEFAULT_IMAGE_SIZES, { maxPixels: 0x3fff ** 2, seconds: 1 });
+    // Unbounded in pixels, one second in time: decoding it takes several.
+    const made = await generateSizes(webp, 'huge', 'webp', 'image/webp', 16383, 16383, DEFAULT_IMAGE_SIZES, { maxPixels: 0x3fff ** 2, seconds: 1 });
     expect(made.sizes.size).toBeLessThan(DEFAULT_IMAGE_SIZES.length);
     expect(made.problem).toMatch(/timeout|took over/);
-    expect(Date.now() - started).toBeLessThan(3000);
+    // sharp checks its timeout as it goes: a second or two past it.
+    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   it('makes the sizes of an image within the limits', async () => {
@@ -58,7 +61,7 @@ describe('image processing bounds', () => {
     writeFileSync(file, jpeg);
     const started = Date.now();
     const meta = await readImageMeta(file);
-    expect(Date.now() - started).toBeLessThan(300);
+    expect(Date.now() - started).toBeLessThan(500);
     expect([meta.title, meta.copyright]).toEqual(['hello', 'someone']);
   });
 

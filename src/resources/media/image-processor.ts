@@ -21,6 +21,21 @@ export const DEFAULT_DECODE_LIMITS: Readonly<DecodeLimits> = { maxPixels: 50_000
 /** Seconds reading an audio or video file's metadata may take (the whole file is read for its duration). */
 export const AUDIO_VIDEO_META_SECONDS = 10;
 
+let sharpConfigured = false;
+
+/**
+ * Sets sharp (libvips) up for a server, once per process: no operation cache (its default keeps up to 50 MB of
+ * decoded images and 20 open files, among them the temporary files of uploads), and one libvips thread per image,
+ * the uploads running side by side on libuv's pool instead (`VIPS_CONCURRENCY` set in the environment wins).
+ * Both are process-wide: they apply to a host application's own use of sharp too.
+ */
+export function configureSharp(): void {
+  if (sharpConfigured) return;
+  sharpConfigured = true;
+  sharp.cache(false);
+  if (!process.env.VIPS_CONCURRENCY) sharp.concurrency(1);
+}
+
 /** A registered image size (`add_image_size()`): a bounding box (0: unbounded) and whether it is cropped to it. */
 export interface ImageSize {
   name: string;
@@ -99,10 +114,29 @@ export interface GeneratedSizes {
   problem: string | null;
 }
 
+type Pipeline = ReturnType<typeof sharp>;
+
+/** sharp's output format of each image type sizes are made for. */
+const OUTPUT_FORMATS: Readonly<Record<string, Parameters<Pipeline['toFormat']>[0]>> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/tiff': 'tiff',
+};
+
+/** The largest rendition (in pixels) the sizes of an image are made from, held raw (4 MP: 16 MB at most). */
+const SHARED_RENDITION_PIXELS = 4_000_000;
+
 /**
  * The sizes of an image that is larger than them, resized (cropped to the box for cropped sizes) and auto-oriented,
  * within `limits`: none for an image over the pixel limit, and none after a size that fails (the image cannot be
  * decoded: the next would fail alike) or once the time is spent. Never throws.
+ *
+ * The image is decoded once, into the smallest rendition every size can be made from (the `large` size's, with
+ * WordPress's sizes), and the sizes are made from it, as WordPress's editors make them from the image they loaded
+ * once; without sharp's cache, decoding it again for each size made uploads half as slow again.
  */
 export async function generateSizes(
   data: Buffer | string,
@@ -115,21 +149,33 @@ export async function generateSizes(
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
 ): Promise<GeneratedSizes> {
   const out = new Map<string, GeneratedSize>();
-  const boxes = sizes.map((size) => ({ size, box: resizeDimensions(width, height, size) })).filter((s) => s.box);
+  const boxes = sizes.flatMap((size) => {
+    const box = resizeDimensions(width, height, size);
+    return box ? [{ size, box }] : [];
+  });
   if (!boxes.length) return { sizes: out, problem: null };
   if (width * height > limits.maxPixels) {
     return { sizes: out, problem: `${width} × ${height} is over the limit of ${limits.maxPixels} pixels for making sizes` };
   }
   const deadline = Date.now() + limits.seconds * 1000;
-  for (const { size, box } of boxes) {
-    const left = Math.floor((deadline - Date.now()) / 1000);
-    if (left < 1) return { sizes: out, problem: `making sizes took over ${limits.seconds} s` };
-    try {
-      const resized = await sharp(data, { limitInputPixels: limits.maxPixels })
-        .timeout({ seconds: left })
-        .rotate()
-        .resize(box!.width, box!.height, { fit: size.crop ? 'cover' : 'inside', withoutEnlargement: true })
-        .toBuffer({ resolveWithObject: true });
+  const secondsLeft = () => Math.floor((deadline - Date.now()) / 1000);
+  const format = OUTPUT_FORMATS[mimeType];
+  // The scale the largest size needs: a cropped size covers its box, another fits it.
+  const scale = Math.max(...boxes.map(({ size, box }) => (size.crop ? Math.max(box.width / width, box.height / height) : box.width / width)));
+  const shared = { width: Math.min(width, Math.ceil(width * scale)), height: Math.min(height, Math.ceil(height * scale)) };
+  try {
+    let source: () => Pipeline = () => sharp(data, { limitInputPixels: limits.maxPixels }).rotate();
+    if (format && shared.width * shared.height <= SHARED_RENDITION_PIXELS) {
+      if (secondsLeft() < 1) return { sizes: out, problem: `making sizes took over ${limits.seconds} s` };
+      const rendition = await source().timeout({ seconds: secondsLeft() }).resize(shared.width, shared.height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+      const raw = { width: rendition.info.width, height: rendition.info.height, channels: rendition.info.channels };
+      source = () => sharp(rendition.data, { raw });
+    }
+    for (const { size, box } of boxes) {
+      if (secondsLeft() < 1) return { sizes: out, problem: `making sizes took over ${limits.seconds} s` };
+      let pipeline = source().timeout({ seconds: secondsLeft() }).resize(box.width, box.height, { fit: size.crop ? 'cover' : 'fill' });
+      if (format) pipeline = pipeline.toFormat(format);
+      const resized = await pipeline.toBuffer({ resolveWithObject: true });
       out.set(size.name, {
         file: `${base}-${resized.info.width}x${resized.info.height}.${ext}`,
         width: resized.info.width,
@@ -138,9 +184,9 @@ export async function generateSizes(
         filesize: resized.data.length,
         data: resized.data,
       });
-    } catch (error) {
-      return { sizes: out, problem: error instanceof Error ? error.message.split('\n')[0] : String(error) };
     }
+  } catch (error) {
+    return { sizes: out, problem: error instanceof Error ? error.message.split('\n')[0] : String(error) };
   }
   return { sizes: out, problem: null };
 }

@@ -9,7 +9,7 @@ import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { MEDIA_STORAGE, MediaStorage } from './media-storage';
-import { DEFAULT_DECODE_LIMITS } from './image-processor';
+import { configureSharp, DEFAULT_DECODE_LIMITS } from './image-processor';
 import { UploadJournal } from './upload-journal';
 
 /** The media resource (the `attachment` type's), made once from the posts machinery and the storage. */
@@ -26,6 +26,7 @@ export class MediaResources implements OnApplicationBootstrap {
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {
     this.journal = new UploadJournal(join(cmsOptions.uploadDir, '.cms-pending'), storage);
+    configureSharp();
   }
 
   /** Files a crashed process left between an upload's files and its row (or a deletion's row and its files) go. */
