@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import exifr from 'exifr';
+import exifr, { Exifr } from 'exifr';
 import sharp from 'sharp';
 
 /**
@@ -248,10 +248,15 @@ export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
     keywords: [],
   };
   let tags: Record<string, unknown> | undefined;
+  // exifr's parse() leaves its file open when parsing fails on the way: the file is closed here, whatever happens.
+  const reader = new Exifr({ tiff: true, exif: true, iptc: true, xmp: true, translateValues: false, reviveValues: true, mergeOutput: true });
   try {
-    tags = await exifr.parse(data, { tiff: true, exif: true, iptc: true, xmp: true, translateValues: false, reviveValues: true, mergeOutput: true });
+    await reader.read(data);
+    tags = await reader.parse();
   } catch {
     return meta;
+  } finally {
+    await (reader as unknown as { file?: { close?: () => Promise<void> } }).file?.close?.()?.catch(() => undefined);
   }
   if (!tags) return meta;
   // IPTC first (object name, caption), then XMP's title; EXIF's ImageDescription is the title when short (under 80
