@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { DESCRIPTION_BYTES, POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../src/core/text/text-limits';
+import { MAX_PASSWORD_BYTES } from '../../src/core/auth/password-hash';
 import { closeTextFilterPool } from '../../src/core/text/text-filter-pool';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 
@@ -108,5 +109,47 @@ describe('large texts', () => {
     expectRestError({ status: name.status, body: await name.json() }, 'rest_invalid_param', 400);
     const fits = await write('categories', admin, { name: 'Fits', description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 - 1) });
     expect(fits.status).toBe(201);
+  });
+
+  it("bounds a comment's fields before any filter, and checks WordPress's lengths in bytes before filtering an edit", async () => {
+    const post = (await (await write('posts', t.users.administrator.authorization, { title: 'Open', status: 'publish' })).json()) as { id: number };
+    const anonymous = (body: unknown) => fetch(`${base}/comments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // 9 MB of markup as the author's name, anonymously: refused on its size, not after sanitize_text_field.
+    const huge = await anonymous({ post: post.id, author_name: '<b>x</b>'.repeat(1_200_000), author_email: 'a@example.org', content: 'Hello' });
+    const hugeBody = (await huge.json()) as { code: string; data: { status: number; params: Record<string, string> } };
+    expectRestError({ status: huge.status, body: hugeBody }, 'rest_invalid_param', 400);
+    expect(Object.keys(hugeBody.data.params)).toEqual(['author_name']);
+    // Over WordPress's column length (245 bytes; 123 × 'é' is 246) but under the argument's bound: WordPress's code.
+    const long = await anonymous({ post: post.id, author_name: 'é'.repeat(123), author_email: 'a@example.org', content: 'Hello' });
+    expectRestError({ status: long.status, body: await long.json() }, 'comment_author_column_length', 400);
+    const made = await anonymous({ post: post.id, author_name: 'é'.repeat(122), author_email: 'a@example.org', content: 'Hello' });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: number };
+    // An edit over the content's column length (65,525 bytes; this is 65,528) is refused before kses.
+    const edit = await write(`comments/${id}`, t.users.administrator.authorization, { content: '<b>x</b>'.repeat(8191) });
+    expectRestError({ status: edit.status, body: await edit.json() }, 'comment_content_column_length', 400);
+  });
+
+  it("bounds a user's texts and password before they are filtered or hashed", async () => {
+    const admin = t.users.administrator.authorization;
+    const bio = await write('users/me', admin, { description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 + 1) });
+    expectRestError({ status: bio.status, body: await bio.json() }, 'rest_invalid_param', 400);
+    const name = await write('users/me', admin, { first_name: 'n'.repeat(TEXT_COLUMN_BYTES + 1) });
+    expectRestError({ status: name.status, body: await name.json() }, 'rest_invalid_param', 400);
+    const password = await write('users', admin, { username: 'longpass', email: 'longpass@example.org', password: 'p'.repeat(MAX_PASSWORD_BYTES + 1) });
+    const passwordBody = (await password.json()) as { data: { params: Record<string, string> } };
+    expect(password.status).toBe(400);
+    expect(Object.keys(passwordBody.data.params)).toEqual(['password']);
+  });
+
+  it('refuses a 1 MB password at login without hashing it', async () => {
+    const started = Date.now();
+    const res = await fetch(`${base.replace('/cms/v2', '')}/cms-auth/v1/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: t.users.editor.login, password: 'x'.repeat(1_000_000) }),
+    });
+    expect([400, 401, 403]).toContain(res.status);
+    expect(Date.now() - started).toBeLessThan(READ_BOUND_MS);
   });
 });

@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { dummyPasswordHash, hashPassword, hashWordPressPassword, isSlowPasswordHash, verifyWordPressPassword } from './password-hash';
+import { dummyPasswordHash, hashPassword, hashWordPressPassword, isSlowPasswordHash, MAX_PASSWORD_BYTES, verifyWordPressPassword } from './password-hash';
 
 /**
  * Hashes made by WordPress and PHP, pasted as literals. The application password and its hash come from the local,
@@ -218,5 +218,23 @@ describe('dummyPasswordHash', () => {
     } finally {
       compare.mockRestore();
     }
+  });
+});
+
+describe('the length of a password is bounded, as phpass bounds it', () => {
+  it('checks a password of MAX_PASSWORD_BYTES bytes, and refuses a longer one before hashing it', () => {
+    const longest = 'é'.repeat(MAX_PASSWORD_BYTES / 2);
+    expect(verifyWordPressPassword(longest, hashPassword(longest, 'phpass'))).toBe(true);
+    expect(() => hashPassword(`${longest}x`, 'phpass')).toThrow(RangeError);
+    expect(() => hashPassword(`${longest}x`)).toThrow(RangeError);
+  });
+
+  it('refuses a 1 MB password against a phpass hash at once (its 8,192 rounds took a minute)', () => {
+    const stored = hashPassword('secret', 'phpass');
+    const started = process.cpuUsage();
+    expect(verifyWordPressPassword('x'.repeat(1_000_000), stored)).toBe(false);
+    const used = process.cpuUsage(started);
+    // Far under one round of the check at that length (8 ms); the rounds took 60 s here.
+    expect((used.user + used.system) / 1000).toBeLessThan(1000);
   });
 });

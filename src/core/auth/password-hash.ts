@@ -46,11 +46,18 @@ function wpPrehash(password: string): string {
 }
 
 /**
+ * The longest password checked or hashed, in bytes, as phpass bounds it (`CheckPassword` and `HashPassword` refuse
+ * longer ones): a phpass check hashes the password 8,192 times, so its cost grows with its length (a 1 MB password
+ * took a minute).
+ */
+export const MAX_PASSWORD_BYTES = 4096;
+
+/**
  * Checks a password against a hash stored by WordPress: phpass portable (`$P$`), WordPress's bcrypt (`$wp$2y$`),
  * plain bcrypt (`$2y$`) and the legacy bare MD5.
  */
 export function verifyWordPressPassword(password: string, stored: string): boolean {
-  if (!stored) return false;
+  if (!stored || Buffer.byteLength(password) > MAX_PASSWORD_BYTES) return false;
   if (stored.startsWith('$wp$')) return bcryptCompare(wpPrehash(password), stored.slice(3));
   if (/^\$2[aby]\$/.test(stored)) return bcryptCompare(password, stored);
   if (stored.startsWith('$P$') || stored.startsWith('$H$')) {
@@ -86,6 +93,7 @@ export function hashPhpass(password: string): string {
 
 /** Hashes a login password in the configured format. */
 export function hashPassword(password: string, format: PasswordHashFormat = 'bcrypt'): string {
+  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) throw new RangeError(`A password is at most ${MAX_PASSWORD_BYTES} bytes long.`);
   return format === 'phpass' ? hashPhpass(password) : hashWordPressPassword(password);
 }
 

@@ -8,6 +8,7 @@ import { AvatarSettings, avatarUrls, showAvatars } from '../../core/formatting/a
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
 import { stripAllTags } from '../../core/formatting/excerpt';
 import { wpFilterKses } from '../../core/formatting/kses';
+import { TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { wpRelUgc } from '../../core/formatting/rel-ugc';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
@@ -93,22 +94,22 @@ export class CommentResource extends RestController {
     const props: Record<string, JsonSchema> = {
       id: { description: 'Unique identifier for the object.', type: 'integer', context: all, readonly: true },
       author: { description: 'The id of the user object, if author was a user.', type: 'integer', context: all },
-      author_email: { description: 'Email address for the object author.', type: 'string', format: 'email', context: ['edit'] },
+      author_email: { description: 'Email address for the object author.', type: 'string', format: 'email', context: ['edit'], arg_options: { maxBytes: TEXT_COLUMN_BYTES } },
       author_ip: { description: 'IP address for the object author.', type: 'string', format: 'ip', context: ['edit'] },
       author_name: {
         description: 'Display name for the object author.',
         type: 'string',
         context: all,
-        arg_options: { sanitize: (v) => sanitizeTextField(String(v)) },
+        arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES },
       },
-      author_url: { description: 'URL for the object author.', type: 'string', format: 'uri', context: all },
+      author_url: { description: 'URL for the object author.', type: 'string', format: 'uri', context: all, arg_options: { maxBytes: TEXT_COLUMN_BYTES } },
       author_user_agent: { description: 'User agent for the object author.', type: 'string', context: ['edit'], readonly: true },
       content: {
         description: 'The content for the object.',
         type: 'object',
         context: all,
         // A plain string, or an object with `raw`; kses comes with the save filters (callers without unfiltered_html).
-        arg_options: { validate: () => true, sanitize: (v) => v },
+        arg_options: { validate: () => true, sanitize: (v) => v, maxBytes: TEXT_COLUMN_BYTES },
         properties: {
           raw: { description: 'Content for the object, as it exists in the database.', type: 'string', context: ['edit'] },
           rendered: { description: 'HTML content for the object, transformed for display.', type: 'string', context: all, readonly: true },
@@ -502,8 +503,9 @@ export class CommentResource extends RestController {
     const prepared = await this.prepareForDatabase(req, await this.clock(), false, moderator);
     if (prepared.content !== undefined && !prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
     if (prepared.postId && !(await this.loadPost(req, prepared.postId))) throw new RestException('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
+    // As WordPress does, the lengths are checked before the filters run.
+    checkLengths(prepared);
     const fields = await this.filterComment(prepared, req);
-    checkLengths(fields);
     const status = req.has('status') ? String(req.get('status')) : undefined;
     const meta = await this.plannedMeta(req, current);
     const changed = await this.comments.update(current, fields, status, meta);
@@ -807,10 +809,10 @@ function isIp(value: string): boolean {
   return /^(\d{1,3}\.){3}\d{1,3}$/.test(value) || /^[0-9a-f:]+$/i.test(value);
 }
 
-/** `wp_check_comment_data_max_lengths()`. */
+/** `wp_check_comment_data_max_lengths()`: lengths in bytes (`mb_strlen( …, '8bit' )`). */
 function checkLengths(c: Partial<CommentFields>): void {
   for (const [field, max, code] of MAX_LENGTHS) {
     const value = c[field];
-    if (typeof value === 'string' && value.length > max) throw new RestException(code, 'Comment field exceeds maximum length allowed.', 400);
+    if (typeof value === 'string' && Buffer.byteLength(value) > max) throw new RestException(code, 'Comment field exceeds maximum length allowed.', 400);
   }
 }

@@ -4,6 +4,8 @@ import { capabilitiesOf, RoleDefinition, RolesService } from '../../core/auth/ro
 import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
 import { wpFilterKses } from '../../core/formatting/kses';
+import { MAX_PASSWORD_BYTES } from '../../core/auth/password-hash';
+import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { sanitizeTitle } from '../../core/formatting';
 import { EntityManager } from 'typeorm';
 import { UserEntity } from '../../core/database/entities/user.entity';
@@ -81,6 +83,8 @@ export class UsersResource extends RestController {
         'This username is invalid because it uses illegal characters. Please enter only alphanumeric, _, space, ., -, *, and @.',
     };
     p.password.arg_options = {
+      // phpass's bound (MAX_PASSWORD_BYTES): a longer password is never hashed.
+      maxBytes: MAX_PASSWORD_BYTES,
       validate: (v) =>
         typeof v !== 'string' || v === ''
           ? 'Passwords cannot be empty.'
@@ -90,10 +94,15 @@ export class UsersResource extends RestController {
     };
     // WordPress's save filters, whoever writes (pre_user_display_name, pre_user_first_name, …; pre_user_description;
     // pre_user_url): no markup in names, the short kses list in the bio, allowed protocols only in the URL.
-    for (const key of ['name', 'first_name', 'last_name', 'nickname']) p[key].arg_options = { sanitize: (v) => sanitizeSavedName(sanitizeTextField(String(v))) };
-    p.description.arg_options = { sanitize: (v) => wpFilterKses(String(v)) };
-    p.url.arg_options = { sanitize: (v) => sanitizeSavedUrl(String(v)) };
-    p.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
+    // Their sizes are bounded before the filters run (text-limits.ts).
+    for (const key of ['name', 'first_name', 'last_name', 'nickname']) {
+      p[key].arg_options = { sanitize: (v) => sanitizeSavedName(sanitizeTextField(String(v))), maxBytes: TEXT_COLUMN_BYTES };
+    }
+    p.description.arg_options = { sanitize: (v) => wpFilterKses(String(v)), maxBytes: DESCRIPTION_BYTES };
+    p.url.arg_options = { sanitize: (v) => sanitizeSavedUrl(String(v)), maxBytes: TEXT_COLUMN_BYTES };
+    p.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)), maxBytes: TEXT_COLUMN_BYTES };
+    p.username.arg_options.maxBytes = TEXT_COLUMN_BYTES;
+    p.email.arg_options = { ...p.email.arg_options, maxBytes: TEXT_COLUMN_BYTES };
     schema.properties.meta.properties = metaSchemaProperties(exposedMetaKeys(this.extensions, 'user'));
     // The spec: the allowed `roles` are the schema's enum, the site's roles (extensions' included), checked as
     // arguments are (rest_invalid_param).
