@@ -15,6 +15,7 @@ RUN npm run build && npm prune --omit=dev
 # --- run: production dependencies only, non-root ---
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/cms.sqlite \
     CMS_UPLOAD_DIR=/data/uploads

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import sharp from 'sharp';
 import { AddressInfo } from 'node:net';
 import { DESCRIPTION_BYTES, POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../src/core/text/text-limits';
 import { MAX_PASSWORD_BYTES } from '../../src/core/auth/password-hash';
@@ -151,5 +152,23 @@ describe('large texts', () => {
     });
     expect([400, 401, 403]).toContain(res.status);
     expect(Date.now() - started).toBeLessThan(READ_BOUND_MS);
+  });
+
+  it("bounds a medium's caption, description and alternative text before kses", async () => {
+    const admin = t.users.administrator.authorization;
+    const image = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#888' } }).png().toBuffer();
+    const uploaded = await fetch(`${base}/media`, {
+      method: 'POST',
+      headers: { authorization: admin, 'content-type': 'image/png', 'content-disposition': 'attachment; filename=small.png' },
+      body: image,
+    });
+    expect(uploaded.status).toBe(201);
+    const { id } = (await uploaded.json()) as { id: number };
+    for (const field of ['caption', 'description', 'alt_text']) {
+      const res = await write(`media/${id}`, admin, { [field]: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 + 1) });
+      const body = (await res.json()) as { code: string; data: { status: number; params: Record<string, string> } };
+      expectRestError({ status: res.status, body }, 'rest_invalid_param', 400);
+      expect(Object.keys(body.data.params)).toEqual([field]);
+    }
   });
 });

@@ -376,11 +376,11 @@ describe('media', () => {
       expect(await t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' })).toBe(rows);
     });
 
-    it('leaves no file and no row behind when storing fails (db_update_error 500)', async () => {
+    it('leaves no file and no row behind when storing fails (rest_upload_sideload_error 500)', async () => {
       const rows = await t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' });
       const before = files();
       failNext = 2; // the original is written, its first size fails
-      expectRestError(await upload(await png(), 'unlucky.png'), 'db_update_error', 500);
+      expectRestError(await upload(await png(), 'unlucky.png'), 'rest_upload_sideload_error', 500);
       expect(files()).toEqual(before);
       expect(await t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' })).toBe(rows);
     });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { createReadStream } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { fromFile as sniffFile } from 'file-type';
@@ -64,8 +65,9 @@ const textObject = (description: string, raw: string, rendered: string): JsonSch
   description,
   type: 'object',
   context: ['view', 'edit', 'embed'],
-  // A plain string, or an object with `raw`; through wp_filter_post_kses.
-  arg_options: { validate: () => true, sanitize: (v: unknown) => (typeof v === 'string' ? wpKsesPost(v) : v) },
+  // A plain string, or an object with `raw`; through wp_filter_post_kses, in the request's thread: bounded to a
+  // TEXT column's size before it runs.
+  arg_options: { validate: () => true, sanitize: (v: unknown) => (typeof v === 'string' ? wpKsesPost(v) : v), maxBytes: DESCRIPTION_BYTES },
   properties: {
     raw: { description: raw, type: 'string', context: ['edit'] },
     rendered: { description: rendered, type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
@@ -99,7 +101,7 @@ export class AttachmentResource extends PostTypeResource {
     // An attachment's parent is `post`.
     delete props.parent;
     const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
-    props.alt_text = { description: 'Alternative text to display when attachment is not displayed.', type: 'string', context: all, arg_options: { sanitize: (v) => sanitizeTextField(String(v)) } };
+    props.alt_text = { description: 'Alternative text to display when attachment is not displayed.', type: 'string', context: all, arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES } };
     props.caption = textObject('The attachment caption.', 'Caption for the attachment, as it exists in the database.', 'HTML caption for the attachment, transformed for display.');
     props.description = textObject('The attachment description.', 'Description for the attachment, as it exists in the database.', 'HTML description for the attachment, transformed for display.');
     props.description.context = ['view', 'edit'];
