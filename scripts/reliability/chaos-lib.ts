@@ -705,9 +705,14 @@ export interface ChaosRunResult {
   database: DatabaseReport;
   /** Checks after each restart: acknowledged writes found missing then. */
   lostAfterRestarts: number;
+  /** Seconds from the writers' start to their stop, as measured (restarts included): `seconds`, or more. */
+  loadSeconds: number;
 }
 
-/** Runs the load against a server, SIGKILLs it `kills` times at random moments, restarts it each time, checks. */
+/**
+ * Runs the load against a server for `seconds` (restarts that take longer than their share lengthen the run),
+ * SIGKILLs it `kills` times at random moments, restarts it each time, checks.
+ */
 export async function chaosRun(options: ChaosRunOptions): Promise<ChaosRunResult> {
   const log = options.log ?? (() => undefined);
   const random = prng(options.seed ^ 0x9e3779b9);
@@ -716,9 +721,11 @@ export async function chaosRun(options: ChaosRunOptions): Promise<ChaosRunResult
   await client.login();
   const load = new Workload(client, { writers: options.writers, seed: options.seed, contendedNames: options.contendedNames });
   await load.prepare();
+  const started = performance.now();
   load.start();
   let restarts = 0;
   let lostAfterRestarts = 0;
+  let loadSeconds = 0;
   try {
     const slice = (options.seconds * 1000) / (options.kills + 1);
     for (let k = 0; k < options.kills; k++) {
@@ -739,16 +746,19 @@ export async function chaosRun(options: ChaosRunOptions): Promise<ChaosRunResult
       load.resume(client);
       await sleep(slice * 0.3 * random());
     }
-    await sleep(Math.max(0, slice * 0.5));
+    // The load goes on to the end of the run (all of it without kills), and for half a share at least after the
+    // last restart.
+    await sleep(Math.max(started + options.seconds * 1000 - performance.now(), slice * 0.5));
   } finally {
     await load.stop();
+    loadSeconds = (performance.now() - started) / 1000;
   }
   try {
     const ledger = await checkLedger(client, load.ledger);
     const sql = await openSql(options.databaseUrl);
     try {
       const database = await checkDatabase(sql, options.uploadDir);
-      return { stats: load.stats, kills: options.kills, restarts, ledger, database, lostAfterRestarts };
+      return { stats: load.stats, kills: options.kills, restarts, ledger, database, lostAfterRestarts, loadSeconds };
     } finally {
       await sql.close();
     }

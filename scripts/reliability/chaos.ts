@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chaosRun, ChaosRunOptions, ChaosRunResult } from './chaos-lib';
 import { option, reportRun, scriptDatabase } from './script-facts';
+import { freePort } from './server';
 
 export function resultTable(label: string, r: ChaosRunResult): string {
   const problems = Object.entries(r.database.problems);
@@ -19,6 +20,7 @@ export function resultTable(label: string, r: ChaosRunResult): string {
   return [
     `| ${label} | figure |`,
     '|---|---|',
+    `| load ran, measured (restarts included) | ${r.loadSeconds.toFixed(1)} s |`,
     `| writes sent | ${r.stats.tried} |`,
     `| acknowledged (2xx) | ${r.stats.acknowledged} |`,
     `| no answer (killed in flight, or server down) | ${r.stats.unanswered} |`,
@@ -55,7 +57,8 @@ export async function runOnEach(
       const database = await scriptDatabase(kind, name);
       try {
         console.log(`${database.label}, CMS_WORKERS=${processes}`);
-        const port = 41000 + Math.floor(Math.random() * 9000);
+        // A port free now (the system's pick), kept across the restarts.
+        const port = await freePort();
         const result = await chaosRun({ ...load, databaseUrl: database.url, uploadDir: join(database.dir, 'uploads'), port, workers: processes });
         const table = resultTable(`${database.label}, CMS_WORKERS=${processes}, ${load.writers} writers, ${load.seconds} s`, result);
         console.log(table);

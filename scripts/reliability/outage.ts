@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { outageRun, OutageResult } from './outage-lib';
 import { option, reportRun, scriptDatabase } from './script-facts';
+import { freePort } from './server';
 
 function table(label: string, what: string, r: OutageResult): string {
   const count = (kind: string) => {
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
   for (const kind of db === 'both' ? (['sqlite', 'mysql'] as const) : ([db] as Array<'sqlite' | 'mysql'>)) {
     const database = await scriptDatabase(kind, 'outage');
     try {
-      const result = await outageRun({ kind, databaseUrl: database.url, uploadDir: join(database.dir, 'uploads'), port: 41000 + Math.floor(Math.random() * 9000), timeoutSeconds: timeout, outageSeconds: seconds });
+      const result = await outageRun({ kind, databaseUrl: database.url, uploadDir: join(database.dir, 'uploads'), port: await freePort(), timeoutSeconds: timeout, outageSeconds: seconds });
       const what =
         kind === 'mysql'
           ? `the network to MariaDB goes silent for ${seconds} s (a TCP proxy drops everything; new connections are accepted and never answered), then comes back`
