@@ -1,6 +1,6 @@
 /**
  * The fuzzing campaign: `npm run fuzz -- --seed N [--requests 100000] [--db sqlite|mysql] [--concurrency 4]
- * [--only I]`.
+ * [--only I] [--no-report]`.
  *
  * 1. builds the server when dist/main.js is missing;
  * 2. starts `node dist/main` on a fresh database (a temporary SQLite file, or the MariaDB database `cms_fuzz` at
@@ -8,11 +8,12 @@
  *    heap can be read after a full garbage collection;
  * 3. makes an application password for the administrator (`node dist/cli.js app-password create`), reads the route
  *    table from the index, and makes the items the paths point at (seedSite);
- * 4. sends the requests of the seed (scripts/reliability/fuzz-requests.ts), as the administrator and anonymously,
+ * 4. sends the requests of the seed (scripts/reliability/fuzz-requests.ts; uploads of the media corpus of
+ *    scripts/reliability/fuzz-media.ts among them), as the administrator and anonymously,
  *    checking every answer (below 500, API errors, no SQL) and, every 1,000 requests, that the server answers and
  *    what its heap holds;
- * 5. writes the `fuzz` section of docs/reliability.md (not with --only, which sends request I of the seed and prints
- *    its answer), stops the server and removes the database.
+ * 5. writes the `fuzz` section of docs/reliability.md (with --no-report, prints it instead; not with --only, which
+ *    sends request I of the seed and prints its answer), stops the server and removes the database.
  *
  * Exit code: 0 when no answer broke an invariant, 1 when one did or the server died, 2 on a harness failure.
  */
@@ -34,6 +35,8 @@ interface Options {
   db: 'sqlite' | 'mysql';
   concurrency: number;
   only?: number;
+  /** Print the report rather than write it into docs/reliability.md. */
+  noReport?: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -49,6 +52,7 @@ function parseArgs(argv: string[]): Options {
     else if (name === '--requests') options.requests = int();
     else if (name === '--concurrency') options.concurrency = Math.max(1, int());
     else if (name === '--only') options.only = int();
+    else if (name === '--no-report') options.noReport = true;
     else if (name === '--db') {
       i++;
       if (value !== 'sqlite' && value !== 'mysql') throw new Error('--db is sqlite or mysql');
@@ -106,6 +110,7 @@ async function main(): Promise<number> {
     if (options.only !== undefined) {
       const [req] = streamRequests(routes, ctx, options.seed, options.only + 1, options.only);
       const answer = await send(server.base, req, authorization);
+      if (req.label) console.log(req.label);
       console.log(reproduction(server.base, req));
       console.log(answer.status, answer.body.slice(0, 2000));
       console.log(violations(req, answer, leakPatterns(PREFIX)));
@@ -116,6 +121,8 @@ async function main(): Promise<number> {
     const patterns = leakPatterns(PREFIX);
     const byRoute = new Map<string, Record<string, number>>();
     const statuses = new Map<number, number>();
+    /** The answers to the media corpus, by file (raw and multipart together) and status. */
+    const byMedia = new Map<string, Map<number, number>>();
     /** The 5xx answers the API owes by contract (REFERENCE_5XX), by status and code. */
     const contract = new Map<string, number>();
     const findings: Array<{ i: number; req: FuzzRequest; problems: string[] }> = [];
@@ -143,6 +150,12 @@ async function main(): Promise<number> {
       row[req.kind] = (row[req.kind] ?? 0) + 1;
       byRoute.set(`${req.method} ${req.route}`, row);
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      if (req.kind === 'media' && req.label) {
+        const file = req.label.replace(/ \((raw|multipart)\)$/, '');
+        const row = byMedia.get(file) ?? new Map<number, number>();
+        row.set(answer.status, (row.get(answer.status) ?? 0) + 1);
+        byMedia.set(file, row);
+      }
       const problems = violations(req, answer, patterns);
       if (problems.length) findings.push({ i, req, problems });
       else if (answer.status >= 500) {
@@ -182,7 +195,7 @@ async function main(): Promise<number> {
     lines.push(`- **Commit:** \`${commit}\`, ${date} UTC`);
     lines.push(`- **Database:** ${options.db === 'sqlite' ? 'SQLite (a file)' : `MariaDB ${await mysqlVersion()}`}`);
     lines.push(`- **Machine:** ${machine()}`);
-    lines.push(`- **Requests:** ${done} answered of ${options.requests} in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s, ${options.concurrency} at a time), over ${byRoute.size} route methods, half as the administrator and half anonymously`);
+    lines.push(`- **Requests:** ${done} answered of ${options.requests} in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s, ${options.concurrency} at a time), over ${byRoute.size} route methods, half as the administrator and half anonymously (media uploads as the administrator)`);
     lines.push(`- **5xx or no answer:** ${fivexx.length}; **other broken invariants** (error shape, SQL or table names in an answer): ${others.length}`);
     lines.push(`- **5xx the API owes by contract** (the reference's own, not counted above; see \`REFERENCE_5XX\` in scripts/reliability/fuzz-requests.ts): ${[...contract].map(([c, n]) => `${n} × \`${c}\``).join(', ') || 'none'}`);
     lines.push(`- **Server alive:** answered the index at all ${liveness} checkpoints (every 1,000 requests)${died ? `; **died**: ${died}` : ''}`);
@@ -191,18 +204,28 @@ async function main(): Promise<number> {
     lines.push('Outcomes by status:', '', '| status | answers |', '|---|---|');
     for (const [status, count] of [...statuses].sort((a, b) => a[0] - b[0])) lines.push(`| ${status} | ${count} |`);
     lines.push('');
+    if (byMedia.size) {
+      lines.push('Uploads of the media corpus (scripts/reliability/fuzz-media.ts), raw and multipart, by file:', '', '| file | answers by status |', '|---|---|');
+      for (const [file, row] of [...byMedia].sort((a, b) => a[0].localeCompare(b[0]))) {
+        lines.push(`| ${file} | ${[...row].sort((a, b) => a[0] - b[0]).map(([status, n]) => `${n} × ${status >= 500 ? `**${status}**` : status}`).join(', ')} |`);
+      }
+      lines.push('');
+    }
     lines.push('Requests by route and kind:', '', `| route | ${KINDS.join(' | ')} |`, `|---|${KINDS.map(() => '---:').join('|')}|`);
     for (const [route, row] of [...byRoute].sort((a, b) => a[0].localeCompare(b[0]))) lines.push(`| \`${route}\` | ${KINDS.map((k) => row[k] ?? 0).join(' | ')} |`);
     lines.push('');
     if (findings.length === 0) lines.push(`Findings: none. Any request of this run is sent again with \`npm run fuzz -- --seed ${options.seed} --only <number>\`.`);
     else {
       lines.push(`Findings (seed ${options.seed}; \`npm run fuzz -- --seed ${options.seed} --only <number>\` sends one again):`, '');
-      for (const f of findings.slice(0, 30)) lines.push(`- #${f.i} (${f.req.kind}, ${f.req.admin ? 'administrator' : 'anonymous'}): ${f.problems.join('; ').slice(0, 300)}  \n  \`${reproduction('http://localhost:3000', f.req).slice(0, 600)}\``);
+      for (const f of findings.slice(0, 30)) lines.push(`- #${f.i} (${f.req.kind}${f.req.label ? `: ${f.req.label}` : ''}, ${f.req.admin ? 'administrator' : 'anonymous'}): ${f.problems.join('; ').slice(0, 300)}  \n  \`${reproduction('http://localhost:3000', f.req).slice(0, 600)}\``);
       if (findings.length > 30) lines.push(`- … and ${findings.length - 30} more`);
     }
     lines.push('', 'Found by earlier runs and fixed in `src/` (each with its regression test):', '', ...FIXED.map((f) => `- ${f}`));
-    writeSection('fuzz', lines.join('\n'));
-    console.log(lines.slice(0, 10).join('\n'));
+    if (options.noReport) console.log(lines.join('\n'));
+    else {
+      writeSection('fuzz', lines.join('\n'));
+      console.log(lines.slice(0, 10).join('\n'));
+    }
     return fivexx.length || others.length || died ? 1 : 0;
   } finally {
     await stopServer(server);
