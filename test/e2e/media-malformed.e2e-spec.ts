@@ -207,4 +207,22 @@ describe('media: malformed, oversized and long-named uploads', () => {
       logged.mockRestore();
     }
   });
+
+  it('picks another name when the one it picked was taken before the file was stored (EEXIST), and keeps no file behind', async () => {
+    failNextPut = Object.assign(new Error('EEXIST: file already exists, copyfile'), { code: 'EEXIST' });
+    const res = await upload(await noisy('png', 100, 80), 'raced.png', 'image/png');
+    expect(res.status).toBe(201);
+    expect(res.body.media_details.file).toMatch(/\/raced-1\.png$/);
+    expect(files().filter((f) => f.includes('/raced'))).toEqual(expect.arrayContaining([res.body.media_details.file]));
+    expect(files().some((f) => /\/raced\.png$/.test(f))).toBe(false);
+  });
+
+  it('stores eight uploads of the same name sent at once, each under its own name', async () => {
+    const png = await noisy('png', 120, 90);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => upload(png, 'same.png', 'image/png')));
+    expect(answers.map((res) => res.status)).toEqual(Array(8).fill(201));
+    const stored = answers.map((res) => res.body.media_details.file as string);
+    expect(new Set(stored).size).toBe(8);
+    for (const file of stored) expect(files()).toContain(file);
+  });
 });

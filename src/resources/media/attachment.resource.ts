@@ -382,10 +382,10 @@ export class AttachmentResource extends PostTypeResource {
    * A name not taken in the folder (`photo.jpg`, `photo-1.jpg`, ...), as `wp_unique_filename()` picks it, within the
    * file systems' 255 bytes, room kept for the names of the image's sizes (see {@link fitFileName}).
    */
-  private async uniqueName(dir: string, base: string, ext: string): Promise<string> {
+  private async uniqueName(dir: string, base: string, ext: string, taken: ReadonlySet<string> = new Set()): Promise<string> {
     for (let n = 0; ; n++) {
       const candidate = fitFileName(base, n ? `-${n}` : '', ext);
-      if (!(await this.storage.exists(`${dir}/${candidate}`))) return candidate;
+      if (!taken.has(candidate) && !(await this.storage.exists(`${dir}/${candidate}`))) return candidate;
     }
   }
 
@@ -399,19 +399,37 @@ export class AttachmentResource extends PostTypeResource {
     const ctx = await this.input.writeContext(req);
     const now = ctx.clock.now().local;
     const dir = `${now.slice(0, 4)}/${now.slice(5, 7)}`;
-    const fileName = await this.uniqueName(dir, base || 'file', type.ext).catch((error) => {
-      throw this.storageFailure(error, `Could not pick a name for the upload ${cleanName} in ${dir}`, dir, upload.multipart);
-    });
-    const relative = `${dir}/${fileName}`;
+    // What does not depend on the file's name: the image's size and embedded metadata, the row's fields.
+    const dims = type.mime.startsWith('image/') ? await imageDimensions(upload.path) : null;
+    const imageMeta: ImageMeta | null = dims ? await readImageMeta(upload.path) : null;
+    const fields = await this.input.fields(req, null, ctx.clock);
+    const titleSent = req.has('title') && fields.title !== undefined && fields.title !== '';
+    if (!titleSent) {
+      const embedded = imageMeta?.title.trim() ?? '';
+      fields.title = embedded && !/^\d+(\.\d+)?$/.test(embedded) ? embedded : splitExtension(upload.name.split(/[\\/]/).pop() ?? upload.name).base;
+    }
+    const caption = this.textParam(req, 'caption');
+    fields.excerpt = caption ?? (imageMeta?.caption.trim() || '');
+    fields.content = this.textParam(req, 'description') ?? '';
+    fields.status = fields.status === 'private' ? 'private' : 'inherit';
+    fields.parent = req.has('post') ? Number(req.get('post')) : 0;
+    fields.mimeType = type.mime;
+    const relations = await this.input.relations(req, null);
+    const otherMeta = relations.meta ?? [];
 
-    // Images: their size, their sizes, their embedded metadata.
-    let metadata: Record<string, unknown> | null = null;
-    let imageMeta: ImageMeta | null = null;
-    let sizes = new Map<string, GeneratedSize>();
-    if (type.mime.startsWith('image/')) {
-      const dims = await imageDimensions(upload.path);
+    // The files first, then the row; a failure of either leaves neither, and so does a crash (the journal). A name
+    // another upload took between the pick and the store (the store never overwrites) is picked again.
+    const taken = new Set<string>();
+    let post: PostEntity | undefined;
+    let relative = '';
+    for (let attempt = 1; !post; attempt++) {
+      const fileName = await this.uniqueName(dir, base || 'file', type.ext, taken).catch((error) => {
+        throw this.storageFailure(error, `Could not pick a name for the upload ${cleanName} in ${dir}`, dir, upload.multipart);
+      });
+      relative = `${dir}/${fileName}`;
+      let sizes = new Map<string, GeneratedSize>();
+      let metadata: Record<string, unknown>;
       if (dims) {
-        imageMeta = await readImageMeta(upload.path);
         if (RESIZABLE.has(type.mime)) {
           const made = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, this.imageSizes(), this.deps.decodeLimits);
           sizes = made.sizes;
@@ -425,56 +443,47 @@ export class AttachmentResource extends PostTypeResource {
           sizes: Object.fromEntries([...sizes].map(([name, s]) => [name, { file: s.file, width: s.width, height: s.height, 'mime-type': s['mime-type'], filesize: s.filesize }])),
           image_meta: imageMeta,
         };
+      } else if (type.mime.startsWith('audio/') || type.mime.startsWith('video/')) {
+        metadata = { ...(await readAudioVideoMeta(upload.path, type.mime, upload.size)), filesize: upload.size };
+      } else if (type.mime.startsWith('image/')) {
+        // An image whose header cannot be read: no metadata, as before.
+        metadata = {};
+      } else {
+        metadata = { filesize: upload.size };
       }
-    } else if (type.mime.startsWith('audio/') || type.mime.startsWith('video/')) {
-      metadata = { ...(await readAudioVideoMeta(upload.path, type.mime, upload.size)), filesize: upload.size };
-    } else {
-      metadata = { filesize: upload.size };
-    }
+      fields.guid = await this.deps.fileUrl(relative, req);
+      const meta: MetaOp[] = [{ key: ATTACHED_FILE, action: 'single', value: relative }];
+      if (Object.keys(metadata).length) meta.push({ key: METADATA, action: 'single', value: maybeSerialize(metadata) });
+      if (req.has('alt_text')) meta.push({ key: ALT, action: 'single', value: String(req.get('alt_text')) });
+      relations.meta = [...otherMeta, ...meta];
 
-    const fields = await this.input.fields(req, null, ctx.clock);
-    const titleSent = req.has('title') && fields.title !== undefined && fields.title !== '';
-    if (!titleSent) {
-      const embedded = imageMeta?.title.trim() ?? '';
-      fields.title = embedded && !/^\d+(\.\d+)?$/.test(embedded) ? embedded : splitExtension(upload.name.split(/[\\/]/).pop() ?? upload.name).base;
-    }
-    const caption = this.textParam(req, 'caption');
-    fields.excerpt = caption ?? (imageMeta?.caption.trim() || '');
-    fields.content = this.textParam(req, 'description') ?? '';
-    fields.status = fields.status === 'private' ? 'private' : 'inherit';
-    fields.parent = req.has('post') ? Number(req.get('post')) : 0;
-    fields.mimeType = type.mime;
-    fields.guid = await this.deps.fileUrl(relative, req);
-    const relations = await this.input.relations(req, null);
-    const meta: MetaOp[] = [{ key: ATTACHED_FILE, action: 'single', value: relative }];
-    if (metadata) meta.push({ key: METADATA, action: 'single', value: maybeSerialize(metadata) });
-    if (req.has('alt_text')) meta.push({ key: ALT, action: 'single', value: String(req.get('alt_text')) });
-    relations.meta = [...(relations.meta ?? []), ...meta];
-
-    // The files first, then the row; a failure of either leaves neither, and so does a crash (the journal).
-    const stored: string[] = [];
-    let post: PostEntity;
-    let settled: () => Promise<void> = async () => undefined;
-    let storing = true;
-    try {
-      settled = await this.deps.journal.begin(relative, [relative, ...[...sizes.values()].map((size) => `${dir}/${size.file}`)]);
-      await this.storage.put(relative, { path: upload.path }, type.mime);
-      stored.push(relative);
-      for (const size of sizes.values()) {
-        await this.storage.put(`${dir}/${size.file}`, size.data, size['mime-type']);
-        stored.push(`${dir}/${size.file}`);
+      const stored: string[] = [];
+      let settled: () => Promise<void> = async () => undefined;
+      let storing = true;
+      try {
+        settled = await this.deps.journal.begin(relative, [relative, ...[...sizes.values()].map((size) => `${dir}/${size.file}`)]);
+        await this.storage.put(relative, { path: upload.path }, type.mime);
+        stored.push(relative);
+        for (const size of sizes.values()) {
+          await this.storage.put(`${dir}/${size.file}`, size.data, size['mime-type']);
+          stored.push(`${dir}/${size.file}`);
+        }
+        storing = false;
+        post = await this.writer.create(this.type, fields, relations, ctx);
+      } catch (error) {
+        await this.storage.remove(stored).catch((removal) => this.logger.error(`Could not remove ${stored.join(', ')} after a failed upload: ${describe(removal)}`));
+        await settled();
+        if (error instanceof RestException) throw error;
+        if (storing && (error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 10) {
+          taken.add(fileName);
+          continue;
+        }
+        if (storing) throw this.storageFailure(error, `Could not store the upload ${relative}`, dir, upload.multipart);
+        this.logger.error(`Could not insert the attachment of ${relative}: ${describe(error)}`, error instanceof Error ? error.stack : undefined);
+        throw new RestException('db_update_error', 'Could not insert attachment into the database.', 500);
       }
-      storing = false;
-      post = await this.writer.create(this.type, fields, relations, ctx);
-    } catch (error) {
-      await this.storage.remove(stored).catch((removal) => this.logger.error(`Could not remove ${stored.join(', ')} after a failed upload: ${describe(removal)}`));
       await settled();
-      if (error instanceof RestException) throw error;
-      if (storing) throw this.storageFailure(error, `Could not store the upload ${relative}`, dir, upload.multipart);
-      this.logger.error(`Could not insert the attachment of ${relative}: ${describe(error)}`, error instanceof Error ? error.stack : undefined);
-      throw new RestException('db_update_error', 'Could not insert attachment into the database.', 500);
     }
-    await settled();
     await this.updateAdditionalFields(post, req);
     req.set('context', 'edit');
     const response = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
