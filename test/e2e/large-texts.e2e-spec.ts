@@ -89,6 +89,8 @@ describe('large texts', () => {
     const excerptBody = (await excerpt.json()) as { data: { params: Record<string, string> } };
     expect(excerpt.status).toBe(400);
     expect(Object.keys(excerptBody.data.params)).toEqual(['excerpt']);
+    const slug = await write('posts', admin, { title: 'x', slug: 's'.repeat(TEXT_COLUMN_BYTES + 1) });
+    expect(Object.keys(((await slug.json()) as { data: { params: Record<string, string> } }).data.params)).toEqual(['slug']);
     const fits = await write('posts', admin, { title: 'é'.repeat(32_767) });
     expect(fits.status).toBe(201);
   });

@@ -63,5 +63,7 @@ export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject
     const maxBytes = name === 'content' ? POST_CONTENT_BYTES : TEXT_COLUMN_BYTES;
     if (props[name]) props[name].arg_options = { validate: () => true, sanitize: (value) => value, maxBytes };
   }
+  // The slug goes through sanitize_title, the password is stored as given: both within a TEXT column's size.
+  for (const name of ['slug', 'password']) props[name].arg_options = { ...props[name].arg_options, maxBytes: TEXT_COLUMN_BYTES };
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.name, type: 'object', properties: props };
 }
