@@ -110,6 +110,8 @@ describe('large texts', () => {
     expect(Object.keys(body.data.params)).toEqual(['description']);
     const name = await write('tags', admin, { name: 'n'.repeat(TEXT_COLUMN_BYTES + 1) });
     expectRestError({ status: name.status, body: await name.json() }, 'rest_invalid_param', 400);
+    const slug = await write('tags', admin, { name: 'Slugged', slug: 's'.repeat(TEXT_COLUMN_BYTES + 1) });
+    expectRestError({ status: slug.status, body: await slug.json() }, 'rest_invalid_param', 400);
     const fits = await write('categories', admin, { name: 'Fits', description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 - 1) });
     expect(fits.status).toBe(201);
   });

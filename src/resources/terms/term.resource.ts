@@ -57,7 +57,7 @@ export class TermResource extends RestController {
     // The reference's wp_filter_post_kses, then WordPress's pre_term_description filter (wp_filter_kses).
     props.description.arg_options = { sanitize: (v) => wpFilterKses(wpKsesPost(String(v))), maxBytes: DESCRIPTION_BYTES };
     props.name.arg_options = { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES };
-    props.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)) };
+    props.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)), maxBytes: TEXT_COLUMN_BYTES };
     if (this.taxonomy.hierarchical) props.parent = { description: 'The id for the parent of the resource.', type: 'integer', context: ['view', 'edit'] };
     props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
     const title = this.taxonomy.name === 'post_tag' ? 'tag' : this.taxonomy.name;
