@@ -33,6 +33,31 @@ export interface CmsModuleOptions {
   uploadsUrl?: string;
   /** Where uploaded files are kept (default: the local disk under `uploadDir`); an object store implements the same interface. */
   mediaStorage?: import('./resources/media/media-storage').MediaStorage;
+  /**
+   * Keep uploaded files in an S3-compatible bucket (AWS S3, MinIO, Ceph, R2, ...) instead of the local disk: every
+   * node of a fleet then serves the same files. Credentials come from the AWS SDK's usual chain
+   * (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`, a profile, an instance role) unless given here. Set `uploadsUrl`
+   * to the bucket's or a CDN's public address. Ignored when `mediaStorage` is given.
+   */
+  objectStorage?: ObjectStorageOptions;
+  /**
+   * A Redis server (`redis://[:password@]host:port[/db]`, `rediss://` for TLS) for what every node of a fleet
+   * must share: the counters of the authentication rate limits. Without it, each process counts on its own. When
+   * it cannot be reached, each process falls back to its own counters (a warning, and a readiness detail).
+   */
+  redisUrl?: string;
+  /**
+   * The secret that signs session cookies and nonces (at least 32 characters). Default: one generated on first
+   * start and kept in the `cms_auth_secret` option. Given here (`CMS_AUTH_SECRET`), rotating it is an operator's
+   * act: every node must get the same value, and changing it logs every cookie session out.
+   */
+  authSecret?: string;
+  /**
+   * After a caller writes (any request that is not a read), how many seconds its reads still go to the primary
+   * database rather than a read replica, so that it reads its own writes (default 5). Only matters with read
+   * replicas (`buildDataSourceOptions({ replicaUrls })`).
+   */
+  readAfterWriteSeconds?: number;
   /** Scriptable types (`svg`, `html`, `js`, ...) uploads may have too; refused by default. */
   allowScriptableUploads?: boolean;
   /** Largest accepted upload (a file sent to a route that takes files), in bytes (default 64 MiB). */
@@ -77,8 +102,8 @@ export interface CmsModuleOptions {
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'>> &
-  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage'> & {
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret'>> &
+  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret'> & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
     /** The names of {@link CmsModuleOptions.wireNames}. */
@@ -86,6 +111,21 @@ export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache'
     /** `false` when off. */
     compression: false | { threshold: number };
   };
+
+/** An S3-compatible bucket for media (see {@link CmsModuleOptions.objectStorage}). */
+export interface ObjectStorageOptions {
+  bucket: string;
+  /** The service's address for an S3-compatible server (`http://127.0.0.1:9000`); default: AWS S3's. */
+  endpoint?: string;
+  /** Region (default `AWS_REGION`, else `us-east-1`). */
+  region?: string;
+  /** Path-style addresses (`endpoint/bucket/key`), which most S3-compatible servers need (default `true` with an endpoint). */
+  forcePathStyle?: boolean;
+  /** A key prefix inside the bucket (`uploads/`); default none. */
+  prefix?: string;
+  /** Credentials; default: the AWS SDK's chain (environment, profile, instance role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
 
 export const CMS_OPTIONS = Symbol('CMS_OPTIONS');
 
@@ -97,7 +137,12 @@ export const DEFAULT_UPLOAD_LIMIT = 64 * 1024 * 1024;
 /** Bytes of responses the response cache keeps per process, by default. */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 
+/** Seconds a caller's reads stay on the primary after it wrote, by default. */
+export const DEFAULT_READ_AFTER_WRITE_SECONDS = 5;
+
 export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
+  if (options.authSecret !== undefined && options.authSecret.length < 32) throw new Error('authSecret must be at least 32 characters');
+  if (options.objectStorage && !options.objectStorage.bucket) throw new Error('objectStorage.bucket must be set');
   if (options.wireNames !== undefined && !WireNames.isMode(options.wireNames)) throw new Error(`wireNames must be 'cms' or 'wordpress', not ${JSON.stringify(options.wireNames)}`);
   const wire = WireNames.of(options.wireNames ?? 'cms');
   return {
@@ -115,6 +160,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     serveSiteRoot: options.serveSiteRoot ?? false,
     restRouteQuery: options.restRouteQuery ?? false,
     passwordHash: options.passwordHash ?? 'bcrypt',
+    readAfterWriteSeconds: options.readAfterWriteSeconds ?? DEFAULT_READ_AFTER_WRITE_SECONDS,
     allowScriptableUploads: options.allowScriptableUploads ?? false,
     responseCache:
       options.responseCache === false ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },

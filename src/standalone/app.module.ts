@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CmsHealthIndicator } from '../core/health/cms-health.indicator';
 import { CmsModule } from '../cms.module';
 import { buildDataSourceOptions } from '../core/database/data-source-options';
-import { CmsEnvironment, initialAdminFromEnvironment, parseSize } from './env';
+import { CmsEnvironment, initialAdminFromEnvironment, objectStorageFromEnvironment, parseSize, replicaUrlsFromEnvironment } from './env';
 import { HealthController } from './health.controller';
 
 /**
@@ -20,7 +20,13 @@ export class AppModule {
       providers: [CmsHealthIndicator],
       imports: [
         TerminusModule.forRoot({ logger: false }),
-        TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl: env.DATABASE_URL, tablePrefix: env.CMS_TABLE_PREFIX, timeoutMs: env.CMS_DB_TIMEOUT * 1000 })),
+        TypeOrmModule.forRoot(buildDataSourceOptions({
+            databaseUrl: env.DATABASE_URL,
+            tablePrefix: env.CMS_TABLE_PREFIX,
+            timeoutMs: env.CMS_DB_TIMEOUT * 1000,
+            replicaUrls: replicaUrlsFromEnvironment(env),
+            replicaMaxLagSeconds: env.CMS_REPLICA_MAX_LAG,
+          }),),
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
           serveSiteRoot: true,
@@ -31,6 +37,10 @@ export class AppModule {
           bodyLimit: parseSize(env.CMS_BODY_LIMIT),
           uploadLimit: parseSize(env.CMS_UPLOAD_LIMIT),
           uploadsUrl: env.CMS_UPLOADS_URL,
+          objectStorage: objectStorageFromEnvironment(env),
+          redisUrl: env.CMS_REDIS_URL,
+          authSecret: env.CMS_AUTH_SECRET,
+          readAfterWriteSeconds: env.CMS_READ_AFTER_WRITE,
           siteTitle: env.CMS_SITE_TITLE,
           runMigrations: env.CMS_MIGRATIONS_RUN === 'true',
           initialAdmin: initialAdminFromEnvironment(env),

@@ -15,6 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { isEmail, sanitizeUserLogin } from '../core/auth/user-accounts.service';
+import type { ObjectStorageOptions } from '../cms-options';
 import { LOG_LEVELS, LogLevel } from './logging';
 
 /** A login WordPress accepts unchanged (`sanitize_user( $login, true )`), at most 60 characters. */
@@ -97,6 +98,61 @@ export class CmsEnvironment {
   /** Largest request body: bytes, or a number with kb/mb (e.g. `10mb`). */
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_BODY_LIMIT must be a size such as 10mb, 512kb or 1048576' })
   CMS_BODY_LIMIT = '10mb';
+
+  /**
+   * Read replicas (`mysql://…`, comma-separated) of the MySQL/MariaDB DATABASE_URL: reads go to one of them, writes
+   * and a writer's next reads to the primary (see docs/deploy.md).
+   */
+  @IsOptional()
+  @Matches(/^(mysql|mariadb):\/\/[^,\s]+(,\s*(mysql|mariadb):\/\/[^,\s]+)*$/, { message: 'DATABASE_REPLICA_URLS must be mysql://user:pass@host:port/database URLs separated by commas' })
+  DATABASE_REPLICA_URLS?: string;
+
+  /** Seconds of replication lag past which a replica is skipped (reads go to the others, or the primary). */
+  @IsInt({ message: 'CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)' })
+  @Min(0, { message: 'CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)' })
+  @Max(3600, { message: 'CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)' })
+  CMS_REPLICA_MAX_LAG = 5;
+
+  /** Seconds after a caller's write during which its reads stay on the primary (read-your-writes). */
+  @IsInt({ message: 'CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)' })
+  @Min(0, { message: 'CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)' })
+  @Max(3600, { message: 'CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)' })
+  CMS_READ_AFTER_WRITE = 5;
+
+  /** Redis shared by every node (`redis://host:6379`): the authentication rate limits' counters. */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'CMS_REDIS_URL must be a redis:// or rediss:// URL' })
+  CMS_REDIS_URL?: string;
+
+  /** Secret signing session cookies and nonces, the same on every node (at least 32 characters). */
+  @IsOptional()
+  @MinLength(32, { message: 'CMS_AUTH_SECRET must be at least 32 characters' })
+  CMS_AUTH_SECRET?: string;
+
+  /** Keep media in this S3-compatible bucket instead of CMS_UPLOAD_DIR. */
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'CMS_S3_BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)' })
+  CMS_S3_BUCKET?: string;
+
+  /** Address of an S3-compatible server (MinIO, Ceph, R2, ...); default AWS S3. */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'CMS_S3_ENDPOINT must be an http(s) URL' })
+  CMS_S3_ENDPOINT?: string;
+
+  /** The bucket's region (default AWS_REGION, else us-east-1). */
+  @IsOptional()
+  @Matches(/^[a-z0-9-]{1,64}$/, { message: 'CMS_S3_REGION must be a region name such as us-east-1' })
+  CMS_S3_REGION?: string;
+
+  /** Path-style addresses (`endpoint/bucket/key`), which most S3-compatible servers need; default true with an endpoint. */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'CMS_S3_FORCE_PATH_STYLE must be true or false' })
+  CMS_S3_FORCE_PATH_STYLE?: 'true' | 'false';
+
+  /** A key prefix inside the bucket (e.g. `uploads/`). */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9!_.*'()\/-]{1,200}$/, { message: "CMS_S3_PREFIX may contain only letters, digits and !_.*'()/-" })
+  CMS_S3_PREFIX?: string;
 
   /** Site title written on first start. */
   @IsOptional()
@@ -226,6 +282,26 @@ export function initialAdminFromEnvironment(env: CmsEnvironment): { login: strin
   };
 }
 
+/** The S3 bucket of CMS_S3_*, when CMS_S3_BUCKET is set. */
+export function objectStorageFromEnvironment(env: CmsEnvironment): ObjectStorageOptions | undefined {
+  if (!env.CMS_S3_BUCKET) return undefined;
+  return {
+    bucket: env.CMS_S3_BUCKET,
+    endpoint: env.CMS_S3_ENDPOINT,
+    region: env.CMS_S3_REGION,
+    forcePathStyle: env.CMS_S3_FORCE_PATH_STYLE === undefined ? undefined : env.CMS_S3_FORCE_PATH_STYLE === 'true',
+    prefix: env.CMS_S3_PREFIX,
+  };
+}
+
+/** The replicas of DATABASE_REPLICA_URLS. */
+export function replicaUrlsFromEnvironment(env: CmsEnvironment): string[] {
+  return (env.DATABASE_REPLICA_URLS ?? '')
+    .split(',')
+    .map((url) => url.trim())
+    .filter(Boolean);
+}
+
 /** Parses a size such as `10mb` into bytes. */
 export function parseSize(value: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
@@ -239,7 +315,7 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT', 'CMS_EVENT_LOOP_SLICE', 'CMS_DB_TIMEOUT'] as const) {
+  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT', 'CMS_EVENT_LOOP_SLICE', 'CMS_DB_TIMEOUT', 'CMS_REPLICA_MAX_LAG', 'CMS_READ_AFTER_WRITE'] as const) {
     const text = defined[name];
     if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }

@@ -149,6 +149,13 @@ export interface BuildDataSourceOptionsInput {
    * 10 s to connect, commands without limit; SQLite 5 s).
    */
   timeoutMs?: number;
+  /**
+   * Read replicas of a MySQL/MariaDB `databaseUrl` (`mysql://…` URLs): reads are routed to one of them (see
+   * replica-routing.ts), with the same session settings as the primary.
+   */
+  replicaUrls?: string[];
+  /** Seconds of replication lag past which a replica is skipped (default 5). */
+  replicaMaxLagSeconds?: number;
 }
 
 /**
