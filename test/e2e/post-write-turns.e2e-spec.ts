@@ -3,7 +3,7 @@ import { testDatabaseKind } from '../utils/test-db';
 
 /**
  * Post writes that move a post among others (slugs, statuses, terms and their counts, the sticky list) take turns
- * across every node — on MySQL a lock on the `sticky_posts` option row — while an edit of a post's text runs beside
+ * across every node — on MySQL a write of the `writers` row of `cms_locks` — while an edit of a post's text runs beside
  * them, and is run again with the turn when it finds it needs it.
  */
 
@@ -13,8 +13,8 @@ const mysql = testDatabaseKind() === 'mysql';
 describe('post writes and the posts\' turn', () => {
   let t: TestApp;
   const editor = () => t.users.editor.authorization;
-  /** Locks taken on a row of the options (the `sticky_posts` row: the turn). */
-  const turns = () => t.queries.statements.filter((sql) => sql.includes(`${TEST_PREFIX}options`) && /FOR UPDATE/i.test(sql)).length;
+  /** Writes of the writers' row of the locks table (the turn). */
+  const turns = () => t.queries.statements.filter((sql) => sql.includes(`${TEST_PREFIX}cms_locks`) && /SET turns = turns \+ 1/i.test(sql)).length;
   const table = (name: string) => `${TEST_PREFIX}${name}`;
 
   beforeAll(async () => {

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
@@ -27,8 +28,8 @@ interface StoredSession {
  * a fragment of the password hash (so changing the password ends every session); the session itself is kept in the
  * `session_tokens` user meta the way WordPress keeps it (keyed by the SHA-256 of the token), so every node of the
  * site sees it. Nonces are the reference's `wp_rest` nonces: an HMAC of the half-day tick, the user and the session,
- * valid for 12 to 24 hours. The secret lives in the `cms_auth_secret` option unless `CMS_AUTH_SECRET`-style
- * configuration gives one.
+ * valid for 12 to 24 hours. The secret is the `authSecret` option (`CMS_AUTH_SECRET`) when given — the same on every
+ * node, never stored — else one generated on first use and kept in the `cms_auth_secret` option.
  */
 @Injectable()
 export class SessionService {
@@ -37,7 +38,10 @@ export class SessionService {
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     private readonly options: OptionsService,
-  ) {}
+    @Optional() @Inject(CMS_OPTIONS) cmsOptions?: ResolvedCmsOptions,
+  ) {
+    this.secret = cmsOptions?.authSecret;
+  }
 
   private async key(): Promise<string> {
     if (this.secret) return this.secret;

@@ -1,7 +1,8 @@
 /**
  * Errors of the database itself, told apart from the API's own faults: the database unreachable, its connection
- * lost or timed out, or (SQLite) its file locked by another process past the wait — answered `503`, since trying
- * again later succeeds — and the lock conflicts a MySQL transaction is tried again for.
+ * lost or timed out, a cluster node not ready or read-only, or (SQLite) its file locked by another process past
+ * the wait — answered `503`, since trying again later (or on another node) succeeds — and the lock conflicts a
+ * MySQL transaction is tried again for (a Galera certification failure is one: 1213).
  */
 
 /** The seconds a client is told to wait (`Retry-After`) after a `503 rest_database_unavailable`. */
@@ -26,7 +27,21 @@ const CONNECTION_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_SERVER_GONE_ERROR',
   'ER_SERVER_LOST',
+  // A cluster node that cannot serve now: Galera outside the primary component or not yet synced ("WSREP has not
+  // yet prepared node for application use"), a read-only member (an InnoDB Cluster secondary, a demoted primary).
+  'ER_UNKNOWN_COM_ERROR',
+  'ER_OPTION_PREVENTS_STATEMENT',
+  'ER_READ_ONLY_MODE',
+  'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION',
 ]);
+
+/**
+ * MySQL's numbers of the same errors, for drivers or proxies that give the number alone: 1047 (Galera: the node is
+ * not ready), 1290 (`--read-only` / `super_read_only`), 1836 (read-only mode), 1792 (a read-only transaction), 2006
+ * and 2013 (the server went away or the connection was lost during a query), 1053 (shutting down), 1040 (too many
+ * connections).
+ */
+const UNAVAILABLE_ERRNOS = new Set([1047, 1290, 1836, 1792, 2006, 2013, 1053, 1040]);
 
 /** mysql2's messages of a pool or connection it gave up on (these come without a code). */
 const CONNECTION_MESSAGES = [/Can't add new command when connection is in closed state/i, /Pool is closed/i, /Connection lost/i, /connect ETIMEDOUT/i];
@@ -47,6 +62,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (!e || typeof e !== 'object') continue;
     const code = typeof e.code === 'string' ? e.code : '';
     if (CONNECTION_CODES.has(code) || SQLITE_UNAVAILABLE.test(code)) return true;
+    if (typeof (e as { errno?: unknown }).errno === 'number' && !code.startsWith('SQLITE') && UNAVAILABLE_ERRNOS.has((e as { errno: number }).errno)) return true;
     const message = typeof e.message === 'string' ? e.message : '';
     if (CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
   }

@@ -5,6 +5,7 @@ import { UserAccountsService } from '../auth/user-accounts.service';
 import { CMS_DATA_SOURCE } from './cms-data-source';
 import { UserEntity } from './entities/user.entity';
 import { afterDataSourceInit } from './data-source-options';
+import { MigrationLock } from './cluster-lock';
 import { installSite } from './site-install';
 import { TablePrefix } from './table-prefix';
 import { isMySql } from './query-helpers';
@@ -45,8 +46,19 @@ export class SiteBootstrapService implements OnModuleInit {
     this.lastReport = await this.bootstrap();
   }
 
-  /** Runs the migrations, installs the site on an empty database and creates the initial administrator. */
+  /**
+   * Runs the migrations, installs the site on an empty database and creates the initial administrator, under the
+   * `migrations` lock row of `{prefix}cms_locks` (see {@link MigrationLock}): with several nodes starting at once,
+   * one does the work while the others wait for it, then find nothing left to do.
+   */
   async bootstrap(): Promise<BootstrapReport> {
+    const lock = new MigrationLock(this.dataSource);
+    return lock.run(() => this.bootstrapUnlocked(), {
+      onWait: (holder) => this.logger.log(`Waiting for ${holder} to finish the migrations and the first-start set-up (the migrations lock row)`),
+    });
+  }
+
+  private async bootstrapUnlocked(): Promise<BootstrapReport> {
     const ran = await this.dataSource.runMigrations({ transaction: 'each' });
     if (ran.length) this.logger.log(`Applied ${ran.length} migration(s): ${ran.map((m) => m.name).join(', ')}`);
     const siteInstalled = await installSite(this.dataSource, {

@@ -99,6 +99,23 @@ describe('writeTransaction on MySQL', () => {
     expect(runs()).toBe(3);
   });
 
+  it('runs a transaction again when its COMMIT fails certification on a Galera cluster (1213), its work done again', async () => {
+    // Galera certifies a transaction at commit: the work ran, then the commit was refused.
+    let commits = 0;
+    let works = 0;
+    const certification = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { driverError: { code: 'ER_LOCK_DEADLOCK', errno: 1213 } });
+    const dataSource = {
+      options: { type: 'mysql' },
+      async transaction(work: (em: EntityManager) => Promise<unknown>) {
+        const result = await work({} as EntityManager);
+        if (commits++ === 0) throw certification;
+        return result;
+      },
+    } as unknown as DataSource;
+    await expect(writeTransaction(dataSource, async () => `work ${++works}`)).resolves.toBe('work 2');
+    expect(commits).toBe(2);
+  });
+
   it('gives up after its retries, with the deadlock', async () => {
     const { dataSource, runs } = mysqlFailing(new Array(LOCK_CONFLICT_RETRIES + 2).fill(deadlock));
     await expect(writeTransaction(dataSource, async () => 'done')).rejects.toBe(deadlock);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { NO_STAMP } from '../cache/version-stamps';
+import { takeWriteTurnRow } from './cluster-lock';
 import { isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';
 import { markSqliteWriting } from './sqlite-writing';
@@ -109,15 +110,33 @@ function isBusy(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
 }
 
+/** Data sources whose locks table is missing (a schema migrated by an older release): the turn is a row lock. */
+const WITHOUT_LOCKS_TABLE = new WeakSet<object>();
+
 /**
- * The writers' turn across every node on MySQL: a row lock on the `sticky_posts` option, held until the transaction
- * ends. Writes that check what other writers committed (unique post and term slugs, a term's name at its level) or
- * count from their snapshot (term counts) take it first, so that they see each other's rows, one after the other,
- * and always take their locks in one order. On SQLite write transactions already take turns: nothing to do.
+ * The writers' turn across every node on MySQL: a write of the `writers` row of `{prefix}cms_locks`
+ * ({@link takeWriteTurnRow}), held until the transaction ends. Writes that check what other writers committed
+ * (unique post and term slugs, a term's name at its level) or count from their snapshot (term counts) take it
+ * first, so that they see each other's rows, one after the other, and always take their locks in one order. Being
+ * a write, it also orders writers on a Galera cluster with several writable nodes: the second of two that took it
+ * on two nodes fails certification (1213) and is run again by {@link writeTransaction}. On a schema without the
+ * locks table it falls back to a row lock on the `sticky_posts` option (one server only). On SQLite write
+ * transactions already take turns: nothing to do.
  */
 export async function takeWriteTurn(em: EntityManager): Promise<void> {
   const type = em.connection.options.type;
   if (type !== 'mysql' && type !== 'mariadb') return;
+  if (!WITHOUT_LOCKS_TABLE.has(em.connection)) {
+    try {
+      await takeWriteTurnRow(em);
+      return;
+    } catch (error) {
+      const e = (error as { driverError?: { errno?: number } }).driverError ?? (error as { errno?: number });
+      // ER_NO_SUCH_TABLE: InnoDB rolled back that statement alone; the transaction goes on.
+      if (e?.errno !== 1146) throw error;
+      WITHOUT_LOCKS_TABLE.add(em.connection);
+    }
+  }
   const repo = em.getRepository(OptionEntity);
   const row = await repo.findOne({ where: { name: 'sticky_posts' }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
   if (!row) await repo.insert({ name: 'sticky_posts', value: 'a:0:{}', autoload: 'yes' });

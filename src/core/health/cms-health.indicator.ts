@@ -3,6 +3,7 @@ import type { HealthIndicatorResult } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { CMS_MIGRATIONS } from '../database/cms-migrations';
+import { isMySql } from '../database/query-helpers';
 
 /** How long a database check may take before the database counts as unreachable. */
 const CHECK_TIMEOUT_MS = 3000;
@@ -27,16 +28,45 @@ const CHECK_TIMEOUT_MS = 3000;
 export class CmsHealthIndicator {
   constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
 
-  /** `up` when the database answers a query within 3 s. */
+  /** Whether the server is a Galera node (`null`: not known yet; asked once, on the first check that reaches it). */
+  private galera: boolean | null = null;
+
+  /**
+   * `up` when the database answers a query within 3 s and, on a Galera node, the node can serve: it is in the
+   * primary component (`wsrep_cluster_status` Primary), ready (`wsrep_ready` ON) and synced (`wsrep_local_state` 4).
+   * A node that lost quorum still answers `SELECT 1` but refuses every table (1047), and a joining or donor node
+   * serves stale rows: both are `down`, with the state named, so that a load balancer stops sending them requests.
+   */
   async database<K extends string = 'database'>(key: K = 'database' as K): Promise<HealthIndicatorResult<K>> {
     const started = Date.now();
     try {
       if (!this.dataSource.isInitialized) throw new Error('The connection is not open.');
       await withTimeout(this.dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS);
-      return result(key, 'up', { responseTime: Date.now() - started });
+      const cluster = await withTimeout(this.clusterState(), CHECK_TIMEOUT_MS);
+      if (cluster && !cluster.ok) return result(key, 'down', { message: cluster.message, galera: cluster.status });
+      return result(key, 'up', { responseTime: Date.now() - started, ...(cluster ? { galera: cluster.status } : {}) });
     } catch (error) {
       return result(key, 'down', { message: messageOf(error) });
     }
+  }
+
+  /** A Galera node's state (`null` on any other server). */
+  private async clusterState(): Promise<{ ok: boolean; message: string; status: Record<string, string> } | null> {
+    if (this.galera === false || !isMySql(this.dataSource)) return null;
+    if (this.galera === null) {
+      // MariaDB shows wsrep status variables without a cluster too (Disconnected, not ready): wsrep_on tells.
+      const on = (await this.dataSource.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string }>;
+      this.galera = String(on[0]?.Value ?? '').toUpperCase() === 'ON';
+      if (!this.galera) return null;
+    }
+    const rows = (await this.dataSource.query(
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_size')",
+    )) as Array<{ Variable_name: string; Value: string }>;
+    const status = Object.fromEntries(rows.map((row) => [row.Variable_name.replace(/^wsrep_/, ''), String(row.Value)]));
+    if (status.cluster_status !== 'Primary') return { ok: false, message: `Galera node outside the primary component (wsrep_cluster_status ${status.cluster_status})`, status };
+    if (status.ready !== 'ON') return { ok: false, message: 'Galera node not ready (wsrep_ready OFF)', status };
+    if (status.local_state !== '4') return { ok: false, message: `Galera node not synced (wsrep_local_state ${status.local_state}: ${status.local_state_comment ?? 'unknown'})`, status };
+    return { ok: true, message: 'Synced', status };
   }
 
   /** `up` when every migration of the API is recorded as applied; `down` with the names of those that are not. */
