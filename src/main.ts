@@ -7,6 +7,8 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import compression from 'compression';
 import type { Logger as PinoInstance } from 'pino';
 import { serveApiFirst } from './core/http/api-front';
+import { MEDIA_STORAGE, MediaStorage } from './resources/media/media-storage';
+import { serveStoredFiles } from './standalone/stored-files';
 import { WireNames } from './core/wire-names';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
@@ -30,7 +32,10 @@ async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
       const threshold = parseSize(env.CMS_COMPRESSION_THRESHOLD);
       app.use('/wp-content/uploads/', compression({ threshold, filter: (req, res) => !req.headers.range && compression.filter(req, res) }));
     }
-    app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
+    const storage = app.get<MediaStorage>(MEDIA_STORAGE, { strict: false });
+    // Files in a bucket: streamed from it, so that the default URLs work on every node of a fleet.
+    if (storage.open) app.use('/wp-content/uploads/', serveStoredFiles(storage));
+    else app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
       prefix: '/wp-content/uploads/',
       index: false,
       dotfiles: 'deny',

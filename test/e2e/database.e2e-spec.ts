@@ -174,9 +174,9 @@ describe(`WordPress database layer (${kind})`, () => {
   });
 
   describe('schema', () => {
-    it('creates the 11 prefixed WordPress tables, the prefixed migrations table, the version stamps\' tables and the locks table', async () => {
+    it('creates the 11 prefixed WordPress tables, the prefixed migrations table, the version stamps\' tables, the locks table and the upload journal', async () => {
       const names = await tableNames(ds);
-      expect(names).toEqual([...TABLES.map((table) => `cms_${table}`), 'cms_cms_locks', 'cms_cms_migrations', 'cms_cms_post_versions', 'cms_cms_versions'].sort());
+      expect(names).toEqual([...TABLES.map((table) => `cms_${table}`), 'cms_cms_locks', 'cms_cms_migrations', 'cms_cms_post_versions', 'cms_cms_upload_journal', 'cms_cms_versions'].sort());
     });
 
     it.each(TABLES)('%s has exactly WordPress’s columns, in order', async (table) => {
@@ -361,6 +361,8 @@ describe(`WordPress database layer (${kind})`, () => {
       // The locks table, the posts' versions' key, the revisions' key, the posts' versions, the version stamps' table and
       // the comment keys are dropped, SQLite's keys have nothing to undo; the one that creates the tables refuses.
       await ds.undoLastMigration();
+      expect(await tableNames(ds)).not.toContain('cms_cms_upload_journal');
+      await ds.undoLastMigration();
       expect(await tableNames(ds)).not.toContain('cms_cms_locks');
       await ds.undoLastMigration();
       expect((await indexesOf(ds, 'cms_cms_post_versions'))[kind === 'mysql' ? 'cms_version' : 'cms_cms_post_versions__cms_version']).toBeUndefined();
@@ -374,7 +376,7 @@ describe(`WordPress database layer (${kind})`, () => {
       await ds.undoLastMigration();
       await expect(ds.undoLastMigration()).rejects.toThrow('refusing to drop WordPress tables');
       expect(await tableNames(ds)).toContain('cms_posts');
-      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000']);
+      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000', 'UploadJournal1765238400000']);
     });
 
     it('only emits CREATE … IF NOT EXISTS statements', () => {

@@ -1,5 +1,4 @@
-import { join } from 'node:path';
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RestRequest } from '../../core/rest/rest-request';
@@ -12,12 +11,16 @@ import { MEDIA_STORAGE, MediaStorage } from './media-storage';
 import { configureSharp, DEFAULT_DECODE_LIMITS } from './image-processor';
 import { UploadJournal } from './upload-journal';
 
+/** How often every node settles what crashed processes left in the upload journal. */
+const SETTLE_INTERVAL_MS = 5 * 60_000;
+
 /** The media resource (the `attachment` type's), made once from the posts machinery and the storage. */
 @Injectable()
-export class MediaResources implements OnApplicationBootstrap {
+export class MediaResources implements OnApplicationBootstrap, OnApplicationShutdown {
   private resource?: AttachmentResource;
   private readonly journal: UploadJournal;
   private readonly logger = new Logger('Media');
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly postTypes: PostTypeResources,
@@ -25,19 +28,37 @@ export class MediaResources implements OnApplicationBootstrap {
     @Inject(CMS_OPTIONS) private readonly cmsOptions: ResolvedCmsOptions,
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {
-    this.journal = new UploadJournal(join(cmsOptions.uploadDir, '.cms-pending'), storage);
+    this.journal = new UploadJournal(dataSource, storage);
     configureSharp();
   }
 
-  /** Files a crashed process left between an upload's files and its row (or a deletion's row and its files) go. */
+  /**
+   * Files a crashed process (of any node) left between an upload's files and its row, or a deletion's row and its
+   * files, go: at start, then every few minutes (see UploadJournal).
+   */
   async onApplicationBootstrap(): Promise<void> {
+    await this.settle();
+    this.timer = setInterval(() => void this.settle(), SETTLE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+    // A bucket's client this module made (a host's own storage is the host's to close).
+    if (!this.cmsOptions.mediaStorage) (this.storage as { close?: () => void }).close?.();
+  }
+
+  /** Settles the upload journal once; answers how many files were removed. */
+  async settle(): Promise<number> {
     const meta = this.dataSource.getMetadata(PostMetaEntity).tableName;
     try {
-      const removed = await this.journal.recover(async (main) => (await this.dataSource.query(`SELECT 1 AS x FROM ${meta} WHERE meta_key = '_wp_attached_file' AND meta_value = ?`, [main])).length > 0);
-      if (removed) this.logger.warn(`Removed ${removed} uploaded file(s) whose attachment row a crash kept from being written or left deleted`);
+      const report = await this.journal.recover(async (main) => (await this.dataSource.query(`SELECT 1 AS x FROM ${meta} WHERE meta_key = '_wp_attached_file' AND meta_value = ?`, [main])).length > 0);
+      if (report.removed) this.logger.warn(`Removed ${report.removed} uploaded file(s) whose attachment row a crash kept from being written or left deleted`);
+      return report.removed;
     } catch (error) {
-      // The files stay, and so do their notes: the next start tries again.
+      // The files stay, and so do their entries: the next settling tries again.
       this.logger.warn(`Could not settle the uploads a crash left: ${error instanceof Error ? error.message : String(error)}`);
+      return 0;
     }
   }
 

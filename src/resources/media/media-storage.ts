@@ -18,6 +18,22 @@ export interface MediaStorage {
   remove(relativePaths: readonly string[]): Promise<void>;
   /** The stored bytes, as a stream (for serving). */
   read?(relativePath: string): NodeJS.ReadableStream;
+  /**
+   * The stored file with what serving it needs (`null` when nothing is stored under the path); `range` is an HTTP
+   * `Range` header's value, answered as the store answers it (`contentRange` set).
+   */
+  open?(relativePath: string, range?: string): Promise<StoredFile | null>;
+}
+
+/** A stored file being read (see {@link MediaStorage.open}). */
+export interface StoredFile {
+  body: import('node:stream').Readable;
+  size: number;
+  contentType?: string;
+  etag?: string;
+  lastModified?: Date;
+  /** Set when a range was asked for and answered (`bytes 0-99/1234`). */
+  contentRange?: string;
 }
 
 /** The Nest token of the storage in use. */

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { LocalDiskStorage, MEDIA_STORAGE } from './media-storage';
+import { S3MediaStorage } from './s3-storage';
 import { MediaHandlers } from './media.handlers';
 import { MediaResources } from './media-resources.service';
 
@@ -13,7 +14,12 @@ export class MediaModule {
       module: MediaModule,
       imports: [internals, posts],
       providers: [
-        { provide: MEDIA_STORAGE, useFactory: (o: ResolvedCmsOptions) => o.mediaStorage ?? new LocalDiskStorage(o.uploadDir), inject: [CMS_OPTIONS] },
+        {
+          provide: MEDIA_STORAGE,
+          // Given by the host, else a bucket (objectStorage), else the local disk under uploadDir.
+          useFactory: (o: ResolvedCmsOptions) => o.mediaStorage ?? (o.objectStorage ? new S3MediaStorage(o.objectStorage) : new LocalDiskStorage(o.uploadDir)),
+          inject: [CMS_OPTIONS],
+        },
         MediaResources,
         MediaHandlers,
       ],
