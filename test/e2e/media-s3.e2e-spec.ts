@@ -5,6 +5,7 @@ import { UPLOAD_JOURNAL_STALE_MS } from '../../src/resources/media/upload-journa
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
 import { startTestS3, TestS3 } from '../utils/s3-server';
+import { assertBuilt, serverDatabase, StandaloneServer, startServer, stopServer } from '../utils/standalone-server';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,5 +128,70 @@ describe('media in object storage (S3 API)', () => {
     } finally {
       await other.app.close();
     }
+  });
+});
+
+/** The standalone server configured by the environment (CMS_S3_*), serving its default upload URLs from the bucket. */
+describe('the standalone server with CMS_S3_BUCKET', () => {
+  let s3: TestS3;
+  let server: StandaloneServer | undefined;
+  let db: { url: string; cleanup: () => void };
+
+  beforeAll(async () => {
+    assertBuilt();
+    s3 = await startTestS3();
+    db = await serverDatabase('media_s3_standalone');
+    server = await startServer({
+      DATABASE_URL: db.url,
+      CMS_ADMIN_USER: 'admin',
+      CMS_ADMIN_PASSWORD: 'admin-password-1',
+      CMS_S3_BUCKET: s3.bucket,
+      CMS_S3_ENDPOINT: s3.endpoint,
+      CMS_S3_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      CMS_REQUEST_LOG: 'off',
+      CMS_UPLOAD_DIR: join(tmpdir(), `cms-never-${process.pid}`),
+    });
+  });
+  afterAll(async () => {
+    await stopServer(server);
+    await s3.close();
+    db.cleanup();
+    await dropTestDatabase('media_s3_standalone');
+  });
+
+  it('uploads to the bucket and serves /wp-content/uploads/ from it (type, length, ranges, 404 for a missing file)', async () => {
+    const login = await fetch(`${server!.base}/cms-json/cms-auth/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password-1' }) });
+    expect(login.status).toBe(200);
+    const cookie = String(login.headers.get('set-cookie')).split(';')[0];
+    const nonce = String(((await login.json()) as { nonce: string }).nonce);
+    const body = await png(300, 200);
+    const res = await fetch(`${server!.base}${API}/media`, {
+      method: 'POST',
+      headers: { Cookie: cookie, 'X-CMS-Nonce': nonce, 'Content-Type': 'image/png', 'Content-Disposition': 'attachment; filename="served.png"' },
+      body,
+    });
+    expect(res.status).toBe(201);
+    const item = (await res.json()) as { source_url: string; media_details: { file: string } };
+    // The site URL written on first start: localhost at the server's port.
+    expect(item.source_url).toBe(`http://localhost:${server!.port}/wp-content/uploads/${item.media_details.file}`);
+    const listed = new S3MediaStorage({ ...s3.options() });
+    try {
+      expect(await listed.list()).toContain(item.media_details.file);
+    } finally {
+      listed.close();
+    }
+    const url = `${server!.base}/wp-content/uploads/${item.media_details.file}`;
+    const served = await fetch(url);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    expect(served.headers.get('cache-control')).toContain('immutable');
+    expect(Buffer.from(await served.arrayBuffer()).equals(body)).toBe(true);
+    const part = await fetch(url, { headers: { Range: 'bytes=0-9' } });
+    expect(part.status).toBe(206);
+    expect(Buffer.from(await part.arrayBuffer()).equals(body.subarray(0, 10))).toBe(true);
+    expect((await fetch(`${server!.base}/wp-content/uploads/2001/01/missing.png`)).status).toBe(404);
+    expect((await fetch(`${server!.base}/wp-content/uploads/..%2F..%2Fetc%2Fpasswd`)).status).toBe(404);
   });
 });
