@@ -75,3 +75,20 @@ export function isLockConflict(error: unknown): boolean {
   if (!e) return false;
   return e.errno === 1213 || e.errno === 1205 || e.code === 'ER_LOCK_DEADLOCK' || e.code === 'ER_LOCK_WAIT_TIMEOUT';
 }
+
+/** mysql2's codes of a connection that went away under a statement (the server or a proxy closed it, or it reset). */
+const LOST_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ER_SERVER_SHUTDOWN', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'PROTOCOL_ENQUEUE_AFTER_QUIT']);
+
+/**
+ * Whether a MySQL statement failed because its connection was lost (a database node killed or restarted, a proxy
+ * failing over): whatever the connection had begun and not committed was rolled back by the server.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  for (const e of [driverError(error), error as { code?: unknown; errno?: unknown; message?: unknown } | null]) {
+    if (!e || typeof e !== 'object') continue;
+    if (typeof e.code === 'string' && LOST_CODES.has(e.code)) return true;
+    if (e.errno === 2013 || e.errno === 2006) return true;
+    if (typeof e.message === 'string' && /Connection lost|closed state/i.test(e.message)) return true;
+  }
+  return false;
+}

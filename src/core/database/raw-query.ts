@@ -5,6 +5,7 @@ import { maybeUnserialize } from './php-serialize';
 import type { ShortCache } from './short-cache';
 import { isMySql } from './query-helpers';
 import { committedRead } from './sqlite-writing';
+import { isConnectionLost } from './database-errors';
 
 /**
  * A WHERE clause built from parts with `?` placeholders (both SQLite and MySQL take them), for the hot read paths
@@ -320,13 +321,16 @@ function fastReader(db: DataSource): Reader | null {
     const pool = driver.pool;
     // mysql2 keeps each connection's prepared statements (`maxPreparedStatements` of them): a large one is sent as a
     // plain query instead, so that what it keeps stays within MYSQL_PREPARED_STATEMENT_MAX_BYTES a statement.
+    const once = (sql: string, params: unknown[]) =>
+      new Promise<unknown[]>((resolve, reject) => {
+        const done = (error: Error | null, rows: unknown) => (error ? reject(error) : resolve(rows as unknown[]));
+        if (mysqlStatementBytes(sql, params.length) <= MYSQL_PREPARED_STATEMENT_MAX_BYTES) pool.execute(sql, params, done);
+        else pool.query(sql, params, done);
+      });
     reader = {
-      rows: (sql, params) =>
-        new Promise((resolve, reject) => {
-          const done = (error: Error | null, rows: unknown) => (error ? reject(error) : resolve(rows as unknown[]));
-          if (mysqlStatementBytes(sql, params.length) <= MYSQL_PREPARED_STATEMENT_MAX_BYTES) pool.execute(sql, params, done);
-          else pool.query(sql, params, done);
-        }),
+      // A read whose connection was lost under it (a database node killed, a proxy failing over) is read once more
+      // on a new connection: it changed nothing.
+      rows: (sql, params) => once(sql, params).catch((error: unknown) => (isConnectionLost(error) ? once(sql, params) : Promise.reject(error))),
     };
   }
   READERS.set(db, reader);

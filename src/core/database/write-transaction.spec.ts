@@ -116,6 +116,29 @@ describe('writeTransaction on MySQL', () => {
     expect(commits).toBe(2);
   });
 
+  it('runs a transaction again when its connection was lost before its work was done, not when lost at COMMIT', async () => {
+    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+    let works = 0;
+    const losing = (atCommit: boolean) =>
+      ({
+        options: { type: 'mysql' },
+        async transaction(work: (em: EntityManager) => Promise<unknown>) {
+          if (!atCommit && works === 0) {
+            works++;
+            throw lost;
+          }
+          const result = await work({} as EntityManager);
+          if (atCommit) throw lost;
+          return result;
+        },
+      }) as unknown as DataSource;
+    await expect(writeTransaction(losing(false), async () => `work ${++works}`)).resolves.toBe('work 2');
+    works = 0;
+    let runs = 0;
+    await expect(writeTransaction(losing(true), async () => ++runs)).rejects.toBe(lost);
+    expect(runs).toBe(1);
+  });
+
   it('gives up after its retries, with the deadlock', async () => {
     const { dataSource, runs } = mysqlFailing(new Array(LOCK_CONFLICT_RETRIES + 2).fill(deadlock));
     await expect(writeTransaction(dataSource, async () => 'done')).rejects.toBe(deadlock);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { NO_STAMP } from '../cache/version-stamps';
 import { takeWriteTurnRow } from './cluster-lock';
-import { isLockConflict } from './database-errors';
+import { isConnectionLost, isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';
 import { markSqliteWriting } from './sqlite-writing';
 
@@ -43,15 +43,24 @@ export function writeTransaction<T>(dataSource: DataSource, work: (em: EntityMan
  * MySQL: runs `work` in a transaction, and again (up to {@link LOCK_CONFLICT_RETRIES} times, a few milliseconds
  * apart, growing) when InnoDB rolls it back as the victim of a deadlock or a lock wait timeout ("try restarting
  * transaction"): concurrent writes to the same post (a comment trashed while another is, each recounting the post's
- * comments) may meet in the locks of an index. The rolled-back transaction left nothing behind, so running it again
- * is safe.
+ * comments) may meet in the locks of an index; on a Galera cluster, a certification failure at commit is reported
+ * the same way. The rolled-back transaction left nothing behind, so running it again is safe. So is running it again
+ * when its connection was lost before its work was done (a database node killed, a proxy failing over): the server
+ * rolls back what a lost connection had begun, and the next attempt gets a new connection. A connection lost after
+ * the work, during the COMMIT, is not tried again: the commit may have happened.
  */
 async function retriedTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {
+    let committing = false;
     try {
-      return await dataSource.transaction(work);
+      return await dataSource.transaction(async (em) => {
+        const result = await work(em);
+        committing = true;
+        return result;
+      });
     } catch (error) {
-      if (attempt >= LOCK_CONFLICT_RETRIES || !isLockConflict(error)) throw error;
+      const retry = isLockConflict(error) || (!committing && isConnectionLost(error));
+      if (attempt >= LOCK_CONFLICT_RETRIES || !retry) throw error;
       // The other transaction holds its locks until it commits: a few milliseconds, growing with each attempt.
       await sleep((5 << attempt) * (0.5 + Math.random()));
     }
