@@ -7,6 +7,7 @@ import { AnswerSources } from './answer-sources';
 import { contentSequence, Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
 import type { EmbeddedAnswers } from '../auth/request-context';
+import { servedFromTwoServers } from '../database/replica-routing';
 
 /** The mark of the keys of `_embed` sub-requests' answers (see {@link ResponseCache.embeddedAnswers}). */
 const EMBEDDED = 'embedded\n';
@@ -174,7 +175,8 @@ export class ResponseCache {
 
   /**
    * Keeps an answer built under `stamps` from `sources` (not kept when larger than an eighth of the bound, nor when
-   * it went through an endpoint that may not be cached). An answer that depends on posts' content through the posts
+   * it went through an endpoint that may not be cached, nor when it was made from rows of two servers: a read
+   * replica's and the primary's, see replica-routing.ts). An answer that depends on posts' content through the posts
    * it shows alone is kept with their ids: if one of them is found written after `stamps` were read (before the
    * answer read it, or since), the answer is dropped at its next lookup.
    */
@@ -187,7 +189,8 @@ export class ResponseCache {
     body: Buffer,
     matchedRoute?: string,
   ): CachedAnswer | undefined {
-    if (sources.uncacheable) return undefined;
+    // An answer made from rows of a read replica and of the primary (a request that wrote) names no one state.
+    if (sources.uncacheable || servedFromTwoServers()) return undefined;
     const posts = this.stamps.postVersions && !sources.readsAllContent && !this.contentShapedElsewhere() ? new Set(sources.posts) : null;
     const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers) + (posts ? posts.size * 24 : 0);
     const entry = new CachedAnswer(this, key, stamps.token, stamps.content, stamps.content, posts, status, headers, body, this.etagOf(key, stamps), size, matchedRoute, this.hooks.generation);

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { SQLITE_RUNNER_STATEMENTS } from '../cache/cache-limits';
-import { afterDataSourceInit, buildDataSourceOptions } from './data-source-options';
+import type * as mysql2 from 'mysql2';
+import { afterDataSourceInit, buildDataSourceOptions, sessionStatement, WP_SQL_MODE_STATEMENT } from './data-source-options';
+import { replicaRouterOf } from './replica-routing';
 import { sqliteStatementBytes } from './raw-query';
 
 describe('afterDataSourceInit on SQLite', () => {
@@ -30,5 +32,63 @@ describe('afterDataSourceInit on SQLite', () => {
     expect(cache.size).toBeLessThanOrEqual(SQLITE_RUNNER_STATEMENTS.entries);
     expect(cache.has('SELECT 0 AS n')).toBe(false);
     expect(cache.has(`SELECT ${SQLITE_RUNNER_STATEMENTS.entries + 9} AS n`)).toBe(true);
+  });
+});
+
+describe('buildDataSourceOptions with read replicas', () => {
+  it('refuses replicas with SQLite, and a replica that is not a MySQL/MariaDB URL, naming DATABASE_REPLICA_URLS', () => {
+    expect(() => buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'wp_', replicaUrls: ['mysql://u@r/db'] })).toThrow(/DATABASE_REPLICA_URLS.*SQLite/);
+    expect(() => buildDataSourceOptions({ databaseUrl: 'mysql://u:secret@p/db', tablePrefix: 'wp_', replicaUrls: ['sqlite:./r.db'] })).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(() => buildDataSourceOptions({ databaseUrl: 'mysql://u@p/db', tablePrefix: 'wp_', replicaUrls: ['mysql://u:hidden@/db'] })).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(() => buildDataSourceOptions({ databaseUrl: 'mysql://u@p/db', tablePrefix: 'wp_', replicaUrls: ['mysql://u:hidden@/db'] })).not.toThrow(/hidden/);
+    // Without replicas (or with empty entries, as an empty variable gives) nothing changes.
+    expect(() => buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'wp_', replicaUrls: [' '] })).not.toThrow();
+  });
+
+  it("gives each replica's connections the primary's options and session settings, at the replica's address", async () => {
+    const options = buildDataSourceOptions({
+      databaseUrl: 'mysql://primary:pw@127.0.0.1:1/cms',
+      tablePrefix: 'wp_',
+      timeoutMs: 1000,
+      replicaUrls: ['mysql://reader:rpw@127.0.0.1:2/cms_copy'],
+    }) as { driver: typeof mysql2 };
+    const pool = options.driver.createPool({
+      host: '127.0.0.1',
+      port: 1,
+      user: 'primary',
+      password: 'pw',
+      database: 'cms',
+      charset: 'utf8mb4_unicode_520_ci',
+      timezone: 'Z',
+      dateStrings: true,
+      supportBigNumbers: true,
+      flags: ['-IGNORE_SPACE'],
+    });
+    const router = replicaRouterOf({ options } as unknown as DataSource);
+    expect(router?.size).toBe(1);
+    const replica = router!.pools[0] as unknown as { config: { connectionConfig: Record<string, unknown> } } & mysql2.Pool;
+    expect(replica.config.connectionConfig).toMatchObject({
+      host: '127.0.0.1',
+      port: 2,
+      user: 'reader',
+      password: 'rpw',
+      database: 'cms_copy',
+      timezone: 'Z',
+      dateStrings: true,
+      supportBigNumbers: true,
+    });
+    expect(replica.config.connectionConfig.charsetNumber).toBe((pool as unknown as { config: { connectionConfig: Record<string, unknown> } }).config.connectionConfig.charsetNumber);
+    // WordPress's sql_mode and the command bound: the listeners the primary's pool has.
+    expect(replica.listenerCount('connection')).toBe(2);
+    const ran: string[] = [];
+    const fake = { query: (sql: string) => ran.push(sql), addCommand: () => undefined };
+    replica.emit('connection', fake as never);
+    expect(ran).toEqual([WP_SQL_MODE_STATEMENT]);
+    await new Promise<void>((resolve) => pool.end(() => resolve()));
+  });
+
+  it('adds Galera causal reads to the session statement', () => {
+    expect(sessionStatement({ galera: false })).toBe(WP_SQL_MODE_STATEMENT);
+    expect(sessionStatement({ galera: true })).toBe(`${WP_SQL_MODE_STATEMENT}, SESSION wsrep_sync_wait = 1`);
   });
 });

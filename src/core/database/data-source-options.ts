@@ -7,6 +7,7 @@ import { CMS_MIGRATIONS } from './cms-migrations';
 import { boundCommands } from './mysql-timeouts';
 import { CACHE_ENTRY_SHARE, SQLITE_RUNNER_STATEMENTS } from '../cache/cache-limits';
 import { sqliteStatementBytes } from './raw-query';
+import { registerReplicaRouter, ReplicaRouter, replicaRouterOf, routedPool } from './replica-routing';
 
 /** A parsed `DATABASE_URL`. */
 export type ParsedDatabaseUrl =
@@ -96,40 +97,103 @@ export const WP_SQL_MODE_STATEMENT = ((): string => {
   return `SET SESSION sql_mode = TRIM(BOTH ',' FROM ${expression}), SESSION group_concat_max_len = ${GROUP_CONCAT_MAX_LEN}`;
 })();
 
-/** Marks pools whose connections already get {@link WP_SQL_MODE_STATEMENT}. */
+/**
+ * Galera's causal reads: with it, a read on any node of a Galera cluster waits until that node has applied every write
+ * the cluster committed before the read started, so a read on one node sees a write committed on another.
+ */
+export const GALERA_SYNC_WAIT_STATEMENT = 'SET SESSION wsrep_sync_wait = 1';
+
+/**
+ * The session settings of the connections of one data source (its primary's pool and its replicas'): WordPress's
+ * sql_mode ({@link WP_SQL_MODE_STATEMENT}) always, and Galera's causal reads ({@link GALERA_SYNC_WAIT_STATEMENT})
+ * once {@link afterDataSourceInit} found `wsrep_on` = ON.
+ */
+export interface SessionSettings {
+  galera: boolean;
+}
+
+/** The one statement a new connection runs first under `settings`. */
+export function sessionStatement(settings: SessionSettings): string {
+  return settings.galera ? `${WP_SQL_MODE_STATEMENT}, SESSION wsrep_sync_wait = 1` : WP_SQL_MODE_STATEMENT;
+}
+
+/** Marks pools whose connections already get the session settings: the settings they get. */
 const WP_SQL_MODE_APPLIED = Symbol.for('cms-api.wpSqlModeApplied');
 
 type WarnFn = (message: string) => void;
 
-/** Runs the WordPress sql_mode statement on each new connection of a mysql2 (callback API) pool. */
-function applyWpSqlModeToPool(pool: mysql2.Pool, warn: WarnFn): void {
-  const marked = pool as unknown as Record<symbol, boolean>;
+/** The session settings a pool's new connections get, when a listener applies them. */
+function settingsOfPool(pool: mysql2.Pool): SessionSettings | undefined {
+  const settings = (pool as unknown as Record<symbol, unknown>)[WP_SQL_MODE_APPLIED];
+  return settings && typeof settings === 'object' ? (settings as SessionSettings) : undefined;
+}
+
+/** Runs the session settings' statement ({@link sessionStatement}) on each new connection of a mysql2 (callback API) pool. */
+function applyWpSqlModeToPool(pool: mysql2.Pool, warn: WarnFn, settings: SessionSettings = { galera: false }): void {
+  const marked = pool as unknown as Record<symbol, unknown>;
   if (marked[WP_SQL_MODE_APPLIED]) return;
-  marked[WP_SQL_MODE_APPLIED] = true;
+  marked[WP_SQL_MODE_APPLIED] = settings;
   // mysql2 emits 'connection' after the handshake and before handing the connection out, and runs a
   // connection's commands in order: the SET always runs before the first query of whoever acquired it.
   pool.on('connection', (connection) => {
-    connection.query(WP_SQL_MODE_STATEMENT, (error) => {
+    connection.query(sessionStatement(settings), (error) => {
       if (error) warn(`Could not set a WordPress-compatible sql_mode on a MySQL connection: ${error.message}`);
     });
   });
 }
 
-/**
- * The `mysql2` module with `createPool` wrapped so that every pooled connection runs
- * {@link WP_SQL_MODE_STATEMENT} first. Handed to TypeORM as the `driver` option; the listener is attached
- * before the pool opens its first connection, so no connection can escape it.
- */
-function wordpressMysql2Driver(warn: WarnFn, timeoutMs?: number): typeof mysql2 {
+/** Runs `sql` on every connection a pool holds open now (`_allConnections`, mysql2's own list). */
+async function onOpenConnections(pool: mysql2.Pool, sql: string): Promise<void> {
+  const open = (pool as unknown as { _allConnections?: { toArray(): mysql2.PoolConnection[] } })._allConnections;
+  await Promise.all(
+    (open?.toArray() ?? []).map(
+      (connection) => new Promise<void>((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve()))),
+    ),
+  );
+}
+
+/** A replica's address: its URL's, the rest of the primary's connection options kept. */
+function replicaPoolOptions(config: mysql2.PoolOptions, url: string): mysql2.PoolOptions {
+  const replica = parseDatabaseUrl(url);
+  if (replica.type !== 'mysql') throw new Error(`Invalid DATABASE_REPLICA_URLS entry "${redact(url)}": a replica is a mysql:// or mariadb:// URL`);
+  const { socketPath: _socket, ...rest } = config as mysql2.PoolOptions & { socketPath?: string };
   return {
+    ...rest,
+    host: replica.host,
+    port: replica.port,
+    user: replica.username,
+    password: replica.password,
+    database: replica.database,
+    ...(replica.socketPath ? { socketPath: replica.socketPath } : {}),
+  };
+}
+
+/**
+ * The `mysql2` module with `createPool` wrapped so that every pooled connection runs the session settings
+ * ({@link sessionStatement}) first and every command is bounded ({@link boundCommands}). Handed to TypeORM as the
+ * `driver` option; the listener is attached before the pool opens its first connection, so no connection can escape
+ * it. With `replicas`, the primary's pool is created with a pool per replica (the same options and session
+ * settings, the replica's address) and handed to TypeORM routed ({@link routedPool}).
+ */
+function wordpressMysql2Driver(warn: WarnFn, timeoutMs?: number, replicas?: { urls: string[]; router: ReplicaRouter }): typeof mysql2 {
+  const settings: SessionSettings = { galera: false };
+  const settled = (pool: mysql2.Pool): mysql2.Pool => {
+    applyWpSqlModeToPool(pool, warn, settings);
+    if (timeoutMs !== undefined) boundCommands(pool, timeoutMs);
+    return pool;
+  };
+  const driver = {
     ...mysql2,
     createPool(config: mysql2.PoolOptions | string): mysql2.Pool {
-      const pool = mysql2.createPool(config as mysql2.PoolOptions);
-      applyWpSqlModeToPool(pool, warn);
-      if (timeoutMs !== undefined) boundCommands(pool, timeoutMs);
-      return pool;
+      const pool = settled(mysql2.createPool(config as mysql2.PoolOptions));
+      if (!replicas || typeof config !== 'object') return pool;
+      replicas.urls.forEach((url, index) => replicas.router.add(`replica ${index}`, settled(mysql2.createPool(replicaPoolOptions(config, url)))));
+      replicas.router.start();
+      return routedPool(pool, replicas.router);
     },
   } as typeof mysql2;
+  if (replicas) registerReplicaRouter(driver, replicas.router);
+  return driver;
 }
 
 /** Input of {@link buildDataSourceOptions}. */
@@ -150,8 +214,10 @@ export interface BuildDataSourceOptionsInput {
    */
   timeoutMs?: number;
   /**
-   * Read replicas of a MySQL/MariaDB `databaseUrl` (`mysql://…` URLs): reads are routed to one of them (see
-   * replica-routing.ts), with the same session settings as the primary.
+   * Read replicas of a MySQL/MariaDB `databaseUrl` (`mysql://…` URLs, `DATABASE_REPLICA_URLS`): each API request
+   * that reads is routed to one of them (see replica-routing.ts), with the same connection options and session
+   * settings as the primary (WordPress's sql_mode, `group_concat_max_len`, the command timeouts, charset, time zone,
+   * dates as strings, Galera's causal reads). Not with SQLite.
    */
   replicaUrls?: string[];
   /** Seconds of replication lag past which a replica is skipped (default 5). */
@@ -166,12 +232,18 @@ export interface BuildDataSourceOptionsInput {
  * - SQLite (`better-sqlite3`): creates the file's parent directory if missing; WAL journal for files.
  * - MySQL/MariaDB (`mysql2`): utf8mb4 (`utf8mb4_unicode_520_ci`), dates as strings (zero dates included),
  *   BIGINT ids as JS numbers, UTC, no `IGNORE_SPACE` client flag, and every pooled connection runs with
- *   WordPress's session `sql_mode` (see {@link WP_SQL_MODE_STATEMENT}).
+ *   WordPress's session `sql_mode` (see {@link WP_SQL_MODE_STATEMENT}) and, on a Galera cluster, causal reads
+ *   ({@link GALERA_SYNC_WAIT_STATEMENT}, see {@link afterDataSourceInit}). With `replicaUrls`, a pool per replica
+ *   with the same options and settings, and reads routed among them (see replica-routing.ts).
+ *
+ * @throws Error naming `DATABASE_REPLICA_URLS` when replicas are given with a SQLite `databaseUrl`, or one of them
+ *   is not a MySQL/MariaDB URL.
  *
  * @example new DataSource(buildDataSourceOptions({ databaseUrl: 'sqlite:./data/cms.db', tablePrefix: 'wp_' }))
  */
 export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): DataSourceOptions {
   const { databaseUrl, tablePrefix, logger, logging, timeoutMs } = input;
+  const replicaUrls = (input.replicaUrls ?? []).map((url) => url.trim()).filter((url) => url !== '');
   if (!/^\w*$/.test(tablePrefix)) {
     throw new Error(`Invalid table prefix "${tablePrefix}": use letters, digits and _ only`);
   }
@@ -186,6 +258,17 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     ...(logger !== undefined ? { logger } : {}),
     ...(logging !== undefined ? { logging } : {}),
   };
+  if (replicaUrls.length && parsed.type !== 'mysql') {
+    throw new Error('DATABASE_REPLICA_URLS: read replicas need a MySQL/MariaDB DATABASE_URL (mysql:// or mariadb://), not SQLite');
+  }
+  for (const url of replicaUrls) {
+    if (!/^(mysql|mariadb):\/\//i.test(url)) throw new Error(`Invalid DATABASE_REPLICA_URLS entry "${redact(url)}": a replica is a mysql:// or mariadb:// URL`);
+    try {
+      parseDatabaseUrl(url);
+    } catch (error) {
+      throw new Error(`Invalid DATABASE_REPLICA_URLS entry: ${(error as Error).message.replace(/^Invalid DATABASE_URL /, '')}`);
+    }
+  }
   if (parsed.type === 'sqlite') {
     const memory = parsed.path === ':memory:';
     if (!memory) fs.mkdirSync(path.dirname(path.resolve(parsed.path)), { recursive: true });
@@ -197,7 +280,11 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     ...common,
     type: 'mysql',
     connectorPackage: 'mysql2',
-    driver: wordpressMysql2Driver(warn, timeoutMs),
+    driver: wordpressMysql2Driver(
+      warn,
+      timeoutMs,
+      replicaUrls.length ? { urls: replicaUrls, router: new ReplicaRouter(input.replicaMaxLagSeconds ?? 5) } : undefined,
+    ),
     host: parsed.host,
     port: parsed.port,
     ...(parsed.socketPath ? { socketPath: parsed.socketPath } : {}),
@@ -264,7 +351,10 @@ function boundRunnerStatements(dataSource: DataSource): void {
  * {@link buildDataSourceOptions}. On MySQL/MariaDB it makes sure every pooled connection gets WordPress's
  * session `sql_mode` (attaching the pool listener and updating the already-open connections when the pool
  * was not created by {@link buildDataSourceOptions}), then checks the mode on a live connection and throws if
- * a zero-date-hostile mode is still on. On SQLite it sizes TypeORM's statement cache
+ * a zero-date-hostile mode is still on. It also detects a Galera node, once (`SHOW VARIABLES LIKE 'wsrep_on'` = ON):
+ * every pooled connection, the primary's and the replicas', open or to come, then runs
+ * {@link GALERA_SYNC_WAIT_STATEMENT} (causal reads: a read on any node sees the writes committed on the others
+ * before it started). Without wsrep nothing changes. On SQLite it sizes TypeORM's statement cache
  * ({@link SQLITE_RUNNER_STATEMENTS}) and refreshes the query planner's statistics (without sample
  * statistics, see below). Safe to call
  * more than once.
@@ -290,19 +380,23 @@ export async function afterDataSourceInit(dataSource: DataSource): Promise<void>
   if (type !== 'mysql' && type !== 'mariadb') return;
   const driver = dataSource.driver as unknown as { pool?: mysql2.Pool };
   const pool = driver.pool;
-  if (pool && typeof pool.on === 'function' && !(pool as unknown as Record<symbol, boolean>)[WP_SQL_MODE_APPLIED]) {
+  if (pool && typeof pool.on === 'function' && !settingsOfPool(pool)) {
     applyWpSqlModeToPool(pool, (message) => dataSource.logger.log('warn', message));
-    // Connections opened before the listener existed (TypeORM opens one to test the credentials).
-    // `_allConnections` is mysql2's internal list; statements queue behind any running command.
-    const open = (pool as unknown as { _allConnections?: { toArray(): mysql2.PoolConnection[] } })._allConnections;
-    await Promise.all(
-      (open?.toArray() ?? []).map(
-        (connection) =>
-          new Promise<void>((resolve, reject) =>
-            connection.query(WP_SQL_MODE_STATEMENT, (error) => (error ? reject(error) : resolve())),
-          ),
-      ),
-    );
+    // Connections opened before the listener existed (TypeORM opens one to test the credentials); statements queue
+    // behind any running command.
+    await onOpenConnections(pool, WP_SQL_MODE_STATEMENT);
+  }
+  // A Galera node: every connection, the primary's and the replicas', reads causally from now on.
+  const wsrep: Array<{ Value?: string; value?: string }> = await dataSource.query("SHOW VARIABLES LIKE 'wsrep_on'");
+  const settings = pool ? settingsOfPool(pool) : undefined;
+  if (String(wsrep[0]?.Value ?? wsrep[0]?.value ?? '').toUpperCase() === 'ON' && settings && !settings.galera) {
+    settings.galera = true;
+    const pools = [pool as mysql2.Pool, ...(replicaRouterOf(dataSource)?.pools ?? [])];
+    for (const each of pools) {
+      const own = settingsOfPool(each);
+      if (own) own.galera = true;
+      await onOpenConnections(each, GALERA_SYNC_WAIT_STATEMENT);
+    }
   }
   const rows: { mode: string }[] = await dataSource.query('SELECT @@SESSION.sql_mode AS mode');
   const active = (rows[0]?.mode ?? '').split(',');

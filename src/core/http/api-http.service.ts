@@ -26,6 +26,9 @@ import { bodyEtag, CachedAnswer, encodedEtag, matchHits, noneMatchHits, noneMatc
 import { compressBody, ContentCoding, negotiateEncoding, varyOnEncoding } from './compression';
 import { ApiDocs } from './api-docs';
 import { requestTarget } from './request-target';
+import type { DataSource } from 'typeorm';
+import { CMS_DATA_SOURCE } from '../database/cms-data-source';
+import { callerKeyOf, ReplicaRouter, replicaRouterOf } from '../database/replica-routing';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last' as const };
@@ -69,6 +72,8 @@ export interface HttpOutcome {
 @Injectable()
 export class ApiHttpService {
   private readonly upload: ReturnType<typeof multer>;
+  /** The read replicas' router, when the data source has replicas: each request then runs in its routing scope. */
+  private readonly replicas: ReplicaRouter | undefined;
 
   constructor(
     private readonly server: RestServer,
@@ -78,7 +83,9 @@ export class ApiHttpService {
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
     private readonly cache: ResponseCache,
     private readonly docs: ApiDocs,
+    @Inject(CMS_DATA_SOURCE) dataSource: DataSource,
   ) {
+    this.replicas = replicaRouterOf(dataSource);
     // Files go to temporary files as they arrive, never whole into memory (removed once the request is answered).
     this.upload = multer({
       storage: multer.diskStorage({ destination: (_req, _file, done) => done(null, uploadTempDir()) }),
@@ -184,9 +191,35 @@ export class ApiHttpService {
     query: Record<string, unknown>,
     answerUnexpected: boolean,
   ): Promise<HttpOutcome> {
-    const outcome = await this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected);
+    const outcome = this.replicas
+      ? await this.serveRouted(this.replicas, req, res, rawRoute, mount, query, answerUnexpected)
+      : await this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected);
     if (outcome.matchedRoute) markMatchedRoute(req, outcome.matchedRoute);
     return outcome;
+  }
+
+  /**
+   * One API request with read replicas: in the routing scope chosen at its start (see replica-routing.ts). A request
+   * that is not a read marks its caller again once answered, so the read-after-write window counts from the answer.
+   */
+  private async serveRouted(
+    router: ReplicaRouter,
+    req: IncomingMessage,
+    res: ServerResponse,
+    rawRoute: string,
+    mount: string,
+    query: Record<string, unknown>,
+    answerUnexpected: boolean,
+  ): Promise<HttpOutcome> {
+    const headers = req.headers;
+    const caller = callerKeyOf(requestFacts(req).ip, headers.authorization, headers.cookie);
+    const window = this.options.readAfterWriteSeconds * 1000;
+    const scope = await router.scopeFor(req.method, caller, window);
+    try {
+      return await router.run(scope, () => this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected));
+    } finally {
+      if (req.method !== 'GET' && req.method !== 'HEAD') await router.markSafely(caller, window);
+    }
   }
 
   private async serveRequest(
