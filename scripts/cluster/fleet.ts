@@ -205,7 +205,7 @@ listen api
   http-check expect status 200
   retry-on conn-failure empty-response response-timeout
   http-request disable-l7-retry unless METH_GET || METH_HEAD
-${API_NODES.map((node) => `  server api${node.n} 127.0.0.1:${node.port} check inter 500 fall 2 rise 2`).join('\n')}
+${API_NODES.map((node) => `  server api${node.n} 127.0.0.1:${node.port} check inter 1s fall 3 rise 1`).join('\n')}
 `;
 }
 

@@ -6,6 +6,7 @@ import { CMS_DATA_SOURCE } from './cms-data-source';
 import { UserEntity } from './entities/user.entity';
 import { afterDataSourceInit } from './data-source-options';
 import { MigrationLock } from './cluster-lock';
+import { retryLostReads } from './read-retry';
 import { installSite } from './site-install';
 import { TablePrefix } from './table-prefix';
 import { isMySql } from './query-helpers';
@@ -42,6 +43,7 @@ export class SiteBootstrapService implements OnModuleInit {
 
   async onModuleInit(): Promise<void> {
     await afterDataSourceInit(this.dataSource);
+    retryLostReads(this.dataSource);
     if (!this.options.runMigrations) return;
     this.lastReport = await this.bootstrap();
   }

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { CMS_MIGRATIONS } from '../database/cms-migrations';
 import { isMySql } from '../database/query-helpers';
+import { isConnectionLost } from '../database/database-errors';
 
 /** How long a database check may take before the database counts as unreachable. */
 const CHECK_TIMEOUT_MS = 3000;
@@ -41,7 +42,12 @@ export class CmsHealthIndicator {
     const started = Date.now();
     try {
       if (!this.dataSource.isInitialized) throw new Error('The connection is not open.');
-      await withTimeout(this.dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS);
+      // A connection lost under the check (a database node failing over) is tried once more on a new one: readiness
+      // reports a database that cannot be reached, not one connection that went away.
+      await withTimeout(
+        this.dataSource.query('SELECT 1').catch((error: unknown) => (isConnectionLost(error) ? this.dataSource.query('SELECT 1') : Promise.reject(error))),
+        CHECK_TIMEOUT_MS,
+      );
       const cluster = await withTimeout(this.clusterState(), CHECK_TIMEOUT_MS);
       if (cluster && !cluster.ok) return result(key, 'down', { message: cluster.message, galera: cluster.status });
       return result(key, 'up', { responseTime: Date.now() - started, ...(cluster ? { galera: cluster.status } : {}) });
