@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CmsModule } from '../../src/cms.module';
 import { CmsModuleOptions } from '../../src/cms-options';
-import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
+import { buildDataSourceOptions, BuildDataSourceOptionsInput } from '../../src/core/database/data-source-options';
 import { serveApiFirst } from '../../src/core/http/api-front';
 import { createUser, TestUser } from '../factories/user.factory';
 import { QueryCounter } from './query-counter';
@@ -37,13 +37,15 @@ export async function createTestApp(
     databaseUrl?: string;
     /** The users another node on the same database made. */
     users?: TestApp['users'];
+    /** More inputs of `buildDataSourceOptions` (read replicas, their lag bound, the timeout). */
+    dataSource?: Partial<Omit<BuildDataSourceOptionsInput, 'databaseUrl' | 'tablePrefix' | 'logger' | 'logging'>>;
   } = {},
 ): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? (await testDatabaseUrl(name));
   const queries = new QueryCounter();
   const moduleRef = await Test.createTestingModule({
     imports: [
-      TypeOrmModule.forRoot({ ...buildDataSourceOptions({ databaseUrl, tablePrefix: TEST_PREFIX, logger: queries }), logging: ['query'] }),
+      TypeOrmModule.forRoot({ ...buildDataSourceOptions({ ...options.dataSource, databaseUrl, tablePrefix: TEST_PREFIX, logger: queries }), logging: ['query'] }),
       CmsModule.forRoot({ baseUrl: TEST_BASE_URL, restRouteQuery: true, ...options.cms, extensions: options.extensions }),
     ],
   }).compile();

@@ -397,7 +397,8 @@ class RoutedConnection {
 
   private run(method: 'query' | 'execute', args: unknown[]): void {
     const sql = sqlOf(args[0]);
-    const send = () => (this.current[method] as (...a: unknown[]) => void).apply(this.current, args);
+    // Returns nothing: mysql2's command objects are thenables that refuse to be awaited.
+    const send = (): void => void (this.current[method] as (...a: unknown[]) => unknown).apply(this.current, args);
     if (this.onPrimary || this.switching) {
       this.router.route(sql);
       if (this.switching) void this.switching.then(send, (error: Error) => splitCallback(args)[1]?.(error));
