@@ -7,7 +7,7 @@ import { AnswerSources } from './answer-sources';
 import { contentSequence, Stamps, VersionStamps } from './version-stamps';
 import { WireNames } from '../wire-names';
 import type { EmbeddedAnswers } from '../auth/request-context';
-import { servedFromTwoServers } from '../database/replica-routing';
+import { servedFromTwoServers, sharedReadDone, sharedReadMark } from '../database/replica-routing';
 
 /** The mark of the keys of `_embed` sub-requests' answers (see {@link ResponseCache.embeddedAnswers}). */
 const EMBEDDED = 'embedded\n';
@@ -97,9 +97,14 @@ export class ResponseCache {
 
   /** The current stamps, after the freshness checks. */
   async currentStamps(): Promise<Stamps> {
+    // With read replicas, stamps read by another request (the read is shared) may be another server's: an answer
+    // built under them is not kept (see replica-routing.ts).
+    const mark = sharedReadMark();
     let stamps = await this.stamps.current();
+    if (mark >= 0) sharedReadDone(mark);
     for (const check of this.checks) {
       const wrote = check();
+      // A check that wrote sent the request to the primary: its answer is not kept either way.
       if (wrote === true || (wrote !== false && (await wrote))) stamps = await this.stamps.current();
     }
     return stamps;

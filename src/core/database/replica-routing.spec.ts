@@ -10,6 +10,8 @@ import {
   ReplicaRouter,
   routedPool,
   servedFromTwoServers,
+  sharedReadDone,
+  sharedReadMark,
 } from './replica-routing';
 
 type Callback = (error: Error | null, rows?: unknown) => void;
@@ -48,7 +50,14 @@ class FakePool extends EventEmitter {
     super();
   }
 
+  /** An error every connection and statement of this pool gets (an unreachable server). */
+  down: Error | null = null;
+
   getConnection(callback: (error: Error | null, connection: FakeConnection) => void): void {
+    if (this.down) {
+      const error = this.down;
+      return void setImmediate(() => callback(error, undefined as never));
+    }
     const connection = new FakeConnection(this.server);
     this.handedOut.push(connection);
     setImmediate(() => callback(null, connection));
@@ -57,7 +66,7 @@ class FakePool extends EventEmitter {
   query(sql: string, ...rest: unknown[]): void {
     this.ran.push(sql);
     const done = rest[rest.length - 1] as Callback;
-    const answer = this.answer(sql);
+    const answer = this.down ?? this.answer(sql);
     setImmediate(() => (answer instanceof Error ? done(answer) : done(null, answer)));
   }
 
@@ -281,5 +290,51 @@ describe('ReplicaRouter: routing statements', () => {
     primary.emit('connection', 'c');
     expect(seen).toEqual(['c']);
     expect((pool as unknown as { server: string }).server).toBe('primary');
+  });
+
+  it('a read shared with another request (the stamps, read once for requests arriving together) makes the answer one from two servers', async () => {
+    const { router, pool } = await routerWithReplicas();
+    expect(sharedReadMark()).toBe(-1);
+    const [first, second] = await Promise.all([router.scopeFor('GET', 'a', 5000), router.scopeFor('GET', 'b', 5000)]);
+    let shared: Promise<unknown> | undefined;
+    const read = () => (shared ??= ask(pool, 'SELECT name, version FROM cms_versions'));
+    const [own, borrowed] = await Promise.all(
+      [first, second].map((scope) =>
+        router.run(scope, async () => {
+          const mark = sharedReadMark();
+          await read();
+          sharedReadDone(mark);
+          return servedFromTwoServers();
+        }),
+      ),
+    );
+    expect([own, borrowed]).toEqual([false, true]);
+  });
+
+  it('a replica that cannot be reached: the request goes on on the primary, and the replica is skipped until probed again', async () => {
+    const { router, pool, replicas } = await routerWithReplicas([0]);
+    replicas[0].down = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const scope = await router.scopeFor('GET', 'k', 5000);
+    expect(scope.replica).toBe(0);
+    await router.run(scope, async () => {
+      expect((await ask(pool, 'SELECT 1'))[0].server).toBe('primary');
+      expect((await connectionOf(pool)).server).toBe('primary');
+    });
+    expect(scope.replica).toBe(PRIMARY);
+    expect(router.pick()).toBe(PRIMARY);
+    // Through a held connection too.
+    await router.probeAll();
+    const second = await router.scopeFor('GET', 'k', 5000);
+    await router.run(second, async () => {
+      expect((await connectionOf(pool)).server).toBe('primary');
+    });
+    // Another error (a bad statement) is the request's own.
+    replicas[0].down = Object.assign(new Error('syntax'), { code: 'ER_PARSE_ERROR' });
+    await router.probeAll();
+    const third = await router.scopeFor('GET', 'k', 5000);
+    await router.run(third, async () => {
+      await expect(ask(pool, 'SELECT nonsense')).rejects.toThrow('syntax');
+    });
+    expect(third.replica).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type * as mysql2 from 'mysql2';
 import type { DataSource } from 'typeorm';
+import { isDatabaseUnavailable } from './database-errors';
 
 /**
  * Read replicas, routed as WordPress VIP's HyperDB/LudicrousDB route them: each API request runs in a scope
@@ -16,7 +17,8 @@ import type { DataSource } from 'typeorm';
  * - A request that is not a read (POST, PUT, PATCH, DELETE) runs on the primary and marks its caller
  *   ({@link callerKeyOf}) for the window: that caller's reads go to the primary meanwhile (read-your-writes).
  * - A replica lagging past the bound, with replication stopped, or not answering its probe is skipped; with none
- *   left, reads go to the primary. Work outside requests (start-up, migrations, the CLI, timers) uses the primary.
+ *   left, reads go to the primary. A request whose replica cannot be reached goes on on the primary (its answer,
+ *   if the replica had answered part of it, is not cached), and the replica is skipped until its next probe. Work outside requests (start-up, migrations, the CLI, timers) uses the primary.
  *
  * Without replicas nothing of this runs: the request path checks one constant.
  */
@@ -27,8 +29,11 @@ export const PRIMARY = -1;
 /** The routing of one API request. */
 export interface ReplicaScope {
   readonly router: ReplicaRouter;
-  /** The replica the request's reads are pinned to, or {@link PRIMARY}. */
-  readonly replica: number;
+  /**
+   * The replica the request's reads are pinned to, or {@link PRIMARY}; {@link PRIMARY} from the moment its replica
+   * could not be reached (the request goes on on the primary).
+   */
+  replica: number;
   /** The request wrote (or opened a transaction): its reads go to the primary from then on. */
   wrote: boolean;
   /** A statement of the request ran on its replica. */
@@ -40,6 +45,10 @@ export interface ReplicaScope {
    * as work outside requests does.
    */
   ended: boolean;
+  /** Statements the request sent through the routed pool's own `query`/`execute` (the fast readers'), counted. */
+  statements: number;
+  /** The request used what another request read (the version stamps, read once for requests arriving together). */
+  borrowed: boolean;
 }
 
 const storage = new AsyncLocalStorage<ReplicaScope>();
@@ -55,7 +64,24 @@ export function currentReplicaScope(): ReplicaScope | undefined {
  */
 export function servedFromTwoServers(): boolean {
   const scope = storage.getStore();
-  return scope !== undefined && scope.usedReplica && (scope.usedPrimary || scope.wrote);
+  return scope !== undefined && (scope.borrowed || (scope.usedReplica && (scope.usedPrimary || scope.wrote)));
+}
+
+/**
+ * For a read shared among requests (the version stamps): a mark taken before it, which {@link sharedReadDone} checks
+ * after. `-1` outside a routed request.
+ */
+export function sharedReadMark(): number {
+  return storage.getStore()?.statements ?? -1;
+}
+
+/**
+ * After a read shared among requests: when the running request sent no statement since `mark`, what it got was read
+ * by another request, perhaps on another server; its answer then counts as made from two servers.
+ */
+export function sharedReadDone(mark: number): void {
+  const scope = storage.getStore();
+  if (scope && mark >= 0 && scope.statements === mark) scope.borrowed = true;
 }
 
 /** A leading comment, then the first word: statements that only read. */
@@ -272,7 +298,7 @@ export class ReplicaRouter {
     } else if (!(await this.isMarkedSafely(callerKey))) {
       replica = this.pick();
     }
-    return { router: this, replica, wrote: false, usedReplica: false, usedPrimary: false, ended: false };
+    return { router: this, replica, wrote: false, usedReplica: false, usedPrimary: false, ended: false, statements: 0, borrowed: false };
   }
 
   /** Runs `work` in `scope`: its statements are routed by it until it ends. */
@@ -317,6 +343,19 @@ export class ReplicaRouter {
     }
     scope.usedReplica = true;
     return this.replicas[scope.replica]?.pool;
+  }
+
+  /**
+   * After an error of a replica's statement or connection: when the replica is unreachable, the running request goes
+   * on on the primary, and the replica is skipped until a probe finds it again. Answers whether it failed over.
+   */
+  failOver(error: unknown): boolean {
+    const scope = storage.getStore();
+    if (!scope || scope.router !== this || scope.replica === PRIMARY || !isDatabaseUnavailable(error)) return false;
+    const replica = this.replicas[scope.replica];
+    if (replica) replica.lag = null;
+    scope.replica = PRIMARY;
+    return true;
   }
 
   /** Notes that the running request holds a primary connection (a transaction, a TypeORM query runner that wrote). */
@@ -405,7 +444,12 @@ class RoutedConnection {
       else send();
       return;
     }
-    if (this.router.route(sql) !== undefined) return send();
+    if (this.router.route(sql) !== undefined) {
+      const [rest, callback] = splitCallback(args);
+      // An unreachable replica: the request goes on on the primary (a read retried takes a primary connection).
+      if (callback) args = [...rest, (error: Error | null, ...results: unknown[]) => (error && this.router.failOver(error), callback(error, ...results))];
+      return send();
+    }
     this.switching = new Promise<void>((resolve, reject) =>
       this.primary.getConnection((error, connection) => {
         if (error) return reject(error);
@@ -435,12 +479,29 @@ export function routedPool(primary: mysql2.Pool, router: ReplicaRouter): mysql2.
       router.notePrimary();
       return primary.getConnection(callback as Parameters<mysql2.Pool['getConnection']>[0]);
     }
-    pinned.getConnection((error, connection) => (error ? callback(error) : callback(null, new RoutedConnection(router, primary, connection))));
+    pinned.getConnection((error, connection) => {
+      if (!error) return callback(null, new RoutedConnection(router, primary, connection));
+      if (!router.failOver(error)) return callback(error);
+      router.notePrimary();
+      primary.getConnection(callback as Parameters<mysql2.Pool['getConnection']>[0]);
+    });
   };
   const direct = (method: 'query' | 'execute') =>
     function (...args: unknown[]): unknown {
-      const pool = router.route(sqlOf(args[0])) ?? primary;
-      return (pool[method] as (...a: unknown[]) => unknown).apply(pool, args);
+      const scope = storage.getStore();
+    if (scope) scope.statements++;
+    const pool = router.route(sqlOf(args[0])) ?? primary;
+      const [rest, callback] = splitCallback(args);
+      if (pool === primary || !callback) return (pool[method] as (...a: unknown[]) => unknown).apply(pool, args);
+      // An unreachable replica: read once more on the primary, and the rest of the request too.
+      return (pool[method] as (...a: unknown[]) => unknown).apply(pool, [
+        ...rest,
+        (error: Error | null, ...results: unknown[]) => {
+          if (!error || !router.failOver(error)) return callback(error, ...results);
+          router.notePrimary();
+          (primary[method] as (...a: unknown[]) => unknown).apply(primary, args);
+        },
+      ]);
     };
   const end = (callback?: (error?: unknown) => void): void => {
     void router.end().then(() => primary.end(callback as never));
