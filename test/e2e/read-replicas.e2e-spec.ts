@@ -2,6 +2,7 @@ import * as mysql from 'mysql2/promise';
 import { ResponseCache } from '../../src/core/cache/response-cache';
 import { WP_INCOMPATIBLE_SQL_MODES } from '../../src/core/database/data-source-options';
 import { rawQuery } from '../../src/core/database/raw-query';
+import { RedisCallerMarks } from '../../src/core/database/redis-caller-marks';
 import { PRIMARY, ReplicaRouter, replicaRouterOf } from '../../src/core/database/replica-routing';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { testDatabaseKind, testDatabaseName } from '../utils/test-db';
@@ -10,6 +11,7 @@ const API = '/cms-json/cms/v2';
 const NAME = 'read-replicas';
 /** The read-after-write window of this file, in seconds. */
 const WINDOW = 2;
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 // A replica is a MySQL/MariaDB server: SQLite has none (buildDataSourceOptions refuses replicas with a SQLite URL).
 const mysqlOnly = testDatabaseKind() === 'mysql' ? describe : describe.skip;
@@ -21,6 +23,8 @@ const mysqlOnly = testDatabaseKind() === 'mysql' ? describe : describe.skip;
  */
 mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
   let t: TestApp;
+  /** A second node of the fleet: the same primary and replica, the callers' marks shared through Redis. */
+  let other: TestApp;
   let admin: mysql.Connection;
   let router: ReplicaRouter;
   const primaryDb = testDatabaseName(NAME);
@@ -71,11 +75,19 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     await admin.query(`CREATE DATABASE \`${replicaDb}\` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci`);
     const replicaUrl = new URL(url.toString());
     replicaUrl.pathname = `/${replicaDb}`;
+    const primaryUrl = new URL(url.toString());
+    primaryUrl.pathname = `/${primaryDb}`;
     t = await createTestApp(NAME, {
-      cms: { readAfterWriteSeconds: WINDOW },
+      cms: { readAfterWriteSeconds: WINDOW, redisUrl: REDIS_URL },
       dataSource: { replicaUrls: [replicaUrl.toString()] },
     });
     router = replicaRouterOf(t.dataSource)!;
+    other = await createTestApp(NAME, {
+      databaseUrl: primaryUrl.toString(),
+      users: t.users,
+      cms: { readAfterWriteSeconds: WINDOW, redisUrl: REDIS_URL },
+      dataSource: { replicaUrls: [replicaUrl.toString()] },
+    });
     // The stand-in: the primary's tables and rows as they are after set-up.
     const [tables] = await admin.query<mysql.RowDataPacket[]>(`SHOW TABLES FROM \`${primaryDb}\``);
     for (const row of tables) {
@@ -85,10 +97,15 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     }
     // The stand-in is no replica: SHOW REPLICA STATUS has no row, so it is in sync.
     await router.probeAll();
-    expect(router.lags()).toEqual([0]);
+    await replicaRouterOf(other.dataSource)!.probeAll();
+    expect([router.lags(), replicaRouterOf(other.dataSource)!.lags()]).toEqual([[0], [0]]);
+    // Both nodes' connections to Redis are up (they connect in the background).
+    const marks = [t, other].map((node) => replicaRouterOf(node.dataSource)!.marks as RedisCallerMarks);
+    for (let i = 0; i < 200 && !marks.every((each) => each.connected); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   });
 
   afterAll(async () => {
+    await other?.app.close();
     await t?.close();
     await admin?.query(`DROP DATABASE IF EXISTS \`${replicaDb}\``);
     await admin?.end();
@@ -131,7 +148,12 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
       [primaryDb, replicaDb].map((db) => admin.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${db}\`.${posts} WHERE ID = ?`, [primaryOnlyId])),
     );
     expect([Number(inPrimary[0].n), Number(inReplica[0].n)]).toEqual([1, 0]);
+    // On another node of the fleet too (the mark is in Redis).
+    const marks = [t, other].map((node) => replicaRouterOf(node.dataSource)!.marks as RedisCallerMarks);
+    expect(marks.map((each) => each.connected)).toEqual([true, true]);
+    expect((await other.http.get(`${API}/posts/${primaryOnlyId}`).set('Authorization', auth()).expect(200)).body.title.rendered).toBe('Primary only');
     // Another caller reads the replica, which has not got it.
+    await other.http.get(`${API}/posts/${primaryOnlyId}`).set('X-Forwarded-For', '203.0.113.7').expect(404);
     expect((await anonymous(`posts/${primaryOnlyId}`).expect(404)).body.code).toBe('rest_post_invalid_id');
     expect(titles((await anonymous('posts?per_page=100').expect(200)).body)).not.toContain('Primary only');
     // Replication brings the users' rows over (the application password's `last_used`, written once a day at the

@@ -110,6 +110,8 @@ export interface CallerMarks {
   mark(key: string, ms: number): Promise<void>;
   /** Whether `key` is marked now. */
   isMarked(key: string): Promise<boolean>;
+  /** Releases what the store holds (a connection), when the data source is destroyed. */
+  close?(): Promise<void>;
 }
 
 /** {@link CallerMarks} kept in this process, bounded in entries (the oldest marks are dropped first). */
@@ -177,7 +179,7 @@ export class ReplicaRouter {
   private probing = false;
   /** Where the lag comes from: `SHOW REPLICA STATUS` on each replica by default; tests put their own. */
   probe: LagProbe = (index) => this.probeStatus(index);
-  /** The marks of callers who wrote lately. */
+  /** The marks of callers who wrote lately: this process's, or a fleet's (`RedisCallerMarks`, with `redisUrl`). */
   marks: CallerMarks = new MemoryCallerMarks();
 
   constructor(
@@ -256,6 +258,7 @@ export class ReplicaRouter {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await Promise.all(this.replicas.map((replica) => new Promise<void>((resolve) => replica.pool.end(() => resolve()))));
+    await this.marks.close?.().catch(() => undefined);
   }
 
   /**
