@@ -92,3 +92,49 @@ describe('buildDataSourceOptions with read replicas', () => {
     expect(sessionStatement({ galera: true })).toBe(`${WP_SQL_MODE_STATEMENT}, SESSION wsrep_sync_wait = 1`);
   });
 });
+
+describe('afterDataSourceInit on a Galera node', () => {
+  /** A data source as TypeORM builds it from these options, its pool made by the driver, and `wsrep_on` as given. */
+  function galeraLike(wsrep: string | undefined) {
+    const options = buildDataSourceOptions({
+      databaseUrl: 'mysql://u:pw@127.0.0.1:1/cms',
+      tablePrefix: 'wp_',
+      replicaUrls: ['mysql://u:pw@127.0.0.1:2/cms'],
+    }) as { type: 'mysql'; driver: typeof mysql2 };
+    const pool = options.driver.createPool({ host: '127.0.0.1', port: 1, user: 'u', password: 'pw', database: 'cms' });
+    const dataSource = {
+      options,
+      driver: { pool },
+      logger: { log: () => undefined },
+      query: async (sql: string) => {
+        if (sql.startsWith('SHOW VARIABLES')) return wsrep === undefined ? [] : [{ Variable_name: 'wsrep_on', Value: wsrep }];
+        return [{ mode: 'NO_ENGINE_SUBSTITUTION' }];
+      },
+    } as unknown as DataSource;
+    /** The statements a new connection of each pool (the primary's, the replica's) runs first. */
+    const firstStatements = () =>
+      [pool, ...replicaRouterOf(dataSource)!.pools].map((each) => {
+        const ran: string[] = [];
+        each.emit('connection', { query: (sql: string) => ran.push(sql) } as never);
+        return ran;
+      });
+    return { dataSource, pool, firstStatements };
+  }
+
+  it("has every connection, the primary's and the replicas', read causally (wsrep_sync_wait = 1) when wsrep is on", async () => {
+    const { dataSource, pool, firstStatements } = galeraLike('ON');
+    await afterDataSourceInit(dataSource);
+    expect(firstStatements()).toEqual([[sessionStatement({ galera: true })], [sessionStatement({ galera: true })]]);
+    expect(sessionStatement({ galera: true })).toContain('wsrep_sync_wait = 1');
+    await new Promise<void>((resolve) => pool.end(() => resolve()));
+  });
+
+  it('changes nothing without wsrep', async () => {
+    for (const wsrep of ['OFF', undefined]) {
+      const { dataSource, pool, firstStatements } = galeraLike(wsrep);
+      await afterDataSourceInit(dataSource);
+      expect(firstStatements()).toEqual([[WP_SQL_MODE_STATEMENT], [WP_SQL_MODE_STATEMENT]]);
+      await new Promise<void>((resolve) => pool.end(() => resolve()));
+    }
+  });
+});

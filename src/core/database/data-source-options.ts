@@ -391,11 +391,15 @@ export async function afterDataSourceInit(dataSource: DataSource): Promise<void>
   const settings = pool ? settingsOfPool(pool) : undefined;
   if (String(wsrep[0]?.Value ?? wsrep[0]?.value ?? '').toUpperCase() === 'ON' && settings && !settings.galera) {
     settings.galera = true;
-    const pools = [pool as mysql2.Pool, ...(replicaRouterOf(dataSource)?.pools ?? [])];
-    for (const each of pools) {
-      const own = settingsOfPool(each);
+    await onOpenConnections(pool as mysql2.Pool, GALERA_SYNC_WAIT_STATEMENT);
+    // Not waited for: a replica down now neither stops nor holds the start-up (it is skipped until its probe finds
+    // it). The statement is queued on each open connection ahead of any later query; new ones get it as they open.
+    for (const replica of replicaRouterOf(dataSource)?.pools ?? []) {
+      const own = settingsOfPool(replica);
       if (own) own.galera = true;
-      await onOpenConnections(each, GALERA_SYNC_WAIT_STATEMENT);
+      void onOpenConnections(replica, GALERA_SYNC_WAIT_STATEMENT).catch((error: Error) =>
+        dataSource.logger.log('warn', `Could not set wsrep_sync_wait on a read replica's connection: ${error.message}`),
+      );
     }
   }
   const rows: { mode: string }[] = await dataSource.query('SELECT @@SESSION.sql_mode AS mode');

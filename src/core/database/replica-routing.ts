@@ -53,9 +53,12 @@ export interface ReplicaScope {
 
 const storage = new AsyncLocalStorage<ReplicaScope>();
 
+/** Whether any data source of the process has replicas: until one has, the helpers below answer without a lookup. */
+let routing = false;
+
 /** The routing scope of the running request, if any (only with replicas configured). */
 export function currentReplicaScope(): ReplicaScope | undefined {
-  return storage.getStore();
+  return routing ? storage.getStore() : undefined;
 }
 
 /**
@@ -63,6 +66,7 @@ export function currentReplicaScope(): ReplicaScope | undefined {
  * such an answer names no one state of the data and must not be cached.
  */
 export function servedFromTwoServers(): boolean {
+  if (!routing) return false;
   const scope = storage.getStore();
   return scope !== undefined && (scope.borrowed || (scope.usedReplica && (scope.usedPrimary || scope.wrote)));
 }
@@ -72,7 +76,7 @@ export function servedFromTwoServers(): boolean {
  * after. `-1` outside a routed request.
  */
 export function sharedReadMark(): number {
-  return storage.getStore()?.statements ?? -1;
+  return routing ? (storage.getStore()?.statements ?? -1) : -1;
 }
 
 /**
@@ -185,7 +189,9 @@ export class ReplicaRouter {
   constructor(
     /** Seconds of lag past which a replica is skipped. */
     readonly maxLagSeconds = 5,
-  ) {}
+  ) {
+    routing = true;
+  }
 
   /** Adds a replica's pool (in the order of `replicaUrls`); it is used once a probe found it in sync. */
   add(name: string, pool: mysql2.Pool): void {
