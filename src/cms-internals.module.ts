@@ -4,6 +4,7 @@ import { CMS_ENTITIES } from './core/database/cms-entities';
 import { DiscoveryModule } from '@nestjs/core';
 import { CapabilityGuard } from './core/auth/capability.guard';
 import { RateLimiter } from './core/auth/rate-limiter.service';
+import { CmsRedis } from './core/redis/cms-redis.service';
 import { RolesService } from './core/auth/roles.service';
 import { SessionHandlers } from './core/auth/session.handlers';
 import { SessionLogin } from './core/auth/session-login.service';
@@ -24,6 +25,7 @@ const INTERNALS = [
   ApplicationPasswordAuthenticator,
   CookieAuthenticator,
   RateLimiter,
+  CmsRedis,
   SessionService,
   TablePrefix,
   SiteBootstrapService,

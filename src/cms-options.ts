@@ -46,6 +46,8 @@ export interface CmsModuleOptions {
    * it cannot be reached, each process falls back to its own counters (a warning, and a readiness detail).
    */
   redisUrl?: string;
+  /** Prefix of the API's keys in that Redis (default `cms:`): one per site when several share a Redis. */
+  redisKeyPrefix?: string;
   /**
    * The secret that signs session cookies and nonces (at least 32 characters). Default: one generated on first
    * start and kept in the `cms_auth_secret` option. Given here (`CMS_AUTH_SECRET`), rotating it is an operator's
@@ -161,6 +163,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     restRouteQuery: options.restRouteQuery ?? false,
     passwordHash: options.passwordHash ?? 'bcrypt',
     readAfterWriteSeconds: options.readAfterWriteSeconds ?? DEFAULT_READ_AFTER_WRITE_SECONDS,
+    redisKeyPrefix: options.redisKeyPrefix ?? 'cms:',
     allowScriptableUploads: options.allowScriptableUploads ?? false,
     responseCache:
       options.responseCache === false ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },

@@ -39,6 +39,7 @@ export class AppModule {
           uploadsUrl: env.CMS_UPLOADS_URL,
           objectStorage: objectStorageFromEnvironment(env),
           redisUrl: env.CMS_REDIS_URL,
+          redisKeyPrefix: env.CMS_REDIS_PREFIX,
           authSecret: env.CMS_AUTH_SECRET,
           readAfterWriteSeconds: env.CMS_READ_AFTER_WRITE,
           siteTitle: env.CMS_SITE_TITLE,

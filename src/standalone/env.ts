@@ -124,6 +124,10 @@ export class CmsEnvironment {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'CMS_REDIS_URL must be a redis:// or rediss:// URL' })
   CMS_REDIS_URL?: string;
 
+  /** Prefix of the API's keys in that Redis: one per site when several share a Redis. */
+  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'CMS_REDIS_PREFIX may contain only letters, digits and : _ . - (at most 64)' })
+  CMS_REDIS_PREFIX = 'cms:';
+
   /** Secret signing session cookies and nonces, the same on every node (at least 32 characters). */
   @IsOptional()
   @MinLength(32, { message: 'CMS_AUTH_SECRET must be at least 32 characters' })

@@ -7,8 +7,8 @@ import { isStopping } from './shutdown';
 /**
  * Liveness and readiness of the standalone server, outside the API root: never cached, no authentication.
  * `GET /health/live` answers 200 while the process serves requests; `GET /health/ready` answers 200 when the
- * database answers, every migration is applied and the process is not stopping, else 503 with terminus's body
- * naming what is down.
+ * database answers (a Galera node: synced), every migration is applied and the process is not stopping, else 503
+ * with terminus's body naming what is down; it also says where the rate limits count (`rateLimits.store`).
  */
 @Controller('health')
 export class HealthController {
@@ -28,7 +28,7 @@ export class HealthController {
   @HealthCheck()
   ready(@Res({ passthrough: true }) res: Response) {
     res.setHeader('Cache-Control', 'no-store');
-    return this.health.check([() => this.cms.database(), () => this.cms.migrations(), () => this.shutdown()]);
+    return this.health.check([() => this.cms.database(), () => this.cms.migrations(), () => this.shutdown(), () => this.cms.rateLimits()]);
   }
 
   private shutdown(): HealthIndicatorResult<'shutdown'> {

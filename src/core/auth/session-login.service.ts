@@ -54,18 +54,18 @@ export class SessionLogin {
     const name = String(req.get('username'));
     const password = String(req.get('password'));
     const ip = req.ctx.ip;
-    this.limiter.assertAllowed(ip);
+    await this.limiter.assertAllowed(ip);
     const user = await this.identity.findByLoginOrEmail(name);
     // Failures count against the account, whichever of its names was typed (or against the name, if no user).
     const subject = rateLimitSubject(user, name);
-    this.limiter.assertAllowed(ip, subject);
+    await this.limiter.assertAllowed(ip, subject);
     // The same hashing work whether or not the user exists, so response times do not tell.
     if (!checkPasswordEvenly(password, user?.pass, this.options.passwordHash) || !user) {
-      this.limiter.recordFailure(ip, subject);
+      await this.limiter.recordFailure(ip, subject);
       logFailedAuthentication('login', ip, subject);
       throw new RestException('invalid_credentials', 'The username or password is incorrect.', 401);
     }
-    this.limiter.recordSuccess(subject);
+    await this.limiter.recordSuccess(subject);
     if (needsRehash(user.pass, this.options.passwordHash)) {
       // Old hashes are replaced by the configured format on a successful login.
       user.pass = hashPassword(password, this.options.passwordHash);

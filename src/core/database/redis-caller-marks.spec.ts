@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { ResolvedCmsOptions } from '../../cms-options';
+import { CmsRedis } from '../redis/cms-redis.service';
 import { RedisCallerMarks } from './redis-caller-marks';
+
+const redis = (url: string) => new CmsRedis({ redisUrl: url, redisKeyPrefix: 'cms-test:' } as ResolvedCmsOptions);
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -9,7 +13,8 @@ async function until(condition: () => boolean): Promise<void> {
 
 describe('RedisCallerMarks', () => {
   it("shares a caller's mark among the nodes of a fleet, for its time", async () => {
-    const [a, b] = [new RedisCallerMarks(REDIS_URL), new RedisCallerMarks(REDIS_URL)];
+    const connections = [redis(REDIS_URL), redis(REDIS_URL)];
+    const [a, b] = connections.map((connection) => new RedisCallerMarks(connection));
     try {
       await until(() => a.connected && b.connected);
       expect([a.connected, b.connected]).toEqual([true, true]);
@@ -20,19 +25,20 @@ describe('RedisCallerMarks', () => {
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(await b.isMarked(key)).toBe(false);
     } finally {
-      await Promise.all([a.close(), b.close()]);
+      await Promise.all(connections.map((connection) => connection.onApplicationShutdown()));
     }
   });
 
   it('answers from the process while Redis cannot be reached, without failing', async () => {
-    const marks = new RedisCallerMarks('redis://127.0.0.1:1');
+    const connection = redis('redis://127.0.0.1:1');
+    const marks = new RedisCallerMarks(connection);
     try {
       expect(marks.connected).toBe(false);
       await marks.mark('k', 60_000);
       expect(await marks.isMarked('k')).toBe(true);
       expect(await marks.isMarked('other')).toBe(false);
     } finally {
-      await marks.close();
+      await connection.onApplicationShutdown();
     }
   });
 });

@@ -1,4 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { RateLimiter } from '../auth/rate-limiter.service';
 import type { HealthIndicatorResult } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
@@ -27,7 +29,19 @@ const CHECK_TIMEOUT_MS = 3000;
  */
 @Injectable()
 export class CmsHealthIndicator {
-  constructor(@Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource) {}
+  constructor(
+    @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
+    @Optional() private readonly moduleRef?: ModuleRef,
+  ) {}
+
+  /**
+   * The authentication rate limits: always `up` (counting in each process while Redis cannot be reached is
+   * degraded, not unready), with `store` (`redis` or `memory`) and, when Redis is configured but away, why.
+   */
+  rateLimits<K extends string = 'rateLimits'>(key: K = 'rateLimits' as K): HealthIndicatorResult<K> {
+    const limiter = this.moduleRef?.get(RateLimiter, { strict: false });
+    return limiter ? limiter.health(key) : result(key, 'up', { store: 'memory' });
+  }
 
   /** Whether the server is a Galera node (`null`: not known yet; asked once, on the first check that reaches it). */
   private galera: boolean | null = null;

@@ -30,6 +30,7 @@ import type { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { callerKeyOf, ReplicaRouter, replicaRouterOf } from '../database/replica-routing';
 import { RedisCallerMarks } from '../database/redis-caller-marks';
+import { CmsRedis } from '../redis/cms-redis.service';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
 const QUERY_OPTIONS = { depth: 5, arrayLimit: 1000, parameterLimit: 2000, duplicates: 'last' as const };
@@ -85,10 +86,11 @@ export class ApiHttpService {
     private readonly cache: ResponseCache,
     private readonly docs: ApiDocs,
     @Inject(CMS_DATA_SOURCE) dataSource: DataSource,
+    redis: CmsRedis,
   ) {
     this.replicas = replicaRouterOf(dataSource);
     // The marks of callers who wrote are the fleet's with Redis (every node sends their reads to the primary).
-    if (this.replicas && options.redisUrl && !(this.replicas.marks instanceof RedisCallerMarks)) this.replicas.marks = new RedisCallerMarks(options.redisUrl);
+    if (this.replicas && redis.client && !(this.replicas.marks instanceof RedisCallerMarks)) this.replicas.marks = new RedisCallerMarks(redis);
     // Files go to temporary files as they arrive, never whole into memory (removed once the request is answered).
     this.upload = multer({
       storage: multer.diskStorage({ destination: (_req, _file, done) => done(null, uploadTempDir()) }),

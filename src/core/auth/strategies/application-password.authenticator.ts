@@ -86,16 +86,16 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
    */
   async verify(input: AuthenticationInput, login: string, typed: string): Promise<CurrentUser | RestException> {
     const password = typed.replace(/\s+/g, '');
-    this.limiter.assertAllowed(input.ip);
     // A read's stamps were read after it arrived (and caches of users another node changed were cleared then): a
     // caller verified since is who they were. Writes check the database.
     const reads = input.method === 'GET' || input.method === 'HEAD';
     const known = reads ? this.callers.get(login, password) : undefined;
     if (known && Number(known.lastUsed) + DAY_SECONDS > Date.now() / 1000) {
-      this.limiter.assertAllowed(input.ip, known.subject);
-      this.limiter.recordSuccess(known.subject);
+      // The IP's and the account's counters in one look (one round trip with Redis); forgotten only if any.
+      if (await this.limiter.assertAllowed(input.ip, known.subject)) await this.limiter.recordSuccess(known.subject);
       return known.user;
     }
+    await this.limiter.assertAllowed(input.ip);
     this.callers.delete(login, password);
     const generation = this.callers.generation;
     // The user, their application passwords and their capabilities, in one statement.
@@ -103,10 +103,10 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     const found = await this.identity.findWithMeta(login, [APPLICATION_PASSWORDS_META_KEY, capabilitiesKey]);
     const user = found?.user ?? null;
     const subject = rateLimitSubject(user, login);
-    this.limiter.assertAllowed(input.ip, subject);
+    await this.limiter.assertAllowed(input.ip, subject);
     if (!found || !user) {
       spendDummyCheck(password);
-      this.limiter.recordFailure(input.ip, subject);
+      await this.limiter.recordFailure(input.ip, subject);
       logFailedAuthentication('application-password', input.ip, subject);
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
@@ -119,11 +119,11 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     if (!used) {
       // No slow hash was checked (no application passwords, or only malformed or MD5 ones): as for an unknown name.
       if (!stored.some((item) => isSlowPasswordHash(item.password))) spendDummyCheck(password);
-      this.limiter.recordFailure(input.ip, subject);
+      await this.limiter.recordFailure(input.ip, subject);
       logFailedAuthentication('application-password', input.ip, subject);
       return invalid();
     }
-    this.limiter.recordSuccess(subject);
+    await this.limiter.recordSuccess(subject);
     // `last_used`/`last_ip` are written at most once a day, as WordPress does, so most requests write nothing.
     let lastUsed = Number(used.last_used ?? 0);
     if (lastUsed + DAY_SECONDS <= Date.now() / 1000) {
