@@ -7,13 +7,15 @@
  * 4. Media: uploaded through node A, read through B, deleted through C, gone from the bucket.
  * 5. kill -9 of an API node, then of the writer database node, under a steady read/write load: failed requests,
  *    acknowledged writes missing afterwards, and the node back (rejoined, synced, ready).
+ * 6. A Galera node cut off from the others (no quorum): the API on it answers 503 and reports not ready, naming
+ *    the node's state, and serves again once the node has rejoined.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
-import { API_NODES, DB_NODES, DIR, ENV_FILE, log, readState, startApiNode, startDbNode, waitReady, waitSynced, writeState, wsrep } from './fleet';
+import { API_NODES, DB_NODES, DIR, ENV_FILE, log, readState, sql, startApiNode, startDbNode, stop, waitReady, waitSynced, writeState, wsrep } from './fleet';
 import { readFileSync } from 'node:fs';
 
 const API = '/cms-json/cms/v2';
@@ -205,6 +207,36 @@ export async function runChecks(): Promise<boolean> {
       };
     });
   }
+
+  await step('a Galera node without quorum (db3 isolated): its API node answers 503 and is not ready, then serves again', async () => {
+    // An API node of its own, on db3 alone (not through HAProxy, which would stop sending to db3).
+    const node = { n: 4, port: 3104, url: 'http://127.0.0.1:3104' };
+    const pid = startApiNode(node as (typeof API_NODES)[number], { ...state.env, DATABASE_URL: state.env.DATABASE_URL.replace(/:\d+\/cms$/, `:${DB_NODES[2].port}/cms`), DATABASE_REPLICA_URLS: '', CMS_MIGRATIONS_RUN: 'false' });
+    state.pids.api4 = pid;
+    writeState(state);
+    try {
+      await waitReady(node.url);
+      sql(DB_NODES[2], "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=1'");
+      await sleep(4000);
+      const read = await fetch(`${node.url}${API}/posts?search=quorum`);
+      const body = await json(read);
+      const ready = await fetch(`${node.url}/health/ready`);
+      const readiness = await json(ready);
+      sql(DB_NODES[2], "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+      const t0 = Date.now();
+      await waitSynced(DB_NODES[2], 3);
+      await waitReady(node.url);
+      const after = await fetch(`${node.url}${API}/posts?search=quorum-after`);
+      await after.arrayBuffer();
+      return {
+        ok: read.status === 503 && body.code === 'rest_database_unavailable' && ready.status === 503 && after.status === 200,
+        figures: `isolated: read ${read.status} ${body.code}, ready ${ready.status} (${readiness.error?.database?.message}); rejoined and ready in ${((Date.now() - t0) / 1000).toFixed(1)} s, read ${after.status}`,
+      };
+    } finally {
+      sql(DB_NODES[2], "SET GLOBAL wsrep_provider_options = 'gmcast.isolate=0'");
+      await stop(pid);
+    }
+  });
 
   s3.destroy();
   const width = Math.max(...rows.map((r) => r.check.length));

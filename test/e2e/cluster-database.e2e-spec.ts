@@ -23,10 +23,14 @@ const locks = `${TEST_PREFIX}${LOCKS_TABLE}`;
  * What a clustered database does to a node, simulated on one server where a cluster cannot run inside jest: every
  * query of the pool fails as a Galera node outside the primary component fails them (error 1047) while `failing`.
  */
-function failLikeANonPrimaryNode(dataSource: DataSource): { failing: boolean } {
-  const state = { failing: false };
+function failLikeANonPrimaryNode(dataSource: DataSource): { failing: boolean; causal: boolean } {
+  const state = { failing: false, causal: false };
   const pool = (dataSource.driver as unknown as { pool: Record<string, (...args: unknown[]) => unknown> }).pool;
-  const error = () => Object.assign(new Error('WSREP has not yet prepared node for application use'), { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047, sqlState: '08S01' });
+  // Without quorum a node refuses statements (1047); a read waiting for causality (wsrep_sync_wait) times out (1205).
+  const error = () =>
+    state.causal
+      ? Object.assign(new Error('Lock wait timeout exceeded; try restarting transaction'), { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205, sqlState: 'HY000' })
+      : Object.assign(new Error('WSREP has not yet prepared node for application use'), { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047, sqlState: '08S01' });
   const failing = (name: string, target: Record<string, (...args: unknown[]) => unknown>) => {
     const original = target[name];
     target[name] = function (this: unknown, ...args: unknown[]) {
@@ -67,7 +71,7 @@ mysqlOnly('a Galera node that cannot serve (1047)', () => {
     await t.close();
   });
 
-  it('answers reads and writes 503 rest_database_unavailable with Retry-After, as JSON, then serves again', async () => {
+  it('answers reads and writes 503 rest_database_unavailable with Retry-After, as JSON (also a read that waited out causality), then serves again', async () => {
     expect((await t.http.get('/cms-json/cms/v2/posts?search=before')).status).toBe(200);
     node.failing = true;
     const read = await t.http.get('/cms-json/cms/v2/posts?search=during');
@@ -76,6 +80,10 @@ mysqlOnly('a Galera node that cannot serve (1047)', () => {
     expect(read.headers['content-type']).toMatch(/application\/json/);
     const write = await t.http.post('/cms-json/cms/v2/posts').set('Authorization', t.users.administrator.authorization).send({ title: 'During', status: 'publish' });
     expectRestError(write, 'rest_database_unavailable', 503);
+    node.causal = true;
+    const waited = await t.http.get('/cms-json/cms/v2/posts?search=causal');
+    expectRestError(waited, 'rest_database_unavailable', 503);
+    expect(waited.headers['retry-after']).toBe('5');
     node.failing = false;
     expect((await t.http.get('/cms-json/cms/v2/posts?search=after')).status).toBe(200);
   });
@@ -122,7 +130,7 @@ mysqlOnly('readiness of a Galera node', () => {
     const query = dataSource.query.bind(dataSource);
     dataSource.query = (async (sql: string, params?: unknown[]) => {
       if (sql.startsWith("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) return [{ Variable_name: 'wsrep_on', Value: 'ON' }];
-      if (sql.startsWith('SHOW GLOBAL STATUS')) return Object.entries(state).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
+      if (sql.includes('SHOW GLOBAL STATUS')) return Object.entries(state).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
       return query(sql, params);
     }) as DataSource['query'];
     return () => {

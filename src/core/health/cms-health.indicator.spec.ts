@@ -44,7 +44,7 @@ describe('CmsHealthIndicator', () => {
       query: async (sql: string) => {
         asked.push(sql);
         if (sql.startsWith('SHOW GLOBAL VARIABLES')) return wsrepOn === null ? [] : [{ Variable_name: 'wsrep_on', Value: wsrepOn }];
-        if (sql.startsWith('SHOW GLOBAL STATUS')) return Object.entries(status).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
+        if (sql.includes('SHOW GLOBAL STATUS')) return Object.entries(status).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
         return [{ 1: 1 }];
       },
     });
@@ -74,7 +74,7 @@ describe('CmsHealthIndicator', () => {
     const indicator = new CmsHealthIndicator(plain);
     expect((await indicator.database()).database).toEqual({ status: 'up', responseTime: expect.any(Number) });
     expect((await indicator.database()).database.status).toBe('up');
-    expect(plain.asked.filter((sql) => sql.startsWith('SHOW')).length).toBe(1);
+    expect(plain.asked.filter((sql) => sql.includes('SHOW')).length).toBe(1);
     // MySQL without the wsrep provider: no such variable.
     expect((await new CmsHealthIndicator(mariadb(null, {})).database()).database.status).toBe('up');
   });

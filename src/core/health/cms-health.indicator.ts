@@ -56,14 +56,16 @@ export class CmsHealthIndicator {
     const started = Date.now();
     try {
       if (!this.dataSource.isInitialized) throw new Error('The connection is not open.');
+      // The cluster's state first: a Galera node outside the primary component makes reads wait (causal reads)
+      // until they time out, while its state answers at once and says why.
+      const cluster = await withTimeout(this.clusterState(), CHECK_TIMEOUT_MS);
+      if (cluster && !cluster.ok) return result(key, 'down', { message: cluster.message, galera: cluster.status });
       // A connection lost under the check (a database node failing over) is tried once more on a new one: readiness
       // reports a database that cannot be reached, not one connection that went away.
       await withTimeout(
         this.dataSource.query('SELECT 1').catch((error: unknown) => (isConnectionLost(error) ? this.dataSource.query('SELECT 1') : Promise.reject(error))),
         CHECK_TIMEOUT_MS,
       );
-      const cluster = await withTimeout(this.clusterState(), CHECK_TIMEOUT_MS);
-      if (cluster && !cluster.ok) return result(key, 'down', { message: cluster.message, galera: cluster.status });
       return result(key, 'up', { responseTime: Date.now() - started, ...(cluster ? { galera: cluster.status } : {}) });
     } catch (error) {
       return result(key, 'down', { message: messageOf(error) });
@@ -79,9 +81,15 @@ export class CmsHealthIndicator {
       this.galera = String(on[0]?.Value ?? '').toUpperCase() === 'ON';
       if (!this.galera) return null;
     }
-    const rows = (await this.dataSource.query(
-      "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_size')",
-    )) as Array<{ Variable_name: string; Value: string }>;
+    const show = "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_size')";
+    // Without waiting for causality (wsrep_sync_wait, which a node without quorum never satisfies): MariaDB's
+    // per-statement setting; a server without it (MySQL with wsrep) is asked plainly.
+    const rows = (await this.dataSource
+      .query(`SET STATEMENT wsrep_sync_wait = 0 FOR ${show}`)
+      .catch((error: unknown) => ((error as { errno?: number; driverError?: { errno?: number } }).driverError?.errno === 1064 ? this.dataSource.query(show) : Promise.reject(error)))) as Array<{
+      Variable_name: string;
+      Value: string;
+    }>;
     const status = Object.fromEntries(rows.map((row) => [row.Variable_name.replace(/^wsrep_/, ''), String(row.Value)]));
     if (status.cluster_status !== 'Primary') return { ok: false, message: `Galera node outside the primary component (wsrep_cluster_status ${status.cluster_status})`, status };
     if (status.ready !== 'ON') return { ok: false, message: 'Galera node not ready (wsrep_ready OFF)', status };

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
 import { RequestContext } from '../auth/request-context';
-import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../database/database-errors';
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isLockConflict } from '../database/database-errors';
 import { CoreErrors } from './error-codes';
 import { RestException } from './rest.exception';
 import { compactLinks } from './links';
@@ -98,7 +98,9 @@ export class RestServer implements OnApplicationBootstrap {
       if (error.status === 429 && typeof error.data.retry_after === 'number') response.header('Retry-After', String(error.data.retry_after));
       return response;
     }
-    if (isDatabaseUnavailable(error)) {
+    // A lock conflict that outlasted the write's retries (or a read that waited out a cluster node's causality) is
+    // the database being busy, not a fault of the API: the client may try again too.
+    if (isDatabaseUnavailable(error) || isLockConflict(error)) {
       // The database is away or locked: a moment's trouble, not the API's fault; the client may try again.
       this.logger.warn(`Database unavailable: ${error instanceof Error ? error.message : String(error)}`);
       const response = new RestResponse(makeError(CoreErrors.databaseUnavailable).toBody(), 503);
