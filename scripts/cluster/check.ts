@@ -7,7 +7,9 @@
  * 4. Media: uploaded through node A, read through B, deleted through C, gone from the bucket.
  * 5. kill -9 of an API node, then of the writer database node, under a steady read/write load: failed requests,
  *    acknowledged writes missing afterwards, and the node back (rejoined, synced, ready).
- * 6. A Galera node cut off from the others (no quorum): the API on it answers 503 and reports not ready, naming
+ * 6. Several writers at once (multi-writer Galera): posts of one title created at the same time through API nodes
+ *    on each database node: every one created, every slug distinct.
+ * 7. A Galera node cut off from the others (no quorum): the API on it answers 503 and reports not ready, naming
  *    the node's state, and serves again once the node has rejoined.
  */
 import { writeFileSync } from 'node:fs';
@@ -207,6 +209,31 @@ export async function runChecks(): Promise<boolean> {
       };
     });
   }
+
+  await step('several writers at once: posts of one title written through API nodes on db1, db2 and db3 directly', async () => {
+    // Multi-writer Galera: each extra API node writes to another database node (not through the writer port).
+    const extra = [2, 3].map((n, i) => ({ n: 5 + i, port: 3105 + i, url: `http://127.0.0.1:${3105 + i}`, db: DB_NODES[n - 1] }));
+    const pids = extra.map((node) => {
+      const pid = startApiNode(node as unknown as (typeof API_NODES)[number], { ...state.env, DATABASE_URL: state.env.DATABASE_URL.replace(/:\d+\/cms$/, `:${node.db.port}/cms`), DATABASE_REPLICA_URLS: '', CMS_MIGRATIONS_RUN: 'false' });
+      state.pids[`api${node.n}`] = pid;
+      return pid;
+    });
+    writeState(state);
+    try {
+      for (const node of extra) await waitReady(node.url);
+      const writers = [nodes[0], ...extra.map((node) => node.url)];
+      const title = `Same title ${Date.now()}`;
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => post(writers[i % 3], '/posts', { title, status: 'publish' })));
+      const created = await Promise.all(results.map(async (res) => ({ status: res.status, body: await json(res) })));
+      const ids = created.filter((c) => c.status === 201).map((c) => c.body.id as number);
+      const slugs = new Set<string>();
+      for (const id of ids) slugs.add((await json(await get(lb, `/posts/${id}?_fields=slug`))).slug);
+      const statuses = describeFailures(created.filter((c) => c.status !== 201).map((c) => ({ status: `${c.status} ${c.body.code}` })));
+      return { ok: ids.length === 30 && slugs.size === 30, figures: `${ids.length} of 30 created, ${slugs.size} distinct slugs${statuses === 'none' ? '' : `; not created: ${statuses}`}` };
+    } finally {
+      for (const pid of pids) await stop(pid);
+    }
+  });
 
   await step('a Galera node without quorum (db3 isolated): its API node answers 503 and is not ready, then serves again', async () => {
     // An API node of its own, on db3 alone (not through HAProxy, which would stop sending to db3).
