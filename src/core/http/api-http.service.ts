@@ -197,31 +197,24 @@ export class ApiHttpService {
     answerUnexpected: boolean,
   ): Promise<HttpOutcome> {
     const outcome = this.replicas
-      ? await this.serveRouted(this.replicas, req, res, rawRoute, mount, query, answerUnexpected)
+      ? await this.serveRouted(this.replicas, req, () => this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected))
       : await this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected);
     if (outcome.matchedRoute) markMatchedRoute(req, outcome.matchedRoute);
     return outcome;
   }
 
   /**
-   * One API request with read replicas: in the routing scope chosen at its start (see replica-routing.ts). A request
-   * that is not a read marks its caller again once answered, so the read-after-write window counts from the answer.
+   * One API request with read replicas: `serve` run in the routing scope chosen at its start (see
+   * replica-routing.ts). A request that is not a read marks its caller again once answered, so the read-after-write
+   * window counts from the answer.
    */
-  private async serveRouted(
-    router: ReplicaRouter,
-    req: IncomingMessage,
-    res: ServerResponse,
-    rawRoute: string,
-    mount: string,
-    query: Record<string, unknown>,
-    answerUnexpected: boolean,
-  ): Promise<HttpOutcome> {
+  private async serveRouted(router: ReplicaRouter, req: IncomingMessage, serve: () => Promise<HttpOutcome>): Promise<HttpOutcome> {
     const headers = req.headers;
     const caller = callerKeyOf(requestFacts(req).ip, headers.authorization, headers.cookie);
     const window = this.options.readAfterWriteSeconds * 1000;
     const scope = await router.scopeFor(req.method, caller, window);
     try {
-      return await router.run(scope, () => this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected));
+      return await router.run(scope, serve);
     } finally {
       if (req.method !== 'GET' && req.method !== 'HEAD') await router.markSafely(caller, window);
     }
