@@ -7,6 +7,7 @@ import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
 import { runImport } from './admin-cli/import-command';
 import { RolesService } from './core/auth/roles.service';
+import { StampTriggersService } from './core/cache/stamp-triggers';
 import { generatePassword, UserAccountsService } from './core/auth/user-accounts.service';
 import { BootstrapReport, SiteBootstrapService } from './core/database/site-bootstrap.service';
 import { RestException } from './core/rest/rest.exception';
@@ -48,6 +49,23 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
     case 'migrate:status':
       await runMigrateStatus(app, output);
       return 0;
+    case 'triggers install':
+      output.out(`Installed ${await app.get(StampTriggersService).install()} stamp triggers.\n`);
+      return 0;
+    case 'triggers remove':
+      output.out(`Removed ${await app.get(StampTriggersService).remove()} stamp triggers.\n`);
+      return 0;
+    case 'triggers status': {
+      const status = await app.get(StampTriggersService).status();
+      output.out(
+        status.state === 'installed'
+          ? `Installed (${status.installed.length} triggers): writes made outside this API move the version stamps.\n`
+          : status.state === 'absent'
+            ? 'Not installed: only writes through this API move the version stamps.\n'
+            : `Incomplete: ${status.installed.length} of ${status.installed.length + status.missing.length} triggers; missing ${status.missing.join(', ')}. Run "triggers install".\n`,
+      );
+      return 0;
+    }
     case 'user list': {
       const users = await accounts.listUsers();
       output.out(table(['ID', 'LOGIN', 'EMAIL', 'ROLES'], users.map((u) => [String(u.id), u.login, u.email, u.roles.join(',')])));
@@ -97,7 +115,7 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
 }
 
 /** Commands that only read: they start without running the migrations (`migrate` runs them itself, to report). */
-const NO_MIGRATIONS = ['migrate', 'migrate:status'];
+const NO_MIGRATIONS = ['migrate', 'migrate:status', 'triggers status'];
 
 /**
  * Runs one CLI invocation and returns the exit code. Boots the standalone app's Nest context (no HTTP server,

@@ -90,9 +90,22 @@ export interface CmsModuleOptions {
   /**
    * The response cache of anonymous reads, validated by version stamps (default on, 16 MiB per process): `false`
    * turns it off — as it must be when anything but this API writes to the database (a WordPress sharing it, SQL by
-   * hand), since those writes do not move the stamps.
+   * hand) and the stamp triggers are not installed ({@link stampTriggers}), since those writes do not move the stamps.
    */
   responseCache?: boolean | { maxBytes?: number };
+  /**
+   * The data memos — collection totals, options, authors, posts' extras, verified callers — kept until a version stamp
+   * moves (the stamps are read once per read request). `false`: no stamps at all; the memos are kept for a moment
+   * (totals a second, recounted in the background; options five seconds) and the response cache is off too.
+   * Default: on when the response cache is on.
+   */
+  memos?: boolean;
+  /**
+   * Applied with the migrations: `'install'` puts triggers on WordPress's tables (MySQL/MariaDB, SQLite) that move
+   * the version stamps in the writer's own transaction, whoever writes — WordPress, SQL by hand, a plugin — so the
+   * caches stay exact; `'remove'` drops them. Unset: left as they are (`npm run cms -- triggers install|remove`).
+   */
+  stampTriggers?: 'install' | 'remove';
   /**
    * gzip / brotli compression of API answers of at least `threshold` bytes (default 1 KiB) for clients whose
    * `Accept-Encoding` allows it, with `Vary: Accept-Encoding` and an ETag per coding. Off by default: a host
@@ -104,8 +117,8 @@ export interface CmsModuleOptions {
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret'>> &
-  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret'> & {
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret' | 'stampTriggers'>> &
+  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret' | 'stampTriggers'> & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
     /** The names of {@link CmsModuleOptions.wireNames}. */
@@ -147,6 +160,11 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
   if (options.objectStorage && !options.objectStorage.bucket) throw new Error('objectStorage.bucket must be set');
   if (options.wireNames !== undefined && !WireNames.isMode(options.wireNames)) throw new Error(`wireNames must be 'cms' or 'wordpress', not ${JSON.stringify(options.wireNames)}`);
   const wire = WireNames.of(options.wireNames ?? 'cms');
+  if (options.stampTriggers !== undefined && options.stampTriggers !== 'install' && options.stampTriggers !== 'remove') {
+    throw new Error(`stampTriggers must be 'install' or 'remove', not ${JSON.stringify(options.stampTriggers)}`);
+  }
+  // The answer cache is validated by the stamps: without memos (no stamps) it is off too.
+  const memos = options.memos ?? options.responseCache !== false;
   return {
     ...options,
     wireNames: wire.mode,
@@ -165,8 +183,9 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     readAfterWriteSeconds: options.readAfterWriteSeconds ?? DEFAULT_READ_AFTER_WRITE_SECONDS,
     redisKeyPrefix: options.redisKeyPrefix ?? 'cms:',
     allowScriptableUploads: options.allowScriptableUploads ?? false,
+    memos,
     responseCache:
-      options.responseCache === false ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },
+      options.responseCache === false || !memos ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },
     compression: resolveCompression(options.compression),
     uploadsUrl: options.uploadsUrl?.replace(/\/+$/, ''),
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),

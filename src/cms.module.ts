@@ -12,6 +12,7 @@ import { restHttpController } from './core/http/rest-http.controller';
 import { OptionsService } from './core/options/options.service';
 import { ResponseCache } from './core/cache/response-cache';
 import { VersionStamps } from './core/cache/version-stamps';
+import { StampTriggersService } from './core/cache/stamp-triggers';
 import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
 import { RouteRegistry } from './core/rest/route-registry.service';
@@ -61,6 +62,7 @@ const PUBLIC_PROVIDERS = [
   CmsExtensionRegistry,
   OptionsService,
   VersionStamps,
+  StampTriggersService,
   ResponseCache,
 ];
 

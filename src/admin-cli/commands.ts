@@ -61,6 +61,18 @@ export const COMMANDS: CommandSpec[] = [
   },
   { name: 'migrate:status', args: '', required: [], summary: 'List the migrations, applied or pending; writes nothing.' },
   {
+    name: 'triggers install',
+    args: '',
+    required: [],
+    summary: "Install the triggers that move the version stamps on every writer's writes (WordPress, SQL by hand).",
+    details:
+      'With them, the response cache and the memos stay exact while WordPress writes the same database. Run it\n' +
+      'again after an upgrade: it creates each trigger anew. On MySQL with binary logging, needs the TRIGGER\n' +
+      'privilege and log_bin_trust_function_creators=1 (or SUPER).',
+  },
+  { name: 'triggers remove', args: '', required: [], summary: 'Drop the stamp triggers (the tables and their rows are untouched).' },
+  { name: 'triggers status', args: '', required: [], summary: 'Say whether the stamp triggers are installed, absent or incomplete; writes nothing.' },
+  {
     name: 'option get',
     args: '<name>',
     required: ['name'],

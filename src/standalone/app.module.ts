@@ -49,6 +49,8 @@ export class AppModule {
           passwordHash: env.CMS_PASSWORD_HASH,
           wireNames: env.CMS_WIRE_NAMES,
           responseCache: env.CMS_RESPONSE_CACHE === 'off' ? false : { maxBytes: parseSize(env.CMS_RESPONSE_CACHE_BYTES) },
+          memos: env.CMS_MEMOS === undefined ? undefined : env.CMS_MEMOS === 'on',
+          stampTriggers: env.CMS_STAMP_TRIGGERS,
           compression: env.CMS_COMPRESSION === 'on' && { threshold: parseSize(env.CMS_COMPRESSION_THRESHOLD) },
         }),
       ],

@@ -79,9 +79,28 @@ export class CmsEnvironment {
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_UPLOAD_LIMIT must be a size such as 64mb, 512kb or 1048576' })
   CMS_UPLOAD_LIMIT = '64mb';
 
-  /** `off` when anything but this API writes to the database (a WordPress sharing it, SQL by hand). */
+  /**
+   * The answer cache of anonymous reads. `off` when anything but this API writes to the database (a WordPress sharing
+   * it, SQL by hand) and the stamp triggers are not installed (`CMS_STAMP_TRIGGERS`).
+   */
   @IsIn(['on', 'off'], { message: 'CMS_RESPONSE_CACHE must be on or off' })
   CMS_RESPONSE_CACHE: 'on' | 'off' = 'on';
+
+  /**
+   * The data memos (totals, options, authors, posts' extras, verified callers) kept until a version stamp moves: `on`,
+   * or `off` (no stamps: kept for a moment, and no answer cache). Default: as `CMS_RESPONSE_CACHE`.
+   */
+  @IsOptional()
+  @IsIn(['on', 'off'], { message: 'CMS_MEMOS must be on or off' })
+  CMS_MEMOS?: 'on' | 'off';
+
+  /**
+   * With the migrations: `install` the triggers that move the version stamps on every writer's writes (WordPress, SQL
+   * by hand), or `remove` them; unset leaves them as they are.
+   */
+  @IsOptional()
+  @IsIn(['install', 'remove'], { message: 'CMS_STAMP_TRIGGERS must be install or remove' })
+  CMS_STAMP_TRIGGERS?: 'install' | 'remove';
 
   @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_RESPONSE_CACHE_BYTES must be a size such as 64mb, 512kb or 1048576' })
   CMS_RESPONSE_CACHE_BYTES = '16mb';

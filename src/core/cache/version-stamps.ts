@@ -28,6 +28,13 @@ export const VERSIONS_TABLE = 'cms_versions';
 /** The table of posts' versions (after the table prefix): one row per post an edit in place wrote. */
 export const POST_VERSIONS_TABLE = 'cms_post_versions';
 
+/**
+ * The session variable this server's MySQL connections set before their first write (`SET @cms_api = 1`): the stamp
+ * triggers (see stamp-triggers.ts) leave those writes to this class, which narrows edits in place itself and moves
+ * the versions once per transaction instead of once per row.
+ */
+export const API_SESSION_FLAG = '@cms_api';
+
 /** A statement that writes but should not bump any version (the SQLite write-lock probe) carries this comment. */
 export const NO_STAMP = '/* cms:no-stamp */';
 
@@ -123,7 +130,10 @@ interface ContentChanges {
   versions: Map<number, number>;
 }
 
-type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDepth?: number };
+type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDepth?: number; databaseConnection?: object };
+
+/** The MySQL connections that set {@link API_SESSION_FLAG}. */
+const FLAGGED = new WeakSet<object>();
 
 /**
  * Version stamps: one row per object group in `{prefix}cms_versions`, WordPress's `last_changed` idea kept in the
@@ -167,7 +177,7 @@ export class VersionStamps implements OnApplicationBootstrap {
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
   ) {}
 
-  /** Whether versions are kept and read (the response cache is on and the table exists). */
+  /** Whether versions are kept and read (the memos are on and the table exists). */
   get enabled(): boolean {
     return this.enabledFlag;
   }
@@ -178,7 +188,7 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.options.responseCache) return;
+    if (!this.options.memos) return;
     const prefix = (this.dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
     this.table = `${prefix}${VERSIONS_TABLE}`;
     this.postTable = `${prefix}${POST_VERSIONS_TABLE}`;
@@ -478,8 +488,17 @@ export class VersionStamps implements OnApplicationBootstrap {
       state.postRows = false;
       state.narrow = null;
     };
+    const mysql = this.isMySql;
     runner.query = (async (sql: string, params?: unknown[], structured?: boolean) => {
       const write = this.enabledFlag ? this.writeOf(sql) : null;
+      if (write && mysql) {
+        // The stamp triggers skip this connection's writes: they are stamped here.
+        const connection = runner.databaseConnection ?? ((await runner.connect()) as object);
+        if (!FLAGGED.has(connection)) {
+          await query(`SET ${API_SESSION_FLAG} = 1`);
+          FLAGGED.add(connection);
+        }
+      }
       const result = await query(sql, params, structured);
       if (write) {
         // Rows of the posts tables are told apart until the commit: a narrowed transaction moves posts' versions.

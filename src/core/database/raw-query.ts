@@ -52,7 +52,12 @@ export function limitClause(limit: number, offset: number): string {
  * the cache's moment (collection totals, see {@link ShortCache}).
  */
 export function countWithin(cache: ShortCache<number>, db: DataSource, sql: string, params: unknown[]): Promise<number> {
-  return cache.get(`${sql}\0${JSON.stringify(params)}`, async () => Number((await rawQuery<{ n: number | string }>(db, sql, params))[0]?.n ?? 0));
+  return cache.get(countKey(sql, params), async () => Number((await rawQuery<{ n: number | string }>(db, sql, params))[0]?.n ?? 0));
+}
+
+/** The key of a count in its {@link ShortCache}. */
+export function countKey(sql: string, params: unknown[]): string {
+  return `${sql}\0${JSON.stringify(params)}`;
 }
 
 /** `?, ?, ?` for `n` values. */

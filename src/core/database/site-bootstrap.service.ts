@@ -5,6 +5,7 @@ import { UserAccountsService } from '../auth/user-accounts.service';
 import { CMS_DATA_SOURCE } from './cms-data-source';
 import { UserEntity } from './entities/user.entity';
 import { afterDataSourceInit } from './data-source-options';
+import { installStampTriggers, removeStampTriggers } from '../cache/stamp-triggers';
 import { MigrationLock } from './cluster-lock';
 import { retryLostReads } from './read-retry';
 import { installSite } from './site-install';
@@ -70,6 +71,12 @@ export class SiteBootstrapService implements OnModuleInit {
     });
     if (siteInstalled) this.logger.log('Installed a new site with default options, roles and the default category.');
     const adminCreated = await this.createInitialAdmin();
+    if (this.options.stampTriggers === 'install') {
+      this.logger.log(`Installed ${await installStampTriggers(this.dataSource)} stamp triggers (stampTriggers: 'install').`);
+    } else if (this.options.stampTriggers === 'remove') {
+      const removed = await removeStampTriggers(this.dataSource);
+      if (removed) this.logger.log(`Removed ${removed} stamp triggers (stampTriggers: 'remove').`);
+    }
     return { migrations: ran.map((m) => m.name), siteInstalled, adminCreated };
   }
 
