@@ -80,7 +80,14 @@ const AUTOCANNON_VERSION = (require('autocannon/package.json') as { version: str
 // Options
 // ---------------------------------------------------------------------------------------------------------------------
 
-type CacheMode = 'on' | 'off';
+/**
+ * The configurations measured: `on` (the default: answer cache and memos), `off` (`CMS_RESPONSE_CACHE=off`, which
+ * turns the memos off too), `memos` (`CMS_RESPONSE_CACHE=off CMS_MEMOS=on`), and `writer`: the configuration the
+ * README recommends when WordPress writes the same database (`CMS_STAMP_TRIGGERS=install`, cache and memos on) with
+ * another program writing WordPress's tables by SQL while each scenario runs (see {@link startOutsideWriter}).
+ */
+type CacheMode = 'on' | 'off' | 'memos' | 'writer';
+const CACHE_MODES: readonly CacheMode[] = ['on', 'off', 'memos', 'writer'];
 
 interface BenchOptions {
   db: BenchDb;
@@ -102,6 +109,8 @@ interface BenchOptions {
   rounds: number;
   /** The servers' request log (`CMS_REQUEST_LOG`): a JSON line per request into their log files. */
   requestLog: 'on' | 'off';
+  /** Writes a second of the `writer` configuration's other program. */
+  writerRate: number;
 }
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -113,7 +122,12 @@ const USAGE = `Usage: npm run bench -- [options]
   --warmup S            warm-up seconds per scenario (default 2; env BENCH_WARMUP)
   --warmup-writes S     warm-up seconds of the loads that write: the mixed load, POST (default 10; env
                         BENCH_WARMUP_WRITES)
-  --cache on|off|both   response cache of the server under test (default both, side by side; env BENCH_CACHE)
+  --cache MODES         configurations of the server under test, side by side (default both; env BENCH_CACHE):
+                        on (the default: answer cache and memos), off (CMS_RESPONSE_CACHE=off), memos
+                        (CMS_RESPONSE_CACHE=off CMS_MEMOS=on), writer (stamp triggers installed, cache on, and
+                        another program writing WordPress's tables by SQL during each scenario); a comma-separated
+                        list, both (on,off) or all
+  --writer-rate N       writes a second of the writer configuration's other program (default 2; env BENCH_WRITER_RATE)
   --rounds N            rounds of the read-after-write check (default 1000; env BENCH_ROUNDS)
   --only REGEX          run only the scenarios whose name matches, read-after-write included (the bound runs
                         whenever a load scenario does; env BENCH_ONLY)
@@ -144,7 +158,7 @@ function parseOptions(argv: string[]): BenchOptions {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'warmup-writes', 'only', 'mysql-url', 'prefix', 'keep', 'build', 'workers', 'cache', 'rounds', 'request-log'];
+  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'warmup-writes', 'only', 'mysql-url', 'prefix', 'keep', 'build', 'workers', 'cache', 'rounds', 'request-log', 'writer-rate'];
   for (const name of flags.keys()) if (!known.includes(name)) throw new UsageError(`unknown option --${name}\n\n${USAGE}`);
   const value = (name: string, env: string, fallback: string) => flags.get(name) ?? process.env[env] ?? fallback;
   const positiveNumber = (name: string, env: string, fallback: string, integer: boolean) => {
@@ -175,8 +189,9 @@ function parseOptions(argv: string[]): BenchOptions {
   if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`--workers must be an integer from 0 to 64 (got ${workersText})`);
   const prefix = value('prefix', 'CMS_TABLE_PREFIX', 'cms_');
   if (!/^\w{0,32}$/.test(prefix)) throw new UsageError(`--prefix may contain only letters, digits and _ (got ${prefix})`);
-  const cache = value('cache', 'BENCH_CACHE', 'both');
-  if (cache !== 'on' && cache !== 'off' && cache !== 'both') throw new UsageError(`--cache must be on, off or both (got ${cache})`);
+  const cacheText = value('cache', 'BENCH_CACHE', 'both');
+  const cache = (cacheText === 'both' ? ['on', 'off'] : cacheText === 'all' ? [...CACHE_MODES] : cacheText.split(',').map((m) => m.trim())) as CacheMode[];
+  if (!cache.length || cache.some((m) => !CACHE_MODES.includes(m))) throw new UsageError(`--cache must be on, off, memos, writer (comma-separated), both or all (got ${cacheText})`);
   const requestLog = value('request-log', 'BENCH_REQUEST_LOG', 'off');
   if (requestLog !== 'on' && requestLog !== 'off') throw new UsageError(`--request-log must be on or off (got ${requestLog})`);
   return {
@@ -193,7 +208,8 @@ function parseOptions(argv: string[]): BenchOptions {
     workers,
     keep: flags.has('keep') || process.env.BENCH_KEEP === '1',
     build: flags.has('build') || process.env.BENCH_BUILD === '1',
-    cache: cache === 'both' ? ['on', 'off'] : [cache],
+    cache,
+    writerRate: positiveNumber('writer-rate', 'BENCH_WRITER_RATE', '2', false),
     rounds: positiveNumber('rounds', 'BENCH_ROUNDS', '1000', true),
   };
 }
@@ -396,9 +412,12 @@ async function startServer(label: string, cache: CacheMode, workers: number, dat
     CMS_TABLE_PREFIX: options.prefix,
     CMS_UPLOAD_DIR: path.join(state.tempDir as string, 'uploads'),
     CMS_WORKERS: String(workers),
-    CMS_RESPONSE_CACHE: cache,
+    CMS_RESPONSE_CACHE: cache === 'on' || cache === 'writer' ? 'on' : 'off',
+    CMS_MEMOS: cache === 'off' ? 'off' : 'on',
     CMS_REQUEST_LOG: options.requestLog,
   });
+  delete env.CMS_STAMP_TRIGGERS;
+  if (cache === 'writer') env.CMS_STAMP_TRIGGERS = 'install';
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
   state.servers.push(child);
@@ -589,6 +608,7 @@ function scenarios(seed: SeedResult): Scenario[] {
     { name: 'users?per_page=10', description: 'anonymous list of users who have published posts', method: 'GET', path: `${API}/users?per_page=10` },
     { name: 'types', description: 'post types (registry only, no database)', method: 'GET', path: `${API}/types` },
     { name: 'posts?per_page=10', description: 'the front page: 10 latest published posts', method: 'GET', path: `${API}/posts?per_page=10` },
+    { name: 'posts?per_page=10&page=50', description: 'a deep page: published posts 491 to 500', method: 'GET', path: `${API}/posts?per_page=10&page=50` },
     { name: 'posts?per_page=100', description: '100 latest published posts', method: 'GET', path: `${API}/posts?per_page=100` },
     // Compression's cost: with the cache on, a cached answer keeps its compressed body (compressed once); with it
     // off, every answer is compressed.
@@ -707,6 +727,8 @@ interface ScenarioResult {
    * or for a MySQL server on another machine). Steadier than req/s on a shared machine, for comparing two builds.
    */
   cpuUsPerRequest?: { server: number | null; database: number | null };
+  /** The `writer` configuration: what the other program wrote while the scenario ran (warm-up included). */
+  outsideWrites?: OutsideWrites;
   /** requests/s ÷ bound requests/s, in % (the same-body bound for {@link SAME_BODY} scenarios). */
   ratioToBound?: number | null;
   /** For {@link SAME_BODY} scenarios: requests/s ÷ the main bound (a body of the list's size), in %. */
@@ -784,6 +806,98 @@ function runCannon(options: AutocannonOptions): Promise<AutocannonResult> {
     });
     state.cannon = instance;
   });
+}
+
+/** What the `writer` configuration's other program wrote during a scenario. */
+interface OutsideWrites {
+  /** Edits in place (a post's text, with a revision and its edit lock), as wp-admin saves them. */
+  edits: number;
+  /** New published posts (every tenth write). */
+  inserts: number;
+  /** Writes of the `_transient_doing_cron` option, which move no version. */
+  quiet: number;
+  errors: number;
+}
+
+/**
+ * Another program writing WordPress's tables by SQL, as WordPress does (no session flag: the stamp triggers see its
+ * writes): `rate` times a second, the text of a random published post with a revision and the edit lock; every tenth
+ * time a new published post instead; each time the `_transient_doing_cron` option. Runs until `stop()`.
+ */
+async function startOutsideWriter(db: BenchDb, databaseUrl: string, prefix: string, rate: number): Promise<{ stop(): Promise<OutsideWrites> }> {
+  type Run = (sql: string, params?: unknown[]) => Promise<unknown[]>;
+  let run: Run;
+  let close: () => Promise<void>;
+  if (db === 'sqlite') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { all(...p: unknown[]): unknown[]; run(...p: unknown[]): unknown; reader: boolean }; pragma(s: string): unknown; close(): void };
+    const sqlite = new Database(databaseUrl.slice('sqlite:'.length));
+    sqlite.pragma('busy_timeout = 5000');
+    run = async (sql, params = []) => {
+      const statement = sqlite.prepare(sql);
+      if (statement.reader) return statement.all(...params);
+      statement.run(...params);
+      return [];
+    };
+    close = async () => sqlite.close();
+  } else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mysql = require('mysql2/promise') as typeof import('mysql2/promise');
+    const connection = await mysql.createConnection(databaseUrl);
+    run = async (sql, params = []) => {
+      const [rows] = await connection.query(sql, params);
+      return Array.isArray(rows) ? rows : [];
+    };
+    close = () => connection.end();
+  }
+  const ids = ((await run(`SELECT ID FROM ${prefix}posts WHERE post_type = 'post' AND post_status = 'publish' LIMIT 5000`)) as Array<{ ID: number }>).map((r) => Number(r.ID));
+  const stats: OutsideWrites = { edits: 0, inserts: 0, quiet: 0, errors: 0 };
+  const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
+  let tick = 0;
+  let busy = false;
+  const write = async () => {
+    if (busy) return;
+    busy = true;
+    tick++;
+    try {
+      const date = now();
+      await run(
+        db === 'sqlite'
+          ? `INSERT INTO ${prefix}options (option_name, option_value, autoload) VALUES ('_transient_doing_cron', ?, 'yes') ON CONFLICT(option_name) DO UPDATE SET option_value = excluded.option_value`
+          : `INSERT INTO ${prefix}options (option_name, option_value, autoload) VALUES ('_transient_doing_cron', ?, 'yes') ON DUPLICATE KEY UPDATE option_value = VALUES(option_value)`,
+        [String(Date.now() / 1000)],
+      );
+      stats.quiet++;
+      const columns = `post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type, comment_count`;
+      if (tick % 10 === 0) {
+        await run(`INSERT INTO ${prefix}posts (${columns}) VALUES (1, ?, ?, ?, ?, '', 'publish', 'open', 'open', '', ?, '', '', ?, ?, '', 0, '', 0, 'post', '', 0)`, [
+          date, date, `<p>Written outside the API, ${tick}</p>`, `Outside ${tick}`, `outside-${process.pid}-${tick}`, date, date,
+        ]);
+        stats.inserts++;
+      } else {
+        const id = ids[Math.floor(Math.random() * ids.length)];
+        await run(`UPDATE ${prefix}posts SET post_content = ?, post_modified = ?, post_modified_gmt = ? WHERE ID = ?`, [`<p>Edited outside the API, ${tick}</p>`, date, date, id]);
+        await run(`INSERT INTO ${prefix}posts (${columns}) VALUES (1, ?, ?, ?, 'Revision', '', 'inherit', 'closed', 'closed', '', ?, '', '', ?, ?, '', ?, '', 0, 'revision', '', 0)`, [
+          date, date, `<p>Edited outside the API, ${tick}</p>`, `${id}-revision-v1`, date, date, id,
+        ]);
+        await run(`UPDATE ${prefix}postmeta SET meta_value = ? WHERE post_id = ? AND meta_key = '_edit_lock'`, [`${Math.floor(Date.now() / 1000)}:1`, id]);
+        stats.edits++;
+      }
+    } catch {
+      stats.errors++;
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void write(), 1000 / rate);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      while (busy) await new Promise((resolve) => setTimeout(resolve, 10));
+      await close();
+      return stats;
+    },
+  };
 }
 
 async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOptions, cache: CacheMode | null, serverPid?: number): Promise<ScenarioResult> {
@@ -1406,7 +1520,13 @@ async function main(): Promise<number> {
           continue;
         }
         log(`  ${scenario.name}${server ? ` [cache ${cache}]` : ''}…`);
+        const writer = server?.cache === 'writer' ? await startOutsideWriter(options.db, databaseUrl, options.prefix, options.writerRate) : null;
         const result = await runScenario(scenario, server ? server.baseUrl : `http://127.0.0.1:${bare.port}`, options, cache, server ? server.child.pid : state.bare?.pid);
+        if (writer) {
+          const writes = await writer.stop();
+          result.outsideWrites = writes;
+          result.note = [result.note, `outside writes: ${writes.edits} edits in place, ${writes.inserts} new posts, ${writes.quiet} transients${writes.errors ? `, ${writes.errors} failed` : ''}`].filter(Boolean).join('; ');
+        }
         results.push(result);
         if (result.requestsPerSec !== undefined) {
           const codes = Object.entries(result.statusCodes ?? {}).map(([code, n]) => `${code}×${n}`).join(' ');

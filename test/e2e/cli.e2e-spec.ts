@@ -162,7 +162,7 @@ describe('commands on one database', () => {
   it('migrate creates the schema and the site, then has nothing left to do', () => {
     const first = cli(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('Applied 9 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000');
+    expect(first.stdout).toContain('Applied 10 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000');
     expect(first.stdout).toContain('Installed the default site');
     const again = cli(['migrate']);
     expect(again).toMatchObject({ code: 0, stderr: '' });
@@ -461,7 +461,7 @@ describe('commands on one database', () => {
       const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
       expect(lines[0]).toEqual(['MIGRATION', 'STATUS']);
       expect(lines.slice(1, 10)).toEqual(
-        ['InitialSchema1732147200000', 'SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000', 'UploadJournal1765238400000'].map((m) => [m, 'applied']),
+        ['InitialSchema1732147200000', 'SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000', 'UploadJournal1765238400000', 'PostListKeys1765324800000'].map((m) => [m, 'applied']),
       );
       expect(lines[10]).toEqual(['Schema up to date.']);
     });

@@ -26,6 +26,7 @@ import {
 import { SqliteCoveringKeys1763683200000 } from '../../src/core/database/migrations/1763683200000-sqlite-covering-keys';
 import { COMMENT_KEYS, CommentQueryKeys1764028800000 } from '../../src/core/database/migrations/1764028800000-comment-query-keys';
 import { REVISION_KEY, REVISION_KEY_COLUMNS, RevisionKeys1764892800000 } from '../../src/core/database/migrations/1764892800000-revision-keys';
+import { POST_LIST_KEYS } from '../../src/core/database/migrations/1765324800000-post-list-keys';
 import { PostVersionKeys1764979200000 } from '../../src/core/database/migrations/1764979200000-post-version-keys';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
 import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
@@ -361,6 +362,9 @@ describe(`WordPress database layer (${kind})`, () => {
       // The locks table, the posts' versions' key, the revisions' key, the posts' versions, the version stamps' table and
       // the comment keys are dropped, SQLite's keys have nothing to undo; the one that creates the tables refuses.
       await ds.undoLastMigration();
+      for (const [key] of POST_LIST_KEYS) expect((await indexesOf(ds, 'cms_posts'))[kind === 'mysql' ? key : `cms_posts__${key}`]).toBeUndefined();
+      expect((await indexesOf(ds, 'cms_posts'))[kind === 'mysql' ? REVISION_KEY : `cms_posts__${REVISION_KEY}`]).toBeDefined();
+      await ds.undoLastMigration();
       expect(await tableNames(ds)).not.toContain('cms_cms_upload_journal');
       await ds.undoLastMigration();
       expect(await tableNames(ds)).not.toContain('cms_cms_locks');
@@ -376,7 +380,7 @@ describe(`WordPress database layer (${kind})`, () => {
       await ds.undoLastMigration();
       await expect(ds.undoLastMigration()).rejects.toThrow('refusing to drop WordPress tables');
       expect(await tableNames(ds)).toContain('cms_posts');
-      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000', 'UploadJournal1765238400000']);
+      expect((await ds.runMigrations()).map((m) => m.name)).toEqual(['SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000', 'UploadJournal1765238400000', 'PostListKeys1765324800000']);
     });
 
     it('only emits CREATE … IF NOT EXISTS statements', () => {
@@ -445,9 +449,11 @@ describe(`WordPress database layer (${kind})`, () => {
         await other.runMigrations();
         // the raw statements too: IF NOT EXISTS makes them harmless on an existing table
         for (const statement of wordpressSchemaStatements(dialect, 'wp_').get('posts')!) await other.query(statement);
-        // Columns and rows as they were; the one change is the key of posts' revisions (RevisionKeys1764892800000).
-        const key = kind === 'mysql' ? REVISION_KEY : `wp_posts__${REVISION_KEY}`;
-        const expected = { wp_posts: { ...before.wp_posts, indexes: { ...before.wp_posts.indexes, [key]: { columns: REVISION_KEY_COLUMNS, unique: false } } } };
+        // Columns and rows as they were; the one change is keys: of posts' revisions (RevisionKeys1764892800000) and of
+        // lists in other orders (PostListKeys1765324800000).
+        const keyName = (name: string) => (kind === 'mysql' ? name : `wp_posts__${name}`);
+        const added = Object.fromEntries([[REVISION_KEY, REVISION_KEY_COLUMNS], ...POST_LIST_KEYS].map(([name, columns]) => [keyName(name as string), { columns, unique: false }]));
+        const expected = { wp_posts: { ...before.wp_posts, indexes: { ...before.wp_posts.indexes, ...added } } };
         expect(await snapshot(other, 'wp_posts')).toEqual(expected);
         const post = await other.getRepository(PostEntity).findOneByOrFail({ id: 41 });
         expect(post).toMatchObject({ id: 41, title: 'Existing', name: 'existing', date: '2020-01-02 03:04:05' });

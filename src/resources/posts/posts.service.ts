@@ -89,6 +89,12 @@ const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comm
  */
 const DEEP_PAGE_OFFSET = 250;
 
+/** The orders a key gives within one type and status (see {@link PostsService.mergedStatuses}): the column. */
+const MERGED_ORDERS: Record<string, string> = { date: 'post_date', modified: 'post_modified', menu_order: 'menu_order', id: 'ID' };
+
+/** Past this many rows a status (`offset + limit`), a page of several statuses is sorted by the database as a whole. */
+const MERGED_PAGE_ROWS = 5000;
+
 /** Database access of the posts resource: the collection query and batched loads for preparing items. */
 @Injectable()
 export class PostsService {
@@ -156,10 +162,13 @@ export class PostsService {
     const params = [...where.params, ...this.orderParams(q)];
     const counts = CONTENT_COLUMNS.test(where.sql) ? this.contentCounts : this.counts;
     const total = countWithin(counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`, where.params);
+    const merged = this.mergedStatuses(q);
     if (this.dataSource.options.type === 'better-sqlite3') {
       // A second query for the extras costs less than one query for both: SQLite would compute them before sorting,
       // or copy the page's rows (contents included) to a temporary table first.
-      const found = await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
+      const found = merged
+        ? await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p INNER JOIN (${merged.sql}) page ON page.ID = p.ID ORDER BY ${order}`, merged.params)
+        : await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
       return { posts: found, total: await total, extras: wanted && (await this.extrasOf(found.map((p) => p.id), wanted)) };
     }
     // Extras kept from earlier requests (see ExtrasMemo): the page's rows alone, then the extras not kept.
@@ -167,7 +176,9 @@ export class PostsService {
     const extras = wanted && !reuse ? extrasColumns(this.dataSource, wanted) : { sql: '', params: [] };
     const more = wanted && !reuse ? `, ${extras.sql}` : '';
     let rows: Array<Record<string, unknown>>;
-    if (this.dateIndexOrders(q) && q.offset < DEEP_PAGE_OFFSET) {
+    if (merged) {
+      rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p INNER JOIN (${merged.sql}) page ON page.ID = p.ID ORDER BY ${order}`, [...extras.params, ...merged.params]);
+    } else if (this.dateIndexOrders(q) && q.offset < DEEP_PAGE_OFFSET) {
       // Rows come in index order and stop at the limit: the extras are computed for the page's rows only.
       rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p WHERE ${where.sql} ${page}`, [...extras.params, ...params]);
     } else {
@@ -188,6 +199,32 @@ export class PostsService {
       total: await total,
       extras: wanted && (reuse ? await this.extrasOf(found.map((p) => p.id), wanted) : await readExtras(this.dataSource, rows, wanted)),
     };
+  }
+
+  /**
+   * The ids of a page of several statuses (an editor's list: publish, draft, pending, private) in an order a key gives
+   * within one status (date, modification date, menu order, id): the first `offset + limit` ids of each status, each
+   * read in order from its key, merged and cut. Neither database can read one key in order across several statuses,
+   * so `post_status IN (…)` sorts every post of those statuses; this reads at most `offset + limit` entries a status,
+   * however many posts there are. `null` when it does not apply (other filters decide the order's cost).
+   */
+  private mergedStatuses(q: PostQuery): { sql: string; params: unknown[] } | null {
+    const column = MERGED_ORDERS[q.orderby];
+    if (!column || q.statuses.length < 2 || q.statuses.length > 8 || q.ownStatuses?.statuses.length || q.terms.length || q.search) return null;
+    if (q.offset + q.limit > MERGED_PAGE_ROWS || q.limit <= 0) return null;
+    const keep = q.offset + q.limit;
+    const order = (alias: string) => (column === 'ID' ? `${alias}.ID ${q.order}` : `${alias}.${column} ${q.order}, ${alias}.ID ${q.order}`);
+    const select = column === 'ID' ? 'p.ID' : `p.ID, p.${column}`;
+    const params: unknown[] = [];
+    const branches: string[] = [];
+    for (const status of q.statuses) {
+      const where = this.whereOf({ ...q, statuses: [status] });
+      if (!where) continue;
+      branches.push(`SELECT * FROM (SELECT ${select} FROM ${this.table(PostEntity)} p WHERE ${where.sql} ORDER BY ${order('p')} LIMIT ${keep}) s${branches.length}`);
+      params.push(...where.params);
+    }
+    if (!branches.length) return null;
+    return { sql: `SELECT u.ID FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('u')} ${limitClause(q.limit, q.offset)}`, params };
   }
 
   /**
