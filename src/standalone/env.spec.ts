@@ -150,6 +150,8 @@ describe('loadEnvironment', () => {
       ['CMS_BODY_LIMIT', '10tb'],
       ['CMS_MIGRATIONS_RUN', 'maybe'],
       ['CMS_MIGRATIONS_RUN', 'yes'],
+      ['CMS_MEMOS', 'true'],
+      ['CMS_STAMP_TRIGGERS', 'on'],
       ['LOG_LEVEL', 'verbose'],
       ['LOG_LEVEL', 'INFO'],
       ['CMS_SHUTDOWN_TIMEOUT', '5s'],

@@ -145,8 +145,8 @@ const FLAGGED = new WeakSet<object>();
  * Readers ask {@link current} — one small query, shared by the requests that arrive while it has not started yet —
  * and caches that hold data of a group ({@link onChange}) are cleared when its version moves.
  *
- * Writes made outside this server (a WordPress sharing the database, SQL by hand) bump nothing: the response
- * cache must then be off (`responseCache: false`), which also turns the stamps off.
+ * Writes made outside this server (a WordPress sharing the database, SQL by hand) move the versions only through the
+ * stamp triggers (stamp-triggers.ts); without them the response cache and the memos must be off (`memos: false`).
  */
 @Injectable()
 export class VersionStamps implements OnApplicationBootstrap {
