@@ -9,6 +9,9 @@
  *    acknowledged writes missing afterwards, and the node back (rejoined, synced, ready).
  * 6. Several writers at once (multi-writer Galera): posts of one title created at the same time through API nodes
  *    on each database node: every slug distinct, and a write that lost every certification round refused with 503.
+ * 6b. Writes made outside the API (SQL on each database node, as a WordPress sharing the database writes): the stamp
+ *    triggers (installed by the nodes' migrations, CMS_STAMP_TRIGGERS=install) move the versions, and every API node
+ *    answers them at once.
  * 7. A Galera node cut off from the others (no quorum): the API on it answers 503 and reports not ready, naming
  *    the node's state, and serves again once the node has rejoined.
  */
@@ -209,6 +212,38 @@ export async function runChecks(): Promise<boolean> {
       };
     });
   }
+
+  await step('writes made outside the API on each Galera node (stamp triggers), read at once through each API node', async () => {
+    let stale = 0;
+    let checked = 0;
+    const rounds = 30;
+    const quote = (text: string) => `'${text.replace(/'/g, "''")}'`;
+    for (let i = 0; i < rounds; i++) {
+      const dbNode = DB_NODES[i % 3];
+      const title = `Outside ${Date.now()} ${i}`;
+      // Every node's cache holds the front page first.
+      for (const node of nodes) await (await fetch(`${node}${API}/posts?per_page=1`)).arrayBuffer();
+      const date = new Date().toISOString().slice(0, 19).replace('T', ' ');
+      const id = sql(
+        dbNode,
+        `INSERT INTO cms.cms_posts (post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_type)
+         VALUES (1, '${date}', '${date}', 'Written by SQL', ${quote(title)}, '', 'publish', 'outside-${i}-${Date.now()}', '', '', '${date}', '${date}', '', 'post'); SELECT LAST_INSERT_ID();`,
+      ).trim();
+      for (const node of nodes) {
+        const first = (await json(await fetch(`${node}${API}/posts?per_page=1`)))[0];
+        checked++;
+        if (String(first?.id) !== id || first?.title?.rendered !== title) stale++;
+      }
+      sql(DB_NODES[(i + 1) % 3], `UPDATE cms.cms_posts SET post_content = 'Edited by SQL ${i}' WHERE ID = ${Number(id)}`);
+      for (const node of nodes) {
+        const body = await json(await fetch(`${node}${API}/posts/${id}`));
+        checked++;
+        if (!String(body?.content?.rendered).includes(`Edited by SQL ${i}`)) stale++;
+      }
+    }
+    const triggers = sql(DB_NODES[2], "SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = 'cms' AND TRIGGER_NAME LIKE 'cms!_cms!_stamp!_%' ESCAPE '!'").trim();
+    return { ok: stale === 0 && triggers === '33', figures: `${rounds} rounds of SQL writes on db1–db3, ${checked} reads through api1–api3, ${stale} stale; ${triggers} triggers on db3` };
+  });
 
   await step('several writers at once: posts of one title written through API nodes on db1, db2 and db3 directly', async () => {
     // Multi-writer Galera: each extra API node writes to another database node (not through the writer port).

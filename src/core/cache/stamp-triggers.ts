@@ -215,9 +215,17 @@ export async function installStampTriggers(dataSource: DataSource): Promise<numb
     mysql ? `INSERT IGNORE INTO ${quote(`${prefix}${VERSIONS_TABLE}`)} (name, version) VALUES (?, 0)` : `INSERT OR IGNORE INTO ${quote(`${prefix}${VERSIONS_TABLE}`)} (name, version) VALUES (?, 0)`,
     [CONTENT_STAMP],
   );
-  for (const trigger of triggers) {
-    await dataSource.query(`DROP TRIGGER IF EXISTS ${quote(trigger.name)}`);
-    await dataSource.query(trigger.create);
+  try {
+    for (const trigger of triggers) {
+      await dataSource.query(`DROP TRIGGER IF EXISTS ${quote(trigger.name)}`);
+      await dataSource.query(trigger.create);
+    }
+  } catch (error) {
+    const reason = (error as { sqlMessage?: string }).sqlMessage ?? (error as Error).message;
+    throw new Error(
+      `Could not install the stamp triggers: ${reason}` +
+        (mysql ? ' (they need the TRIGGER privilege and, with binary logging, log_bin_trust_function_creators=1 or SUPER)' : ''),
+    );
   }
   return triggers.length;
 }
