@@ -111,7 +111,7 @@ async function startServer(databaseUrl: string, cache: CacheMode, dir: string, w
     CMS_REQUEST_LOG: 'off',
     CMS_UPLOAD_DIR: path.join(dir, 'uploads'),
     // Each worker accepts its own connections: with Node's default the primary hands 1,000 arriving connections to
-    // busy workers one at a time (README, "Load and limits").
+    // busy workers one at a time (docs/reliability-suite.md, "Load and limits").
     NODE_CLUSTER_SCHED_POLICY: process.env.NODE_CLUSTER_SCHED_POLICY ?? 'none',
     // The server's default unless set (`0`: no pacing, to compare).
     ...(process.env.CMS_EVENT_LOOP_SLICE ? { CMS_EVENT_LOOP_SLICE: process.env.CMS_EVENT_LOOP_SLICE } : {}),

@@ -1,8 +1,8 @@
 import { NotesModule } from '../fixtures/extensions/notes.module';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 
-/** The README's resource-module example (handlers with @RestRoute, a guard policy, a schema, a service) works as shown. */
-describe('a resource module added as the README shows', () => {
+/** The resource-module example of docs/architecture.md (handlers with @RestRoute, a guard policy, a schema, a service) works as shown. */
+describe('a resource module added as docs/architecture.md shows', () => {
   let t: TestApp;
   const API = '/cms-json/cms/v2';
 

@@ -281,7 +281,7 @@ describe('security regressions', () => {
     });
   });
 
-  describe('where the reference is stricter than current WordPress (kept, listed in the README)', () => {
+  describe('where the reference is stricter than current WordPress (kept, listed in docs/differences.md)', () => {
     it('refuses sticky from an author: edit_others_posts, as the reference checks it', async () => {
       expectRestError(
         await t.http.post(`${API}/posts`).set('Authorization', t.users.author.authorization).send({ title: 'Sticky?', sticky: true }),
