@@ -110,7 +110,7 @@ export class ShortCache<T> {
         // Cleared or evicted meanwhile (a write): the value read is not kept.
         if (this.entries.get(entry.key) !== entry) return;
         this.drop(entry);
-        this.load(entry.key, () => refresh, now);
+        void this.load(entry.key, () => refresh, now);
       },
       () => {
         if (entry.refresh === refresh) entry.refresh = null;
