@@ -84,15 +84,34 @@ async function main(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}/cms-json/cms/v2`;
   const child = spawn(process.execPath, [mainFile], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(port), DATABASE_URL: database.databaseUrl, CMS_WORKERS: '1', CMS_REQUEST_LOG: 'off', CMS_UPLOAD_DIR: path.join(os.tmpdir(), `cms-large-writes-${port}`) },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: database.databaseUrl,
+      CMS_WORKERS: '1',
+      CMS_REQUEST_LOG: 'off',
+      CMS_UPLOAD_DIR: path.join(os.tmpdir(), `cms-large-writes-${port}`),
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
     await waitUp(`${base}/types`, child);
     const admin = `Basic ${Buffer.from(`${seed.admin.login}:${seed.admin.applicationPassword}`).toString('base64')}`;
     const post = (path: string, authorization: string, body: unknown) =>
-      fetch(`${base}/${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const user = await json(await post('users', admin, { username: 'writer', email: 'writer@example.org', password: 'a long password', roles: ['contributor'] }));
+      fetch(`${base}/${path}`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const user = await json(
+      await post('users', admin, {
+        username: 'writer',
+        email: 'writer@example.org',
+        password: 'a long password',
+        roles: ['contributor'],
+      }),
+    );
     const app = await json(await post(`users/${user.id}/application-passwords`, admin, { name: 'bench' }));
     const contributor = `Basic ${Buffer.from(`writer:${app.password}`).toString('base64')}`;
     const unit = '<p>Some <b>text</b> [gallery] <!-- a --> &amp; <a href="https://example.org/">a link</a></p>\n';
@@ -122,11 +141,15 @@ async function main(): Promise<void> {
     const row = (name: string, r: autocannon.Result) =>
       `| ${name} | ${r.requests.total} | ${r.latency.p50} | ${r.latency.p99} | ${r.latency.max} |`;
     writeTimes.sort((a, b) => a - b);
-    console.log(`\nserver ${mainFile}; ${writers} writers of ${content.length} bytes; ${connections} readers; ${seconds} s each\n`);
+    console.log(
+      `\nserver ${mainFile}; ${writers} writers of ${content.length} bytes; ${connections} readers; ${seconds} s each\n`,
+    );
     console.log('| GET types | answers | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|');
     console.log(row('alone', alone));
     console.log(row('while large posts are written', during));
-    console.log(`\nwrites: ${writeTimes.length} (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}), median ${writeTimes[writeTimes.length >> 1] ?? '-'} ms`);
+    console.log(
+      `\nwrites: ${writeTimes.length} (${[...statuses].map(([s, n]) => `${n} × ${s}`).join(', ')}), median ${writeTimes[writeTimes.length >> 1] ?? '-'} ms`,
+    );
     console.log(`server RSS: ${rssStart} MB at start, ${rssAfter} MB after the writes, ${rssIdle} MB after 30 s idle`);
   } finally {
     child.kill('SIGTERM');

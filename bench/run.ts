@@ -32,7 +32,17 @@ const API = '/cms-json/cms/v2';
 // autocannon (no published types: the part used here)
 // ---------------------------------------------------------------------------------------------------------------------
 
-interface Histogram { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p97_5: number; p99: number }
+interface Histogram {
+  average: number;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  p50: number;
+  p90: number;
+  p97_5: number;
+  p99: number;
+}
 interface AutocannonResult {
   requests: Histogram & { total: number; sent: number };
   latency: Histogram & { totalCount: number };
@@ -68,8 +78,13 @@ interface AutocannonOptions {
   body?: string;
   requests?: AutocannonRequest[];
 }
-interface AutocannonInstance { stop(): void }
-type Autocannon = (options: AutocannonOptions, callback: (error: Error | null, result: AutocannonResult) => void) => AutocannonInstance;
+interface AutocannonInstance {
+  stop(): void;
+}
+type Autocannon = (
+  options: AutocannonOptions,
+  callback: (error: Error | null, result: AutocannonResult) => void,
+) => AutocannonInstance;
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as Autocannon;
@@ -158,8 +173,26 @@ function parseOptions(argv: string[]): BenchOptions {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const known = ['db', 'posts', 'connections', 'duration', 'warmup', 'warmup-writes', 'only', 'mysql-url', 'prefix', 'keep', 'build', 'workers', 'cache', 'rounds', 'request-log', 'writer-rate'];
-  for (const name of flags.keys()) if (!known.includes(name)) throw new UsageError(`unknown option --${name}\n\n${USAGE}`);
+  const known = [
+    'db',
+    'posts',
+    'connections',
+    'duration',
+    'warmup',
+    'warmup-writes',
+    'only',
+    'mysql-url',
+    'prefix',
+    'keep',
+    'build',
+    'workers',
+    'cache',
+    'rounds',
+    'request-log',
+    'writer-rate',
+  ];
+  for (const name of flags.keys())
+    if (!known.includes(name)) throw new UsageError(`unknown option --${name}\n\n${USAGE}`);
   const value = (name: string, env: string, fallback: string) => flags.get(name) ?? process.env[env] ?? fallback;
   const positiveNumber = (name: string, env: string, fallback: string, integer: boolean) => {
     const text = value(name, env, fallback);
@@ -180,20 +213,32 @@ function parseOptions(argv: string[]): BenchOptions {
   }
   const warmupText = value('warmup', 'BENCH_WARMUP', '2');
   const warmup = Number(warmupText);
-  if (!Number.isFinite(warmup) || warmup < 0) throw new UsageError(`--warmup must be a number of seconds ≥ 0 (got ${warmupText})`);
+  if (!Number.isFinite(warmup) || warmup < 0)
+    throw new UsageError(`--warmup must be a number of seconds ≥ 0 (got ${warmupText})`);
   const warmupWritesText = value('warmup-writes', 'BENCH_WARMUP_WRITES', '10');
   const warmupWrites = Number(warmupWritesText);
-  if (!Number.isFinite(warmupWrites) || warmupWrites < 0) throw new UsageError(`--warmup-writes must be a number of seconds ≥ 0 (got ${warmupWritesText})`);
+  if (!Number.isFinite(warmupWrites) || warmupWrites < 0)
+    throw new UsageError(`--warmup-writes must be a number of seconds ≥ 0 (got ${warmupWritesText})`);
   const workersText = value('workers', 'BENCH_WORKERS', '0');
   const workers = Number(workersText);
-  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new UsageError(`--workers must be an integer from 0 to 64 (got ${workersText})`);
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64)
+    throw new UsageError(`--workers must be an integer from 0 to 64 (got ${workersText})`);
   const prefix = value('prefix', 'CMS_TABLE_PREFIX', 'cms_');
-  if (!/^\w{0,32}$/.test(prefix)) throw new UsageError(`--prefix may contain only letters, digits and _ (got ${prefix})`);
+  if (!/^\w{0,32}$/.test(prefix))
+    throw new UsageError(`--prefix may contain only letters, digits and _ (got ${prefix})`);
   const cacheText = value('cache', 'BENCH_CACHE', 'both');
-  const cache = (cacheText === 'both' ? ['on', 'off'] : cacheText === 'all' ? [...CACHE_MODES] : cacheText.split(',').map((m) => m.trim())) as CacheMode[];
-  if (!cache.length || cache.some((m) => !CACHE_MODES.includes(m))) throw new UsageError(`--cache must be on, off, memos, writer (comma-separated), both or all (got ${cacheText})`);
+  const cache = (
+    cacheText === 'both'
+      ? ['on', 'off']
+      : cacheText === 'all'
+        ? [...CACHE_MODES]
+        : cacheText.split(',').map((m) => m.trim())
+  ) as CacheMode[];
+  if (!cache.length || cache.some((m) => !CACHE_MODES.includes(m)))
+    throw new UsageError(`--cache must be on, off, memos, writer (comma-separated), both or all (got ${cacheText})`);
   const requestLog = value('request-log', 'BENCH_REQUEST_LOG', 'off');
-  if (requestLog !== 'on' && requestLog !== 'off') throw new UsageError(`--request-log must be on or off (got ${requestLog})`);
+  if (requestLog !== 'on' && requestLog !== 'off')
+    throw new UsageError(`--request-log must be on or off (got ${requestLog})`);
   return {
     db,
     requestLog,
@@ -230,7 +275,16 @@ interface State {
   keep: boolean;
   seeding: boolean;
 }
-const state: State = { tempDir: null, database: null, servers: [], bare: null, cannon: null, interrupted: false, keep: false, seeding: false };
+const state: State = {
+  tempDir: null,
+  database: null,
+  servers: [],
+  bare: null,
+  cannon: null,
+  interrupted: false,
+  keep: false,
+  seeding: false,
+};
 
 function alive(child: ChildProcess | null): child is ChildProcess {
   return !!child && child.exitCode === null && child.signalCode === null;
@@ -261,7 +315,10 @@ function cleanup(): Promise<void> {
     }
     if (state.database) {
       if (state.keep) log(`kept the database: ${state.database.where}`);
-      else await withTimeout(state.database.drop(), 15_000, 'dropping the database').catch((error) => log(`could not remove the database: ${(error as Error).message}`));
+      else
+        await withTimeout(state.database.drop(), 15_000, 'dropping the database').catch((error) =>
+          log(`could not remove the database: ${(error as Error).message}`),
+        );
     }
     if (state.tempDir && !state.keep) fs.rmSync(state.tempDir, { recursive: true, force: true });
   })();
@@ -332,7 +389,10 @@ interface Probe {
   bytes: number;
 }
 
-async function probe(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Probe> {
+async function probe(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Probe> {
   const response = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
   const body = Buffer.from(await response.arrayBuffer());
   let code: string | null = null;
@@ -351,7 +411,9 @@ async function waitForServer(url: string, child: ChildProcess, logFile: string, 
   for (;;) {
     checkInterrupted();
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the server exited (code ${child.exitCode ?? child.signalCode}) before answering. Log:\n${tail(logFile)}`);
+      throw new Error(
+        `the server exited (code ${child.exitCode ?? child.signalCode}) before answering. Log:\n${tail(logFile)}`,
+      );
     }
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
@@ -360,7 +422,8 @@ async function waitForServer(url: string, child: ChildProcess, logFile: string, 
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the server did not answer ${url} within ${timeoutMs / 1000} s. Log:\n${tail(logFile)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the server did not answer ${url} within ${timeoutMs / 1000} s. Log:\n${tail(logFile)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -371,7 +434,9 @@ async function waitForWorkers(child: ChildProcess, logFile: string, workers: num
   for (;;) {
     checkInterrupted();
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`the server exited (code ${child.exitCode ?? child.signalCode}) while its workers started. Log:\n${tail(logFile)}`);
+      throw new Error(
+        `the server exited (code ${child.exitCode ?? child.signalCode}) while its workers started. Log:\n${tail(logFile)}`,
+      );
     }
     let started = 0;
     try {
@@ -399,12 +464,25 @@ interface ServerUnderTest {
 }
 
 /** Starts `node dist/main` (NODE_ENV=production) against the seeded database, with the response cache on or off. */
-async function startServer(label: string, cache: CacheMode, workers: number, databaseUrl: string, options: BenchOptions): Promise<ServerUnderTest> {
+async function startServer(
+  label: string,
+  cache: CacheMode,
+  workers: number,
+  databaseUrl: string,
+  options: BenchOptions,
+): Promise<ServerUnderTest> {
   const port = await freePort();
   const logFile = path.join(state.tempDir as string, `server-${label}.log`);
   const logFd = fs.openSync(logFile, 'a');
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['CMS_ADMIN_USER', 'CMS_ADMIN_PASSWORD', 'CMS_ADMIN_EMAIL', 'CMS_BASE_URL', 'CMS_RESPONSE_CACHE_BYTES']) delete env[name];
+  for (const name of [
+    'CMS_ADMIN_USER',
+    'CMS_ADMIN_PASSWORD',
+    'CMS_ADMIN_EMAIL',
+    'CMS_BASE_URL',
+    'CMS_RESPONSE_CACHE_BYTES',
+  ])
+    delete env[name];
   Object.assign(env, {
     NODE_ENV: 'production',
     PORT: String(port),
@@ -418,7 +496,11 @@ async function startServer(label: string, cache: CacheMode, workers: number, dat
   });
   delete env.CMS_STAMP_TRIGGERS;
   if (cache === 'writer') env.CMS_STAMP_TRIGGERS = 'install';
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', logFd, logFd],
+  });
   fs.closeSync(logFd);
   state.servers.push(child);
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -427,7 +509,9 @@ async function startServer(label: string, cache: CacheMode, workers: number, dat
   const processes = workers || os.availableParallelism();
   // The first worker answers while the others may still be starting (and taking the CPU): wait for all of them.
   if (processes > 1) await waitForWorkers(child, logFile, processes, 60_000);
-  log(`server "${label}" (cache ${cache}) up on ${baseUrl} in ${Date.now() - t0} ms (pid ${child.pid}, ${processes} worker(s), log ${logFile})`);
+  log(
+    `server "${label}" (cache ${cache}) up on ${baseUrl} in ${Date.now() - t0} ms (pid ${child.pid}, ${processes} worker(s), log ${logFile})`,
+  );
   return { label, cache, workers: processes, child, baseUrl, logFile };
 }
 
@@ -603,13 +687,44 @@ function scenarios(seed: SeedResult): Scenario[] {
   const authorization = basicAuth(seed);
   let created = 0;
   return [
-    { name: BOUND, description: 'bare Node http server, fixed JSON body of the posts?per_page=10 size', method: 'GET', path: '/', bound: true },
-    { name: 'index', description: 'GET /cms-json/: the API index (routes and their schemas)', method: 'GET', path: '/cms-json/' },
-    { name: 'users?per_page=10', description: 'anonymous list of users who have published posts', method: 'GET', path: `${API}/users?per_page=10` },
+    {
+      name: BOUND,
+      description: 'bare Node http server, fixed JSON body of the posts?per_page=10 size',
+      method: 'GET',
+      path: '/',
+      bound: true,
+    },
+    {
+      name: 'index',
+      description: 'GET /cms-json/: the API index (routes and their schemas)',
+      method: 'GET',
+      path: '/cms-json/',
+    },
+    {
+      name: 'users?per_page=10',
+      description: 'anonymous list of users who have published posts',
+      method: 'GET',
+      path: `${API}/users?per_page=10`,
+    },
     { name: 'types', description: 'post types (registry only, no database)', method: 'GET', path: `${API}/types` },
-    { name: 'posts?per_page=10', description: 'the front page: 10 latest published posts', method: 'GET', path: `${API}/posts?per_page=10` },
-    { name: 'posts?per_page=10&page=50', description: 'a deep page: published posts 491 to 500', method: 'GET', path: `${API}/posts?per_page=10&page=50` },
-    { name: 'posts?per_page=100', description: '100 latest published posts', method: 'GET', path: `${API}/posts?per_page=100` },
+    {
+      name: 'posts?per_page=10',
+      description: 'the front page: 10 latest published posts',
+      method: 'GET',
+      path: `${API}/posts?per_page=10`,
+    },
+    {
+      name: 'posts?per_page=10&page=50',
+      description: 'a deep page: published posts 491 to 500',
+      method: 'GET',
+      path: `${API}/posts?per_page=10&page=50`,
+    },
+    {
+      name: 'posts?per_page=100',
+      description: '100 latest published posts',
+      method: 'GET',
+      path: `${API}/posts?per_page=100`,
+    },
     // Compression's cost: with the cache on, a cached answer keeps its compressed body (compressed once); with it
     // off, every answer is compressed.
     {
@@ -626,31 +741,73 @@ function scenarios(seed: SeedResult): Scenario[] {
       path: `${API}/posts?per_page=100`,
       headers: { 'accept-encoding': 'gzip' },
     },
-    { name: 'posts?_embed', description: '10 posts with authors, terms, featured media and replies embedded', method: 'GET', path: `${API}/posts?_embed` },
-    { name: 'posts/<id>', description: `one published post (ID ${seed.samplePostId})`, method: 'GET', path: `${API}/posts/${seed.samplePostId}` },
+    {
+      name: 'posts?_embed',
+      description: '10 posts with authors, terms, featured media and replies embedded',
+      method: 'GET',
+      path: `${API}/posts?_embed`,
+    },
+    {
+      name: 'posts/<id>',
+      description: `one published post (ID ${seed.samplePostId})`,
+      method: 'GET',
+      path: `${API}/posts/${seed.samplePostId}`,
+    },
     {
       name: 'posts?per_page=10 (auth)',
-      description: 'the front page read with an application password: never from the response cache (the uncached path)',
+      description:
+        'the front page read with an application password: never from the response cache (the uncached path)',
       method: 'GET',
       path: `${API}/posts?per_page=10`,
       headers: { authorization },
     },
     {
       name: 'posts?context=edit (auth)',
-      description: '10 latest posts of every status in edit context, application password (an editor\'s list)',
+      description: "10 latest posts of every status in edit context, application password (an editor's list)",
       method: 'GET',
       path: `${API}/posts?context=edit&per_page=10&status=publish,draft,private,pending`,
       headers: { authorization },
     },
-    { name: 'comments?per_page=10', description: 'the 10 latest approved comments, site-wide', method: 'GET', path: `${API}/comments?per_page=10` },
-    { name: 'media?per_page=10', description: 'the 10 latest media items, with their sizes', method: 'GET', path: `${API}/media?per_page=10` },
-    { name: 'comments?post=<id>', description: `approved comments of a post with a few (post ${seed.sampleCommentsPostId})`, method: 'GET', path: `${API}/comments?post=${seed.sampleCommentsPostId}` },
-    { name: 'comments?post=<busy id>', description: `approved comments of a post with hundreds (post ${seed.busyCommentsPostId}; first page of 10)`, method: 'GET', path: `${API}/comments?post=${seed.busyCommentsPostId}` },
-    { name: 'posts?search=<word>', description: `search "${seed.searchWord}" in titles, excerpts and contents`, method: 'GET', path: `${API}/posts?search=${encodeURIComponent(seed.searchWord)}` },
-    { name: 'posts?categories=<id>', description: `posts of the most used category (term ${seed.sampleCategoryId})`, method: 'GET', path: `${API}/posts?categories=${seed.sampleCategoryId}` },
+    {
+      name: 'comments?per_page=10',
+      description: 'the 10 latest approved comments, site-wide',
+      method: 'GET',
+      path: `${API}/comments?per_page=10`,
+    },
+    {
+      name: 'media?per_page=10',
+      description: 'the 10 latest media items, with their sizes',
+      method: 'GET',
+      path: `${API}/media?per_page=10`,
+    },
+    {
+      name: 'comments?post=<id>',
+      description: `approved comments of a post with a few (post ${seed.sampleCommentsPostId})`,
+      method: 'GET',
+      path: `${API}/comments?post=${seed.sampleCommentsPostId}`,
+    },
+    {
+      name: 'comments?post=<busy id>',
+      description: `approved comments of a post with hundreds (post ${seed.busyCommentsPostId}; first page of 10)`,
+      method: 'GET',
+      path: `${API}/comments?post=${seed.busyCommentsPostId}`,
+    },
+    {
+      name: 'posts?search=<word>',
+      description: `search "${seed.searchWord}" in titles, excerpts and contents`,
+      method: 'GET',
+      path: `${API}/posts?search=${encodeURIComponent(seed.searchWord)}`,
+    },
+    {
+      name: 'posts?categories=<id>',
+      description: `posts of the most used category (term ${seed.sampleCategoryId})`,
+      method: 'GET',
+      path: `${API}/posts?categories=${seed.sampleCategoryId}`,
+    },
     {
       name: INM,
-      description: 'anonymous revalidation of the front page: If-None-Match with the ETag of a first answer, 304 expected',
+      description:
+        'anonymous revalidation of the front page: If-None-Match with the ETag of a first answer, 304 expected',
       method: 'GET',
       path: `${API}/posts?per_page=10`,
       expectStatus: 304,
@@ -660,7 +817,10 @@ function scenarios(seed: SeedResult): Scenario[] {
         const etag = response.headers.get('etag');
         if (!etag) return { note: `no ETag on the first answer (status ${response.status})` };
         // Check that the server answers 304 to it before measuring (a 200 would be counted as unexpected anyway).
-        const again = await fetch(`${baseUrl}${API}/posts?per_page=10`, { headers: { 'if-none-match': etag }, signal: AbortSignal.timeout(15_000) });
+        const again = await fetch(`${baseUrl}${API}/posts?per_page=10`, {
+          headers: { 'if-none-match': etag },
+          signal: AbortSignal.timeout(15_000),
+        });
         await again.arrayBuffer();
         return { headers: { 'if-none-match': etag }, note: `ETag ${etag}, revalidation probe ${again.status}` };
       },
@@ -738,7 +898,9 @@ interface ScenarioResult {
 /** The bound's requests/s: the mean of its measurements (at the start and at the end of the load scenarios). */
 function boundMean(results: ScenarioResult[], name = BOUND): number | undefined {
   const end = name === BOUND ? BOUND_END : atEnd(name);
-  const values = results.filter((r) => (r.name === name || r.name === end) && r.requestsPerSec !== undefined).map((r) => r.requestsPerSec as number);
+  const values = results
+    .filter((r) => (r.name === name || r.name === end) && r.requestsPerSec !== undefined)
+    .map((r) => r.requestsPerSec as number);
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : undefined;
 }
 
@@ -770,7 +932,7 @@ function processTreeTicks(root: number): number | null {
     parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
   }
   let ticks = 0;
-  for (const queue = [root]; queue.length; ) {
+  for (const queue = [root]; queue.length;) {
     const pid = queue.pop() as number;
     const fields = procStat(pid);
     if (fields) ticks += Number(fields[11]) + Number(fields[12]);
@@ -824,13 +986,22 @@ interface OutsideWrites {
  * writes): `rate` times a second, the text of a random published post with a revision and the edit lock; every tenth
  * time a new published post instead; each time the `_transient_doing_cron` option. Runs until `stop()`.
  */
-async function startOutsideWriter(db: BenchDb, databaseUrl: string, prefix: string, rate: number): Promise<{ stop(): Promise<OutsideWrites> }> {
+async function startOutsideWriter(
+  db: BenchDb,
+  databaseUrl: string,
+  prefix: string,
+  rate: number,
+): Promise<{ stop(): Promise<OutsideWrites> }> {
   type Run = (sql: string, params?: unknown[]) => Promise<unknown[]>;
   let run: Run;
   let close: () => Promise<void>;
   if (db === 'sqlite') {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { all(...p: unknown[]): unknown[]; run(...p: unknown[]): unknown; reader: boolean }; pragma(s: string): unknown; close(): void };
+    const Database = require('better-sqlite3') as new (file: string) => {
+      prepare(sql: string): { all(...p: unknown[]): unknown[]; run(...p: unknown[]): unknown; reader: boolean };
+      pragma(s: string): unknown;
+      close(): void;
+    };
     const sqlite = new Database(databaseUrl.slice('sqlite:'.length));
     sqlite.pragma('busy_timeout = 5000');
     run = async (sql, params = []) => {
@@ -850,7 +1021,11 @@ async function startOutsideWriter(db: BenchDb, databaseUrl: string, prefix: stri
     };
     close = () => connection.end();
   }
-  const ids = ((await run(`SELECT ID FROM ${prefix}posts WHERE post_type = 'post' AND post_status = 'publish' LIMIT 5000`)) as Array<{ ID: number }>).map((r) => Number(r.ID));
+  const ids = (
+    (await run(
+      `SELECT ID FROM ${prefix}posts WHERE post_type = 'post' AND post_status = 'publish' LIMIT 5000`,
+    )) as Array<{ ID: number }>
+  ).map((r) => Number(r.ID));
   const stats: OutsideWrites = { edits: 0, inserts: 0, quiet: 0, errors: 0 };
   const now = () => new Date().toISOString().slice(0, 19).replace('T', ' ');
   let tick = 0;
@@ -870,17 +1045,35 @@ async function startOutsideWriter(db: BenchDb, databaseUrl: string, prefix: stri
       stats.quiet++;
       const columns = `post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, comment_status, ping_status, post_password, post_name, to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_parent, guid, menu_order, post_type, post_mime_type, comment_count`;
       if (tick % 10 === 0) {
-        await run(`INSERT INTO ${prefix}posts (${columns}) VALUES (1, ?, ?, ?, ?, '', 'publish', 'open', 'open', '', ?, '', '', ?, ?, '', 0, '', 0, 'post', '', 0)`, [
-          date, date, `<p>Written outside the API, ${tick}</p>`, `Outside ${tick}`, `outside-${process.pid}-${tick}`, date, date,
-        ]);
+        await run(
+          `INSERT INTO ${prefix}posts (${columns}) VALUES (1, ?, ?, ?, ?, '', 'publish', 'open', 'open', '', ?, '', '', ?, ?, '', 0, '', 0, 'post', '', 0)`,
+          [
+            date,
+            date,
+            `<p>Written outside the API, ${tick}</p>`,
+            `Outside ${tick}`,
+            `outside-${process.pid}-${tick}`,
+            date,
+            date,
+          ],
+        );
         stats.inserts++;
       } else {
         const id = ids[Math.floor(Math.random() * ids.length)];
-        await run(`UPDATE ${prefix}posts SET post_content = ?, post_modified = ?, post_modified_gmt = ? WHERE ID = ?`, [`<p>Edited outside the API, ${tick}</p>`, date, date, id]);
-        await run(`INSERT INTO ${prefix}posts (${columns}) VALUES (1, ?, ?, ?, 'Revision', '', 'inherit', 'closed', 'closed', '', ?, '', '', ?, ?, '', ?, '', 0, 'revision', '', 0)`, [
-          date, date, `<p>Edited outside the API, ${tick}</p>`, `${id}-revision-v1`, date, date, id,
+        await run(`UPDATE ${prefix}posts SET post_content = ?, post_modified = ?, post_modified_gmt = ? WHERE ID = ?`, [
+          `<p>Edited outside the API, ${tick}</p>`,
+          date,
+          date,
+          id,
         ]);
-        await run(`UPDATE ${prefix}postmeta SET meta_value = ? WHERE post_id = ? AND meta_key = '_edit_lock'`, [`${Math.floor(Date.now() / 1000)}:1`, id]);
+        await run(
+          `INSERT INTO ${prefix}posts (${columns}) VALUES (1, ?, ?, ?, 'Revision', '', 'inherit', 'closed', 'closed', '', ?, '', '', ?, ?, '', ?, '', 0, 'revision', '', 0)`,
+          [date, date, `<p>Edited outside the API, ${tick}</p>`, `${id}-revision-v1`, date, date, id],
+        );
+        await run(`UPDATE ${prefix}postmeta SET meta_value = ? WHERE post_id = ? AND meta_key = '_edit_lock'`, [
+          `${Math.floor(Date.now() / 1000)}:1`,
+          id,
+        ]);
         stats.edits++;
       }
     } catch {
@@ -900,8 +1093,21 @@ async function startOutsideWriter(db: BenchDb, databaseUrl: string, prefix: stri
   };
 }
 
-async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOptions, cache: CacheMode | null, serverPid?: number): Promise<ScenarioResult> {
-  const result: ScenarioResult = { name: scenario.name, cache, description: scenario.description, method: scenario.method, path: scenario.path, served: true };
+async function runScenario(
+  scenario: Scenario,
+  baseUrl: string,
+  options: BenchOptions,
+  cache: CacheMode | null,
+  serverPid?: number,
+): Promise<ScenarioResult> {
+  const result: ScenarioResult = {
+    name: scenario.name,
+    cache,
+    description: scenario.description,
+    method: scenario.method,
+    path: scenario.path,
+    served: true,
+  };
   const url = baseUrl + scenario.path;
   let headers = scenario.headers;
   if (!scenario.bound) {
@@ -931,33 +1137,57 @@ async function runScenario(scenario: Scenario, baseUrl: string, options: BenchOp
   };
   if (scenario.body) {
     const makeBody = scenario.body;
-    cannonOptions.requests = [{ method: scenario.method, setupRequest: (request) => ({ ...request, body: makeBody() }) }];
+    cannonOptions.requests = [
+      { method: scenario.method, setupRequest: (request) => ({ ...request, body: makeBody() }) },
+    ];
   }
   // The loads that write warm up longer: their code (a save, and the answers it makes the cache build again) runs a
   // twentieth as often as a read's under the mixed load, and takes that much longer to reach V8's optimizing tiers
   // (bench/README, "Warming up the loads that write").
   const warmup = scenario.mix || scenario.method !== 'GET' ? options.warmupWrites : options.warmup;
   if (warmup > 0) {
-    await runCannon(scenario.mix ? { ...cannonOptions, requests: scenario.mix().requests, duration: warmup } : { ...cannonOptions, duration: warmup });
+    await runCannon(
+      scenario.mix
+        ? { ...cannonOptions, requests: scenario.mix().requests, duration: warmup }
+        : { ...cannonOptions, duration: warmup },
+    );
   }
   const plan = scenario.mix?.();
   const databasePid = options.db === 'mysql' && !scenario.bound ? localMysqlPid() : undefined;
-  const cpuBefore = { server: serverPid ? processTreeTicks(serverPid) : null, database: databasePid ? processTreeTicks(databasePid) : null };
+  const cpuBefore = {
+    server: serverPid ? processTreeTicks(serverPid) : null,
+    database: databasePid ? processTreeTicks(databasePid) : null,
+  };
   const measured = await runCannon(plan ? { ...cannonOptions, requests: plan.requests } : cannonOptions);
   const perRequest = (pid: number | undefined, before: number | null) => {
     const after = pid ? processTreeTicks(pid) : null;
-    return before === null || after === null || !measured.requests.total ? null : Math.round(((after - before) * (1e6 / CLOCK_TICKS)) / measured.requests.total);
+    return before === null || after === null || !measured.requests.total
+      ? null
+      : Math.round(((after - before) * (1e6 / CLOCK_TICKS)) / measured.requests.total);
   };
-  const cpuUsPerRequest = { server: perRequest(serverPid, cpuBefore.server), database: perRequest(databasePid, cpuBefore.database) };
-  const statusCodes = Object.fromEntries(Object.entries(measured.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
+  const cpuUsPerRequest = {
+    server: perRequest(serverPid, cpuBefore.server),
+    database: perRequest(databasePid, cpuBefore.database),
+  };
+  const statusCodes = Object.fromEntries(
+    Object.entries(measured.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+  );
   const answers = Object.values(statusCodes).reduce((a, b) => a + b, 0);
-  const unexpected = scenario.expectStatus ? answers - (statusCodes[String(scenario.expectStatus)] ?? 0) : measured.non2xx;
+  const unexpected = scenario.expectStatus
+    ? answers - (statusCodes[String(scenario.expectStatus)] ?? 0)
+    : measured.non2xx;
   return {
     ...result,
     requestsPerSec: measured.requests.average,
     requestsPerSecStddev: measured.requests.stddev,
     totalRequests: measured.requests.total,
-    latencyMs: { p50: measured.latency.p50, p90: measured.latency.p90, p99: measured.latency.p99, mean: measured.latency.mean, max: measured.latency.max },
+    latencyMs: {
+      p50: measured.latency.p50,
+      p90: measured.latency.p90,
+      p99: measured.latency.p99,
+      mean: measured.latency.mean,
+      max: measured.latency.max,
+    },
     non2xx: measured.non2xx,
     ...(scenario.expectStatus ? { expectedStatus: scenario.expectStatus } : {}),
     unexpected,
@@ -1033,7 +1263,12 @@ function roundTitle(round: number, what: string): string {
  * through B again and checks the answer reflects the write. The kinds take turns: create a post, update a title,
  * trash the post created, assign/unassign a category, approve a held comment, change the site title.
  */
-async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnderTest, rounds: number): Promise<ReadAfterWriteResult> {
+async function readAfterWrite(
+  seed: SeedResult,
+  a: ServerUnderTest,
+  b: ServerUnderTest,
+  rounds: number,
+): Promise<ReadAfterWriteResult> {
   const authorization = basicAuth(seed);
   const writeTimes: number[] = [];
   const readTimes: number[] = [];
@@ -1042,7 +1277,12 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
     if (auth) headers.authorization = authorization;
     if (body !== undefined) headers['content-type'] = 'application/json';
     const t0 = performance.now();
-    const response = await fetch(base + url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(base + url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
     const text = await response.text();
     const ms = performance.now() - t0;
     let json: unknown = null;
@@ -1058,31 +1298,51 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
     const answer = await call(a.baseUrl, method, url, body, true);
     writeTimes.push(answer.ms);
     if (!expect.includes(answer.status)) {
-      throw Object.assign(new RoundFailure(`write ${method} ${url} answered ${answer.status}: ${JSON.stringify(answer.json).slice(0, 300)}`), { answer });
+      throw Object.assign(
+        new RoundFailure(
+          `write ${method} ${url} answered ${answer.status}: ${JSON.stringify(answer.json).slice(0, 300)}`,
+        ),
+        { answer },
+      );
     }
     return answer;
   };
   /** A read through B (anonymous). */
   const read = (url: string) => call(b.baseUrl, 'GET', url);
   const total = (answer: Answer) => Number(answer.headers.get('x-cms-total'));
-  const ids = (answer: Answer) => (Array.isArray(answer.json) ? (answer.json as Array<{ id: number }>).map((x) => x.id) : []);
+  const ids = (answer: Answer) =>
+    Array.isArray(answer.json) ? (answer.json as Array<{ id: number }>).map((x) => x.id) : [];
   const summary = (answer: Answer, extra = '') =>
     `${answer.status}${answer.headers.get('x-cms-total') !== null ? ` total ${answer.headers.get('x-cms-total')}` : ''}${extra ? ` ${extra}` : ''} etag ${answer.headers.get('etag') ?? '-'}`;
 
   // Fixtures, written through A before the rounds.
-  const category = await write('POST', `${API}/categories`, { name: `Read after write ${Date.now().toString(36)}` }, [201]);
+  const category = await write(
+    'POST',
+    `${API}/categories`,
+    { name: `Read after write ${Date.now().toString(36)}` },
+    [201],
+  );
   const categoryId = (category.json as { id: number }).id;
-  const termPost = await write('POST', `${API}/posts`, { title: 'Read after write term target', status: 'publish', categories: [1] }, [201]);
+  const termPost = await write(
+    'POST',
+    `${API}/posts`,
+    { title: 'Read after write term target', status: 'publish', categories: [1] },
+    [201],
+  );
   const termPostId = (termPost.json as { id: number }).id;
   let termAssigned = false;
   const held = seed.samples.heldComments.slice();
   let heldFromSeed = 0;
   let heldCreated = 0;
-  const commentTargets = seed.samples.commentedPostIds.length ? seed.samples.commentedPostIds : seed.samples.publishedPostIds;
+  const commentTargets = seed.samples.commentedPostIds.length
+    ? seed.samples.commentedPostIds
+    : seed.samples.publishedPostIds;
   const titleTargets = seed.samples.publishedPostIds;
   let lastCreated: number | null = null;
 
-  const byKind: ReadAfterWriteResult['byKind'] = Object.fromEntries(ROUND_KINDS.map((k) => [k, { rounds: 0, stale: 0, failures: 0 }]));
+  const byKind: ReadAfterWriteResult['byKind'] = Object.fromEntries(
+    ROUND_KINDS.map((k) => [k, { rounds: 0, stale: 0, failures: 0 }]),
+  );
   const issues: RoundIssue[] = [];
   let stale = 0;
   let failures = 0;
@@ -1091,7 +1351,10 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
 
   for (let round = 1; round <= rounds; round++) {
     checkInterrupted();
-    if (!alive(a.child) || !alive(b.child)) throw new Error(`a read-after-write node exited (A ${a.child.exitCode ?? a.child.signalCode}, B ${b.child.exitCode ?? b.child.signalCode})`);
+    if (!alive(a.child) || !alive(b.child))
+      throw new Error(
+        `a read-after-write node exited (A ${a.child.exitCode ?? a.child.signalCode}, B ${b.child.exitCode ?? b.child.signalCode})`,
+      );
     const kind = ROUND_KINDS[(round - 1) % ROUND_KINDS.length];
     byKind[kind].rounds++;
     let lastWrite: RoundIssue['write'] = { method: '', url: '', body: null, status: null };
@@ -1102,7 +1365,15 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
       if (ok) return;
       stale++;
       byKind[kind].stale++;
-      if (issues.length < 50) issues.push({ round, kind, what: 'stale', write: lastWrite, read: { url, status: answer.status, expected, got }, primed });
+      if (issues.length < 50)
+        issues.push({
+          round,
+          kind,
+          what: 'stale',
+          write: lastWrite,
+          read: { url, status: answer.status, expected, got },
+          primed,
+        });
     };
     const doWrite = async (method: string, url: string, body: unknown, expect: number[]) => {
       lastWrite = { method, url: a.baseUrl + url, body, status: null };
@@ -1122,7 +1393,14 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           lastCreated = id;
           const after = await read(url);
           const first = ids(after)[0];
-          check(url, after, after.status === 200 && first === id && total(after) === total(before) + 1, `200, first post ${id}, total ${total(before) + 1}`, summary(after, `first post ${first}`), summary(before, `first post ${ids(before)[0]}`));
+          check(
+            url,
+            after,
+            after.status === 200 && first === id && total(after) === total(before) + 1,
+            `200, first post ${id}, total ${total(before) + 1}`,
+            summary(after, `first post ${first}`),
+            summary(before, `first post ${ids(before)[0]}`),
+          );
           break;
         }
         case 'update title': {
@@ -1135,13 +1413,25 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           const after = await read(url);
           const got = (after.json as { title?: { rendered?: string } } | null)?.title?.rendered;
           const was = (before.json as { title?: { rendered?: string } } | null)?.title?.rendered;
-          check(url, after, after.status === 200 && got === title, `200, title "${title}"`, summary(after, `title "${got}"`), summary(before, `title "${was}"`));
+          check(
+            url,
+            after,
+            after.status === 200 && got === title,
+            `200, title "${title}"`,
+            summary(after, `title "${got}"`),
+            summary(before, `title "${was}"`),
+          );
           break;
         }
         case 'trash': {
           let id = lastCreated;
           if (id === null) {
-            const created = await doWrite('POST', `${API}/posts`, { title: roundTitle(round, 'to trash'), status: 'publish' }, [201]);
+            const created = await doWrite(
+              'POST',
+              `${API}/posts`,
+              { title: roundTitle(round, 'to trash'), status: 'publish' },
+              [201],
+            );
             id = (created.json as { id: number }).id;
           }
           lastCreated = null;
@@ -1149,12 +1439,27 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           const list = `${API}/posts?per_page=1`;
           const beforeSingle = await read(single);
           const beforeList = await read(list);
-          if (beforeSingle.status !== 200 || beforeList.status !== 200) throw new RoundFailure(`prime ${single}: ${beforeSingle.status}, ${list}: ${beforeList.status}`);
+          if (beforeSingle.status !== 200 || beforeList.status !== 200)
+            throw new RoundFailure(`prime ${single}: ${beforeSingle.status}, ${list}: ${beforeList.status}`);
           await doWrite('DELETE', single, undefined, [200]);
           const afterSingle = await read(single);
-          check(single, afterSingle, afterSingle.status === 401 || afterSingle.status === 403 || afterSingle.status === 404, '401 (trashed: not readable anonymously)', summary(afterSingle), summary(beforeSingle));
+          check(
+            single,
+            afterSingle,
+            afterSingle.status === 401 || afterSingle.status === 403 || afterSingle.status === 404,
+            '401 (trashed: not readable anonymously)',
+            summary(afterSingle),
+            summary(beforeSingle),
+          );
           const afterList = await read(list);
-          check(list, afterList, afterList.status === 200 && ids(afterList)[0] !== id && total(afterList) === total(beforeList) - 1, `200, first post not ${id}, total ${total(beforeList) - 1}`, summary(afterList, `first post ${ids(afterList)[0]}`), summary(beforeList, `first post ${ids(beforeList)[0]}`));
+          check(
+            list,
+            afterList,
+            afterList.status === 200 && ids(afterList)[0] !== id && total(afterList) === total(beforeList) - 1,
+            `200, first post not ${id}, total ${total(beforeList) - 1}`,
+            summary(afterList, `first post ${ids(afterList)[0]}`),
+            summary(beforeList, `first post ${ids(beforeList)[0]}`),
+          );
           break;
         }
         case 'term assignment': {
@@ -1162,10 +1467,24 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           const before = await read(url);
           if (before.status !== 200) throw new RoundFailure(`prime ${url}: ${before.status}`);
           termAssigned = !termAssigned;
-          await doWrite('POST', `${API}/posts/${termPostId}`, { categories: termAssigned ? [1, categoryId] : [1] }, [200]);
+          await doWrite(
+            'POST',
+            `${API}/posts/${termPostId}`,
+            { categories: termAssigned ? [1, categoryId] : [1] },
+            [200],
+          );
           const after = await read(url);
           const expected = termAssigned ? [termPostId] : [];
-          check(url, after, after.status === 200 && JSON.stringify(ids(after)) === JSON.stringify(expected) && total(after) === expected.length, `200, posts [${expected.join(',')}], total ${expected.length}`, summary(after, `posts [${ids(after).join(',')}]`), summary(before, `posts [${ids(before).join(',')}]`));
+          check(
+            url,
+            after,
+            after.status === 200 &&
+              JSON.stringify(ids(after)) === JSON.stringify(expected) &&
+              total(after) === expected.length,
+            `200, posts [${expected.join(',')}], total ${expected.length}`,
+            summary(after, `posts [${ids(after).join(',')}]`),
+            summary(before, `posts [${ids(before).join(',')}]`),
+          );
           break;
         }
         case 'comment approval': {
@@ -1174,7 +1493,12 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           else {
             // The seeded held comments are used up (a small site): hold a new one first.
             const postId = commentTargets[round % commentTargets.length];
-            const created = await doWrite('POST', `${API}/comments`, { post: postId, content: `Held by the read-after-write check, round ${round}.`, status: 'hold' }, [201]);
+            const created = await doWrite(
+              'POST',
+              `${API}/comments`,
+              { post: postId, content: `Held by the read-after-write check, round ${round}.`, status: 'hold' },
+              [201],
+            );
             comment = { id: (created.json as { id: number }).id, postId };
             heldCreated++;
           }
@@ -1186,7 +1510,14 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           const n = total(after);
           // The list is the first page (10, newest first): the approved comment is on it when the post has 10 or fewer.
           const listed = n > 10 || ids(after).includes(comment.id);
-          check(url, after, after.status === 200 && n === total(before) + 1 && listed, `200, total ${total(before) + 1}${total(before) + 1 <= 10 ? `, comment ${comment.id} listed` : ''}`, summary(after, `comments [${ids(after).join(',')}]`), summary(before, `comments [${ids(before).join(',')}]`));
+          check(
+            url,
+            after,
+            after.status === 200 && n === total(before) + 1 && listed,
+            `200, total ${total(before) + 1}${total(before) + 1 <= 10 ? `, comment ${comment.id} listed` : ''}`,
+            summary(after, `comments [${ids(after).join(',')}]`),
+            summary(before, `comments [${ids(before).join(',')}]`),
+          );
           break;
         }
         case 'option': {
@@ -1197,7 +1528,14 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
           await doWrite('POST', `${API}/settings`, { title }, [200]);
           const after = await read(url);
           const got = (after.json as { name?: string } | null)?.name;
-          check(url, after, after.status === 200 && got === title, `200, name "${title}"`, summary(after, `name "${got}"`), summary(before, `name "${(before.json as { name?: string } | null)?.name}"`));
+          check(
+            url,
+            after,
+            after.status === 200 && got === title,
+            `200, name "${title}"`,
+            summary(after, `name "${got}"`),
+            summary(before, `name "${(before.json as { name?: string } | null)?.name}"`),
+          );
           break;
         }
       }
@@ -1207,13 +1545,18 @@ async function readAfterWrite(seed: SeedResult, a: ServerUnderTest, b: ServerUnd
       byKind[kind].failures++;
       const answer = (error as { answer?: Answer }).answer;
       if (answer) lastWrite.status = answer.status;
-      if (issues.length < 50) issues.push({ round, kind, what: 'failure', write: lastWrite, read: null, message: (error as Error).message });
+      if (issues.length < 50)
+        issues.push({ round, kind, what: 'failure', write: lastWrite, read: null, message: (error as Error).message });
     }
     if (round % 100 === 0) log(`    ${round}/${rounds} rounds, ${stale} stale, ${failures} failures`);
   }
   const stats = (times: number[]) => {
     const sorted = times.slice().sort((x, y) => x - y);
-    return { p50: round1(percentile(sorted, 50)), p99: round1(percentile(sorted, 99)), mean: round1(sorted.reduce((s, x) => s + x, 0) / (sorted.length || 1)) };
+    return {
+      p50: round1(percentile(sorted, 50)),
+      p99: round1(percentile(sorted, 99)),
+      mean: round1(sorted.reduce((s, x) => s + x, 0) / (sorted.length || 1)),
+    };
   };
   return {
     rounds,
@@ -1247,9 +1590,18 @@ const TARGETS: ReadonlyArray<{ scenario: string; cache: CacheMode; minRatio: num
 ];
 const P99_TARGET_MS = 50;
 
-interface TargetCheck { target: string; result: 'pass' | 'fail' | 'not measured'; value?: string }
+interface TargetCheck {
+  target: string;
+  result: 'pass' | 'fail' | 'not measured';
+  value?: string;
+}
 
-function checkTargets(results: ScenarioResult[], raw: ReadAfterWriteResult | null, rawSelected: boolean, options: BenchOptions): TargetCheck[] {
+function checkTargets(
+  results: ScenarioResult[],
+  raw: ReadAfterWriteResult | null,
+  rawSelected: boolean,
+  options: BenchOptions,
+): TargetCheck[] {
   const checks: TargetCheck[] = [];
   for (const { scenario, cache, minRatio } of TARGETS) {
     if (!options.cache.includes(cache)) continue;
@@ -1266,7 +1618,11 @@ function checkTargets(results: ScenarioResult[], raw: ReadAfterWriteResult | nul
   if (rawSelected) {
     checks.push(
       raw
-        ? { target: `${READ_AFTER_WRITE}: no stale answer in ${raw.rounds} rounds`, result: raw.stale === 0 && raw.failures === 0 ? 'pass' : 'fail', value: `${raw.stale} stale, ${raw.failures} failed rounds` }
+        ? {
+            target: `${READ_AFTER_WRITE}: no stale answer in ${raw.rounds} rounds`,
+            result: raw.stale === 0 && raw.failures === 0 ? 'pass' : 'fail',
+            value: `${raw.stale} stale, ${raw.failures} failed rounds`,
+          }
         : { target: `${READ_AFTER_WRITE}: no stale answer`, result: 'not measured' },
     );
   }
@@ -1297,7 +1653,9 @@ function printTable(results: ScenarioResult[], modes: CacheMode[]): void {
       String(r.unexpected ?? r.non2xx ?? 0),
       String(r.errors ?? 0),
       ratio === null || ratio === undefined ? '—' : `${ratio.toFixed(1)}%`,
-      target && ratio !== null && ratio !== undefined ? `≥${target.minRatio}% ${ratio >= target.minRatio ? 'pass' : 'FAIL'}` : '',
+      target && ratio !== null && ratio !== undefined
+        ? `≥${target.minRatio}% ${ratio >= target.minRatio ? 'pass' : 'FAIL'}`
+        : '',
     ];
   };
   const rows = names.map((name) => {
@@ -1309,7 +1667,10 @@ function printTable(results: ScenarioResult[], modes: CacheMode[]): void {
   const line = (row: string[]) =>
     row
       .map((cell, i) => {
-        const text = i === 0 || (i - 1) % perMode.length === perMode.length - 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]);
+        const text =
+          i === 0 || (i - 1) % perMode.length === perMode.length - 1
+            ? cell.padEnd(widths[i])
+            : cell.padStart(widths[i]);
         return i > 0 && (i - 1) % perMode.length === 0 ? `  │ ${text}` : text;
       })
       .join('  ')
@@ -1324,13 +1685,18 @@ function printTable(results: ScenarioResult[], modes: CacheMode[]): void {
   for (const row of rows) process.stdout.write(`${line(row)}\n`);
   process.stdout.write(
     'bad: answers with another status than expected (non-2xx; for If-None-Match, other than 304). ' +
-      '% bound: req/s ÷ the mean of the two measurements of the bound (for ' + SAME_BODY.join(' and ') +
+      '% bound: req/s ÷ the mean of the two measurements of the bound (for ' +
+      SAME_BODY.join(' and ') +
       ': of the bound answering a body of the same size).\n',
   );
 }
 
 function printReadAfterWrite(raw: ReadAfterWriteResult): void {
-  const kinds = Object.entries(raw.byKind).map(([kind, k]) => `${k.rounds} ${kind}${k.stale || k.failures ? ` (${k.stale} stale, ${k.failures} failed)` : ''}`).join(', ');
+  const kinds = Object.entries(raw.byKind)
+    .map(
+      ([kind, k]) => `${k.rounds} ${kind}${k.stale || k.failures ? ` (${k.stale} stale, ${k.failures} failed)` : ''}`,
+    )
+    .join(', ');
   process.stdout.write(
     `\n${READ_AFTER_WRITE}: ${raw.rounds} rounds in ${raw.seconds.toFixed(1)} s (${kinds}); ${raw.checkedReads} reads checked through node B; ` +
       `${raw.stale} stale answers, ${raw.failures} failed rounds; write p50 ${raw.writeMs.p50} ms / p99 ${raw.writeMs.p99} ms, ` +
@@ -1339,7 +1705,9 @@ function printReadAfterWrite(raw: ReadAfterWriteResult): void {
   for (const issue of raw.issues.slice(0, 10)) {
     process.stdout.write(
       `  ${issue.what} round ${issue.round} (${issue.kind}): write ${issue.write.method} ${issue.write.url} ${JSON.stringify(issue.write.body)} → ${issue.write.status}` +
-        (issue.read ? `; read GET ${issue.read.url} → ${issue.read.got}; expected ${issue.read.expected}; primed ${issue.primed}` : `; ${issue.message}`) +
+        (issue.read
+          ? `; read GET ${issue.read.url} → ${issue.read.got}; expected ${issue.read.expected}; primed ${issue.primed}`
+          : `; ${issue.message}`) +
         '\n',
     );
   }
@@ -1350,7 +1718,10 @@ async function databaseVersion(db: BenchDb, mysqlUrl: string): Promise<string> {
   try {
     if (db === 'sqlite') {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { get(): unknown }; close(): void };
+      const Database = require('better-sqlite3') as new (file: string) => {
+        prepare(sql: string): { get(): unknown };
+        close(): void;
+      };
       const memory = new Database(':memory:');
       const row = memory.prepare('SELECT sqlite_version() AS v').get() as { v: string };
       memory.close();
@@ -1421,7 +1792,8 @@ async function main(): Promise<number> {
   if (options.build || !fs.existsSync(path.join(ROOT, 'dist', 'main.js'))) {
     log(options.build ? 'building (npx nest build)…' : 'dist/main.js is missing: building (npx nest build)…');
     const build = spawnSync('npx', ['nest', 'build'], { cwd: ROOT, stdio: 'inherit', timeout: 600_000 });
-    if (build.status !== 0) throw new Error(`npx nest build failed (${build.error?.message ?? `exit ${build.status ?? build.signal}`})`);
+    if (build.status !== 0)
+      throw new Error(`npx nest build failed (${build.error?.message ?? `exit ${build.status ?? build.signal}`})`);
   }
   checkInterrupted();
   const dist = distState();
@@ -1453,9 +1825,13 @@ async function main(): Promise<number> {
   const c = seed.counts;
   log(
     `seeded in ${(seed.ms / 1000).toFixed(2)} s (schema ${(seed.schemaMs / 1000).toFixed(2)} s): ${c.posts} posts ` +
-      `(${Object.entries(c.postsByStatus).map(([s, n]) => `${n} ${s}`).join(', ')}), ${c.attachments} attachments, ` +
+      `(${Object.entries(c.postsByStatus)
+        .map(([s, n]) => `${n} ${s}`)
+        .join(', ')}), ${c.attachments} attachments, ` +
       `${c.users} users, ${c.categories} categories, ${c.tags} tags, ${c.termRelationships} term relationships, ` +
-      `${c.comments} comments (${Object.entries(c.commentsByStatus).map(([s, n]) => `${n} '${s}'`).join(', ')}; ` +
+      `${c.comments} comments (${Object.entries(c.commentsByStatus)
+        .map(([s, n]) => `${n} '${s}'`)
+        .join(', ')}; ` +
       `${c.postsWithManyComments} posts with 200–400), ${c.postmeta} postmeta`,
   );
   const databaseUrl = state.database.databaseUrl;
@@ -1472,7 +1848,8 @@ async function main(): Promise<number> {
 
   if (loads.length) {
     // 3. The servers under test: one per cache mode, all on the same database (idle while another is measured).
-    for (const mode of options.cache) servers.push(await startServer(`cache-${mode}`, mode, options.workers, databaseUrl, options));
+    for (const mode of options.cache)
+      servers.push(await startServer(`cache-${mode}`, mode, options.workers, databaseUrl, options));
 
     // 4. The bound: a bare Node server answering a body of the posts?per_page=10 size (or the index's), measured
     // once the servers' start-up work is over.
@@ -1490,7 +1867,8 @@ async function main(): Promise<number> {
       if (answer.status !== 200) continue;
       // The bound must answer exactly that many bytes (a bound of another size measures something else).
       const bound = await probe(`http://127.0.0.1:${bare.port}/?bytes=${answer.bytes}`);
-      if (bound.bytes !== answer.bytes) throw new Error(`the bare Node server answered ${bound.bytes} bytes for /?bytes=${answer.bytes}`);
+      if (bound.bytes !== answer.bytes)
+        throw new Error(`the bare Node server answered ${bound.bytes} bytes for /?bytes=${answer.bytes}`);
       sameBody.push({
         name: sameBodyBound(scenario.name),
         description: `bare Node http server, fixed JSON body of the ${scenario.name} size (${answer.bytes} bytes)`,
@@ -1516,23 +1894,52 @@ async function main(): Promise<number> {
         const cache = server?.cache ?? null;
         if (server && !alive(server.child)) {
           if (!died.includes(server)) died.push(server);
-          results.push({ name: scenario.name, cache, description: scenario.description, method: scenario.method, path: scenario.path, served: false, skipped: 'server exited' });
+          results.push({
+            name: scenario.name,
+            cache,
+            description: scenario.description,
+            method: scenario.method,
+            path: scenario.path,
+            served: false,
+            skipped: 'server exited',
+          });
           continue;
         }
         log(`  ${scenario.name}${server ? ` [cache ${cache}]` : ''}…`);
-        const writer = server?.cache === 'writer' ? await startOutsideWriter(options.db, databaseUrl, options.prefix, options.writerRate) : null;
-        const result = await runScenario(scenario, server ? server.baseUrl : `http://127.0.0.1:${bare.port}`, options, cache, server ? server.child.pid : state.bare?.pid);
+        const writer =
+          server?.cache === 'writer'
+            ? await startOutsideWriter(options.db, databaseUrl, options.prefix, options.writerRate)
+            : null;
+        const result = await runScenario(
+          scenario,
+          server ? server.baseUrl : `http://127.0.0.1:${bare.port}`,
+          options,
+          cache,
+          server ? server.child.pid : state.bare?.pid,
+        );
         if (writer) {
           const writes = await writer.stop();
           result.outsideWrites = writes;
-          result.note = [result.note, `outside writes: ${writes.edits} edits in place, ${writes.inserts} new posts, ${writes.quiet} transients${writes.errors ? `, ${writes.errors} failed` : ''}`].filter(Boolean).join('; ');
+          result.note = [
+            result.note,
+            `outside writes: ${writes.edits} edits in place, ${writes.inserts} new posts, ${writes.quiet} transients${writes.errors ? `, ${writes.errors} failed` : ''}`,
+          ]
+            .filter(Boolean)
+            .join('; ');
         }
         results.push(result);
         if (result.requestsPerSec !== undefined) {
-          const codes = Object.entries(result.statusCodes ?? {}).map(([code, n]) => `${code}×${n}`).join(' ');
+          const codes = Object.entries(result.statusCodes ?? {})
+            .map(([code, n]) => `${code}×${n}`)
+            .join(' ');
           const cpu = result.cpuUsPerRequest;
-          const cpuText = cpu?.server != null ? `, CPU ${cpu.server} µs/request${cpu.database != null ? ` (+ database ${cpu.database} µs)` : ''}` : '';
-          log(`    ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.latencyMs?.p50} ms, p99 ${result.latencyMs?.p99} ms${cpuText} [${codes}]${result.note ? ` (${result.note})` : ''}`);
+          const cpuText =
+            cpu?.server != null
+              ? `, CPU ${cpu.server} µs/request${cpu.database != null ? ` (+ database ${cpu.database} µs)` : ''}`
+              : '';
+          log(
+            `    ${result.requestsPerSec.toFixed(0)} req/s, p50 ${result.latencyMs?.p50} ms, p99 ${result.latencyMs?.p99} ms${cpuText} [${codes}]${result.note ? ` (${result.note})` : ''}`,
+          );
           if (result.mix) log(`    ${JSON.stringify(result.mix)}`);
         } else {
           log(`    ${result.skipped}`);
@@ -1545,7 +1952,13 @@ async function main(): Promise<number> {
     for (const boundScenario of selected.filter((s) => s.bound)) {
       const name = boundScenario.name === BOUND ? BOUND_END : atEnd(boundScenario.name);
       log(`  ${name}…`);
-      const again = await runScenario({ ...boundScenario, name }, `http://127.0.0.1:${bare.port}`, options, null, state.bare?.pid);
+      const again = await runScenario(
+        { ...boundScenario, name },
+        `http://127.0.0.1:${bare.port}`,
+        options,
+        null,
+        state.bare?.pid,
+      );
       results.push(again);
       log(`    ${again.requestsPerSec?.toFixed(0)} req/s`);
     }
@@ -1553,8 +1966,15 @@ async function main(): Promise<number> {
     for (const r of results) {
       if (r.requestsPerSec === undefined) continue;
       // A bound's row: its ratio to the mean of its own two measurements (the drift between them).
-      const family = r.cache === null ? SAME_BODY.find((name) => r.name === sameBodyBound(name) || r.name === atEnd(sameBodyBound(name))) : undefined;
-      const own = family ? boundMean(results, sameBodyBound(family)) : r.cache !== null && SAME_BODY.includes(r.name) ? boundMean(results, sameBodyBound(r.name)) : undefined;
+      const family =
+        r.cache === null
+          ? SAME_BODY.find((name) => r.name === sameBodyBound(name) || r.name === atEnd(sameBodyBound(name)))
+          : undefined;
+      const own = family
+        ? boundMean(results, sameBodyBound(family))
+        : r.cache !== null && SAME_BODY.includes(r.name)
+          ? boundMean(results, sameBodyBound(r.name))
+          : undefined;
       r.ratioToBound = own ? (r.requestsPerSec / own) * 100 : bound ? (r.requestsPerSec / bound) * 100 : null;
       if (own && r.cache !== null) r.ratioToListBound = bound ? (r.requestsPerSec / bound) * 100 : null;
     }
@@ -1566,7 +1986,9 @@ async function main(): Promise<number> {
   let rawError: string | null = null;
   const rawNodes: ServerUnderTest[] = [];
   if (rawSelected && !died.length) {
-    log(`${READ_AFTER_WRITE}: ${options.rounds} rounds, writes through node A, anonymous reads through node B (cache on, 1 process each)`);
+    log(
+      `${READ_AFTER_WRITE}: ${options.rounds} rounds, writes through node A, anonymous reads through node B (cache on, 1 process each)`,
+    );
     rawNodes.push(await startServer('raw-a', 'on', 1, databaseUrl, options));
     rawNodes.push(await startServer('raw-b', 'on', 1, databaseUrl, options));
     try {
@@ -1585,20 +2007,25 @@ async function main(): Promise<number> {
   if (results.length) printTable(results, options.cache);
   for (const r of results) {
     if (r.ratioToListBound === undefined || r.ratioToListBound === null || r.ratioToBound == null) continue;
-    process.stdout.write(`${r.name} [cache ${r.cache}]: ${r.ratioToBound.toFixed(1)}% of the same-body bound, ${r.ratioToListBound.toFixed(1)}% of the list-size bound\n`);
+    process.stdout.write(
+      `${r.name} [cache ${r.cache}]: ${r.ratioToBound.toFixed(1)}% of the same-body bound, ${r.ratioToListBound.toFixed(1)}% of the list-size bound\n`,
+    );
   }
   if (raw) printReadAfterWrite(raw);
   else if (rawError) process.stdout.write(`\n${READ_AFTER_WRITE}: not completed: ${rawError}\n`);
   const targets = checkTargets(results, raw, rawSelected, options);
   process.stdout.write('\ntargets:\n');
-  for (const t of targets) process.stdout.write(`  ${t.result.padEnd(12)} ${t.target}${t.value ? ` (${t.value})` : ''}\n`);
+  for (const t of targets)
+    process.stdout.write(`  ${t.result.padEnd(12)} ${t.target}${t.value ? ` (${t.value})` : ''}\n`);
   const withErrors = results.filter((r) => (r.unexpected ?? r.non2xx ?? 0) > 0 || (r.errors ?? 0) > 0);
   for (const r of withErrors) {
     const codes = Object.entries(r.statusCodes ?? {})
       .filter(([code]) => (r.expectedStatus ? code !== String(r.expectedStatus) : !code.startsWith('2')))
       .map(([code, n]) => `${code}×${n}`)
       .join(', ');
-    process.stdout.write(`note: ${r.name} [cache ${r.cache}]: ${r.unexpected ?? r.non2xx} unexpected statuses${codes ? ` (${codes})` : ''}, ${r.errors} errors, ${r.timeouts} timeouts\n`);
+    process.stdout.write(
+      `note: ${r.name} [cache ${r.cache}]: ${r.unexpected ?? r.non2xx} unexpected statuses${codes ? ` (${codes})` : ''}, ${r.errors} errors, ${r.timeouts} timeouts\n`,
+    );
   }
 
   const cpus = os.cpus();
@@ -1634,12 +2061,23 @@ async function main(): Promise<number> {
     gitCommit: gitCommit(),
     dist,
     seed: {
-      ms: seed.ms, schemaMs: seed.schemaMs, counts: seed.counts, samplePostId: seed.samplePostId,
-      sampleCommentsPostId: seed.sampleCommentsPostId, busyCommentsPostId: seed.busyCommentsPostId,
-      sampleCategoryId: seed.sampleCategoryId, searchWord: seed.searchWord, searchWordPosts: seed.searchWordPosts,
+      ms: seed.ms,
+      schemaMs: seed.schemaMs,
+      counts: seed.counts,
+      samplePostId: seed.samplePostId,
+      sampleCommentsPostId: seed.sampleCommentsPostId,
+      busyCommentsPostId: seed.busyCommentsPostId,
+      sampleCategoryId: seed.sampleCategoryId,
+      searchWord: seed.searchWord,
+      searchWordPosts: seed.searchWordPosts,
       mixedUrls: seed.samples ? mixedUrls(seed) : null,
     },
-    servers: [...servers, ...rawNodes].map((s) => ({ label: s.label, cache: s.cache, workers: s.workers, baseUrl: s.baseUrl })),
+    servers: [...servers, ...rawNodes].map((s) => ({
+      label: s.label,
+      cache: s.cache,
+      workers: s.workers,
+      baseUrl: s.baseUrl,
+    })),
     bound: {
       bodyBytes: bare?.bytes ?? null,
       sizeSource,
@@ -1647,37 +2085,52 @@ async function main(): Promise<number> {
       atStart: results.find((r) => r.name === BOUND)?.requestsPerSec ?? null,
       atEnd: results.find((r) => r.name === BOUND_END)?.requestsPerSec ?? null,
       sameBody: Object.fromEntries(
-        SAME_BODY.filter((name) => boundMean(results, sameBodyBound(name)) !== undefined).map((name) => [name, boundMean(results, sameBodyBound(name))]),
+        SAME_BODY.filter((name) => boundMean(results, sameBodyBound(name)) !== undefined).map((name) => [
+          name,
+          boundMean(results, sameBodyBound(name)),
+        ]),
       ),
     },
     scenarios: results,
     readAfterWrite: raw ?? (rawError ? { error: rawError } : null),
     targets,
-    serverExited: died.length ? died.map((s) => ({ label: s.label, code: s.child.exitCode, signal: s.child.signalCode, logTail: tail(s.logFile) })) : null,
+    serverExited: died.length
+      ? died.map((s) => ({
+          label: s.label,
+          code: s.child.exitCode,
+          signal: s.child.signalCode,
+          logTail: tail(s.logFile),
+        }))
+      : null,
   };
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const stamp = startedAt.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  const stamp = startedAt
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
   const file = path.join(RESULTS_DIR, `${stamp}-${options.db}.json`);
   fs.writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
   process.stdout.write(`\nresults: ${path.relative(process.cwd(), file)}\n`);
 
   if (died.length) {
-    for (const s of died) log(`the server "${s.label}" exited during the run (code ${s.child.exitCode ?? s.child.signalCode}). Log:\n${tail(s.logFile)}`);
+    for (const s of died)
+      log(
+        `the server "${s.label}" exited during the run (code ${s.child.exitCode ?? s.child.signalCode}). Log:\n${tail(s.logFile)}`,
+      );
     return 1;
   }
   return 0;
 }
 
-main()
-  .then(
-    async (code) => {
-      await cleanup();
-      process.exit(code);
-    },
-    async (error) => {
-      if (state.interrupted || error instanceof Interrupted) return; // the signal handler cleans up and exits
-      log(error instanceof UsageError ? `bench: ${error.message}` : `bench failed: ${(error as Error).stack ?? error}`);
-      await cleanup();
-      process.exit(1);
-    },
-  );
+main().then(
+  async (code) => {
+    await cleanup();
+    process.exit(code);
+  },
+  async (error) => {
+    if (state.interrupted || error instanceof Interrupted) return; // the signal handler cleans up and exits
+    log(error instanceof UsageError ? `bench: ${error.message}` : `bench failed: ${(error as Error).stack ?? error}`);
+    await cleanup();
+    process.exit(1);
+  },
+);

@@ -242,14 +242,22 @@ class TextMaker {
     for (let i = 0; i < count; i++) {
       const roll = this.random();
       if (i > 0 && roll < 0.12) {
-        blocks.push(`<!-- wp:heading -->\n<h2 class="wp-block-heading">${titleCase(this.words(2, 5).join(' '))}</h2>\n<!-- /wp:heading -->`);
+        blocks.push(
+          `<!-- wp:heading -->\n<h2 class="wp-block-heading">${titleCase(this.words(2, 5).join(' '))}</h2>\n<!-- /wp:heading -->`,
+        );
       } else if (i > 0 && roll < 0.2) {
-        const items = this.words(3, 5).map(() => `<li>${this.sentence()}</li>`).join('');
+        const items = this.words(3, 5)
+          .map(() => `<li>${this.sentence()}</li>`)
+          .join('');
         blocks.push(`<!-- wp:list -->\n<ul>${items}</ul>\n<!-- /wp:list -->`);
       } else if (i > 0 && roll < 0.24) {
-        blocks.push(`<!-- wp:quote -->\n<blockquote class="wp-block-quote"><p>${this.sentence()}</p><cite>${this.pick(FIRST_NAMES)}</cite></blockquote>\n<!-- /wp:quote -->`);
+        blocks.push(
+          `<!-- wp:quote -->\n<blockquote class="wp-block-quote"><p>${this.sentence()}</p><cite>${this.pick(FIRST_NAMES)}</cite></blockquote>\n<!-- /wp:quote -->`,
+        );
       } else if (i > 0 && roll < 0.27 && thumbnailUrl) {
-        blocks.push(`<!-- wp:image {"sizeSlug":"large"} -->\n<figure class="wp-block-image size-large"><img src="${thumbnailUrl}" alt=""/></figure>\n<!-- /wp:image -->`);
+        blocks.push(
+          `<!-- wp:image {"sizeSlug":"large"} -->\n<figure class="wp-block-image size-large"><img src="${thumbnailUrl}" alt=""/></figure>\n<!-- /wp:image -->`,
+        );
       }
       blocks.push(`<!-- wp:paragraph -->\n<p>${this.paragraph()}</p>\n<!-- /wp:paragraph -->`);
     }
@@ -290,7 +298,8 @@ class BulkWriter {
       bytes = 0;
     };
     for (const row of rows) {
-      if (row.length !== columns.length) throw new Error(`${table}: row has ${row.length} values for ${columns.length} columns`);
+      if (row.length !== columns.length)
+        throw new Error(`${table}: row has ${row.length} values for ${columns.length} columns`);
       let size = 0;
       for (const value of row) size += typeof value === 'string' ? value.length * 2 + 4 : 12;
       if (batch.length >= maxRows || (batch.length > 0 && bytes + size > this.maxBytes)) await flush();
@@ -420,7 +429,8 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
   const log = options.log ?? (() => undefined);
   const random = prng(options.randomSeed ?? 20240601);
   const text = new TextMaker(random);
-  if (!Number.isInteger(postCount) || postCount < 1) throw new Error(`posts must be a positive integer (got ${postCount})`);
+  if (!Number.isInteger(postCount) || postCount < 1)
+    throw new Error(`posts must be a positive integer (got ${postCount})`);
 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { DataSource } = require('typeorm') as typeof import('typeorm');
@@ -492,7 +502,18 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
     await inTransaction('users', async () => {
       await writer.insert(
         'users',
-        ['ID', 'user_login', 'user_pass', 'user_nicename', 'user_email', 'user_url', 'user_registered', 'user_activation_key', 'user_status', 'display_name'],
+        [
+          'ID',
+          'user_login',
+          'user_pass',
+          'user_nicename',
+          'user_email',
+          'user_url',
+          'user_registered',
+          'user_activation_key',
+          'user_status',
+          'display_name',
+        ],
         users.map((u) => [
           u.id,
           u.login,
@@ -545,34 +566,82 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       }
       usermetaRows = meta.length;
       await writer.insert('usermeta', ['user_id', 'meta_key', 'meta_value'], meta);
-      await writer.insert('options', ['option_name', 'option_value', 'autoload'], [
-        [dist.accounts.APPLICATION_PASSWORDS_IN_USE_OPTION, '1', 'no'],
-      ]);
+      await writer.insert(
+        'options',
+        ['option_name', 'option_value', 'autoload'],
+        [[dist.accounts.APPLICATION_PASSWORDS_IN_USE_OPTION, '1', 'no']],
+      );
     });
 
     // 3. Terms: 50 categories (10 top-level, 40 children) and 200 tags; term_taxonomy_id = term_id (IDs from 2).
-    interface SeedTerm { id: number; name: string; slug: string; taxonomy: 'category' | 'post_tag'; parent: number; description: string }
+    interface SeedTerm {
+      id: number;
+      name: string;
+      slug: string;
+      taxonomy: 'category' | 'post_tag';
+      parent: number;
+      description: string;
+    }
     const terms: SeedTerm[] = [];
     let termId = 2; // 1 is "Uncategorized" (installSite)
     for (const name of CATEGORY_ROOTS) {
-      terms.push({ id: termId++, name, slug: slugify(name), taxonomy: 'category', parent: 0, description: text.sentence() });
+      terms.push({
+        id: termId++,
+        name,
+        slug: slugify(name),
+        taxonomy: 'category',
+        parent: 0,
+        description: text.sentence(),
+      });
     }
     CATEGORY_CHILDREN.forEach((name, i) => {
       const parent = terms[Math.floor((i * CATEGORY_ROOTS.length) / CATEGORY_CHILDREN.length)].id;
-      terms.push({ id: termId++, name, slug: slugify(name), taxonomy: 'category', parent, description: random() < 0.5 ? text.sentence() : '' });
+      terms.push({
+        id: termId++,
+        name,
+        slug: slugify(name),
+        taxonomy: 'category',
+        parent,
+        description: random() < 0.5 ? text.sentence() : '',
+      });
     });
     const categories = terms.slice();
     const tagNames = new Set<string>();
     while (tagNames.size < 200) {
-      const name = random() < 0.6 ? text.pick(CONTENT_WORDS) : `${text.pick(CONTENT_WORDS)} ${text.pick(CONTENT_WORDS)}`;
+      const name =
+        random() < 0.6 ? text.pick(CONTENT_WORDS) : `${text.pick(CONTENT_WORDS)} ${text.pick(CONTENT_WORDS)}`;
       tagNames.add(name);
     }
-    const tags: SeedTerm[] = [...tagNames].map((name) => ({ id: termId++, name, slug: slugify(name), taxonomy: 'post_tag', parent: 0, description: '' }));
+    const tags: SeedTerm[] = [...tagNames].map((name) => ({
+      id: termId++,
+      name,
+      slug: slugify(name),
+      taxonomy: 'post_tag',
+      parent: 0,
+      description: '',
+    }));
     terms.push(...tags);
 
     // 4. Attachments (images used as featured images), then posts.
     const attachmentCount = Math.min(200, Math.max(10, Math.round(postCount / 100)));
-    interface SeedPost { id: number; author: number; time: number; status: string; title: string; slug: string; type: string; mime: string; guid: string; content: string; excerpt: string; thumbnail: number; commentStatus: string; pingStatus: string; modified: number; parent: number }
+    interface SeedPost {
+      id: number;
+      author: number;
+      time: number;
+      status: string;
+      title: string;
+      slug: string;
+      type: string;
+      mime: string;
+      guid: string;
+      content: string;
+      excerpt: string;
+      thumbnail: number;
+      commentStatus: string;
+      pingStatus: string;
+      modified: number;
+      parent: number;
+    }
     const posts: SeedPost[] = [];
     const attachmentFiles = new Map<number, string>();
     for (let i = 0; i < attachmentCount; i++) {
@@ -583,9 +652,22 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       attachmentFiles.set(id, file);
       const name = path.basename(file, '.jpg');
       posts.push({
-        id, author: 1 + (i % 8), time, status: 'inherit', title: name, slug: name, type: 'attachment', mime: 'image/jpeg',
-        guid: `${siteUrl}/wp-content/uploads/${file}`, content: '', excerpt: random() < 0.3 ? text.sentence() : '',
-        thumbnail: 0, commentStatus: 'open', pingStatus: 'closed', modified: time, parent: 0,
+        id,
+        author: 1 + (i % 8),
+        time,
+        status: 'inherit',
+        title: name,
+        slug: name,
+        type: 'attachment',
+        mime: 'image/jpeg',
+        guid: `${siteUrl}/wp-content/uploads/${file}`,
+        content: '',
+        excerpt: random() < 0.3 ? text.sentence() : '',
+        thumbnail: 0,
+        commentStatus: 'open',
+        pingStatus: 'closed',
+        modified: time,
+        parent: 0,
       });
     }
     const postingUsers = users.filter((u) => u.role !== 'subscriber');
@@ -607,7 +689,15 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       slugs.add(slug);
       const thumbnail = random() < 0.4 ? text.int(1, attachmentCount) : 0;
       posts.push({
-        id, author, time, status, title, slug, type: 'post', mime: '', guid: `${siteUrl}/?p=${id}`,
+        id,
+        author,
+        time,
+        status,
+        title,
+        slug,
+        type: 'post',
+        mime: '',
+        guid: `${siteUrl}/?p=${id}`,
         content: text.content(thumbnail ? `${siteUrl}/wp-content/uploads/${attachmentFiles.get(thumbnail)}` : null),
         excerpt: random() < 0.5 ? text.sentence() : '',
         thumbnail,
@@ -641,7 +731,21 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
     // URL, user_id set; the post's author answering). Dates after the post's, never in the future; the site is
     // UTC (gmt_offset 0, as installSite leaves it), so comment_date = comment_date_gmt, like post_date.
     // IDs in date order across the site, as WordPress hands them out. comment_count = approved comments.
-    interface SeedComment { time: number; postId: number; author: string; email: string; url: string; ip: string; agent: string; content: string; approved: string; parent: number; userId: number; depth: number; index: number }
+    interface SeedComment {
+      time: number;
+      postId: number;
+      author: string;
+      email: string;
+      url: string;
+      ip: string;
+      agent: string;
+      content: string;
+      approved: string;
+      parent: number;
+      userId: number;
+      depth: number;
+      index: number;
+    }
     const AGENTS = [
       'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36',
       'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
@@ -654,7 +758,14 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       random() < 0.15
         ? `2001:db8:${text.int(0, 0xffff).toString(16)}::${text.int(1, 0xffff).toString(16)}`
         : `${text.pick(['192.0.2', '198.51.100', '203.0.113'])}.${text.int(1, 254)}`;
-    interface Commenter { author: string; email: string; url: string; ip: string; agent: string; userId: number }
+    interface Commenter {
+      author: string;
+      email: string;
+      url: string;
+      ip: string;
+      agent: string;
+      userId: number;
+    }
     const visitor = (): Commenter => {
       const author = `${text.pick(FIRST_NAMES)} ${text.pick(LAST_NAMES)}`;
       const handle = slugify(author).replace(/-/g, '.');
@@ -679,21 +790,26 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
     const members = new Map(users.map((u) => [u.id, member(u)]));
     const commentText = () => {
       const paragraphs = random() < 0.15 ? 2 : 1;
-      return Array.from({ length: paragraphs }, () => Array.from({ length: text.int(1, 3) }, () => text.sentence()).join(' ')).join('\n\n');
+      return Array.from({ length: paragraphs }, () =>
+        Array.from({ length: text.int(1, 3) }, () => text.sentence()).join(' '),
+      ).join('\n\n');
     };
     const seedComments: SeedComment[] = [];
     const approvedCount = new Map<number, number>();
     const bigPosts: number[] = [];
     const publishedPosts = posts.filter((p) => p.type === 'post' && p.status === 'publish');
     // About 1 in 50 open posts is busy; at least one (the first open one past the middle, on a small site).
-    const bigPost = (p: SeedPost, i: number) => p.commentStatus === 'open' && (random() < 0.02 || (!bigPosts.length && i > publishedPosts.length / 2));
+    const bigPost = (p: SeedPost, i: number) =>
+      p.commentStatus === 'open' && (random() < 0.02 || (!bigPosts.length && i > publishedPosts.length / 2));
     publishedPosts.forEach((post, i) => {
       const big = bigPost(post, i);
       const n = big ? text.int(200, 400) : text.int(0, 5);
       if (big) bigPosts.push(post.id);
       // Comment times: after the post, within 3 days (30 for a busy post), earlier ones more likely; never after now.
       const span = Math.max(60_000, Math.min(now - post.time - 60_000, (big ? 30 : 3) * 86_400_000));
-      const times = Array.from({ length: n }, () => post.time + 60_000 + Math.pow(random(), 1.6) * span).sort((a, b) => a - b);
+      const times = Array.from({ length: n }, () => post.time + 60_000 + Math.pow(random(), 1.6) * span).sort(
+        (a, b) => a - b,
+      );
       const thread: SeedComment[] = []; // this post's approved comments, candidates for replies
       let approved = 0;
       for (const time of times) {
@@ -703,11 +819,17 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         let parent: SeedComment | null = null;
         if (status === 'spam') {
           const site = `${text.pick(CONTENT_WORDS)}-${text.pick(['deals', 'casino', 'pills', 'loans', 'seo'])}`;
-          who = { ...visitor(), author: `${titleCase(site.replace('-', ' '))}`, email: `info@${site}.example.com`, url: `https://${site}.example.com` };
+          who = {
+            ...visitor(),
+            author: `${titleCase(site.replace('-', ' '))}`,
+            email: `info@${site}.example.com`,
+            url: `https://${site}.example.com`,
+          };
         } else {
           const candidates = thread.filter((c) => c.depth < 3 && c.time <= time - 1000);
           // A reply, most often to one of the latest comments.
-          if (candidates.length && random() < 0.35) parent = candidates[candidates.length - 1 - text.skewed(candidates.length)];
+          if (candidates.length && random() < 0.35)
+            parent = candidates[candidates.length - 1 - text.skewed(candidates.length)];
           // Registered commenters' comments are approved: the post's author answers a third of the replies, and
           // 15 % of the rest come from other users.
           if (status === '1' && parent && random() < 0.33) who = members.get(post.author) as Commenter;
@@ -719,7 +841,11 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
             ? `${text.sentence()} <a href="${who.url}">${text.words(2, 4).join(' ')}</a>`
             : commentText();
         const comment: SeedComment = {
-          time, postId: post.id, ...who, content, approved: status,
+          time,
+          postId: post.id,
+          ...who,
+          content,
+          approved: status,
           parent: parent ? parent.index + 1 : 0, // index + 1 for now; an ID once sorted
           depth: parent ? parent.depth + 1 : 1,
           index: seedComments.length,
@@ -740,8 +866,21 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       const c = seedComments[index];
       const when = date(c.time);
       return [
-        commentIdOf[index], c.postId, c.author, c.email, c.url, c.ip, when, when, c.content, 0, c.approved, c.agent,
-        'comment', c.parent ? commentIdOf[c.parent - 1] : 0, c.userId,
+        commentIdOf[index],
+        c.postId,
+        c.author,
+        c.email,
+        c.url,
+        c.ip,
+        when,
+        when,
+        c.content,
+        0,
+        c.approved,
+        c.agent,
+        'comment',
+        c.parent ? commentIdOf[c.parent - 1] : 0,
+        c.userId,
       ];
     });
     const commentsByStatus: Record<string, number> = {};
@@ -757,13 +896,44 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         const height = 1280;
         const base = path.basename(file, '.jpg');
         const sizes = Object.fromEntries(
-          ([['thumbnail', 150, 150], ['medium', 300, 200], ['medium_large', 768, 512], ['large', 1024, 683]] as const).map(
-            ([size, w, h]) => [size, { file: `${base}-${w}x${h}.jpg`, width: w, height: h, 'mime-type': 'image/jpeg', filesize: Math.round((w * h) / 8) }],
-          ),
+          (
+            [
+              ['thumbnail', 150, 150],
+              ['medium', 300, 200],
+              ['medium_large', 768, 512],
+              ['large', 1024, 683],
+            ] as const
+          ).map(([size, w, h]) => [
+            size,
+            {
+              file: `${base}-${w}x${h}.jpg`,
+              width: w,
+              height: h,
+              'mime-type': 'image/jpeg',
+              filesize: Math.round((w * h) / 8),
+            },
+          ]),
         );
         const metadata = {
-          width, height, file, filesize: 412_345, sizes,
-          image_meta: { aperture: '0', credit: '', camera: '', caption: '', created_timestamp: '0', copyright: '', focal_length: '0', iso: '0', shutter_speed: '0', title: '', orientation: '0', keywords: [] },
+          width,
+          height,
+          file,
+          filesize: 412_345,
+          sizes,
+          image_meta: {
+            aperture: '0',
+            credit: '',
+            camera: '',
+            caption: '',
+            created_timestamp: '0',
+            copyright: '',
+            focal_length: '0',
+            iso: '0',
+            shutter_speed: '0',
+            title: '',
+            orientation: '0',
+            keywords: [],
+          },
         };
         postmeta.push([post.id, '_wp_attached_file', file]);
         postmeta.push([post.id, '_wp_attachment_metadata', phpSerialize(metadata)]);
@@ -784,8 +954,18 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         const id = revisionId++;
         const time = post.time + ((k - 1) / n) * Math.max(0, post.modified - post.time);
         posts.push({
-          ...post, id, time, modified: time, status: 'inherit', type: 'revision', slug: `${post.id}-revision-v1`,
-          guid: `${siteUrl}/?p=${id}`, thumbnail: 0, commentStatus: 'closed', pingStatus: 'closed', parent: post.id,
+          ...post,
+          id,
+          time,
+          modified: time,
+          status: 'inherit',
+          type: 'revision',
+          slug: `${post.id}-revision-v1`,
+          guid: `${siteUrl}/?p=${id}`,
+          thumbnail: 0,
+          commentStatus: 'closed',
+          pingStatus: 'closed',
+          parent: post.id,
           content: k === n ? post.content : post.content.slice(0, Math.round(post.content.length * (k / (n + 1)))),
         });
         revisionCount++;
@@ -793,7 +973,11 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
     }
 
     await inTransaction('terms', async () => {
-      await writer.insert('terms', ['term_id', 'name', 'slug', 'term_group'], terms.map((t) => [t.id, t.name, t.slug, 0]));
+      await writer.insert(
+        'terms',
+        ['term_id', 'name', 'slug', 'term_group'],
+        terms.map((t) => [t.id, t.name, t.slug, 0]),
+      );
       await writer.insert(
         'term_taxonomy',
         ['term_taxonomy_id', 'term_id', 'taxonomy', 'description', 'parent', 'count'],
@@ -813,8 +997,29 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         const gmt = p.status === 'draft' || p.status === 'pending' ? ZERO_DATE : local;
         const modified = date(p.modified);
         return [
-          p.id, p.author, local, gmt, p.content, p.title, p.excerpt, p.status, p.commentStatus, p.pingStatus, '',
-          p.slug, '', '', modified, modified, '', p.parent, p.guid, 0, p.type, p.mime, commentCount.get(p.id) ?? 0,
+          p.id,
+          p.author,
+          local,
+          gmt,
+          p.content,
+          p.title,
+          p.excerpt,
+          p.status,
+          p.commentStatus,
+          p.pingStatus,
+          '',
+          p.slug,
+          '',
+          '',
+          modified,
+          modified,
+          '',
+          p.parent,
+          p.guid,
+          0,
+          p.type,
+          p.mime,
+          commentCount.get(p.id) ?? 0,
         ];
       });
       await writer.insert('posts', postColumns, rows);
@@ -825,38 +1030,68 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
     await inTransaction('comments', () =>
       writer.insert(
         'comments',
-        ['comment_ID', 'comment_post_ID', 'comment_author', 'comment_author_email', 'comment_author_url', 'comment_author_IP',
-          'comment_date', 'comment_date_gmt', 'comment_content', 'comment_karma', 'comment_approved', 'comment_agent',
-          'comment_type', 'comment_parent', 'user_id'],
+        [
+          'comment_ID',
+          'comment_post_ID',
+          'comment_author',
+          'comment_author_email',
+          'comment_author_url',
+          'comment_author_IP',
+          'comment_date',
+          'comment_date_gmt',
+          'comment_content',
+          'comment_karma',
+          'comment_approved',
+          'comment_agent',
+          'comment_type',
+          'comment_parent',
+          'user_id',
+        ],
         comments,
       ),
     );
     log(
-      `comments: ${comments.length} (${Object.entries(commentsByStatus).map(([status, n]) => `${n} '${status}'`).join(', ')}), ` +
-        `${bigPosts.length} posts with 200–400`,
+      `comments: ${comments.length} (${Object.entries(commentsByStatus)
+        .map(([status, n]) => `${n} '${status}'`)
+        .join(', ')}), ` + `${bigPosts.length} posts with 200–400`,
     );
     await inTransaction('postmeta', () => writer.insert('postmeta', ['post_id', 'meta_key', 'meta_value'], postmeta));
 
     // Three sticky posts, as a real blog often has.
     const published = posts.filter((p) => p.type === 'post' && p.status === 'publish');
     const sticky = published.slice(-40, -37).map((p) => p.id);
-    await runner.query(`UPDATE \`${prefix}options\` SET option_value = ? WHERE option_name = 'sticky_posts'`, [phpSerialize(sticky)]);
+    await runner.query(`UPDATE \`${prefix}options\` SET option_value = ? WHERE option_name = 'sticky_posts'`, [
+      phpSerialize(sticky),
+    ]);
     await runner.release();
     // Fresh statistics for the query planners, as on a database that has lived a while.
     if (isMysql) {
-      const tables = ['posts', 'postmeta', 'term_relationships', 'term_taxonomy', 'terms', 'comments', 'users', 'usermeta'];
+      const tables = [
+        'posts',
+        'postmeta',
+        'term_relationships',
+        'term_taxonomy',
+        'terms',
+        'comments',
+        'users',
+        'usermeta',
+      ];
       await ds.query(`ANALYZE TABLE ${tables.map((t) => `\`${prefix}${t}\``).join(', ')}`);
     } else {
       await ds.query('ANALYZE');
       await ds.query('PRAGMA wal_checkpoint(TRUNCATE)');
     }
 
-    const sampleCategoryId = categories.reduce((best, c) => ((publishedCount.get(c.id) ?? 0) > (publishedCount.get(best.id) ?? 0) ? c : best)).id;
+    const sampleCategoryId = categories.reduce((best, c) =>
+      (publishedCount.get(c.id) ?? 0) > (publishedCount.get(best.id) ?? 0) ? c : best,
+    ).id;
     const samplePost = published[Math.floor(published.length / 2)];
     const sampleCommentsPost = published
       .slice(Math.floor(published.length / 2))
       .find((p) => (approvedCount.get(p.id) ?? 0) >= 3 && !bigPosts.includes(p.id));
-    const searchWordPosts = posts.filter((p) => p.type === 'post' && (p.title.toLowerCase().includes(SEARCH_WORD) || p.content.includes(SEARCH_WORD))).length;
+    const searchWordPosts = posts.filter(
+      (p) => p.type === 'post' && (p.title.toLowerCase().includes(SEARCH_WORD) || p.content.includes(SEARCH_WORD)),
+    ).length;
     const commented = published.filter((p) => {
       const n = approvedCount.get(p.id) ?? 0;
       return n >= 1 && n <= 5;
@@ -892,8 +1127,14 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       searchWord: SEARCH_WORD,
       searchWordPosts,
       samples: {
-        publishedPostIds: spread(published.map((p) => p.id), 60),
-        commentedPostIds: spread(commented.map((p) => p.id), 55),
+        publishedPostIds: spread(
+          published.map((p) => p.id),
+          60,
+        ),
+        commentedPostIds: spread(
+          commented.map((p) => p.id),
+          55,
+        ),
         publishedCount: published.length,
         heldComments: spread(held, 1000),
       },
@@ -927,7 +1168,9 @@ async function main(): Promise<void> {
     posts,
     log: (message) => process.stderr.write(`  ${message}\n`),
   });
-  process.stderr.write(`seeded ${prepared.where} in ${(result.ms / 1000).toFixed(1)} s: ${result.counts.posts} posts, ${result.counts.comments} comments\n`);
+  process.stderr.write(
+    `seeded ${prepared.where} in ${(result.ms / 1000).toFixed(1)} s: ${result.counts.posts} posts, ${result.counts.comments} comments\n`,
+  );
   process.stdout.write(JSON.stringify({ databaseUrl: prepared.databaseUrl, ...result }, null, 2) + '\n');
 }
 

@@ -32,7 +32,11 @@ async function images(): Promise<Array<{ body: Buffer; type: string; ext: string
     const pixels = Buffer.alloc(width * height * 3);
     for (let i = 0; i < pixels.length; i++) pixels[i] = ((i % (width * 3)) / 12 + ((i * 7919 + n) % 23)) & 0xff;
     const image = sharp(pixels, { raw: { width, height, channels: 3 } });
-    out.push(n % 4 === 3 ? { body: await image.png({ compressionLevel: 9 }).toBuffer(), type: 'image/png', ext: 'png' } : { body: await image.jpeg({ quality: 85 }).toBuffer(), type: 'image/jpeg', ext: 'jpg' });
+    out.push(
+      n % 4 === 3
+        ? { body: await image.png({ compressionLevel: 9 }).toBuffer(), type: 'image/png', ext: 'png' }
+        : { body: await image.jpeg({ quality: 85 }).toBuffer(), type: 'image/jpeg', ext: 'jpg' },
+    );
   }
   return out;
 }
@@ -44,7 +48,11 @@ async function main(): Promise<void> {
   const t = await createTestApp('media_rss', { cms: { uploadDir: dir } });
   if (process.env.SHARP_CACHE) sharp.cache(JSON.parse(process.env.SHARP_CACHE));
   if (defaults) {
-    sharp.cache({ memory: sharpDefaults.cache.memory.max, files: sharpDefaults.cache.files.max, items: sharpDefaults.cache.items.max });
+    sharp.cache({
+      memory: sharpDefaults.cache.memory.max,
+      files: sharpDefaults.cache.files.max,
+      items: sharpDefaults.cache.items.max,
+    });
     sharp.concurrency(sharpDefaults.concurrency);
   }
   const bodies = await images();
@@ -92,7 +100,12 @@ async function main(): Promise<void> {
       failed,
       averageKB: Math.round(bodies.reduce((s, b) => s + b.body.length, 0) / bodies.length / 1024),
       seconds,
-      rssMB: { before: Math.round(before / MB), peak: Math.round(peak / MB), afterBurst: Math.round(after / MB), [`after${idleSeconds}sIdle`]: Math.round(idle / MB) },
+      rssMB: {
+        before: Math.round(before / MB),
+        peak: Math.round(peak / MB),
+        afterBurst: Math.round(after / MB),
+        [`after${idleSeconds}sIdle`]: Math.round(idle / MB),
+      },
     }),
   );
   await t.close();

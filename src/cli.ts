@@ -1,7 +1,14 @@
 import 'reflect-metadata';
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { resolveUser, runAppPasswordCommand, runMigrateStatus, runOptionCommand, runUserCommand, CliOutput } from './admin-cli/admin-commands';
+import {
+  resolveUser,
+  runAppPasswordCommand,
+  runMigrateStatus,
+  runOptionCommand,
+  runUserCommand,
+  CliOutput,
+} from './admin-cli/admin-commands';
 import { CliError, Invocation, parseInvocation, table } from './admin-cli/command-line';
 import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
@@ -34,7 +41,9 @@ function describeBootstrap(report: BootstrapReport): string {
     report.migrations.length
       ? `Applied ${report.migrations.length} migration(s): ${report.migrations.join(', ')}`
       : 'Schema up to date: no migration to run.',
-    report.siteInstalled ? 'Installed the default site (options, roles, Uncategorized category).' : 'Site already installed.',
+    report.siteInstalled
+      ? 'Installed the default site (options, roles, Uncategorized category).'
+      : 'Site already installed.',
   ];
   if (report.adminCreated) lines.push(`Created the administrator "${report.adminCreated}".`);
   return lines.join('\n') + '\n';
@@ -68,7 +77,12 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
     }
     case 'user list': {
       const users = await accounts.listUsers();
-      output.out(table(['ID', 'LOGIN', 'EMAIL', 'ROLES'], users.map((u) => [String(u.id), u.login, u.email, u.roles.join(',')])));
+      output.out(
+        table(
+          ['ID', 'LOGIN', 'EMAIL', 'ROLES'],
+          users.map((u) => [String(u.id), u.login, u.email, u.roles.join(',')]),
+        ),
+      );
       return 0;
     }
     case 'user create': {
@@ -81,7 +95,9 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
         roles: inv.options.role === undefined ? undefined : [inv.options.role],
       });
       const [summary] = (await accounts.listUsers()).filter((u) => u.id === Number(user.id));
-      output.out(`Created user ${user.id} "${user.login}"${summary?.roles.length ? ` (${summary.roles.join(', ')})` : ''}.\n`);
+      output.out(
+        `Created user ${user.id} "${user.login}"${summary?.roles.length ? ` (${summary.roles.join(', ')})` : ''}.\n`,
+      );
       if (generated) output.out(`Password: ${generated}\n`);
       return 0;
     }
@@ -121,7 +137,11 @@ const NO_MIGRATIONS = ['migrate', 'migrate:status', 'triggers status'];
  * Runs one CLI invocation and returns the exit code. Boots the standalone app's Nest context (no HTTP server,
  * no Nest logs) from `env`; `migrate` always runs the migrations, whatever CMS_MIGRATIONS_RUN says.
  */
-export async function runCli(argv: readonly string[], source: NodeJS.ProcessEnv = process.env, output: CliOutput = processOutput): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  source: NodeJS.ProcessEnv = process.env,
+  output: CliOutput = processOutput,
+): Promise<number> {
   let inv: Invocation;
   let env: CmsEnvironment;
   if (!argv.length) {
@@ -140,10 +160,14 @@ export async function runCli(argv: readonly string[], source: NodeJS.ProcessEnv 
     output.err(`Error: ${(error as Error).message}\n`);
     return 1;
   }
-  if (NO_MIGRATIONS.includes(inv.spec.name)) env = Object.assign(new CmsEnvironment(), env, { CMS_MIGRATIONS_RUN: 'false' });
+  if (NO_MIGRATIONS.includes(inv.spec.name))
+    env = Object.assign(new CmsEnvironment(), env, { CMS_MIGRATIONS_RUN: 'false' });
   let app: INestApplicationContext | undefined;
   try {
-    app = await NestFactory.createApplicationContext(AppModule.fromEnvironment(env), { logger: false, abortOnError: false });
+    app = await NestFactory.createApplicationContext(AppModule.fromEnvironment(env), {
+      logger: false,
+      abortOnError: false,
+    });
     return await execute(app, inv, output);
   } catch (error) {
     if (error instanceof RestException && error.code === 'rest_user_invalid_role' && app) {

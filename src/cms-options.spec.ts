@@ -16,6 +16,8 @@ describe('resolveCmsOptions: the answer cache and the memos', () => {
   it("takes stampTriggers 'install' or 'remove' only", () => {
     expect(resolveCmsOptions({ stampTriggers: 'install' }).stampTriggers).toBe('install');
     expect(resolveCmsOptions({}).stampTriggers).toBeUndefined();
-    expect(() => resolveCmsOptions({ stampTriggers: 'on' as never })).toThrow("stampTriggers must be 'install' or 'remove'");
+    expect(() => resolveCmsOptions({ stampTriggers: 'on' as never })).toThrow(
+      "stampTriggers must be 'install' or 'remove'",
+    );
   });
 });

@@ -117,8 +117,40 @@ export interface CmsModuleOptions {
 }
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret' | 'stampTriggers'>> &
-  Pick<CmsModuleOptions, 'baseUrl' | 'dataSourceName' | 'tablePrefix' | 'siteTitle' | 'siteUrl' | 'initialAdmin' | 'uploadsUrl' | 'mediaStorage' | 'objectStorage' | 'redisUrl' | 'authSecret' | 'stampTriggers'> & {
+export type ResolvedCmsOptions = Required<
+  Omit<
+    CmsModuleOptions,
+    | 'responseCache'
+    | 'compression'
+    | 'baseUrl'
+    | 'dataSourceName'
+    | 'tablePrefix'
+    | 'siteTitle'
+    | 'siteUrl'
+    | 'initialAdmin'
+    | 'uploadsUrl'
+    | 'mediaStorage'
+    | 'objectStorage'
+    | 'redisUrl'
+    | 'authSecret'
+    | 'stampTriggers'
+  >
+> &
+  Pick<
+    CmsModuleOptions,
+    | 'baseUrl'
+    | 'dataSourceName'
+    | 'tablePrefix'
+    | 'siteTitle'
+    | 'siteUrl'
+    | 'initialAdmin'
+    | 'uploadsUrl'
+    | 'mediaStorage'
+    | 'objectStorage'
+    | 'redisUrl'
+    | 'authSecret'
+    | 'stampTriggers'
+  > & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
     /** The names of {@link CmsModuleOptions.wireNames}. */
@@ -156,11 +188,17 @@ export const DEFAULT_RESPONSE_CACHE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_READ_AFTER_WRITE_SECONDS = 5;
 
 export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions {
-  if (options.authSecret !== undefined && options.authSecret.length < 32) throw new Error('authSecret must be at least 32 characters');
+  if (options.authSecret !== undefined && options.authSecret.length < 32)
+    throw new Error('authSecret must be at least 32 characters');
   if (options.objectStorage && !options.objectStorage.bucket) throw new Error('objectStorage.bucket must be set');
-  if (options.wireNames !== undefined && !WireNames.isMode(options.wireNames)) throw new Error(`wireNames must be 'cms' or 'wordpress', not ${JSON.stringify(options.wireNames)}`);
+  if (options.wireNames !== undefined && !WireNames.isMode(options.wireNames))
+    throw new Error(`wireNames must be 'cms' or 'wordpress', not ${JSON.stringify(options.wireNames)}`);
   const wire = WireNames.of(options.wireNames ?? 'cms');
-  if (options.stampTriggers !== undefined && options.stampTriggers !== 'install' && options.stampTriggers !== 'remove') {
+  if (
+    options.stampTriggers !== undefined &&
+    options.stampTriggers !== 'install' &&
+    options.stampTriggers !== 'remove'
+  ) {
     throw new Error(`stampTriggers must be 'install' or 'remove', not ${JSON.stringify(options.stampTriggers)}`);
   }
   // The answer cache is validated by the stamps: without memos (no stamps) it is off too.
@@ -185,7 +223,13 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
     allowScriptableUploads: options.allowScriptableUploads ?? false,
     memos,
     responseCache:
-      options.responseCache === false || !memos ? false : { maxBytes: (typeof options.responseCache === 'object' && options.responseCache.maxBytes) || DEFAULT_RESPONSE_CACHE_BYTES },
+      options.responseCache === false || !memos
+        ? false
+        : {
+            maxBytes:
+              (typeof options.responseCache === 'object' && options.responseCache.maxBytes) ||
+              DEFAULT_RESPONSE_CACHE_BYTES,
+          },
     compression: resolveCompression(options.compression),
     uploadsUrl: options.uploadsUrl?.replace(/\/+$/, ''),
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),

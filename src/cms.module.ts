@@ -84,11 +84,19 @@ const PUBLIC_PROVIDERS = [
 export class CmsModule {
   static forRoot(options: CmsModuleOptions = {}): DynamicModule {
     const resolved = resolveCmsOptions(options);
-    return this.build({ provide: CMS_OPTIONS, useValue: resolved }, resolved.routePrefix, options.extensions ?? [], options.dataSourceName);
+    return this.build(
+      { provide: CMS_OPTIONS, useValue: resolved },
+      resolved.routePrefix,
+      options.extensions ?? [],
+      options.dataSourceName,
+    );
   }
 
   static forRootAsync(options: CmsModuleAsyncOptions): DynamicModule {
-    const routePrefix = resolveCmsOptions({ routePrefix: options.routePrefix, wireNames: options.wireNames }).routePrefix;
+    const routePrefix = resolveCmsOptions({
+      routePrefix: options.routePrefix,
+      wireNames: options.wireNames,
+    }).routePrefix;
     const provider: Provider = {
       provide: CMS_OPTIONS,
       useFactory: async (...args: unknown[]) =>
@@ -133,7 +141,11 @@ export class CmsModule {
       ],
       // The API's one Nest route, declared here so that RouterModule mounts it with CmsModule.
       controllers: [restHttpController(routePrefix)],
-      providers: [optionsProvider, { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) }, ...PUBLIC_PROVIDERS],
+      providers: [
+        optionsProvider,
+        { provide: CMS_DATA_SOURCE, useExisting: getDataSourceToken(dataSourceName) },
+        ...PUBLIC_PROVIDERS,
+      ],
       exports: [CMS_OPTIONS, CMS_DATA_SOURCE, ...PUBLIC_PROVIDERS, SchemaModule],
     };
   }

@@ -12,7 +12,13 @@ import { serveStoredFiles } from './standalone/stored-files';
 import { WireNames } from './core/wire-names';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
-import { createHttpLogger, createNestLogger, createRootLogger, loggingFromEnvironment, logRequests } from './standalone/logging';
+import {
+  createHttpLogger,
+  createNestLogger,
+  createRootLogger,
+  loggingFromEnvironment,
+  logRequests,
+} from './standalone/logging';
 import { paceRequests } from './standalone/request-pacing';
 import { applyServerLimits, limitsFromEnvironment, LISTEN_BACKLOG } from './standalone/server-limits';
 import { exitOnSignalsWhileStarting, stopGracefullyOnSignals } from './standalone/shutdown';
@@ -21,7 +27,10 @@ async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
   exitOnSignalsWhileStarting(logger);
   // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off. Nest logs
   // through pino (nestjs-pino) from its first line.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), { bodyParser: false, logger: createNestLogger(logger) });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), {
+    bodyParser: false,
+    logger: createNestLogger(logger),
+  });
   app.set('trust proxy', 'loopback');
   app.disable('x-powered-by');
   // Uploaded files, where their URLs point by default: content types, ETag and ranges (serve-static), kept for a year
@@ -30,20 +39,24 @@ async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
     if (env.CMS_COMPRESSION === 'on') {
       // Text files (CSV, SVG, JSON…) compressed; ranges are served from the identity file.
       const threshold = parseSize(env.CMS_COMPRESSION_THRESHOLD);
-      app.use('/wp-content/uploads/', compression({ threshold, filter: (req, res) => !req.headers.range && compression.filter(req, res) }));
+      app.use(
+        '/wp-content/uploads/',
+        compression({ threshold, filter: (req, res) => !req.headers.range && compression.filter(req, res) }),
+      );
     }
     const storage = app.get<MediaStorage>(MEDIA_STORAGE, { strict: false });
     // Files in a bucket: streamed from it, so that the default URLs work on every node of a fleet.
     if (storage.open) app.use('/wp-content/uploads/', serveStoredFiles(storage));
-    else app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
-      prefix: '/wp-content/uploads/',
-      index: false,
-      dotfiles: 'deny',
-      maxAge: '365d',
-      immutable: true,
-      fallthrough: true,
-      setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
-    });
+    else
+      app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
+        prefix: '/wp-content/uploads/',
+        index: false,
+        dotfiles: 'deny',
+        maxAge: '365d',
+        immutable: true,
+        fallthrough: true,
+        setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+      });
   }
   await app.init();
   const server = app.getHttpServer();
@@ -93,7 +106,10 @@ function superviseWorkers(env: CmsEnvironment, count: number, logger: PinoInstan
     }
     // The first worker could not start (bad database, port taken): stop rather than loop.
     if (!ready) process.exit(code || 1);
-    logger.error({ worker: worker.process.pid, code, signal }, `Worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+    logger.error(
+      { worker: worker.process.pid, code, signal },
+      `Worker ${worker.process.pid} exited (${signal ?? code}); starting another`,
+    );
     fork();
   });
   const stop = (signal: NodeJS.Signals) => {
@@ -104,10 +120,13 @@ function superviseWorkers(env: CmsEnvironment, count: number, logger: PinoInstan
     // Straight to each worker's process (worker.kill would first close its listening handle from here).
     for (const worker of running) worker.process.kill(signal);
     if (!running.length) process.exit(0);
-    setTimeout(() => {
-      logger.warn({ workers: workers().length }, 'Workers still running after the shutdown timeout: exiting');
-      process.exit(0);
-    }, env.CMS_SHUTDOWN_TIMEOUT * 1000 + 5000).unref();
+    setTimeout(
+      () => {
+        logger.warn({ workers: workers().length }, 'Workers still running after the shutdown timeout: exiting');
+        process.exit(0);
+      },
+      env.CMS_SHUTDOWN_TIMEOUT * 1000 + 5000,
+    ).unref();
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
@@ -121,7 +140,9 @@ function superviseWorkers(env: CmsEnvironment, count: number, logger: PinoInstan
  */
 function workerExecArgv(): string[] {
   const flags = [...process.execArgv];
-  const set = [...flags, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--max-semi-space-size\b/.test(flag));
+  const set = [...flags, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) =>
+    /^--max-semi-space-size\b/.test(flag),
+  );
   if (!set) flags.push('--max-semi-space-size=64');
   return flags;
 }

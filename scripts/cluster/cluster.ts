@@ -40,7 +40,8 @@ import {
 async function up(): Promise<void> {
   const started = Date.now();
   const previous = readState();
-  if (previous && Object.values(previous.pids).some(alive)) throw new Error('A fleet is already up: run `npm run cluster -- down` first');
+  if (previous && Object.values(previous.pids).some(alive))
+    throw new Error('A fleet is already up: run `npm run cluster -- down` first');
   cleanData();
   mkdirSync(LOGS, { recursive: true });
   const pids: Record<string, number> = {};
@@ -52,19 +53,50 @@ async function up(): Promise<void> {
   try {
     log('building the API (tsc) into .cluster/build');
     const build = Date.now();
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(DIR, 'build'), '--declaration', 'false', '--sourceMap', 'false'], { stdio: 'inherit' });
+    execFileSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '-p',
+        join(ROOT, 'tsconfig.build.json'),
+        '--outDir',
+        join(DIR, 'build'),
+        '--declaration',
+        'false',
+        '--sourceMap',
+        'false',
+      ],
+      { stdio: 'inherit' },
+    );
     log(`built in ${((Date.now() - build) / 1000).toFixed(1)} s`);
 
     log('starting Redis and s3rver');
-    pids.redis = daemon('redis', '/usr/bin/redis-server', ['--port', String(PORTS.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']).pid!;
+    pids.redis = daemon('redis', '/usr/bin/redis-server', [
+      '--port',
+      String(PORTS.redis),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+    ]).pid!;
     mkdirSync(join(DIR, 's3'), { recursive: true });
-    pids.s3 = daemon('s3rver', process.execPath, [join(__dirname, 's3.js'), String(PORTS.s3), join(DIR, 's3'), BUCKET]).pid!;
+    pids.s3 = daemon('s3rver', process.execPath, [
+      join(__dirname, 's3.js'),
+      String(PORTS.s3),
+      join(DIR, 's3'),
+      BUCKET,
+    ]).pid!;
     save();
 
     log('starting the Galera cluster (3 nodes)');
     await upDatabase(pids);
     save();
-    pids.agent = daemon('agent', process.execPath, [join(__dirname, 'agent.js'), ...DB_NODES.map((node) => `${node.agent}:${node.socket}`)]).pid!;
+    pids.agent = daemon('agent', process.execPath, [
+      join(__dirname, 'agent.js'),
+      ...DB_NODES.map((node) => `${node.agent}:${node.socket}`),
+    ]).pid!;
     writeFileSync(join(DIR, 'haproxy.cfg'), haproxyConfig());
     daemon('haproxy', '/usr/sbin/haproxy', ['-f', join(DIR, 'haproxy.cfg'), '-D']);
     await waitFor('haproxy', 10_000, () => Number(readFileSync(join(DIR, 'haproxy.pid'), 'utf8')) > 0);
@@ -93,8 +125,15 @@ async function up(): Promise<void> {
       ADMIN_USER: env.CMS_ADMIN_USER,
       ADMIN_PASSWORD: env.CMS_ADMIN_PASSWORD,
     };
-    writeFileSync(ENV_FILE, `${Object.entries(out).map(([k, v]) => `${k}=${v}`).join('\n')}\n`);
-    log(`up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${out.LB_URL} (nodes ${out.NODE_URLS}); settings in .cluster/env`);
+    writeFileSync(
+      ENV_FILE,
+      `${Object.entries(out)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n')}\n`,
+    );
+    log(
+      `up in ${((Date.now() - started) / 1000).toFixed(1)} s: ${out.LB_URL} (nodes ${out.NODE_URLS}); settings in .cluster/env`,
+    );
   } catch (error) {
     save();
     log(`up failed: ${(error as Error).message}; run \`npm run cluster -- down\` to stop what started`);
@@ -118,7 +157,9 @@ async function down(): Promise<void> {
   const left = Object.entries(pids).filter(([, pid]) => alive(pid));
   for (const [, pid] of left) process.kill(pid, 'SIGKILL');
   cleanData();
-  log(`down in ${((Date.now() - started) / 1000).toFixed(1)} s${left.length ? ` (killed ${left.map(([name]) => name).join(', ')})` : ''}; logs kept in .cluster/logs`);
+  log(
+    `down in ${((Date.now() - started) / 1000).toFixed(1)} s${left.length ? ` (killed ${left.map(([name]) => name).join(', ')})` : ''}; logs kept in .cluster/logs`,
+  );
 }
 
 async function main(): Promise<void> {

@@ -30,7 +30,9 @@ export const API_NODES = [1, 2, 3].map((n) => ({ n, port: 3100 + n, url: `http:/
 export const PORTS = { writer: 3320, reader: 3321, http: 8095, redis: 6390, s3: 9300 };
 export const BUCKET = 'media';
 const DB_USER = 'cms';
-const GALERA = ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/libgalera_smm.so'].find((p) => existsSync(p)) ?? '/usr/lib/galera/libgalera_smm.so';
+const GALERA =
+  ['/usr/lib/galera/libgalera_smm.so', '/usr/lib/libgalera_smm.so'].find((p) => existsSync(p)) ??
+  '/usr/lib/galera/libgalera_smm.so';
 
 /** What `up` started, for `down` and `check`. */
 export interface FleetState {
@@ -84,12 +86,24 @@ export async function waitFor(what: string, ms: number, test: () => Promise<bool
 
 /** Runs SQL on a database node through its socket as root; answers the output (tab-separated, no headers). */
 export function sql(node: (typeof DB_NODES)[number], statement: string): string {
-  return execFileSync('mariadb', ['--socket', node.socket, '-uroot', '-N', '-B', '-e', statement], { encoding: 'utf8', timeout: 15_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  return execFileSync('mariadb', ['--socket', node.socket, '-uroot', '-N', '-B', '-e', statement], {
+    encoding: 'utf8',
+    timeout: 15_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 export function wsrep(node: (typeof DB_NODES)[number]): Record<string, string> {
-  const rows = sql(node, "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_cluster_status', 'wsrep_ready')");
-  return Object.fromEntries(rows.trim().split('\n').map((line) => line.split('\t') as [string, string]));
+  const rows = sql(
+    node,
+    "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_size', 'wsrep_cluster_status', 'wsrep_ready')",
+  );
+  return Object.fromEntries(
+    rows
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t') as [string, string]),
+  );
 }
 
 function nodeConfig(node: (typeof DB_NODES)[number]): string {
@@ -136,7 +150,11 @@ export function startDbNode(node: (typeof DB_NODES)[number], bootstrap: boolean)
 export async function waitSynced(node: (typeof DB_NODES)[number], size: number, ms = 120_000): Promise<void> {
   await waitFor(`${node.name} synced in a cluster of ${size}`, ms, () => {
     const status = wsrep(node);
-    return status.wsrep_local_state_comment === 'Synced' && Number(status.wsrep_cluster_size) >= size && status.wsrep_cluster_status === 'Primary';
+    return (
+      status.wsrep_local_state_comment === 'Synced' &&
+      Number(status.wsrep_cluster_size) >= size &&
+      status.wsrep_cluster_status === 'Primary'
+    );
   });
 }
 
@@ -146,7 +164,16 @@ export async function upDatabase(pids: Record<string, number>): Promise<void> {
     writeFileSync(join(node.dir, 'my.cnf'), nodeConfig(node));
   }
   // The first node's data directory is made here; the others receive theirs by state transfer (rsync).
-  execFileSync('mariadb-install-db', [`--defaults-file=${join(DB_NODES[0].dir, 'my.cnf')}`, '--user=mysql', '--auth-root-authentication-method=socket', '--skip-test-db'], { stdio: 'ignore' });
+  execFileSync(
+    'mariadb-install-db',
+    [
+      `--defaults-file=${join(DB_NODES[0].dir, 'my.cnf')}`,
+      '--user=mysql',
+      '--auth-root-authentication-method=socket',
+      '--skip-test-db',
+    ],
+    { stdio: 'ignore' },
+  );
   for (const node of DB_NODES) chownTree(node.dir);
   pids.db1 = startDbNode(DB_NODES[0], true);
   await waitSynced(DB_NODES[0], 1);
@@ -164,7 +191,11 @@ export async function upDatabase(pids: Record<string, number>): Promise<void> {
 function chownTree(dir: string): void {
   execFileSync('chown', ['-R', 'mysql:mysql', dir]);
   // mariadbd (as mysql) must reach its files: the directories above it are root's, readable by all.
-  chownSync(dir, Number(execFileSync('id', ['-u', 'mysql'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'mysql'], { encoding: 'utf8' }).trim()));
+  chownSync(
+    dir,
+    Number(execFileSync('id', ['-u', 'mysql'], { encoding: 'utf8' }).trim()),
+    Number(execFileSync('id', ['-g', 'mysql'], { encoding: 'utf8' }).trim()),
+  );
 }
 
 export function haproxyConfig(): string {
@@ -240,7 +271,10 @@ export function apiEnvironment(): Record<string, string> {
 }
 
 export function startApiNode(node: (typeof API_NODES)[number], env: Record<string, string>): number {
-  return daemon(`api${node.n}`, process.execPath, ['--max-semi-space-size=16', join(DIR, 'build', 'main.js')], { ...env, PORT: String(node.port) }).pid!;
+  return daemon(`api${node.n}`, process.execPath, ['--max-semi-space-size=16', join(DIR, 'build', 'main.js')], {
+    ...env,
+    PORT: String(node.port),
+  }).pid!;
 }
 
 export async function waitReady(url: string, ms = 90_000): Promise<void> {
@@ -258,5 +292,6 @@ export async function stop(pid: number | undefined, ms = 15_000): Promise<void> 
 
 export function cleanData(): void {
   for (const node of DB_NODES) rmSync(node.dir, { recursive: true, force: true });
-  for (const name of ['s3', 'build', 'state.json', 'env', 'haproxy.cfg', 'haproxy.pid', 'check.json']) rmSync(join(DIR, name), { recursive: true, force: true });
+  for (const name of ['s3', 'build', 'state.json', 'env', 'haproxy.cfg', 'haproxy.pid', 'check.json'])
+    rmSync(join(DIR, name), { recursive: true, force: true });
 }

@@ -139,11 +139,21 @@ export class Client {
   }
 
   /** One request; throws when no answer came (connection refused or reset). */
-  async send(method: string, path: string, body?: unknown, extra: Record<string, string> = {}, timeoutMs = 30_000): Promise<Answer> {
+  async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+    timeoutMs = 30_000,
+  ): Promise<Answer> {
     const raw = Buffer.isBuffer(body);
     const r = await fetch(`${this.base}${API}${path}`, {
       method,
-      headers: { ...this.headers, ...(body !== undefined && !raw ? { 'Content-Type': 'application/json' } : {}), ...extra },
+      headers: {
+        ...this.headers,
+        ...(body !== undefined && !raw ? { 'Content-Type': 'application/json' } : {}),
+        ...extra,
+      },
       body: body === undefined ? undefined : raw ? new Uint8Array(body as Buffer) : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
@@ -224,7 +234,6 @@ export function newStats(): LoadStats {
 
 const add = (map: Record<string, number>, key: string) => (map[key] = (map[key] ?? 0) + 1);
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // The load
 // ---------------------------------------------------------------------------------------------------------------
@@ -258,7 +267,13 @@ export class Workload {
 
   async prepare(): Promise<void> {
     for (let i = 0; i < 4; i++) {
-      this.pngs.push(await sharp({ create: { width: 8 + i, height: 6 + i, channels: 3, background: { r: 40 * i, g: 90, b: 200 - 30 * i } } }).png().toBuffer());
+      this.pngs.push(
+        await sharp({
+          create: { width: 8 + i, height: 6 + i, channels: 3, background: { r: 40 * i, g: 90, b: 200 - 30 * i } },
+        })
+          .png()
+          .toBuffer(),
+      );
     }
   }
 
@@ -297,9 +312,14 @@ export class Workload {
     }
   }
 
-  private pickFrom<T extends Tracked>(map: Map<number, T>, kind: string, filter: (t: T) => boolean = () => true): T | undefined {
+  private pickFrom<T extends Tracked>(
+    map: Map<number, T>,
+    kind: string,
+    filter: (t: T) => boolean = () => true,
+  ): T | undefined {
     const candidates: T[] = [];
-    for (const t of map.values()) if (!t.gone && !t.uncertain && !this.ledger.busy.has(`${kind}:${t.id}`) && filter(t)) candidates.push(t);
+    for (const t of map.values())
+      if (!t.gone && !t.uncertain && !this.ledger.busy.has(`${kind}:${t.id}`) && filter(t)) candidates.push(t);
     return candidates.length ? candidates[Math.floor(this.random() * candidates.length)] : undefined;
   }
 
@@ -314,13 +334,29 @@ export class Workload {
     const count = (m: Map<number, Tracked>) => [...m.values()].filter((t) => !t.gone).length;
     if (count(L.terms) < 6 || r < 0.1) return () => this.createTerm();
     if (r < 0.13) return this.withBusy('term', this.pickFrom(L.terms, 'term'), (t) => this.updateTerm(t));
-    if (r < 0.15 && count(L.terms) > 10) return this.withBusy('term', this.pickFrom(L.terms, 'term'), (t) => this.deleteTerm(t));
+    if (r < 0.15 && count(L.terms) > 10)
+      return this.withBusy('term', this.pickFrom(L.terms, 'term'), (t) => this.deleteTerm(t));
     if (r < 0.4 || count(L.posts) < 4) return () => this.createPost();
     if (r < 0.55) return this.withBusy('post', this.pickFrom(L.posts, 'post'), (p) => this.updatePost(p));
-    if (r < 0.6) return this.withBusy('post', this.pickFrom(L.posts, 'post', (p) => p.status === 'publish'), (p) => this.trashPost(p));
+    if (r < 0.6)
+      return this.withBusy(
+        'post',
+        this.pickFrom(L.posts, 'post', (p) => p.status === 'publish'),
+        (p) => this.trashPost(p),
+      );
     if (r < 0.64) return this.withBusy('post', this.pickFrom(L.posts, 'post'), (p) => this.deletePost(p));
-    if (r < 0.76) return this.withBusy('post', this.pickFrom(L.posts, 'post', (p) => p.status === 'publish'), (p) => this.createComment(p));
-    if (r < 0.84) return this.withBusy('comment', this.pickFrom(L.comments, 'comment', (c) => !c.statusUnknown), (c) => this.moderateComment(c));
+    if (r < 0.76)
+      return this.withBusy(
+        'post',
+        this.pickFrom(L.posts, 'post', (p) => p.status === 'publish'),
+        (p) => this.createComment(p),
+      );
+    if (r < 0.84)
+      return this.withBusy(
+        'comment',
+        this.pickFrom(L.comments, 'comment', (c) => !c.statusUnknown),
+        (c) => this.moderateComment(c),
+      );
     if (r < 0.87) return this.withBusy('comment', this.pickFrom(L.comments, 'comment'), (c) => this.deleteComment(c));
     if (r < 0.93) return () => this.createMedia();
     if (r < 0.97) return this.withBusy('media', this.pickFrom(L.media, 'media'), (m) => this.updateMedia(m));
@@ -328,7 +364,11 @@ export class Workload {
   }
 
   /** Runs an op on an object no other write is on (the post's terms and comments included by the op itself). */
-  private withBusy<T extends Tracked>(kind: string, target: T | undefined, op: (t: T) => Promise<void>): Op | undefined {
+  private withBusy<T extends Tracked>(
+    kind: string,
+    target: T | undefined,
+    op: (t: T) => Promise<void>,
+  ): Op | undefined {
     if (!target) return undefined;
     const key = `${kind}:${target.id}`;
     this.ledger.busy.add(key);
@@ -345,7 +385,14 @@ export class Workload {
    * Sends a write and sorts its answer. Returns the answer for a 2xx; `undefined` otherwise, after marking
    * `uncertain` what may have changed (no answer, or a 5xx).
    */
-  private async write(method: string, path: string, body: unknown, uncertain: Tracked[], expect4xx: string[] = [], extra?: Record<string, string>): Promise<Answer | undefined> {
+  private async write(
+    method: string,
+    path: string,
+    body: unknown,
+    uncertain: Tracked[],
+    expect4xx: string[] = [],
+    extra?: Record<string, string>,
+  ): Promise<Answer | undefined> {
     this.stats.tried++;
     let answer: Answer;
     try {
@@ -363,7 +410,11 @@ export class Workload {
     if (answer.status === 503) this.stats.unavailable++;
     else if (answer.status >= 500) add(this.stats.serverErrors, `${answer.status} ${code}`);
     else if (expect4xx.includes(code)) add(this.stats.expected, code);
-    else add(this.stats.unexpected, `${method} ${path.replace(/\d+/g, ':id').replace(/\?.*/, '')} ${answer.status} ${code}`);
+    else
+      add(
+        this.stats.unexpected,
+        `${method} ${path.replace(/\d+/g, ':id').replace(/\?.*/, '')} ${answer.status} ${code}`,
+      );
     if (answer.status >= 500) for (const t of uncertain) t.uncertain = true;
     return undefined;
   }
@@ -394,7 +445,8 @@ export class Workload {
     const taxonomy = this.random() < 0.5 ? 'categories' : 'tags';
     const name = this.name(taxonomy === 'categories' ? 'Chaos category' : 'Chaos tag');
     const a = await this.write('POST', `/${taxonomy}`, { name }, [], ['term_exists']);
-    if (a) this.ledger.terms.set(a.json.id, { id: a.json.id, taxonomy, name: a.json.name, uncertain: false, gone: false });
+    if (a)
+      this.ledger.terms.set(a.json.id, { id: a.json.id, taxonomy, name: a.json.name, uncertain: false, gone: false });
   }
 
   private async updateTerm(term: TermRecord): Promise<void> {
@@ -405,7 +457,9 @@ export class Workload {
 
   private async deleteTerm(term: TermRecord): Promise<void> {
     // The posts that hold it must not be written meanwhile: their terms change with it.
-    const holders = [...this.ledger.posts.values()].filter((p) => !p.gone && (p.categories.includes(term.id) || p.tags.includes(term.id)));
+    const holders = [...this.ledger.posts.values()].filter(
+      (p) => !p.gone && (p.categories.includes(term.id) || p.tags.includes(term.id)),
+    );
     if (holders.some((p) => this.ledger.busy.has(`post:${p.id}`))) return;
     holders.forEach((p) => this.ledger.busy.add(`post:${p.id}`));
     try {
@@ -428,7 +482,13 @@ export class Workload {
       const title = this.name('Chaos post');
       const content = `Content of ${title}, written ${++this.counter}.`;
       // No category sent: the default one (`categories: []` would leave it without one, as in WordPress).
-      const body = { title, content, status: 'publish', ...(categories.length ? { categories: categories.map((t) => t.id) } : {}), tags: tags.map((t) => t.id) };
+      const body = {
+        title,
+        content,
+        status: 'publish',
+        ...(categories.length ? { categories: categories.map((t) => t.id) } : {}),
+        tags: tags.map((t) => t.id),
+      };
       const a = await this.write('POST', '/posts', body, []);
       if (!a) return;
       this.ledger.posts.set(a.json.id, {
@@ -469,7 +529,7 @@ export class Workload {
     const comments = [...this.ledger.comments.values()].filter((c) => c.post === post.id && !c.gone);
     const a = await this.write('DELETE', `/posts/${post.id}`, undefined, [post]);
     // Its comments wait in `post-trashed` (WordPress keeps the post's comment_count for an untrash, so trashed posts
-  // are left out of the recount), their statuses kept on the post : not the client's to check any more.
+    // are left out of the recount), their statuses kept on the post : not the client's to check any more.
     comments.forEach((c) => (c.statusUnknown = true));
     if (a) post.status = 'trash';
   }
@@ -492,11 +552,22 @@ export class Workload {
     const content = `Comment ${++this.counter} on post ${post.id}.`;
     // The post's comment_count moves with it: an unanswered comment leaves the post's count to the recount check.
     const a = await this.write('POST', '/comments', { post: post.id, content }, []);
-    if (a) this.ledger.comments.set(a.json.id, { id: a.json.id, post: post.id, content, status: a.json.status, statusUnknown: false, uncertain: false, gone: false });
+    if (a)
+      this.ledger.comments.set(a.json.id, {
+        id: a.json.id,
+        post: post.id,
+        content,
+        status: a.json.status,
+        statusUnknown: false,
+        uncertain: false,
+        gone: false,
+      });
   }
 
   private async moderateComment(comment: CommentRecord): Promise<void> {
-    const status = (['approved', 'hold', 'spam'] as const).filter((s) => s !== comment.status)[Math.floor(this.random() * 2)];
+    const status = (['approved', 'hold', 'spam'] as const).filter((s) => s !== comment.status)[
+      Math.floor(this.random() * 2)
+    ];
     const a = await this.write('POST', `/comments/${comment.id}`, { status }, [comment]);
     if (a) comment.status = status;
   }
@@ -510,8 +581,18 @@ export class Workload {
     const title = this.name('Chaos image');
     const png = this.pngs[Math.floor(this.random() * this.pngs.length)];
     const file = `chaos-${++this.counter}.png`;
-    const a = await this.write('POST', `/media?title=${encodeURIComponent(title)}`, png, [], [], { 'Content-Type': 'image/png', 'Content-Disposition': `attachment; filename="${file}"` });
-    if (a) this.ledger.media.set(a.json.id, { id: a.json.id, title, file: a.json.media_details?.file ?? '', uncertain: false, gone: false });
+    const a = await this.write('POST', `/media?title=${encodeURIComponent(title)}`, png, [], [], {
+      'Content-Type': 'image/png',
+      'Content-Disposition': `attachment; filename="${file}"`,
+    });
+    if (a)
+      this.ledger.media.set(a.json.id, {
+        id: a.json.id,
+        title,
+        file: a.json.media_details?.file ?? '',
+        uncertain: false,
+        gone: false,
+      });
   }
 
   private async updateMedia(media: MediaRecord): Promise<void> {
@@ -545,7 +626,12 @@ export interface LedgerReport {
 export async function checkLedger(client: Client, ledger: Ledger): Promise<LedgerReport> {
   const report: LedgerReport = { checked: 0, uncertain: 0, lost: [] };
   const jobs: Array<() => Promise<void>> = [];
-  const check = <T extends Tracked>(kind: string, path: (t: T) => string, map: Map<number, T>, compare: (t: T, json: any) => string | undefined) => {
+  const check = <T extends Tracked>(
+    kind: string,
+    path: (t: T) => string,
+    map: Map<number, T>,
+    compare: (t: T, json: any) => string | undefined,
+  ) => {
     for (const t of map.values()) {
       if (t.uncertain) {
         report.uncertain++;
@@ -558,24 +644,56 @@ export async function checkLedger(client: Client, ledger: Ledger): Promise<Ledge
           if (a.status !== 404) report.lost.push(`${kind} ${t.id}: deleted (acknowledged) but answers ${a.status}`);
           return;
         }
-        if (a.status !== 200) return void report.lost.push(`${kind} ${t.id}: acknowledged but answers ${a.status} ${a.json?.code ?? ''}`);
+        if (a.status !== 200)
+          return void report.lost.push(`${kind} ${t.id}: acknowledged but answers ${a.status} ${a.json?.code ?? ''}`);
         const differs = compare(t, a.json);
         if (differs) report.lost.push(`${kind} ${t.id}: ${differs}`);
       });
     }
   };
-  const same = (what: string, got: unknown, want: unknown) => (JSON.stringify(got) === JSON.stringify(want) ? undefined : `${what} is ${JSON.stringify(got)}, acknowledged ${JSON.stringify(want)}`);
-  check('post', (p) => `/posts/${p.id}`, ledger.posts, (p, j) =>
-    same('title', j.title?.raw, p.title) ?? same('content', j.content?.raw, p.content) ?? same('status', j.status, p.status) ??
-    same('categories', sorted(j.categories ?? []), p.categories) ?? same('tags', sorted(j.tags ?? []), p.tags));
-  check('term', (t) => `/${t.taxonomy}/${t.id}`, ledger.terms, (t, j) => same('name', j.name, t.name));
-  check('comment', (c) => `/comments/${c.id}`, ledger.comments, (c, j) => same('content', j.content?.raw, c.content) ?? same('post', j.post, c.post) ?? (c.statusUnknown ? undefined : same('status', j.status, c.status)));
-  check('media', (m) => `/media/${m.id}`, ledger.media, (m, j) => same('title', j.title?.raw, m.title) ?? same('file', j.media_details?.file ?? '', m.file));
+  const same = (what: string, got: unknown, want: unknown) =>
+    JSON.stringify(got) === JSON.stringify(want)
+      ? undefined
+      : `${what} is ${JSON.stringify(got)}, acknowledged ${JSON.stringify(want)}`;
+  check(
+    'post',
+    (p) => `/posts/${p.id}`,
+    ledger.posts,
+    (p, j) =>
+      same('title', j.title?.raw, p.title) ??
+      same('content', j.content?.raw, p.content) ??
+      same('status', j.status, p.status) ??
+      same('categories', sorted(j.categories ?? []), p.categories) ??
+      same('tags', sorted(j.tags ?? []), p.tags),
+  );
+  check(
+    'term',
+    (t) => `/${t.taxonomy}/${t.id}`,
+    ledger.terms,
+    (t, j) => same('name', j.name, t.name),
+  );
+  check(
+    'comment',
+    (c) => `/comments/${c.id}`,
+    ledger.comments,
+    (c, j) =>
+      same('content', j.content?.raw, c.content) ??
+      same('post', j.post, c.post) ??
+      (c.statusUnknown ? undefined : same('status', j.status, c.status)),
+  );
+  check(
+    'media',
+    (m) => `/media/${m.id}`,
+    ledger.media,
+    (m, j) => same('title', j.title?.raw, m.title) ?? same('file', j.media_details?.file ?? '', m.file),
+  );
   // Eight at a time.
   const queue = [...jobs];
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) await job();
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) await job();
+    }),
+  );
   return report;
 }
 
@@ -591,7 +709,10 @@ export async function openSql(databaseUrl: string): Promise<Sql> {
     return { query: async (sql, params = []) => db.prepare(sql).all(...params), close: async () => void db.close() };
   }
   const connection = await mysql.createConnection({ uri: databaseUrl, dateStrings: true, supportBigNumbers: true });
-  return { query: async (sql, params = []) => (await connection.query(sql, params))[0] as any[], close: () => connection.end() };
+  return {
+    query: async (sql, params = []) => (await connection.query(sql, params))[0] as any[],
+    close: () => connection.end(),
+  };
 }
 
 export interface DatabaseReport {
@@ -616,51 +737,110 @@ export async function checkDatabase(sql: Sql, uploadDir: string, prefix = 'cms_'
     problems[kind] = (problems[kind] ?? 0) + rows.length;
     examples.push(...rows.slice(0, 3).map((r) => `${kind}: ${describe(r)}`));
   };
-  found('post without a category', await sql.query(
-    `SELECT p.ID AS id FROM ${t('posts')} p WHERE p.post_type = 'post' AND p.post_status IN ('publish', 'trash')
+  found(
+    'post without a category',
+    await sql.query(
+      `SELECT p.ID AS id FROM ${t('posts')} p WHERE p.post_type = 'post' AND p.post_status IN ('publish', 'trash')
        AND NOT EXISTS (SELECT 1 FROM ${t('term_relationships')} r JOIN ${t('term_taxonomy')} tt ON tt.term_taxonomy_id = r.term_taxonomy_id
-                       WHERE r.object_id = p.ID AND tt.taxonomy = 'category')`), (r) => `post ${r.id}`);
-  found('relationship of a missing post', await sql.query(
-    `SELECT r.object_id AS id FROM ${t('term_relationships')} r LEFT JOIN ${t('posts')} p ON p.ID = r.object_id WHERE p.ID IS NULL`), (r) => `object ${r.id}`);
-  found('relationship of a missing term', await sql.query(
-    `SELECT r.term_taxonomy_id AS id FROM ${t('term_relationships')} r LEFT JOIN ${t('term_taxonomy')} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE tt.term_taxonomy_id IS NULL`), (r) => `term_taxonomy ${r.id}`);
-  found('term_taxonomy of a missing term', await sql.query(
-    `SELECT tt.term_taxonomy_id AS id FROM ${t('term_taxonomy')} tt LEFT JOIN ${t('terms')} x ON x.term_id = tt.term_id WHERE x.term_id IS NULL`), (r) => `term_taxonomy ${r.id}`);
-  found('comment of a missing post', await sql.query(
-    `SELECT c.comment_ID AS id FROM ${t('comments')} c LEFT JOIN ${t('posts')} p ON p.ID = c.comment_post_ID WHERE p.ID IS NULL`), (r) => `comment ${r.id}`);
-  found('meta of a missing post', await sql.query(
-    `SELECT m.meta_id AS id FROM ${t('postmeta')} m LEFT JOIN ${t('posts')} p ON p.ID = m.post_id WHERE p.ID IS NULL`), (r) => `postmeta ${r.id}`);
-  found('term count differs from a recount', await sql.query(
-    `SELECT tt.term_taxonomy_id AS id, tt.count AS stored,
+                       WHERE r.object_id = p.ID AND tt.taxonomy = 'category')`,
+    ),
+    (r) => `post ${r.id}`,
+  );
+  found(
+    'relationship of a missing post',
+    await sql.query(
+      `SELECT r.object_id AS id FROM ${t('term_relationships')} r LEFT JOIN ${t('posts')} p ON p.ID = r.object_id WHERE p.ID IS NULL`,
+    ),
+    (r) => `object ${r.id}`,
+  );
+  found(
+    'relationship of a missing term',
+    await sql.query(
+      `SELECT r.term_taxonomy_id AS id FROM ${t('term_relationships')} r LEFT JOIN ${t('term_taxonomy')} tt ON tt.term_taxonomy_id = r.term_taxonomy_id WHERE tt.term_taxonomy_id IS NULL`,
+    ),
+    (r) => `term_taxonomy ${r.id}`,
+  );
+  found(
+    'term_taxonomy of a missing term',
+    await sql.query(
+      `SELECT tt.term_taxonomy_id AS id FROM ${t('term_taxonomy')} tt LEFT JOIN ${t('terms')} x ON x.term_id = tt.term_id WHERE x.term_id IS NULL`,
+    ),
+    (r) => `term_taxonomy ${r.id}`,
+  );
+  found(
+    'comment of a missing post',
+    await sql.query(
+      `SELECT c.comment_ID AS id FROM ${t('comments')} c LEFT JOIN ${t('posts')} p ON p.ID = c.comment_post_ID WHERE p.ID IS NULL`,
+    ),
+    (r) => `comment ${r.id}`,
+  );
+  found(
+    'meta of a missing post',
+    await sql.query(
+      `SELECT m.meta_id AS id FROM ${t('postmeta')} m LEFT JOIN ${t('posts')} p ON p.ID = m.post_id WHERE p.ID IS NULL`,
+    ),
+    (r) => `postmeta ${r.id}`,
+  );
+  found(
+    'term count differs from a recount',
+    await sql
+      .query(
+        `SELECT tt.term_taxonomy_id AS id, tt.count AS stored,
             (SELECT COUNT(*) FROM ${t('term_relationships')} r JOIN ${t('posts')} p ON p.ID = r.object_id
               WHERE r.term_taxonomy_id = tt.term_taxonomy_id AND p.post_type = 'post' AND p.post_status = 'publish') AS recount
-       FROM ${t('term_taxonomy')} tt WHERE tt.taxonomy IN ('category', 'post_tag')`).then((rows) => rows.filter((r) => Number(r.stored) !== Number(r.recount))),
-    (r) => `term_taxonomy ${r.id}: ${r.stored} stored, ${r.recount} counted`);
-  found('comment_count differs from a recount', await sql.query(
-    `SELECT p.ID AS id, p.comment_count AS stored,
+       FROM ${t('term_taxonomy')} tt WHERE tt.taxonomy IN ('category', 'post_tag')`,
+      )
+      .then((rows) => rows.filter((r) => Number(r.stored) !== Number(r.recount))),
+    (r) => `term_taxonomy ${r.id}: ${r.stored} stored, ${r.recount} counted`,
+  );
+  found(
+    'comment_count differs from a recount',
+    await sql
+      .query(
+        `SELECT p.ID AS id, p.comment_count AS stored,
             (SELECT COUNT(*) FROM ${t('comments')} c WHERE c.comment_post_ID = p.ID AND c.comment_approved = '1') AS recount
-       FROM ${t('posts')} p WHERE p.post_type = 'post' AND p.post_status <> 'trash'`).then((rows) => rows.filter((r) => Number(r.stored) !== Number(r.recount))),
-    (r) => `post ${r.id}: ${r.stored} stored, ${r.recount} counted`);
+       FROM ${t('posts')} p WHERE p.post_type = 'post' AND p.post_status <> 'trash'`,
+      )
+      .then((rows) => rows.filter((r) => Number(r.stored) !== Number(r.recount))),
+    (r) => `post ${r.id}: ${r.stored} stored, ${r.recount} counted`,
+  );
   // Trashed posts are left out: trashing renames a slug to `<slug>__trashed` without a check, as WordPress does
   // (wp_add_trashed_suffix_to_post_name_for_post), so two posts trashed under one slug in turn share it.
-  found('duplicate post slug', await sql.query(
-    `SELECT post_name AS slug, COUNT(*) AS n FROM ${t('posts')} WHERE post_type = 'post' AND post_status NOT IN ('trash', 'inherit', 'auto-draft') AND post_name <> ''
-      GROUP BY post_name HAVING COUNT(*) > 1`), (r) => `${r.slug} × ${r.n}`);
-  found('duplicate term slug', await sql.query(
-    `SELECT tt.taxonomy AS taxonomy, x.slug AS slug, COUNT(*) AS n FROM ${t('terms')} x JOIN ${t('term_taxonomy')} tt ON tt.term_id = x.term_id
-      GROUP BY tt.taxonomy, x.slug HAVING COUNT(*) > 1`), (r) => `${r.taxonomy} ${r.slug} × ${r.n}`);
+  found(
+    'duplicate post slug',
+    await sql.query(
+      `SELECT post_name AS slug, COUNT(*) AS n FROM ${t('posts')} WHERE post_type = 'post' AND post_status NOT IN ('trash', 'inherit', 'auto-draft') AND post_name <> ''
+      GROUP BY post_name HAVING COUNT(*) > 1`,
+    ),
+    (r) => `${r.slug} × ${r.n}`,
+  );
+  found(
+    'duplicate term slug',
+    await sql.query(
+      `SELECT tt.taxonomy AS taxonomy, x.slug AS slug, COUNT(*) AS n FROM ${t('terms')} x JOIN ${t('term_taxonomy')} tt ON tt.term_id = x.term_id
+      GROUP BY tt.taxonomy, x.slug HAVING COUNT(*) > 1`,
+    ),
+    (r) => `${r.taxonomy} ${r.slug} × ${r.n}`,
+  );
   // Files and rows: every attachment's file and sizes on disk, every file on disk an attachment's.
   const attachments = await sql.query(
     `SELECT p.ID AS id, f.meta_value AS file, m.meta_value AS metadata FROM ${t('posts')} p
        LEFT JOIN ${t('postmeta')} f ON f.post_id = p.ID AND f.meta_key = '_wp_attached_file'
        LEFT JOIN ${t('postmeta')} m ON m.post_id = p.ID AND m.meta_key = '_wp_attachment_metadata'
-      WHERE p.post_type = 'attachment'`);
+      WHERE p.post_type = 'attachment'`,
+  );
   const owned = new Set<string>();
   const missing: any[] = [];
   for (const a of attachments) {
     const file = String(a.file ?? '');
     const dir = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : '';
-    const names = [file, ...[...String(a.metadata ?? '').matchAll(/s:4:"file";s:\d+:"([^"]+)"/g)].map((m) => m[1]).filter((f) => !f.includes('/')).map((f) => dir + f)];
+    const names = [
+      file,
+      ...[...String(a.metadata ?? '').matchAll(/s:4:"file";s:\d+:"([^"]+)"/g)]
+        .map((m) => m[1])
+        .filter((f) => !f.includes('/'))
+        .map((f) => dir + f),
+    ];
     for (const name of names) {
       owned.add(name);
       if (!name || !existsSync(join(uploadDir, name))) missing.push({ id: a.id, name });
@@ -668,19 +848,32 @@ export async function checkDatabase(sql: Sql, uploadDir: string, prefix = 'cms_'
   }
   found('attachment row without its file', missing, (r) => `attachment ${r.id}: ${r.name || '(no file)'}`);
   const files = existsSync(uploadDir) ? walk(uploadDir).map((f) => relative(uploadDir, f).split('\\').join('/')) : [];
-  found('file without an attachment row', files.filter((f) => !owned.has(f)).map((name) => ({ name })), (r) => r.name);
+  found(
+    'file without an attachment row',
+    files.filter((f) => !owned.has(f)).map((name) => ({ name })),
+    (r) => r.name,
+  );
   const [posts] = await sql.query(`SELECT COUNT(*) AS n FROM ${t('posts')}`);
   const [terms] = await sql.query(`SELECT COUNT(*) AS n FROM ${t('term_taxonomy')}`);
   const [comments] = await sql.query(`SELECT COUNT(*) AS n FROM ${t('comments')}`);
-  return { problems, examples, posts: Number(posts.n), terms: Number(terms.n), comments: Number(comments.n), files: files.length };
+  return {
+    problems,
+    examples,
+    posts: Number(posts.n),
+    terms: Number(terms.n),
+    comments: Number(comments.n),
+    files: files.length,
+  };
 }
 
 function walk(dir: string): string[] {
   // Dot-directories are the server's own (`.cms-pending`, the upload journal), not uploads.
-  return readdirSync(dir).filter((name) => !name.startsWith('.')).flatMap((name) => {
-    const full = join(dir, name);
-    return statSync(full).isDirectory() ? walk(full) : [full];
-  });
+  return readdirSync(dir)
+    .filter((name) => !name.startsWith('.'))
+    .flatMap((name) => {
+      const full = join(dir, name);
+      return statSync(full).isDirectory() ? walk(full) : [full];
+    });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -719,7 +912,11 @@ export async function chaosRun(options: ChaosRunOptions): Promise<ChaosRunResult
   let server = await startCmsServer(options);
   let client = new Client(server.base);
   await client.login();
-  const load = new Workload(client, { writers: options.writers, seed: options.seed, contendedNames: options.contendedNames });
+  const load = new Workload(client, {
+    writers: options.writers,
+    seed: options.seed,
+    contendedNames: options.contendedNames,
+  });
   await load.prepare();
   const started = performance.now();
   load.start();

@@ -36,7 +36,14 @@ export function resultTable(label: string, r: ChaosRunResult): string {
 }
 
 export function failed(r: ChaosRunResult): boolean {
-  return r.stats.unavailable > 0 || r.lostAfterRestarts > 0 || r.ledger.lost.length > 0 || Object.keys(r.database.problems).length > 0 || Object.keys(r.stats.serverErrors).length > 0 || Object.keys(r.stats.unexpected).length > 0;
+  return (
+    r.stats.unavailable > 0 ||
+    r.lostAfterRestarts > 0 ||
+    r.ledger.lost.length > 0 ||
+    Object.keys(r.database.problems).length > 0 ||
+    Object.keys(r.stats.serverErrors).length > 0 ||
+    Object.keys(r.stats.unexpected).length > 0
+  );
 }
 
 /**
@@ -45,7 +52,11 @@ export function failed(r: ChaosRunResult): boolean {
  * whether any run failed.
  */
 export async function runOnEach(
-  options: Omit<ChaosRunOptions, 'databaseUrl' | 'uploadDir' | 'port' | 'workers'> & { name: string; db: string; workers: string },
+  options: Omit<ChaosRunOptions, 'databaseUrl' | 'uploadDir' | 'port' | 'workers'> & {
+    name: string;
+    db: string;
+    workers: string;
+  },
   extra: (result: ChaosRunResult) => string,
 ): Promise<{ tables: string[]; labels: string[]; bad: boolean }> {
   const { name, db, workers, ...load } = options;
@@ -59,8 +70,17 @@ export async function runOnEach(
         console.log(`${database.label}, CMS_WORKERS=${processes}`);
         // A port free now (the system's pick), kept across the restarts.
         const port = await freePort();
-        const result = await chaosRun({ ...load, databaseUrl: database.url, uploadDir: join(database.dir, 'uploads'), port, workers: processes });
-        const table = resultTable(`${database.label}, CMS_WORKERS=${processes}, ${load.writers} writers, ${load.seconds} s`, result);
+        const result = await chaosRun({
+          ...load,
+          databaseUrl: database.url,
+          uploadDir: join(database.dir, 'uploads'),
+          port,
+          workers: processes,
+        });
+        const table = resultTable(
+          `${database.label}, CMS_WORKERS=${processes}, ${load.writers} writers, ${load.seconds} s`,
+          result,
+        );
         console.log(table);
         for (const line of [...result.ledger.lost, ...result.database.examples].slice(0, 20)) console.log(`  ${line}`);
         tables.push(`${table}${extra(result)}`);
@@ -84,10 +104,18 @@ async function main(): Promise<void> {
   const seed = Number(option('seed', String(Date.now() % 100000)));
   const command = `npm run chaos -- --db ${db} --kills ${kills} --seconds ${seconds} --writers ${writers} --workers ${workers} --seed ${seed}`;
   console.log(command);
-  const { tables, labels, bad } = await runOnEach({ name: 'chaos', db, workers, kills, seconds, writers, seed, log: (l) => console.log(l) }, (result) => {
-    const examples = result.database.examples;
-    return examples.length ? `\n\nExamples: ${examples.slice(0, 6).map((e) => `\`${e}\``).join(', ')}` : '';
-  });
+  const { tables, labels, bad } = await runOnEach(
+    { name: 'chaos', db, workers, kills, seconds, writers, seed, log: (l) => console.log(l) },
+    (result) => {
+      const examples = result.database.examples;
+      return examples.length
+        ? `\n\nExamples: ${examples
+            .slice(0, 6)
+            .map((e) => `\`${e}\``)
+            .join(', ')}`
+        : '';
+    },
+  );
   reportRun('chaos', {
     title: 'Durability under kill -9',
     databases: labels,

@@ -113,8 +113,18 @@ export function bombPng(size: number, rowsPerBlock = 100): Buffer {
   for (let i = 0; i < blocks; i++) adler = adlerCombine(adler, pieceAdler, rows.length);
   const trailer = Buffer.alloc(4);
   trailer.writeUInt32BE(adler, 0);
-  const stream = Buffer.concat([Buffer.from([0x78, 0xda]), ...Array.from({ length: blocks }, () => piece), deflateRawSync(Buffer.alloc(0)), trailer]);
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr(size, size)), pngChunk('IDAT', stream), pngChunk('IEND', Buffer.alloc(0))]);
+  const stream = Buffer.concat([
+    Buffer.from([0x78, 0xda]),
+    ...Array.from({ length: blocks }, () => piece),
+    deflateRawSync(Buffer.alloc(0)),
+    trailer,
+  ]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', ihdr(size, size)),
+    pngChunk('IDAT', stream),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A 1 × 1 PNG whose IHDR says 1 × 1,000,000 (its CRC made to match): the data holds one row of the million. */
@@ -129,14 +139,23 @@ function corruptIdatPng(): Buffer {
   for (let i = 0; i < rows.length; i++) rows[i] = i % (1 + 64 * 3) === 0 ? 0 : (i * 7) & 0xff;
   const idat = deflateSync(rows, { level: 1 });
   for (let i = Math.floor(idat.length / 2); i < Math.floor(idat.length / 2) + 16; i++) idat[i] ^= 0x5a;
-  return Buffer.concat([PNG_SIGNATURE, pngChunk('IHDR', ihdr(64, 64)), pngChunk('IDAT', idat), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    pngChunk('IHDR', ihdr(64, 64)),
+    pngChunk('IDAT', idat),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /** A 1 × 1 PNG whose IDAT length field says 2 GiB − 16, with its few bytes of data. */
 function lyingLengthPng(): Buffer {
   const real = solidPng(1, 1);
   const idat = deflateSync(rgbRows(1, 1, [1, 2, 3]));
-  return Buffer.concat([real.subarray(0, 8 + 25), pngChunk('IDAT', idat, 0x7ffffff0), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    real.subarray(0, 8 + 25),
+    pngChunk('IDAT', idat, 0x7ffffff0),
+    pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -176,7 +195,9 @@ export function greyJpeg(width: number, height: number, declared = { width, heig
   const blocks = (width / 8) * (height / 8);
   const bits = '001010'.repeat(blocks);
   const padded = bits + '1'.repeat((8 - (bits.length % 8)) % 8);
-  const scan = Buffer.from(Array.from({ length: padded.length / 8 }, (_, i) => parseInt(padded.slice(i * 8, i * 8 + 8), 2)));
+  const scan = Buffer.from(
+    Array.from({ length: padded.length / 8 }, (_, i) => parseInt(padded.slice(i * 8, i * 8 + 8), 2)),
+  );
   return Buffer.concat([
     Buffer.from([0xff, 0xd8]),
     jpegSegment(0xe0, Buffer.from('4a46494600010100000100010000', 'hex')), // JFIF 1.1, no thumbnail
@@ -279,19 +300,52 @@ export function mediaCorpus(): MediaCase[] {
   if (corpus) return corpus;
   const jpeg = greyJpeg(256, 256);
   const png = solidPng(16, 16);
-  const webm = Buffer.concat([Buffer.from('1a45dfa3', 'hex'), Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 37 + 11) & 0xff))]);
+  const webm = Buffer.concat([
+    Buffer.from('1a45dfa3', 'hex'),
+    Buffer.from(Array.from({ length: 200 }, (_, i) => (i * 37 + 11) & 0xff)),
+  ]);
   corpus = [
     { label: 'JPEG cut at 400 bytes', filename: 'cut.jpg', type: 'image/jpeg', bytes: jpeg.subarray(0, 400) },
-    { label: 'JPEG whose frame header says 65500 × 65500', filename: 'wide.jpg', type: 'image/jpeg', bytes: greyJpeg(64, 64, { width: 65500, height: 65500 }) },
-    { label: 'PNG whose IHDR says 1 × 1,000,000 (CRC fixed)', filename: 'tall.png', type: 'image/png', bytes: tallPng() },
-    { label: 'PNG with a corrupt IDAT (CRC fixed)', filename: 'corrupt.png', type: 'image/png', bytes: corruptIdatPng() },
+    {
+      label: 'JPEG whose frame header says 65500 × 65500',
+      filename: 'wide.jpg',
+      type: 'image/jpeg',
+      bytes: greyJpeg(64, 64, { width: 65500, height: 65500 }),
+    },
+    {
+      label: 'PNG whose IHDR says 1 × 1,000,000 (CRC fixed)',
+      filename: 'tall.png',
+      type: 'image/png',
+      bytes: tallPng(),
+    },
+    {
+      label: 'PNG with a corrupt IDAT (CRC fixed)',
+      filename: 'corrupt.png',
+      type: 'image/png',
+      bytes: corruptIdatPng(),
+    },
     { label: 'PNG whose IDAT length says 2 GiB', filename: 'long.png', type: 'image/png', bytes: lyingLengthPng() },
     { label: 'PNG cut in its IDAT', filename: 'cut.png', type: 'image/png', bytes: solidPng(64, 64).subarray(0, 60) },
     { label: 'PNG bomb: 16000 × 16000 of one colour', filename: 'bomb.png', type: 'image/png', bytes: bombPng(16000) },
     { label: 'EBML magic and junk, named .webm', filename: 'clip.webm', type: 'video/webm', bytes: webm },
-    { label: 'WebP (lossless) declaring 16383 × 16383', filename: 'huge.webp', type: 'image/webp', bytes: hugeWebpLossless() },
-    { label: 'WebP canvas (VP8X) of 16383 × 16383 and no image', filename: 'canvas.webp', type: 'image/webp', bytes: hugeWebpCanvas() },
-    { label: 'GIF whose logical screen says 65535 × 65535', filename: 'screen.gif', type: 'image/gif', bytes: gif(65535) },
+    {
+      label: 'WebP (lossless) declaring 16383 × 16383',
+      filename: 'huge.webp',
+      type: 'image/webp',
+      bytes: hugeWebpLossless(),
+    },
+    {
+      label: 'WebP canvas (VP8X) of 16383 × 16383 and no image',
+      filename: 'canvas.webp',
+      type: 'image/webp',
+      bytes: hugeWebpCanvas(),
+    },
+    {
+      label: 'GIF whose logical screen says 65535 × 65535',
+      filename: 'screen.gif',
+      type: 'image/gif',
+      bytes: gif(65535),
+    },
     { label: 'MP3 cut short', filename: 'cut.mp3', type: 'audio/mpeg', bytes: truncatedMp3() },
     { label: 'MP4 cut short', filename: 'cut.mp4', type: 'video/mp4', bytes: truncatedMp4() },
     { label: 'MP4 box of 2^64 − 1 bytes', filename: 'huge.mp4', type: 'video/mp4', bytes: hugeBoxMp4() },
@@ -306,5 +360,7 @@ export function mediaCorpus(): MediaCase[] {
 
 /** `Content-Disposition` of a raw upload: the name plain when it is ASCII, else as RFC 8187 `filename*`. */
 export function rawDisposition(filename: string): string {
-  return /^[\x20-\x7e]*$/.test(filename) ? `attachment; filename="${filename.replace(/["\\]/g, '')}"` : `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return /^[\x20-\x7e]*$/.test(filename)
+    ? `attachment; filename="${filename.replace(/["\\]/g, '')}"`
+    : `attachment; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }

@@ -29,7 +29,19 @@ export interface FuzzRoute {
 }
 
 /** What a request was made to try. */
-export const KINDS = ['valid', 'boundary', 'hostile', 'shape', 'encoding', 'injection', 'brackets', 'undeclared', 'content-type', 'multipart', 'media'] as const;
+export const KINDS = [
+  'valid',
+  'boundary',
+  'hostile',
+  'shape',
+  'encoding',
+  'injection',
+  'brackets',
+  'undeclared',
+  'content-type',
+  'multipart',
+  'media',
+] as const;
 export type FuzzKind = (typeof KINDS)[number];
 
 /** One generated request: everything needed to send it again. */
@@ -87,10 +99,39 @@ export const HTML_PAYLOADS = [
   '{{7*7}}${7*7}',
 ];
 
-const ENCODING_PAYLOADS = ['%00', 'a%00b', '%FF%FE', '%C0%AF', '%ED%A0%80', '%E2%82', '%F4%90%80%80', '%EF%BF%BF', '%25%00', '..%2F..%2Fetc%2Fpasswd'];
+const ENCODING_PAYLOADS = [
+  '%00',
+  'a%00b',
+  '%FF%FE',
+  '%C0%AF',
+  '%ED%A0%80',
+  '%E2%82',
+  '%F4%90%80%80',
+  '%EF%BF%BF',
+  '%25%00',
+  '..%2F..%2Fetc%2Fpasswd',
+];
 
 /** Numbers that break naive parsing: huge, negative, not numbers. */
-const BAD_NUMBERS = ['-1', '0', '-99999999999999999999', '99999999999999999999', '2147483648', '9223372036854775808', '1e309', '-0', 'NaN', 'Infinity', '0x10', '1.5', ' 1', '1 ', '١٢', '', '9'.repeat(400)];
+const BAD_NUMBERS = [
+  '-1',
+  '0',
+  '-99999999999999999999',
+  '99999999999999999999',
+  '2147483648',
+  '9223372036854775808',
+  '1e309',
+  '-0',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '1.5',
+  ' 1',
+  '1 ',
+  '١٢',
+  '',
+  '9'.repeat(400),
+];
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString'];
 
@@ -151,22 +192,40 @@ function validValue(arg: FuzzArg, depth = 0): fc.Arbitrary<unknown> {
         options.push(fc.constant(null));
         break;
       case 'array':
-        options.push(depth > 2 ? fc.constant([]) : fc.array(validValue(arg.items ?? { type: 'string' }, depth + 1), { maxLength: 3 }));
+        options.push(
+          depth > 2
+            ? fc.constant([])
+            : fc.array(validValue(arg.items ?? { type: 'string' }, depth + 1), { maxLength: 3 }),
+        );
         break;
       case 'object':
-        if (depth > 2 || !arg.properties) options.push(fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }));
+        if (depth > 2 || !arg.properties)
+          options.push(fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }));
         else {
-          const props = Object.fromEntries(Object.entries(arg.properties).map(([k, v]) => [k, validValue(v, depth + 1)]));
+          const props = Object.fromEntries(
+            Object.entries(arg.properties).map(([k, v]) => [k, validValue(v, depth + 1)]),
+          );
           options.push(fc.record(props, { requiredKeys: [] }));
         }
         break;
       default:
-        if (arg.format === 'date-time') options.push(fc.date({ min: new Date('1971-01-01'), max: new Date('2037-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 19)));
+        if (arg.format === 'date-time')
+          options.push(
+            fc
+              .date({ min: new Date('1971-01-01'), max: new Date('2037-12-31'), noInvalidDate: true })
+              .map((d) => d.toISOString().slice(0, 19)),
+          );
         else if (arg.format === 'email') options.push(fc.emailAddress());
         else if (arg.format === 'uri') options.push(fc.webUrl());
         else if (arg.format === 'uuid') options.push(fc.uuid());
         else if (arg.format === 'hex-color') options.push(fc.constantFrom('#fff', '#a0b1c2'));
-        else options.push(fc.string({ minLength: arg.minLength ?? 0, maxLength: Math.max(arg.minLength ?? 0, Math.min(arg.maxLength ?? 24, 24)) }));
+        else
+          options.push(
+            fc.string({
+              minLength: arg.minLength ?? 0,
+              maxLength: Math.max(arg.minLength ?? 0, Math.min(arg.maxLength ?? 24, 24)),
+            }),
+          );
     }
   }
   return options.length === 1 ? options[0] : fc.oneof(...options);
@@ -177,15 +236,38 @@ function boundaryValue(arg: FuzzArg): fc.Arbitrary<unknown> {
   const values: unknown[] = ['', 0, -1, [], {}, null, true, 'false'];
   for (const type of types(arg)) {
     if (type === 'integer' || type === 'number') {
-      for (const edge of [arg.minimum, arg.maximum]) if (typeof edge === 'number') values.push(edge, edge - 1, edge + 1);
-      values.push(2147483647, 2147483648, 4294967296, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 0.5, '18446744073709551616', '99999999999999999999', '1e21');
+      for (const edge of [arg.minimum, arg.maximum])
+        if (typeof edge === 'number') values.push(edge, edge - 1, edge + 1);
+      values.push(
+        2147483647,
+        2147483648,
+        4294967296,
+        Number.MAX_SAFE_INTEGER,
+        -Number.MAX_SAFE_INTEGER,
+        0.5,
+        '18446744073709551616',
+        '99999999999999999999',
+        '1e21',
+      );
     }
     if (type === 'string') {
       if (typeof arg.maxLength === 'number') values.push('x'.repeat(arg.maxLength), 'x'.repeat(arg.maxLength + 1));
-      if (arg.format === 'date-time') values.push('0000-00-00T00:00:00', '9999-12-31T23:59:59', '1970-01-01T00:00:00Z', '2024-02-30T25:61:61', '2024-01-01T00:00:00+99:99');
+      if (arg.format === 'date-time')
+        values.push(
+          '0000-00-00T00:00:00',
+          '9999-12-31T23:59:59',
+          '1970-01-01T00:00:00Z',
+          '2024-02-30T25:61:61',
+          '2024-01-01T00:00:00+99:99',
+        );
       values.push(' ', 'x'.repeat(255), 'x'.repeat(256));
     }
-    if (type === 'array') values.push([[]], ['', ''], Array.from({ length: 200 }, (_, i) => i));
+    if (type === 'array')
+      values.push(
+        [[]],
+        ['', ''],
+        Array.from({ length: 200 }, (_, i) => i),
+      );
   }
   return fc.constantFrom(...values);
 }
@@ -204,7 +286,15 @@ function hostileValue(): fc.Arbitrary<unknown> {
 /** The wrong shape: arrays where scalars go, objects where arrays go, nested deep. */
 function shapeValue(): fc.Arbitrary<unknown> {
   return fc.oneof(
-    fc.constantFrom<unknown>([1, 2], [[1]], { a: 1 }, { 0: 'x' }, [{ a: [1] }], { raw: { raw: { raw: 'x' } } }, { __proto__: { polluted: 1 } }),
+    fc.constantFrom<unknown>(
+      [1, 2],
+      [[1]],
+      { a: 1 },
+      { 0: 'x' },
+      [{ a: [1] }],
+      { raw: { raw: { raw: 'x' } } },
+      { __proto__: { polluted: 1 } },
+    ),
     fc.jsonValue({ maxDepth: 4 }),
     fc.integer({ min: 20, max: 200 }).map((depth) => JSON.parse(deepJson(depth)) as unknown),
   );
@@ -240,7 +330,12 @@ export function targets(routes: readonly FuzzRoute[]): Target[] {
   for (const route of routes) {
     for (const endpoint of route.endpoints) {
       for (const method of endpoint.methods) {
-        out.push({ route: route.route, method, args: endpoint.args ?? {}, acceptsFiles: endpoint.acceptsFiles ?? (route.route.endsWith('/media') && method === 'POST') });
+        out.push({
+          route: route.route,
+          method,
+          args: endpoint.args ?? {},
+          acceptsFiles: endpoint.acceptsFiles ?? (route.route.endsWith('/media') && method === 'POST'),
+        });
       }
     }
   }
@@ -254,10 +349,13 @@ function pathFor(target: Target, ctx: FuzzContext, kind: FuzzKind): fc.Arbitrary
   const parts = groups.map((m) => {
     const name = m[1];
     const numeric = m[2].startsWith('[\\d]') && !m[2].includes('me');
-    const real = ctx.groups[name] ?? (numeric ? ctx.groups.id ?? ['1'] : ['x']);
+    const real = ctx.groups[name] ?? (numeric ? (ctx.groups.id ?? ['1']) : ['x']);
     const edge = numeric ? ['0', '999999', '2147483648', '9'.repeat(30)] : ['me', '0', 'x-y_z', 'A'.repeat(200)];
     const hostile = kind === 'encoding' ? ENCODING_PAYLOADS : [];
-    return fc.oneof({ arbitrary: fc.constantFrom(...real), weight: 6 }, { arbitrary: fc.constantFrom(...edge, ...hostile), weight: 1 });
+    return fc.oneof(
+      { arbitrary: fc.constantFrom(...real), weight: 6 },
+      { arbitrary: fc.constantFrom(...edge, ...hostile), weight: 1 },
+    );
   });
   return fc.tuple(...parts).map((values) => {
     let i = 0;
@@ -265,13 +363,30 @@ function pathFor(target: Target, ctx: FuzzContext, kind: FuzzKind): fc.Arbitrary
   });
 }
 
-const UNDECLARED = fc.constantFrom('foo', 'filter[post_status]', 'author_name', 'orderby]', '_method', 'rest_route', '_envelope', '_jsonp', '_fields', '_embed', 'p', ...PROTO_KEYS);
+const UNDECLARED = fc.constantFrom(
+  'foo',
+  'filter[post_status]',
+  'author_name',
+  'orderby]',
+  '_method',
+  'rest_route',
+  '_envelope',
+  '_jsonp',
+  '_fields',
+  '_embed',
+  'p',
+  ...PROTO_KEYS,
+);
 
 const BOUNDARY = 'fuzzboundary';
 
 /** One part of a multipart body (`--fuzzboundary`). */
 function part(disposition: string, type: string, data: string | Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\nContent-Type: ${type}\r\n\r\n`), Buffer.from(data), Buffer.from('\r\n')]);
+  return Buffer.concat([
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: ${disposition}\r\nContent-Type: ${type}\r\n\r\n`),
+    Buffer.from(data),
+    Buffer.from('\r\n'),
+  ]);
 }
 
 /** One multipart body: well-formed or broken in one place. */
@@ -280,24 +395,96 @@ function multipart(): fc.Arbitrary<{ headers: Record<string, string>; body: Buff
   const end = Buffer.from(`--${boundary}--\r\n`);
   const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
   const cases: Array<[string, string, () => Buffer]> = [
-    ['well-formed text file', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="file"; filename="a.txt"', 'text/plain', 'hello'), end])],
-    ['truncated PNG', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="file"; filename="a.png"', 'image/png', png), end])],
-    ['no closing boundary', `multipart/form-data; boundary=${boundary}`, () => part('form-data; name="file"; filename="a.txt"', 'text/plain', 'hello')],
-    ['no boundary parameter', 'multipart/form-data', () => Buffer.concat([part('form-data; name="file"; filename="a.txt"', 'text/plain', 'x'), end])],
+    [
+      'well-formed text file',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="file"; filename="a.txt"', 'text/plain', 'hello'), end]),
+    ],
+    [
+      'truncated PNG',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="file"; filename="a.png"', 'image/png', png), end]),
+    ],
+    [
+      'no closing boundary',
+      `multipart/form-data; boundary=${boundary}`,
+      () => part('form-data; name="file"; filename="a.txt"', 'text/plain', 'hello'),
+    ],
+    [
+      'no boundary parameter',
+      'multipart/form-data',
+      () => Buffer.concat([part('form-data; name="file"; filename="a.txt"', 'text/plain', 'x'), end]),
+    ],
     ['empty body', `multipart/form-data; boundary=${boundary}`, () => Buffer.alloc(0)],
     ['garbage body', `multipart/form-data; boundary=${boundary}`, () => Buffer.from('\u0000\u00ff--fuzz\r\n\r\n--')],
-    ['path traversal filename', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="file"; filename="../../../etc/passwd"', 'text/plain', 'x'), end])],
-    ['null byte filename', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="file"; filename="a\u0000.php.txt"', 'text/plain', 'x'), end])],
-    ['invalid UTF-8 filename*', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part("form-data; name=\"file\"; filename*=UTF-8''%FF%FE.txt", 'text/plain', 'x'), end])],
-    ['disposition without name', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; filename="a.txt"', 'text/plain', 'x'), end])],
-    ['unterminated quoted filename', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="file"; filename="a.txt', 'text/plain', 'x'), end])],
-    ['two files', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="file"; filename="a.txt"', 'text/plain', 'x'), part('form-data; name="file2"; filename="b.txt"', 'text/plain', 'y'), end])],
-    ['fields only', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="title"', 'text/plain', 'T'), part('form-data; name="title"', 'text/plain', 'U'), end])],
-    ['thousand fields', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([...Array.from({ length: 1200 }, (_, i) => part(`form-data; name="f${i}"`, 'text/plain', 'v')), end])],
-    ['1 MiB field', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="caption"', 'text/plain', 'c'.repeat(MiB)), end])],
-    ['bracket field names', `multipart/form-data; boundary=${boundary}`, () => Buffer.concat([part('form-data; name="meta[a][b][c][d][e]"', 'text/plain', 'x'), end])],
+    [
+      'path traversal filename',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="file"; filename="../../../etc/passwd"', 'text/plain', 'x'), end]),
+    ],
+    [
+      'null byte filename',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="file"; filename="a\u0000.php.txt"', 'text/plain', 'x'), end]),
+    ],
+    [
+      'invalid UTF-8 filename*',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="file"; filename*=UTF-8\'\'%FF%FE.txt', 'text/plain', 'x'), end]),
+    ],
+    [
+      'disposition without name',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; filename="a.txt"', 'text/plain', 'x'), end]),
+    ],
+    [
+      'unterminated quoted filename',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="file"; filename="a.txt', 'text/plain', 'x'), end]),
+    ],
+    [
+      'two files',
+      `multipart/form-data; boundary=${boundary}`,
+      () =>
+        Buffer.concat([
+          part('form-data; name="file"; filename="a.txt"', 'text/plain', 'x'),
+          part('form-data; name="file2"; filename="b.txt"', 'text/plain', 'y'),
+          end,
+        ]),
+    ],
+    [
+      'fields only',
+      `multipart/form-data; boundary=${boundary}`,
+      () =>
+        Buffer.concat([
+          part('form-data; name="title"', 'text/plain', 'T'),
+          part('form-data; name="title"', 'text/plain', 'U'),
+          end,
+        ]),
+    ],
+    [
+      'thousand fields',
+      `multipart/form-data; boundary=${boundary}`,
+      () =>
+        Buffer.concat([
+          ...Array.from({ length: 1200 }, (_, i) => part(`form-data; name="f${i}"`, 'text/plain', 'v')),
+          end,
+        ]),
+    ],
+    [
+      '1 MiB field',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="caption"', 'text/plain', 'c'.repeat(MiB)), end]),
+    ],
+    [
+      'bracket field names',
+      `multipart/form-data; boundary=${boundary}`,
+      () => Buffer.concat([part('form-data; name="meta[a][b][c][d][e]"', 'text/plain', 'x'), end]),
+    ],
   ];
-  return fc.constantFrom(...cases).map(([label, type, body]) => ({ label, headers: { 'content-type': type }, body: body() }));
+  return fc
+    .constantFrom(...cases)
+    .map(([label, type, body]) => ({ label, headers: { 'content-type': type }, body: body() }));
 }
 
 /**
@@ -306,16 +493,32 @@ function multipart(): fc.Arbitrary<{ headers: Record<string, string>; body: Buff
  * of a multipart body (the name as sent, UTF-8).
  */
 function mediaUpload(): fc.Arbitrary<{ headers: Record<string, string>; body: Buffer; label: string }> {
-  return fc.record({ file: fc.constantFrom(...mediaCorpus()), multipart: fc.boolean() }).map(({ file, multipart: asPart }): { headers: Record<string, string>; body: Buffer; label: string } => {
-    if (!asPart) return { label: `${file.label} (raw)`, headers: { 'content-type': file.type, 'content-disposition': rawDisposition(file.filename) }, body: file.bytes };
-    // The part's head is written as UTF-8: a name that is not ASCII goes as its UTF-8 bytes, as browsers send it.
-    const body = Buffer.concat([part(`form-data; name="file"; filename="${file.filename.replace(/["\\]/g, '')}"`, file.type, file.bytes), Buffer.from(`--${BOUNDARY}--\r\n`)]);
-    return { label: `${file.label} (multipart)`, headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` }, body };
-  });
+  return fc
+    .record({ file: fc.constantFrom(...mediaCorpus()), multipart: fc.boolean() })
+    .map(({ file, multipart: asPart }): { headers: Record<string, string>; body: Buffer; label: string } => {
+      if (!asPart)
+        return {
+          label: `${file.label} (raw)`,
+          headers: { 'content-type': file.type, 'content-disposition': rawDisposition(file.filename) },
+          body: file.bytes,
+        };
+      // The part's head is written as UTF-8: a name that is not ASCII goes as its UTF-8 bytes, as browsers send it.
+      const body = Buffer.concat([
+        part(`form-data; name="file"; filename="${file.filename.replace(/["\\]/g, '')}"`, file.type, file.bytes),
+        Buffer.from(`--${BOUNDARY}--\r\n`),
+      ]);
+      return {
+        label: `${file.label} (multipart)`,
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        body,
+      };
+    });
 }
 
 /** Raw request bodies with wrong or lying content types. */
-function contentTypeBody(fields: Record<string, unknown>): fc.Arbitrary<{ headers: Record<string, string>; body: Buffer }> {
+function contentTypeBody(
+  fields: Record<string, unknown>,
+): fc.Arbitrary<{ headers: Record<string, string>; body: Buffer }> {
   const json = () => JSON.stringify(fields);
   const cases: Array<[string, () => string | Buffer]> = [
     ['text/plain', json],
@@ -326,17 +529,28 @@ function contentTypeBody(fields: Record<string, unknown>): fc.Arbitrary<{ header
     ['application/json', () => '"string"'],
     ['application/json', () => '[1,2,3]'],
     ['application/json', () => deepJson(100_000)],
-    ['application/json', () => Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from('"}')])],
+    [
+      'application/json',
+      () => Buffer.concat([Buffer.from('{"title":"'), Buffer.from([0xff, 0xfe, 0xc0, 0xaf]), Buffer.from('"}')]),
+    ],
     ['application/json', () => '{"title":"\\u0000\\ud800"}'],
     ['application/json; charset=utf-16', json],
     ['application/json; charset=latin1', json],
-    ['application/x-www-form-urlencoded', () => 'title=%FF%FE&content[raw][raw]=x&status[]=publish&a[b][c][d][e][f][g][h]=1'],
+    [
+      'application/x-www-form-urlencoded',
+      () => 'title=%FF%FE&content[raw][raw]=x&status[]=publish&a[b][c][d][e][f][g][h]=1',
+    ],
     ['application/x-www-form-urlencoded', json],
     ['application/octet-stream', () => Buffer.from([0, 1, 2, 255])],
     ['', json],
     ['application/json', () => JSON.stringify({ ...fields, big: 'b'.repeat(MiB) })],
   ];
-  return fc.constantFrom(...cases).map(([type, body]) => ({ headers: (type ? { 'content-type': type } : {}) as Record<string, string>, body: Buffer.from(body()) }));
+  return fc
+    .constantFrom(...cases)
+    .map(([type, body]) => ({
+      headers: (type ? { 'content-type': type } : {}) as Record<string, string>,
+      body: Buffer.from(body()),
+    }));
 }
 
 /** The arbitrary of all requests to the given routes. */
@@ -355,21 +569,36 @@ export function requestArbitrary(routes: readonly FuzzRoute[], ctx: FuzzContext)
       const target = kind === 'media' && upload ? upload : drawn;
       const admin = asAdmin || (kind === 'media' && upload !== undefined);
       const names = Object.keys(target.args);
-      const picked = names.length ? fc.subarray(names, { maxLength: Math.min(names.length, 6) }) : fc.constant([] as string[]);
+      const picked = names.length
+        ? fc.subarray(names, { maxLength: Math.min(names.length, 6) })
+        : fc.constant([] as string[]);
       return fc
         .record({
           path: pathFor(target, ctx, kind),
-          values: picked.chain((keys) => fc.tuple(...keys.map((k) => valueFor(kind, target.args[k]).map((v) => [k, v] as [string, unknown])))),
+          values: picked.chain((keys) =>
+            fc.tuple(...keys.map((k) => valueFor(kind, target.args[k]).map((v) => [k, v] as [string, unknown]))),
+          ),
           extra: fc.array(fc.tuple(UNDECLARED, hostileValue()), { maxLength: kind === 'undeclared' ? 6 : 0 }),
-          raw: kind === 'encoding' ? fc.array(fc.tuple(fc.constantFrom(...names, 'x'), fc.constantFrom(...ENCODING_PAYLOADS)), { minLength: 1, maxLength: 3 }) : fc.constant([] as Array<[string, string]>),
-          brackets: kind === 'brackets' ? fc.constantFrom('deep', 'many', 'array-index', 'proto', 'mixed') : fc.constant(''),
+          raw:
+            kind === 'encoding'
+              ? fc.array(fc.tuple(fc.constantFrom(...names, 'x'), fc.constantFrom(...ENCODING_PAYLOADS)), {
+                  minLength: 1,
+                  maxLength: 3,
+                })
+              : fc.constant([] as Array<[string, string]>),
+          brackets:
+            kind === 'brackets' ? fc.constantFrom('deep', 'many', 'array-index', 'proto', 'mixed') : fc.constant(''),
           multipart: kind === 'multipart' ? multipart() : fc.constant(null),
           media: kind === 'media' ? mediaUpload() : fc.constant(null),
           inBody: fc.boolean(),
         })
         .chain((parts) => {
           const fields: Record<string, unknown> = Object.fromEntries([...parts.values, ...parts.extra]);
-          return (kind === 'content-type' ? contentTypeBody(fields) : fc.constant(null)).map((contentType) => ({ parts, fields, contentType }));
+          return (kind === 'content-type' ? contentTypeBody(fields) : fc.constant(null)).map((contentType) => ({
+            parts,
+            fields,
+            contentType,
+          }));
         })
         .map(({ parts, fields, contentType }) => buildRequest(target, kind, admin, parts, fields, contentType, ctx));
     })
@@ -408,7 +637,11 @@ function buildRequest(
     query.push(`${enc(k)}=${v}`);
     if (write && kind === 'encoding') {
       headers = { 'content-type': 'application/json' };
-      body = Buffer.concat([Buffer.from(`{"${k.replace(/["\\]/g, '')}":"`), Buffer.from(decodeLoose(v)), Buffer.from('","x\\u0000":"\\u0000"}')]);
+      body = Buffer.concat([
+        Buffer.from(`{"${k.replace(/["\\]/g, '')}":"`),
+        Buffer.from(decodeLoose(v)),
+        Buffer.from('","x\\u0000":"\\u0000"}'),
+      ]);
     }
   }
   switch (parts.brackets) {
@@ -436,7 +669,16 @@ function buildRequest(
   // query is kept under 12 KiB so that every request reaches the API.
   while (query.length > 1 && query.join('&').length > 12_000) query.pop();
   const path = `${ctx.prefix}${parts.path}`;
-  return { kind, route: target.route, method: target.method, url: query.length ? `${path}?${query.join('&')}` : path, admin, headers, body, ...(label ? { label } : {}) };
+  return {
+    kind,
+    route: target.route,
+    method: target.method,
+    url: query.length ? `${path}?${query.join('&')}` : path,
+    admin,
+    headers,
+    body,
+    ...(label ? { label } : {}),
+  };
 }
 
 /** Bytes a percent-encoded payload stands for (invalid UTF-8 kept as bytes). */
@@ -463,7 +705,13 @@ function chunkSeed(seed: number, k: number): number {
  * The requests of a run, deterministic for a seed: request `i` is the same in every run with that seed, however
  * many requests the run makes, so a finding is reproduced by its seed and number alone. Made one chunk at a time.
  */
-export function* streamRequests(routes: readonly FuzzRoute[], ctx: FuzzContext, seed: number, count: number, from = 0): Generator<FuzzRequest> {
+export function* streamRequests(
+  routes: readonly FuzzRoute[],
+  ctx: FuzzContext,
+  seed: number,
+  count: number,
+  from = 0,
+): Generator<FuzzRequest> {
   const arbitrary = requestArbitrary(routes, ctx);
   for (let k = Math.floor(from / CHUNK); k * CHUNK < count; k++) {
     const chunk = fc.sample(arbitrary, { seed: chunkSeed(seed, k), numRuns: Math.min(CHUNK, count - k * CHUNK) });
@@ -472,7 +720,12 @@ export function* streamRequests(routes: readonly FuzzRoute[], ctx: FuzzContext, 
 }
 
 /** A deterministic sample of `count` requests for a seed. */
-export function sampleRequests(routes: readonly FuzzRoute[], ctx: FuzzContext, seed: number, count: number): FuzzRequest[] {
+export function sampleRequests(
+  routes: readonly FuzzRoute[],
+  ctx: FuzzContext,
+  seed: number,
+  count: number,
+): FuzzRequest[] {
   return [...streamRequests(routes, ctx, seed, count)];
 }
 
@@ -492,12 +745,17 @@ export function send(base: string, req: FuzzRequest, authorization: string, time
     const headers: Record<string, string | number> = { ...req.headers };
     if (req.admin) headers.authorization = authorization;
     if (req.body) headers['content-length'] = req.body.length;
-    const r = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const r = httpRequest(
+      { host: url.hostname, port: url.port, method: req.method, path: req.url, headers, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     r.setTimeout(timeoutMs, () => r.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     r.on('error', reject);
     r.end(req.body);
@@ -519,7 +777,9 @@ export function leakPatterns(tablePrefix: string): RegExp[] {
     /You have an error in your SQL/i,
     /QueryFailedError|TypeORM|mysql2|better-sqlite3/i,
     /\bat [\w.<>]+ \((?:\/|node:)/, // a stack frame
-    new RegExp(`\\b${p}(posts|postmeta|users|usermeta|options|terms|termmeta|term_taxonomy|term_relationships|comments|commentmeta|links)\\b`),
+    new RegExp(
+      `\\b${p}(posts|postmeta|users|usermeta|options|terms|termmeta|term_taxonomy|term_relationships|comments|commentmeta|links)\\b`,
+    ),
   ];
 }
 
@@ -546,7 +806,9 @@ export const REFERENCE_5XX: Record<string, { status: number; where: RegExp }> = 
 
 /** Whether a 5xx answer is one the API owes by contract ({@link REFERENCE_5XX}). */
 export function owedByContract(req: Pick<FuzzRequest, 'method' | 'route'>, status: number, code: unknown): boolean {
-  const owed = Object.prototype.hasOwnProperty.call(REFERENCE_5XX, String(code)) ? REFERENCE_5XX[String(code)] : undefined;
+  const owed = Object.prototype.hasOwnProperty.call(REFERENCE_5XX, String(code))
+    ? REFERENCE_5XX[String(code)]
+    : undefined;
   return owed !== undefined && owed.status === status && owed.where.test(`${req.method} ${req.route}`);
 }
 
@@ -561,16 +823,29 @@ export function violations(req: FuzzRequest, answer: FuzzAnswer, patterns: RegEx
     } catch {
       out.push(`error body is not JSON (${type || 'no content type'}): ${answer.body.slice(0, 80)}`);
     }
-    if (answer.status >= 500 && !owedByContract(req, answer.status, body?.code)) out.push(`status ${answer.status}${typeof body?.code === 'string' ? ` ${body.code}: ${String(body.message).slice(0, 120)}` : ''}`);
-    if (body && (typeof body.code !== 'string' || typeof body.message !== 'string' || body.data?.status !== answer.status)) {
+    if (answer.status >= 500 && !owedByContract(req, answer.status, body?.code))
+      out.push(
+        `status ${answer.status}${typeof body?.code === 'string' ? ` ${body.code}: ${String(body.message).slice(0, 120)}` : ''}`,
+      );
+    if (
+      body &&
+      (typeof body.code !== 'string' || typeof body.message !== 'string' || body.data?.status !== answer.status)
+    ) {
       out.push(`error body is not {code, message, data.status=${answer.status}}: ${answer.body.slice(0, 160)}`);
     }
   }
-  const sent = (decodeSafe(req.url) + ' ' + (req.body ? req.body.toString('utf8', 0, Math.min(req.body.length, 200_000)) : '')).toLowerCase();
+  const sent = (
+    decodeSafe(req.url) +
+    ' ' +
+    (req.body ? req.body.toString('utf8', 0, Math.min(req.body.length, 200_000)) : '')
+  ).toLowerCase();
   for (const pattern of patterns) {
     if (answer.status < 400 && SQL_STATEMENTS.includes(pattern)) continue;
     const match = pattern.exec(answer.body);
-    if (match && !sent.includes(match[0].toLowerCase())) out.push(`answer holds ${JSON.stringify(match[0])}: …${answer.body.slice(Math.max(0, match.index - 60), match.index + 60)}…`);
+    if (match && !sent.includes(match[0].toLowerCase()))
+      out.push(
+        `answer holds ${JSON.stringify(match[0])}: …${answer.body.slice(Math.max(0, match.index - 60), match.index + 60)}…`,
+      );
   }
   return out;
 }
@@ -581,7 +856,9 @@ function decodeSafe(url: string): string {
 
 /** How a request is shown so that it can be sent again by hand (curl), with its body cut at 300 bytes. */
 export function reproduction(base: string, req: FuzzRequest): string {
-  const headers = Object.entries(req.headers).map(([k, v]) => ` -H '${k}: ${v}'`).join('');
+  const headers = Object.entries(req.headers)
+    .map(([k, v]) => ` -H '${k}: ${v}'`)
+    .join('');
   const auth = req.admin ? " -u 'admin:<application password>'" : '';
   // A binary body (a media file) is named, not shown: its bytes would not survive a terminal or a Markdown report.
   const binary = req.body && /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(req.body.toString('latin1'));
@@ -594,8 +871,19 @@ export function reproduction(base: string, req: FuzzRequest): string {
 }
 
 /** Sends a JSON request as the administrator and answers its JSON body; fails on a status other than `expect`. */
-async function adminJson(base: string, authorization: string, method: string, path: string, body: unknown, expect: number): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { authorization, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function adminJson(
+  base: string,
+  authorization: string,
+  method: string,
+  path: string,
+  body: unknown,
+  expect: number,
+): Promise<any> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status !== expect) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
   return JSON.parse(text);
@@ -605,16 +893,48 @@ async function adminJson(base: string, authorization: string, method: string, pa
  * Makes the items the fuzzer's paths point at, through the API as the administrator: posts (one with a revision), a
  * page, terms, a comment, a media file, a second user with an application password. Answers the path groups.
  */
-export async function seedSite(base: string, authorization: string, prefix = '/cms-json'): Promise<Record<string, string[]>> {
+export async function seedSite(
+  base: string,
+  authorization: string,
+  prefix = '/cms-json',
+): Promise<Record<string, string[]>> {
   const api = `${prefix}/cms/v2`;
-  const post = await adminJson(base, authorization, 'POST', `${api}/posts`, { title: 'Fuzz one', content: 'First <b>post</b>', status: 'publish' }, 201);
+  const post = await adminJson(
+    base,
+    authorization,
+    'POST',
+    `${api}/posts`,
+    { title: 'Fuzz one', content: 'First <b>post</b>', status: 'publish' },
+    201,
+  );
   await adminJson(base, authorization, 'POST', `${api}/posts/${post.id}`, { title: 'Fuzz one, again' }, 200);
-  const draft = await adminJson(base, authorization, 'POST', `${api}/posts`, { title: 'Fuzz draft', status: 'draft', password: 'secret' }, 201);
-  const page = await adminJson(base, authorization, 'POST', `${api}/pages`, { title: 'Fuzz page', content: 'Page', status: 'publish' }, 201);
+  const draft = await adminJson(
+    base,
+    authorization,
+    'POST',
+    `${api}/posts`,
+    { title: 'Fuzz draft', status: 'draft', password: 'secret' },
+    201,
+  );
+  const page = await adminJson(
+    base,
+    authorization,
+    'POST',
+    `${api}/pages`,
+    { title: 'Fuzz page', content: 'Page', status: 'publish' },
+    201,
+  );
   await adminJson(base, authorization, 'POST', `${api}/pages/${page.id}`, { content: 'Page, again' }, 200);
   const category = await adminJson(base, authorization, 'POST', `${api}/categories`, { name: 'Fuzz category' }, 201);
   const tag = await adminJson(base, authorization, 'POST', `${api}/tags`, { name: 'Fuzz tag' }, 201);
-  const comment = await adminJson(base, authorization, 'POST', `${api}/comments`, { post: post.id, content: 'A comment' }, 201);
+  const comment = await adminJson(
+    base,
+    authorization,
+    'POST',
+    `${api}/comments`,
+    { post: post.id, content: 'A comment' },
+    201,
+  );
   const upload = await fetch(`${base}${api}/media`, {
     method: 'POST',
     headers: { authorization, 'content-type': 'text/plain', 'content-disposition': 'attachment; filename="fuzz.txt"' },
@@ -622,8 +942,22 @@ export async function seedSite(base: string, authorization: string, prefix = '/c
   });
   if (upload.status !== 201) throw new Error(`media upload: ${upload.status} ${await upload.text()}`);
   const media = (await upload.json()) as { id: number };
-  const user = await adminJson(base, authorization, 'POST', `${api}/users`, { username: 'fuzzuser', email: 'fuzz@example.org', password: 'fuzz-password-1', roles: ['editor'] }, 201);
-  const app = await adminJson(base, authorization, 'POST', `${api}/users/${user.id}/application-passwords`, { name: 'fuzz' }, 201);
+  const user = await adminJson(
+    base,
+    authorization,
+    'POST',
+    `${api}/users`,
+    { username: 'fuzzuser', email: 'fuzz@example.org', password: 'fuzz-password-1', roles: ['editor'] },
+    201,
+  );
+  const app = await adminJson(
+    base,
+    authorization,
+    'POST',
+    `${api}/users/${user.id}/application-passwords`,
+    { name: 'fuzz' },
+    201,
+  );
   const revisions = await adminJson(base, authorization, 'GET', `${api}/posts/${post.id}/revisions`, undefined, 200);
   const ids = [post.id, draft.id, page.id, category.id, tag.id, comment.id, media.id, user.id].map(String);
   return {

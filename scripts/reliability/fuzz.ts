@@ -21,8 +21,29 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { adminAuthorization, machine, mysqlVersion, prepareDatabase, ROOT, Server, sh, startServer, stopServer } from './server';
-import { FuzzAnswer, FuzzRequest, FuzzRoute, KINDS, leakPatterns, reproduction, seedSite, send, streamRequests, violations } from './fuzz-requests';
+import {
+  adminAuthorization,
+  machine,
+  mysqlVersion,
+  prepareDatabase,
+  ROOT,
+  Server,
+  sh,
+  startServer,
+  stopServer,
+} from './server';
+import {
+  FuzzAnswer,
+  FuzzRequest,
+  FuzzRoute,
+  KINDS,
+  leakPatterns,
+  reproduction,
+  seedSite,
+  send,
+  streamRequests,
+  violations,
+} from './fuzz-requests';
 import { writeSection } from './report';
 
 const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -40,7 +61,12 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { seed: Math.floor(Math.random() * 2 ** 31), requests: 10_000, db: 'sqlite', concurrency: 4 };
+  const options: Options = {
+    seed: Math.floor(Math.random() * 2 ** 31),
+    requests: 10_000,
+    db: 'sqlite',
+    concurrency: 4,
+  };
   for (let i = 0; i < argv.length; i++) {
     const [name, value] = [argv[i], argv[i + 1]];
     const int = () => {
@@ -107,10 +133,14 @@ async function main(): Promise<number> {
   try {
     server = await startServer(env);
     const authorization = adminAuthorization(database.url, PREFIX);
-    const index = (await (await fetch(`${server.base}/cms-json/`, { headers: { authorization } })).json()) as { routes: Record<string, { endpoints: FuzzRoute['endpoints'] }> };
+    const index = (await (await fetch(`${server.base}/cms-json/`, { headers: { authorization } })).json()) as {
+      routes: Record<string, { endpoints: FuzzRoute['endpoints'] }>;
+    };
     const routes: FuzzRoute[] = Object.entries(index.routes).map(([route, r]) => ({ route, endpoints: r.endpoints }));
     const groups = await seedSite(server.base, authorization);
-    const me = (await (await fetch(`${server.base}/cms-json/cms/v2/users/me`, { headers: { authorization } })).json()) as { id: number };
+    const me = (await (
+      await fetch(`${server.base}/cms-json/cms/v2/users/me`, { headers: { authorization } })
+    ).json()) as { id: number };
     // Writes that would take the fuzzer's own access away (its user, its application passwords) are not sent as it.
     const protect = (method: string, p: string) => method !== 'GET' && new RegExp(`/users/(me|${me.id})(/|$)`).test(p);
     const ctx = { prefix: '/cms-json', groups, protect };
@@ -150,7 +180,8 @@ async function main(): Promise<number> {
       try {
         answer = await send(server!.base, req, authorization);
       } catch (error) {
-        if (server!.child.exitCode !== null || server!.child.signalCode !== null) died ||= `request #${i}: the server exited (${server!.child.exitCode ?? server!.child.signalCode})`;
+        if (server!.child.exitCode !== null || server!.child.signalCode !== null)
+          died ||= `request #${i}: the server exited (${server!.child.exitCode ?? server!.child.signalCode})`;
         findings.push({ i, req, problems: [`no answer: ${(error as Error).message}`] });
         return;
       }
@@ -172,9 +203,17 @@ async function main(): Promise<number> {
       }
       done++;
     };
-    const round = (stop: number) => Promise.all(Array.from({ length: options.concurrency }, async () => { while (next < stop && !died) await one(); }));
+    const round = (stop: number) =>
+      Promise.all(
+        Array.from({ length: options.concurrency }, async () => {
+          while (next < stop && !died) await one();
+        }),
+      );
     const checkpoint = async () => {
-      const live = await fetch(`${server!.base}/cms-json/`).then((r) => r.status, () => 0);
+      const live = await fetch(`${server!.base}/cms-json/`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (live === 200) liveness++;
       else died ||= `the index answered ${live || 'nothing'} after ${done} requests`;
       if (!died) heap.push((await server!.heap()).heapUsed);
@@ -185,16 +224,21 @@ async function main(): Promise<number> {
     await checkpoint();
     while (next < options.requests && !died) {
       await round(Math.min(options.requests, next + 1000));
-      if (server.child.exitCode !== null || server.child.signalCode !== null) died ||= `the server exited after ${done} requests`;
+      if (server.child.exitCode !== null || server.child.signalCode !== null)
+        died ||= `the server exited after ${done} requests`;
       await checkpoint();
-      process.stdout.write(`\r${done} / ${options.requests} requests, ${findings.length} findings, heap ${mib(heap[heap.length - 1])}   `);
+      process.stdout.write(
+        `\r${done} / ${options.requests} requests, ${findings.length} findings, heap ${mib(heap[heap.length - 1])}   `,
+      );
     }
     process.stdout.write('\n');
     const seconds = (Date.now() - started) / 1000;
 
     // The report.
     const command = `npm run fuzz -- --seed ${options.seed} --requests ${options.requests} --db ${options.db} --concurrency ${options.concurrency}`;
-    const fivexx = findings.filter((f) => f.problems.some((p) => p.startsWith('status 5') || p.startsWith('no answer')));
+    const fivexx = findings.filter((f) =>
+      f.problems.some((p) => p.startsWith('status 5') || p.startsWith('no answer')),
+    );
     const others = findings.filter((f) => !fivexx.includes(f));
     const [start, end, max] = [heap[0], heap[heap.length - 1], Math.max(...heap)];
     const lines: string[] = [];
@@ -203,32 +247,72 @@ async function main(): Promise<number> {
     lines.push(`- **Commit:** \`${commit}\`, ${date} UTC`);
     lines.push(`- **Database:** ${options.db === 'sqlite' ? 'SQLite (a file)' : `MariaDB ${await mysqlVersion()}`}`);
     lines.push(`- **Machine:** ${machine()}`);
-    lines.push(`- **Requests:** ${done} answered of ${options.requests} in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s, ${options.concurrency} at a time), over ${byRoute.size} route methods, half as the administrator and half anonymously (media uploads as the administrator)`);
-    lines.push(`- **5xx or no answer:** ${fivexx.length}; **other broken invariants** (error shape, SQL or table names in an answer): ${others.length}`);
-    lines.push(`- **5xx the API owes by contract** (the reference's own, not counted above; see \`REFERENCE_5XX\` in scripts/reliability/fuzz-requests.ts): ${[...contract].map(([c, n]) => `${n} × \`${c}\``).join(', ') || 'none'}`);
-    lines.push(`- **Server alive:** answered the index at all ${liveness} checkpoints (every 1,000 requests)${died ? `; **died**: ${died}` : ''}`);
-    lines.push(`- **Heap** (\`heapUsed\` after a full GC in the server): start ${mib(start)}, end ${mib(end)}, max ${mib(max)}; bound: growth under 64 MiB (the caches' own bounds, 16 MiB of response cache and those of src/core/cache/cache-limits.ts, plus what the fuzzer's writes add) — ${max - start < 64 * MiB ? 'kept' : '**exceeded**'}`);
+    lines.push(
+      `- **Requests:** ${done} answered of ${options.requests} in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(0)}/s, ${options.concurrency} at a time), over ${byRoute.size} route methods, half as the administrator and half anonymously (media uploads as the administrator)`,
+    );
+    lines.push(
+      `- **5xx or no answer:** ${fivexx.length}; **other broken invariants** (error shape, SQL or table names in an answer): ${others.length}`,
+    );
+    lines.push(
+      `- **5xx the API owes by contract** (the reference's own, not counted above; see \`REFERENCE_5XX\` in scripts/reliability/fuzz-requests.ts): ${[...contract].map(([c, n]) => `${n} × \`${c}\``).join(', ') || 'none'}`,
+    );
+    lines.push(
+      `- **Server alive:** answered the index at all ${liveness} checkpoints (every 1,000 requests)${died ? `; **died**: ${died}` : ''}`,
+    );
+    lines.push(
+      `- **Heap** (\`heapUsed\` after a full GC in the server): start ${mib(start)}, end ${mib(end)}, max ${mib(max)}; bound: growth under 64 MiB (the caches' own bounds, 16 MiB of response cache and those of src/core/cache/cache-limits.ts, plus what the fuzzer's writes add) — ${max - start < 64 * MiB ? 'kept' : '**exceeded**'}`,
+    );
     lines.push('');
     lines.push('Outcomes by status:', '', '| status | answers |', '|---|---|');
     for (const [status, count] of [...statuses].sort((a, b) => a[0] - b[0])) lines.push(`| ${status} | ${count} |`);
     lines.push('');
     if (byMedia.size) {
-      lines.push('Uploads of the media corpus (scripts/reliability/fuzz-media.ts), raw and multipart, by file:', '', '| file | answers by status |', '|---|---|');
+      lines.push(
+        'Uploads of the media corpus (scripts/reliability/fuzz-media.ts), raw and multipart, by file:',
+        '',
+        '| file | answers by status |',
+        '|---|---|',
+      );
       for (const [file, row] of [...byMedia].sort((a, b) => a[0].localeCompare(b[0]))) {
-        lines.push(`| ${file} | ${[...row].sort((a, b) => a[0] - b[0]).map(([status, n]) => `${n} × ${status >= 500 ? `**${status}**` : status}`).join(', ')} |`);
+        lines.push(
+          `| ${file} | ${[...row]
+            .sort((a, b) => a[0] - b[0])
+            .map(([status, n]) => `${n} × ${status >= 500 ? `**${status}**` : status}`)
+            .join(', ')} |`,
+        );
       }
       lines.push('');
     }
-    lines.push('Requests by route and kind:', '', `| route | ${KINDS.join(' | ')} |`, `|---|${KINDS.map(() => '---:').join('|')}|`);
-    for (const [route, row] of [...byRoute].sort((a, b) => a[0].localeCompare(b[0]))) lines.push(`| \`${route}\` | ${KINDS.map((k) => row[k] ?? 0).join(' | ')} |`);
+    lines.push(
+      'Requests by route and kind:',
+      '',
+      `| route | ${KINDS.join(' | ')} |`,
+      `|---|${KINDS.map(() => '---:').join('|')}|`,
+    );
+    for (const [route, row] of [...byRoute].sort((a, b) => a[0].localeCompare(b[0])))
+      lines.push(`| \`${route}\` | ${KINDS.map((k) => row[k] ?? 0).join(' | ')} |`);
     lines.push('');
-    if (findings.length === 0) lines.push(`Findings: none. Any request of this run is sent again with \`npm run fuzz -- --seed ${options.seed} --only <number>\`.`);
+    if (findings.length === 0)
+      lines.push(
+        `Findings: none. Any request of this run is sent again with \`npm run fuzz -- --seed ${options.seed} --only <number>\`.`,
+      );
     else {
-      lines.push(`Findings (seed ${options.seed}; \`npm run fuzz -- --seed ${options.seed} --only <number>\` sends one again):`, '');
-      for (const f of findings.slice(0, 30)) lines.push(`- #${f.i} (${f.req.kind}${f.req.label ? `: ${f.req.label}` : ''}, ${f.req.admin ? 'administrator' : 'anonymous'}): ${f.problems.join('; ').slice(0, 300)}  \n  \`${reproduction('http://localhost:3000', f.req).slice(0, 600)}\``);
+      lines.push(
+        `Findings (seed ${options.seed}; \`npm run fuzz -- --seed ${options.seed} --only <number>\` sends one again):`,
+        '',
+      );
+      for (const f of findings.slice(0, 30))
+        lines.push(
+          `- #${f.i} (${f.req.kind}${f.req.label ? `: ${f.req.label}` : ''}, ${f.req.admin ? 'administrator' : 'anonymous'}): ${f.problems.join('; ').slice(0, 300)}  \n  \`${reproduction('http://localhost:3000', f.req).slice(0, 600)}\``,
+        );
       if (findings.length > 30) lines.push(`- … and ${findings.length - 30} more`);
     }
-    lines.push('', 'Found by earlier runs and fixed in `src/` (each with its regression test):', '', ...FIXED.map((f) => `- ${f}`));
+    lines.push(
+      '',
+      'Found by earlier runs and fixed in `src/` (each with its regression test):',
+      '',
+      ...FIXED.map((f) => `- ${f}`),
+    );
     if (options.noReport) console.log(lines.join('\n'));
     else {
       writeSection('fuzz', lines.join('\n'));

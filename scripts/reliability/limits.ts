@@ -87,7 +87,9 @@ const LIMITS: Limit[] = [
     limit: '`per_page`',
     value: '100',
     answer: '`400 rest_invalid_param` (`data.params.per_page`)',
-    tests: ['posts', 'pages', 'media', 'comments', 'categories', 'tags', 'users'].map((route) => ['limits', `caps per_page of ${route} at 100`] as [string, string]),
+    tests: ['posts', 'pages', 'media', 'comments', 'categories', 'tags', 'users'].map(
+      (route) => ['limits', `caps per_page of ${route} at 100`] as [string, string],
+    ),
   },
   {
     limit: 'Failed logins',
@@ -130,7 +132,15 @@ async function main(): Promise<number> {
   const started = Date.now();
   const run = spawnSync(
     'npx',
-    ['jest', '--config', 'test/jest-e2e.config.js', '--runInBand', '--json', `--outputFile=${output}`, ...files.map((f) => `test/e2e/${f}.e2e-spec.ts`)],
+    [
+      'jest',
+      '--config',
+      'test/jest-e2e.config.js',
+      '--runInBand',
+      '--json',
+      `--outputFile=${output}`,
+      ...files.map((f) => `test/e2e/${f}.e2e-spec.ts`),
+    ],
     { cwd: ROOT, stdio: 'inherit', env: { ...process.env, DB: db, MYSQL_URL: mysqlUrl } },
   );
   const seconds = Math.round((Date.now() - started) / 1000);
@@ -145,7 +155,11 @@ async function main(): Promise<number> {
   }
 
   const results = report.testResults.flatMap((file) =>
-    file.assertionResults.map((a) => ({ file: basename(file.name).replace('.e2e-spec.ts', ''), name: a.fullName, status: a.status })),
+    file.assertionResults.map((a) => ({
+      file: basename(file.name).replace('.e2e-spec.ts', ''),
+      name: a.fullName,
+      status: a.status,
+    })),
   );
   let missing = 0;
   let failed = 0;

@@ -15,7 +15,10 @@ import { writeSection } from './report';
 import { commitOf, databaseVersion, kernelSetting, machineFacts, openFileLimit, option, ROOT } from './run-facts';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon = require('autocannon') as (options: Record<string, unknown>, done: (error: Error | null, result: CannonResult) => void) => { stop(): void };
+const autocannon = require('autocannon') as (
+  options: Record<string, unknown>,
+  done: (error: Error | null, result: CannonResult) => void,
+) => { stop(): void };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const AUTOCANNON_VERSION = (require('autocannon/package.json') as { version: string }).version;
 
@@ -68,13 +71,19 @@ function freePort(): Promise<number> {
 
 /** The process and its children (the cluster's workers). */
 function processTree(pid: number): number[] {
-  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
   return [pid, ...children];
 }
 
 /** Connections waiting in the accept queue of the port (`ss`: Recv-Q of the listening socket). */
 function acceptQueueOf(port: number): number {
-  const line = spawnSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).stdout.trim().split('\n')[0] ?? '';
+  const line =
+    spawnSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n')[0] ?? '';
   return Number(line.split(/\s+/)[1]) || 0;
 }
 
@@ -97,7 +106,12 @@ function socketsOf(pids: number[]): number {
   return count;
 }
 
-async function startServer(databaseUrl: string, cache: CacheMode, dir: string, workers: number): Promise<{ child: ChildProcess; base: string; logFile: string }> {
+async function startServer(
+  databaseUrl: string,
+  cache: CacheMode,
+  dir: string,
+  workers: number,
+): Promise<{ child: ChildProcess; base: string; logFile: string }> {
   const port = await freePort();
   const logFile = path.join(dir, `server-cache-${cache}.log`);
   const fd = fs.openSync(logFile, 'a');
@@ -116,13 +130,21 @@ async function startServer(databaseUrl: string, cache: CacheMode, dir: string, w
     // The server's default unless set (`0`: no pacing, to compare).
     ...(process.env.CMS_EVENT_LOOP_SLICE ? { CMS_EVENT_LOOP_SLICE: process.env.CMS_EVENT_LOOP_SLICE } : {}),
   };
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'main.js')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   fs.closeSync(fd);
   const base = `http://127.0.0.1:${port}`;
   const processes = workers || os.availableParallelism();
   for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
-    const started = fs.readFileSync(logFile, 'utf8').split('\n').filter((line) => line.includes('Nest application successfully started')).length;
+    if (child.exitCode !== null)
+      throw new Error(`the server exited:\n${fs.readFileSync(logFile, 'utf8').slice(-3000)}`);
+    const started = fs
+      .readFileSync(logFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('Nest application successfully started')).length;
     if (started >= processes) {
       const res = await fetch(base + PATH).catch(() => undefined);
       if (res?.status === 200) return { child, base, logFile };
@@ -144,11 +166,20 @@ async function stopServer(child: ChildProcess): Promise<void> {
 
 function cannon(url: string, connections: number, seconds: number): Promise<CannonResult> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds, timeout: 10, pipelining: 1 }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections, duration: seconds, timeout: 10, pipelining: 1 }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
-async function measure(base: string, child: ChildProcess, cache: CacheMode, connections: number, seconds: number, warmup: number): Promise<Measured> {
+async function measure(
+  base: string,
+  child: ChildProcess,
+  cache: CacheMode,
+  connections: number,
+  seconds: number,
+  warmup: number,
+): Promise<Measured> {
   // The warm-up heats the server (JIT, caches) through a few connections, then lets it finish their requests: the
   // measured connections all open against a server at rest, as the measurement's own.
   if (warmup > 0) {
@@ -165,7 +196,9 @@ async function measure(base: string, child: ChildProcess, cache: CacheMode, conn
   }, 1000);
   try {
     const result = await cannon(base + PATH, connections, seconds);
-    const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
+    const statusCodes = Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+    );
     return {
       cache,
       requests: result.requests.total,
@@ -199,7 +232,8 @@ async function main(): Promise<number> {
     if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer`);
   }
   if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup must be an integer of at least 0');
-  if (!Number.isInteger(workers) || workers < 0 || workers > 64) throw new Error('--workers must be an integer between 0 and 64');
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64)
+    throw new Error('--workers must be an integer between 0 and 64');
   const command = `npm run load${args.length ? ` -- ${args.join(' ')}` : ''}`;
   const slice = process.env.CMS_EVENT_LOOP_SLICE || '5';
 
@@ -208,7 +242,9 @@ async function main(): Promise<number> {
   const files = openFileLimit();
   const need = connections + 256;
   if (files && files.soft < need) {
-    log(`the open-file limit is ${files.soft} (hard ${files.hard}): ${connections} connections need at least ${need}; raise it (ulimit -n ${need}) and rerun`);
+    log(
+      `the open-file limit is ${files.soft} (hard ${files.hard}): ${connections} connections need at least ${need}; raise it (ulimit -n ${need}) and rerun`,
+    );
     return 1;
   }
   const somaxconn = kernelSetting('net/core/somaxconn');
@@ -224,15 +260,23 @@ async function main(): Promise<number> {
   const results: Measured[] = [];
   let version = '';
   try {
-    prepared = await prepareDatabase(db, { mysqlUrl, sqliteFile: db === 'sqlite' ? path.join(dir, 'load.sqlite') : undefined, mysqlDatabase: 'cms_load' });
+    prepared = await prepareDatabase(db, {
+      mysqlUrl,
+      sqliteFile: db === 'sqlite' ? path.join(dir, 'load.sqlite') : undefined,
+      mysqlDatabase: 'cms_load',
+    });
     log(`seeding ${posts} posts into ${prepared.where}…`);
     const seeded = await seedDatabase({ databaseUrl: prepared.databaseUrl, posts });
-    log(`seeded in ${(seeded.ms / 1000).toFixed(1)} s: ${seeded.counts.posts} posts, ${seeded.counts.comments} comments`);
+    log(
+      `seeded in ${(seeded.ms / 1000).toFixed(1)} s: ${seeded.counts.posts} posts, ${seeded.counts.comments} comments`,
+    );
     version = await databaseVersion(prepared.databaseUrl);
     for (const cache of ['on', 'off'] as const) {
       const server = await startServer(prepared.databaseUrl, cache, dir, workers);
       try {
-        log(`cache ${cache}: ${WARMUP_CONNECTIONS} connections for ${warmup} s (warm-up), then ${connections} for ${seconds} s on ${PATH}…`);
+        log(
+          `cache ${cache}: ${WARMUP_CONNECTIONS} connections for ${warmup} s (warm-up), then ${connections} for ${seconds} s on ${PATH}…`,
+        );
         const result = await measure(server.base, server.child, cache, connections, seconds, warmup);
         results.push(result);
         log(

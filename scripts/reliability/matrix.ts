@@ -26,7 +26,9 @@ interface Summary {
 const ROOT = join(__dirname, '..', '..');
 const argv = process.argv.slice(2);
 const dbArg = argv.indexOf('--db');
-const databases = (dbArg >= 0 ? argv[dbArg + 1] : 'sqlite,mysql').split(',').map((d) => d.trim()) as Array<'sqlite' | 'mysql'>;
+const databases = (dbArg >= 0 ? argv[dbArg + 1] : 'sqlite,mysql').split(',').map((d) => d.trim()) as Array<
+  'sqlite' | 'mysql'
+>;
 const command = `npm run matrix${argv.length ? ` -- ${argv.join(' ')}` : ''}`;
 
 function git(...args: string[]): string {
@@ -36,10 +38,24 @@ function git(...args: string[]): string {
 function mariadbVersion(): string {
   try {
     const url = new URL(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306');
-    const out = execFileSync('mysql', ['-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username) || 'root', '-N', '-e', 'SELECT VERSION()'], {
-      encoding: 'utf8',
-      env: { ...process.env, MYSQL_PWD: decodeURIComponent(url.password) },
-    });
+    const out = execFileSync(
+      'mysql',
+      [
+        '-h',
+        url.hostname,
+        '-P',
+        url.port || '3306',
+        '-u',
+        decodeURIComponent(url.username) || 'root',
+        '-N',
+        '-e',
+        'SELECT VERSION()',
+      ],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, MYSQL_PWD: decodeURIComponent(url.password) },
+      },
+    );
     return out.trim();
   } catch {
     return 'unknown version';
@@ -50,11 +66,15 @@ function run(db: 'sqlite' | 'mysql'): { summary: Summary | null; passed: boolean
   const dir = mkdtempSync(join(os.tmpdir(), 'cms-matrix-'));
   const report = join(dir, 'matrix.json');
   const started = Date.now();
-  const result = spawnSync('npx', ['jest', '--config', 'test/jest-e2e.config.js', '--runInBand', 'test/e2e/permission-matrix.e2e-spec.ts'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-    env: { ...process.env, DB: db, CMS_MATRIX_REPORT: report },
-  });
+  const result = spawnSync(
+    'npx',
+    ['jest', '--config', 'test/jest-e2e.config.js', '--runInBand', 'test/e2e/permission-matrix.e2e-spec.ts'],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: { ...process.env, DB: db, CMS_MATRIX_REPORT: report },
+    },
+  );
   const seconds = (Date.now() - started) / 1000;
   let summary: Summary | null = null;
   try {
@@ -77,7 +97,10 @@ function main(): void {
   );
   const details = results
     .filter((r) => r.summary && (r.summary.mismatches || r.summary.leaks))
-    .map((r) => `Failures on ${name(r.db)}:\n\n\`\`\`\n${[r.summary!.mismatches, r.summary!.leaks].filter(Boolean).join('\n')}\n\`\`\``);
+    .map(
+      (r) =>
+        `Failures on ${name(r.db)}:\n\n\`\`\`\n${[r.summary!.mismatches, r.summary!.leaks].filter(Boolean).join('\n')}\n\`\`\``,
+    );
   const markdown = [
     '## Permission matrix',
     '',
@@ -86,7 +109,7 @@ function main(): void {
     `terms, users, revisions, application passwords), compared with the expected table of`,
     `\`test/fixtures/permission-matrix.ts\` (${PERMISSION_MATRIX.length} rows, derived from the reference's permission checks and`,
     '`map_meta_cap`); every answer is scanned for private fields (`raw`, `email`, `password`, `capabilities`,',
-    '`extra_capabilities`, `author_email`, `author_ip`), password hashes and the protected post\'s text.',
+    "`extra_capabilities`, `author_email`, `author_ip`), password hashes and the protected post's text.",
     '',
     '| database | cells checked | registry covered | mismatches | unexpected 2xx | 5xx | leaks | result | time |',
     '|---|---|---|---|---|---|---|---|---|',

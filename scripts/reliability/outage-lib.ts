@@ -143,13 +143,24 @@ export async function outageRun(options: OutageOptions): Promise<OutageResult> {
   } else {
     lock = new SqliteLockHolder(options.databaseUrl.slice('sqlite:'.length));
   }
-  const server = await startCmsServer({ databaseUrl, uploadDir: options.uploadDir, port: options.port, env: { CMS_DB_TIMEOUT: String(options.timeoutSeconds) } });
+  const server = await startCmsServer({
+    databaseUrl,
+    uploadDir: options.uploadDir,
+    port: options.port,
+    env: { CMS_DB_TIMEOUT: String(options.timeoutSeconds) },
+  });
   try {
     const client = new Client(server.base);
     await client.login();
     const acknowledged: number[] = [];
     const write = async (title: string) => {
-      const a = await client.send('POST', '/posts', { title, status: 'publish' }, {}, (options.timeoutSeconds + 30) * 1000);
+      const a = await client.send(
+        'POST',
+        '/posts',
+        { title, status: 'publish' },
+        {},
+        (options.timeoutSeconds + 30) * 1000,
+      );
       if (a.status === 201) acknowledged.push(a.json.id);
       return a;
     };
@@ -163,8 +174,23 @@ export async function outageRun(options: OutageOptions): Promise<OutageResult> {
     for (let i = 0; Date.now() - started < options.outageSeconds * 1000; i++) {
       const kind = i % 2 ? 'read' : 'write';
       const t0 = Date.now();
-      const a = kind === 'write' ? await write(`During the outage ${i}`) : await client.send('GET', `/posts/${before.json.id}?context=edit`, undefined, {}, (options.timeoutSeconds + 30) * 1000);
-      during.push({ kind, status: a.status, code: String(a.json?.code ?? ''), retryAfter: a.headers.get('retry-after'), ms: Date.now() - t0 });
+      const a =
+        kind === 'write'
+          ? await write(`During the outage ${i}`)
+          : await client.send(
+              'GET',
+              `/posts/${before.json.id}?context=edit`,
+              undefined,
+              {},
+              (options.timeoutSeconds + 30) * 1000,
+            );
+      during.push({
+        kind,
+        status: a.status,
+        code: String(a.json?.code ?? ''),
+        retryAfter: a.headers.get('retry-after'),
+        ms: Date.now() - t0,
+      });
     }
     proxy?.restore();
     lock?.release();

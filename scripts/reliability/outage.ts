@@ -46,7 +46,14 @@ async function main(): Promise<void> {
   for (const kind of db === 'both' ? (['sqlite', 'mysql'] as const) : ([db] as Array<'sqlite' | 'mysql'>)) {
     const database = await scriptDatabase(kind, 'outage');
     try {
-      const result = await outageRun({ kind, databaseUrl: database.url, uploadDir: join(database.dir, 'uploads'), port: await freePort(), timeoutSeconds: timeout, outageSeconds: seconds });
+      const result = await outageRun({
+        kind,
+        databaseUrl: database.url,
+        uploadDir: join(database.dir, 'uploads'),
+        port: await freePort(),
+        timeoutSeconds: timeout,
+        outageSeconds: seconds,
+      });
       const what =
         kind === 'mysql'
           ? `the network to MariaDB goes silent for ${seconds} s (a TCP proxy drops everything; new connections are accepted and never answered), then comes back`
@@ -55,8 +62,14 @@ async function main(): Promise<void> {
       console.log(t);
       parts.push(t);
       labels.push(database.label);
-      const writes503 = result.during.filter((a) => a.kind === 'write').every((a) => a.status === 503 && a.code === 'rest_database_unavailable' && a.retryAfter);
-      bad ||= !writes503 || result.lost > 0 || result.recoveredMs < 0 || result.during.some((a) => a.ms > timeout * 2000 + 3000);
+      const writes503 = result.during
+        .filter((a) => a.kind === 'write')
+        .every((a) => a.status === 503 && a.code === 'rest_database_unavailable' && a.retryAfter);
+      bad ||=
+        !writes503 ||
+        result.lost > 0 ||
+        result.recoveredMs < 0 ||
+        result.during.some((a) => a.ms > timeout * 2000 + 3000);
     } finally {
       await database.drop();
       rmSync(database.dir, { recursive: true, force: true });

@@ -5,7 +5,17 @@ import { join } from 'node:path';
 export const RELIABILITY_REPORT = join(__dirname, '..', '..', 'docs', 'reliability.md');
 
 /** The sections of the report, in order: each written by one script, between its markers. */
-export const SECTIONS = ['matrix', 'fuzz', 'sqlmap', 'chaos', 'outage', 'writers', 'load', 'load-mysql', 'limits'] as const;
+export const SECTIONS = [
+  'matrix',
+  'fuzz',
+  'sqlmap',
+  'chaos',
+  'outage',
+  'writers',
+  'load',
+  'load-mysql',
+  'limits',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 const begin = (name: Section) => `<!-- begin:${name} -->`;
@@ -24,7 +34,9 @@ export function writeSection(name: Section, markdown: string, file = RELIABILITY
     text = text.slice(0, from) + body + text.slice(to + end(name).length);
   } else {
     // After the last section that comes before it, or at the end.
-    const before = SECTIONS.slice(0, SECTIONS.indexOf(name)).reverse().find((s) => text.includes(end(s)));
+    const before = SECTIONS.slice(0, SECTIONS.indexOf(name))
+      .reverse()
+      .find((s) => text.includes(end(s)));
     const at = before ? text.indexOf(end(before)) + end(before).length : text.length;
     text = `${text.slice(0, at)}\n\n${body}\n${text.slice(at)}`;
   }

@@ -8,7 +8,8 @@ export const ROOT = join(__dirname, '..', '..');
 
 /** The short commit measured, with `+ uncommitted changes` when `src/` differs from it. */
 export function commitOf(): string {
-  const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || 'unknown';
+  const commit =
+    spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || 'unknown';
   const dirty = spawnSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
   return dirty ? `${commit} + uncommitted changes in src/` : commit;
 }
@@ -51,7 +52,10 @@ export function openFileLimit(): { soft: number; hard: number } | undefined {
 export async function databaseVersion(databaseUrl: string): Promise<string> {
   if (databaseUrl.startsWith('sqlite:')) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const Database = require('better-sqlite3') as new (file: string) => { prepare(sql: string): { get(): unknown }; close(): void };
+    const Database = require('better-sqlite3') as new (file: string) => {
+      prepare(sql: string): { get(): unknown };
+      close(): void;
+    };
     const db = new Database(':memory:');
     try {
       return `SQLite ${(db.prepare('select sqlite_version() as v').get() as { v: string }).v}`;

@@ -19,7 +19,10 @@ export function runFacts(db: string, command: string): string {
  * Ends a script's run: writes its section of the report (unless `--no-report`) — the title, the run's facts, what
  * it checks, its tables and its result — and exits with 1 when it failed.
  */
-export function reportRun(section: Section, run: { title: string; databases: string[]; command: string; checks: string; parts: string[]; bad: boolean }): void {
+export function reportRun(
+  section: Section,
+  run: { title: string; databases: string[]; command: string; checks: string; parts: string[]; bad: boolean },
+): void {
   if (!process.argv.includes('--no-report')) {
     writeSection(
       section,
@@ -36,13 +39,23 @@ export function option(name: string, fallback: string): string {
 }
 
 /** A fresh database for a script: a SQLite file in a temporary directory, or a MySQL database (dropped first). */
-export async function scriptDatabase(kind: string, name: string): Promise<{ url: string; dir: string; label: string; drop: () => Promise<void> }> {
+export async function scriptDatabase(
+  kind: string,
+  name: string,
+): Promise<{ url: string; dir: string; label: string; drop: () => Promise<void> }> {
   const dir = mkdtempSync(join(os.tmpdir(), `cms-${name}-`));
-  if (kind === 'sqlite') return { url: `sqlite:${join(dir, 'cms.sqlite')}`, dir, label: 'SQLite (file, WAL)', drop: async () => undefined };
+  if (kind === 'sqlite')
+    return { url: `sqlite:${join(dir, 'cms.sqlite')}`, dir, label: 'SQLite (file, WAL)', drop: async () => undefined };
   if (kind !== 'mysql') throw new Error('--db must be sqlite or mysql');
   const server = new URL(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306');
   const database = `cms_reliability_${name}`;
-  const admin = () => mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+  const admin = () =>
+    mysql.createConnection({
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username),
+      password: decodeURIComponent(server.password),
+    });
   const c = await admin();
   const [[version]] = (await c.query('SELECT VERSION() AS v')) as any;
   await c.query(`DROP DATABASE IF EXISTS \`${database}\``);

@@ -29,14 +29,25 @@ export async function stopServer(server: Server | undefined): Promise<void> {
 }
 
 /** A fresh database: a temporary SQLite file, or the database `name` on MariaDB. */
-export async function prepareDatabase(db: 'sqlite' | 'mysql', name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+export async function prepareDatabase(
+  db: 'sqlite' | 'mysql',
+  name: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   if (db === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `cms-${name}-`));
-    return { url: `sqlite:${path.join(dir, 'cms.sqlite')}`, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    return {
+      url: `sqlite:${path.join(dir, 'cms.sqlite')}`,
+      drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
+    };
   }
   const server = mysqlServer();
   const connect = () =>
-    mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+    mysql.createConnection({
+      host: server.hostname,
+      port: Number(server.port || 3306),
+      user: decodeURIComponent(server.username),
+      password: decodeURIComponent(server.password),
+    });
   const c = await connect();
   await c.query(`DROP DATABASE IF EXISTS \`${name}\``);
   await c.query(`CREATE DATABASE \`${name}\` DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci`);
@@ -109,7 +120,6 @@ export function machine(): string {
   return `${cpus.length} × ${cpus[0]?.model ?? 'CPU'}, ${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
-
 function mysqlServer(): URL {
   return new URL(process.env.MYSQL_URL ?? 'mysql://root@127.0.0.1:3306');
 }
@@ -117,7 +127,12 @@ function mysqlServer(): URL {
 /** The version the MariaDB/MySQL server at MYSQL_URL reports. */
 export async function mysqlVersion(): Promise<string> {
   const server = mysqlServer();
-  const c = await mysql.createConnection({ host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password) });
+  const c = await mysql.createConnection({
+    host: server.hostname,
+    port: Number(server.port || 3306),
+    user: decodeURIComponent(server.username),
+    password: decodeURIComponent(server.password),
+  });
   const [rows] = await c.query('SELECT VERSION() AS v');
   await c.end();
   return String((rows as Array<{ v: string }>)[0].v);

@@ -22,7 +22,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FuzzArg, FuzzRoute, seedSite } from './fuzz-requests';
 import { writeSection } from './report';
-import { adminAuthorization, machine, mysqlVersion, prepareDatabase, ROOT, Server, sh, startServer, stopServer } from './server';
+import {
+  adminAuthorization,
+  machine,
+  mysqlVersion,
+  prepareDatabase,
+  ROOT,
+  Server,
+  sh,
+  startServer,
+  stopServer,
+} from './server';
 
 const PREFIX = 'cms_';
 const MAIN = path.join(ROOT, 'dist', 'main.js');
@@ -82,7 +92,10 @@ interface RouteResult {
 function ensureSqlmap(): string {
   if (spawnSync('sqlmap', ['--version'], { encoding: 'utf8' }).status !== 0) {
     console.log('Installing sqlmap (apt-get install -y sqlmap)…');
-    execFileSync('apt-get', ['install', '-y', 'sqlmap'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', 'sqlmap'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   }
   const out = spawnSync('sqlmap', ['--version'], { encoding: 'utf8' });
   return (out.stdout.split('\n').find((l) => /^\d/.test(l.trim())) ?? out.stdout).trim();
@@ -105,7 +118,11 @@ function sqlmapOptions(options: Options): string[] {
   ];
 }
 
-async function runSqlmap(url: string, args: string[], timeoutSeconds: number): Promise<{ output: string; timedOut: boolean; seconds: number }> {
+async function runSqlmap(
+  url: string,
+  args: string[],
+  timeoutSeconds: number,
+): Promise<{ output: string; timedOut: boolean; seconds: number }> {
   const started = Date.now();
   const child = spawn('sqlmap', ['-u', url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -122,7 +139,12 @@ async function runSqlmap(url: string, args: string[], timeoutSeconds: number): P
 }
 
 /** Reads what sqlmap concluded for each parameter from its output. */
-function verdictOf(route: string, parameters: string[], run: { output: string; timedOut: boolean; seconds: number }, requests: number): RouteResult {
+function verdictOf(
+  route: string,
+  parameters: string[],
+  run: { output: string; timedOut: boolean; seconds: number },
+  requests: number,
+): RouteResult {
   const names = (re: RegExp) => [...new Set([...run.output.matchAll(re)].map((m) => m[1]))];
   const notInjectable = names(/GET parameter '([^']+)' does not seem to be injectable/g);
   const injectable = names(/Parameter: ([^\s]+) \(GET\)/g);
@@ -134,11 +156,20 @@ function verdictOf(route: string, parameters: string[], run: { output: string; t
       ? `inconclusive: stopped after ${run.seconds.toFixed(0)} s`
       : allClean && notInjectable.length === parameters.length
         ? 'no injectable parameter'
-        : `inconclusive: ${run.output.split('\n').filter((l) => /CRITICAL|ERROR/.test(l)).slice(-1)[0]?.trim() ?? 'no verdict'}`;
+        : `inconclusive: ${
+            run.output
+              .split('\n')
+              .filter((l) => /CRITICAL|ERROR/.test(l))
+              .slice(-1)[0]
+              ?.trim() ?? 'no verdict'
+          }`;
   return { route, parameters, tested: notInjectable, injectable, heuristics, verdict, seconds: run.seconds, requests };
 }
 
-async function campaign(db: 'sqlite' | 'mysql', options: Options): Promise<{ results: RouteResult[]; database: string }> {
+async function campaign(
+  db: 'sqlite' | 'mysql',
+  options: Options,
+): Promise<{ results: RouteResult[]; database: string }> {
   const database = await prepareDatabase(db, 'cms_sqlmap');
   const uploads = fs.mkdtempSync(path.join(os.tmpdir(), 'cms-sqlmap-uploads-'));
   let server: Server | undefined;
@@ -156,10 +187,15 @@ async function campaign(db: 'sqlite' | 'mysql', options: Options): Promise<{ res
     });
     const authorization = adminAuthorization(database.url, PREFIX);
     const groups = await seedSite(server.base, authorization);
-    const index = (await (await fetch(`${server.base}/cms-json/`, { headers: { authorization } })).json()) as { routes: Record<string, { endpoints: FuzzRoute['endpoints'] }> };
+    const index = (await (await fetch(`${server.base}/cms-json/`, { headers: { authorization } })).json()) as {
+      routes: Record<string, { endpoints: FuzzRoute['endpoints'] }>;
+    };
     const results: RouteResult[] = [];
     const collections = Object.entries(index.routes).filter(
-      ([route, r]) => route.startsWith('/cms/v2/') && !route.includes('(?P<') && r.endpoints.some((e) => e.methods.includes('GET') && Object.keys(e.args ?? {}).some((a) => a !== 'context')),
+      ([route, r]) =>
+        route.startsWith('/cms/v2/') &&
+        !route.includes('(?P<') &&
+        r.endpoints.some((e) => e.methods.includes('GET') && Object.keys(e.args ?? {}).some((a) => a !== 'context')),
     );
     for (const [route, r] of collections) {
       const endpoint = r.endpoints.find((e) => e.methods.includes('GET'))!;
@@ -168,17 +204,30 @@ async function campaign(db: 'sqlite' | 'mysql', options: Options): Promise<{ res
         .filter((p): p is readonly [string, string] => p[1] !== undefined);
       const url = `${server.base}/cms-json${route}?${pairs.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`).join('&')}`;
       const traffic = path.join(out, `${route.replace(/\W+/g, '_')}.traffic`);
-      const args = [...sqlmapOptions(options), `--dbms=${db === 'sqlite' ? 'SQLite' : 'MySQL'}`, `--headers=Authorization: ${authorization}`, `--output-dir=${out}`, '-t', traffic];
+      const args = [
+        ...sqlmapOptions(options),
+        `--dbms=${db === 'sqlite' ? 'SQLite' : 'MySQL'}`,
+        `--headers=Authorization: ${authorization}`,
+        `--output-dir=${out}`,
+        '-t',
+        traffic,
+      ];
       process.stdout.write(`${db} ${route}: ${pairs.length} parameters… `);
       const run = await runSqlmap(url, args, options.routeTimeout);
       const log = fs.existsSync(traffic) ? fs.readFileSync(traffic, 'utf8') : '';
       const requests = (log.match(/^HTTP request \[#\d+\]/gm) ?? []).length;
-      const result = verdictOf(route, pairs.map(([n]) => n), run, requests);
+      const result = verdictOf(
+        route,
+        pairs.map(([n]) => n),
+        run,
+        requests,
+      );
       // The answers to sqlmap's payloads are checked as the fuzzer's are: no 5xx.
       result.serverErrors = (log.match(/^HTTP response \[#\d+\] \(5\d\d /gm) ?? []).length;
       if (result.serverErrors) result.verdict += `; **${result.serverErrors} answers 5xx**`;
       console.log(`${result.verdict} (${run.seconds.toFixed(0)} s)`);
-      if (!result.verdict.startsWith('no injectable')) fs.writeFileSync(path.join(os.tmpdir(), `sqlmap-${db}-${route.replace(/\W+/g, '_')}.log`), run.output);
+      if (!result.verdict.startsWith('no injectable'))
+        fs.writeFileSync(path.join(os.tmpdir(), `sqlmap-${db}-${route.replace(/\W+/g, '_')}.log`), run.output);
       results.push(result);
       if (server.child.exitCode !== null) throw new Error(`the server exited during ${route}: ${server.output()}`);
     }
@@ -216,9 +265,16 @@ async function main(): Promise<number> {
     '',
   ];
   for (const run of runs) {
-    lines.push(`${run.database}:`, '', '| route | parameters tested | verdict | heuristic hints | requests | 5xx | seconds |', '|---|---|---|---|---:|---:|---:|');
+    lines.push(
+      `${run.database}:`,
+      '',
+      '| route | parameters tested | verdict | heuristic hints | requests | 5xx | seconds |',
+      '|---|---|---|---|---:|---:|---:|',
+    );
     for (const r of run.results) {
-      lines.push(`| \`${r.route}\` | ${r.tested.length + r.injectable.length} of ${r.parameters.length}: ${r.parameters.map((p) => `\`${p}\``).join(', ')} | ${r.verdict} | ${r.heuristics.join(', ') || '—'} | ${r.requests} | ${r.serverErrors ?? 0} | ${r.seconds.toFixed(0)} |`);
+      lines.push(
+        `| \`${r.route}\` | ${r.tested.length + r.injectable.length} of ${r.parameters.length}: ${r.parameters.map((p) => `\`${p}\``).join(', ')} | ${r.verdict} | ${r.heuristics.join(', ') || '—'} | ${r.requests} | ${r.serverErrors ?? 0} | ${r.seconds.toFixed(0)} |`,
+      );
     }
     lines.push('');
   }

@@ -93,7 +93,8 @@ async function wp(o: Oracle, method: string, route: string, body?: unknown): Pro
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = (await response.json()) as Record<string, unknown>;
-  if (!response.ok) throw new Error(`WordPress ${method} ${route}: ${response.status} ${JSON.stringify(json).slice(0, 200)}`);
+  if (!response.ok)
+    throw new Error(`WordPress ${method} ${route}: ${response.status} ${JSON.stringify(json).slice(0, 200)}`);
   return json;
 }
 
@@ -102,7 +103,10 @@ function php(o: Oracle, code: string): string {
   const boot = `$_SERVER["HTTP_HOST"] = "127.0.0.1:${o.port}"; $_SERVER["SERVER_NAME"] = "127.0.0.1"; $_SERVER["SERVER_PORT"] = "${o.port}";
 $_SERVER["WORDPRESS_CONFIG"] = "wp-oracle-p${o.port}"; $_SERVER["REQUEST_URI"] = "/"; $_SERVER["REQUEST_METHOD"] = "GET";
 require '/usr/share/wordpress/wp-load.php';`;
-  const result = spawnSync('php', ['-d', 'display_errors=stderr'], { input: `<?php\n${boot}\n${code}\n`, encoding: 'utf8' });
+  const result = spawnSync('php', ['-d', 'display_errors=stderr'], {
+    input: `<?php\n${boot}\n${code}\n`,
+    encoding: 'utf8',
+  });
   if (result.status !== 0) throw new Error(`php: ${result.stderr}`);
   return result.stdout.trim();
 }
@@ -137,32 +141,71 @@ async function main(): Promise<number> {
       const total = Number(list.headers.get('x-cms-total'));
 
       // 1. A post created through WordPress's REST API.
-      const created = await wp(o, 'POST', 'posts', { title: `WordPress round ${round}`, content: 'Written by WordPress', status: 'publish' });
+      const created = await wp(o, 'POST', 'posts', {
+        title: `WordPress round ${round}`,
+        content: 'Written by WordPress',
+        status: 'publish',
+      });
       const id = Number(created.id);
       const after = await read('posts?per_page=1');
-      check(`round ${round}: list after a REST create`, (after.body as Array<{ id: number }>)[0]?.id === id && Number(after.headers.get('x-cms-total')) === total + 1);
-      check(`round ${round}: total of a logged-in read after a REST create`, Number((await read('posts?per_page=1', admin)).headers.get('x-cms-total')) === total + 1);
+      check(
+        `round ${round}: list after a REST create`,
+        (after.body as Array<{ id: number }>)[0]?.id === id && Number(after.headers.get('x-cms-total')) === total + 1,
+      );
+      check(
+        `round ${round}: total of a logged-in read after a REST create`,
+        Number((await read('posts?per_page=1', admin)).headers.get('x-cms-total')) === total + 1,
+      );
 
       // 2. Its text edited in place (WordPress also stores a revision), then its title.
       await read(`posts/${id}`);
       await wp(o, 'POST', `posts/${id}`, { content: `Edited by WordPress ${round}` });
-      check(`round ${round}: post after a REST edit of its text`, ((await read(`posts/${id}`)).body as { content: { rendered: string } }).content.rendered.includes(`Edited by WordPress ${round}`));
+      check(
+        `round ${round}: post after a REST edit of its text`,
+        ((await read(`posts/${id}`)).body as { content: { rendered: string } }).content.rendered.includes(
+          `Edited by WordPress ${round}`,
+        ),
+      );
       await wp(o, 'POST', `posts/${id}`, { title: `Retitled by WordPress ${round}` });
-      check(`round ${round}: list after a REST retitle`, ((await read('posts?per_page=1')).body as Array<{ title: { rendered: string } }>)[0]?.title.rendered === `Retitled by WordPress ${round}`);
+      check(
+        `round ${round}: list after a REST retitle`,
+        ((await read('posts?per_page=1')).body as Array<{ title: { rendered: string } }>)[0]?.title.rendered ===
+          `Retitled by WordPress ${round}`,
+      );
 
       // 3. wp_insert_post and wp_update_post in php-cli.
-      const inserted = Number(php(o, `echo wp_insert_post(['post_title' => 'php-cli round ${round}', 'post_content' => 'Inserted by wp_insert_post', 'post_status' => 'publish', 'post_author' => 1]);`));
-      check(`round ${round}: list after wp_insert_post`, ((await read('posts?per_page=1')).body as Array<{ id: number }>)[0]?.id === inserted);
+      const inserted = Number(
+        php(
+          o,
+          `echo wp_insert_post(['post_title' => 'php-cli round ${round}', 'post_content' => 'Inserted by wp_insert_post', 'post_status' => 'publish', 'post_author' => 1]);`,
+        ),
+      );
+      check(
+        `round ${round}: list after wp_insert_post`,
+        ((await read('posts?per_page=1')).body as Array<{ id: number }>)[0]?.id === inserted,
+      );
       await read(`posts/${inserted}`);
       php(o, `wp_update_post(['ID' => ${inserted}, 'post_content' => 'Updated by wp_update_post ${round}']);`);
-      check(`round ${round}: post after wp_update_post`, ((await read(`posts/${inserted}`)).body as { content: { rendered: string } }).content.rendered.includes(`Updated by wp_update_post ${round}`));
+      check(
+        `round ${round}: post after wp_update_post`,
+        ((await read(`posts/${inserted}`)).body as { content: { rendered: string } }).content.rendered.includes(
+          `Updated by wp_update_post ${round}`,
+        ),
+      );
 
       // 4. Trashed through REST: gone from the list; its total too.
       await wp(o, 'DELETE', `posts/${id}`);
       const trashed = await read('posts?per_page=100');
-      check(`round ${round}: list after a REST trash`, !(trashed.body as Array<{ id: number }>).some((p) => p.id === id) && Number(trashed.headers.get('x-cms-total')) === total + 1);
+      check(
+        `round ${round}: list after a REST trash`,
+        !(trashed.body as Array<{ id: number }>).some((p) => p.id === id) &&
+          Number(trashed.headers.get('x-cms-total')) === total + 1,
+      );
       php(o, `wp_delete_post(${inserted}, true);`);
-      check(`round ${round}: total after wp_delete_post`, Number((await read('posts?per_page=1')).headers.get('x-cms-total')) === total);
+      check(
+        `round ${round}: total after wp_delete_post`,
+        Number((await read('posts?per_page=1')).headers.get('x-cms-total')) === total,
+      );
 
       // 5. The site's title: through REST settings, then update_option in php-cli.
       await read('');
@@ -178,12 +221,19 @@ async function main(): Promise<number> {
     php(o, `update_option('blogname', 'WP Oracle');`);
     // WordPress's database is left without the triggers, as it was found.
     spawnSync(process.execPath, [path.join(ROOT, 'dist', 'cli.js'), 'triggers', 'remove'], {
-      env: { PATH: process.env.PATH, DATABASE_URL: o.databaseUrl, CMS_TABLE_PREFIX: o.prefix, CMS_MIGRATIONS_RUN: 'false' },
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: o.databaseUrl,
+        CMS_TABLE_PREFIX: o.prefix,
+        CMS_MIGRATIONS_RUN: 'false',
+      },
       stdio: 'ignore',
     });
   }
   const stale = checks.filter((c) => c.stale).length;
-  process.stdout.write(`${control ? 'Without the triggers (control)' : 'With the stamp triggers'}: ${checks.length} reads after WordPress's writes, ${stale} stale.\n`);
+  process.stdout.write(
+    `${control ? 'Without the triggers (control)' : 'With the stamp triggers'}: ${checks.length} reads after WordPress's writes, ${stale} stale.\n`,
+  );
   return control ? (stale > 0 ? 0 : 1) : stale === 0 ? 0 : 1;
 }
 

@@ -19,7 +19,8 @@ async function main(): Promise<void> {
   console.log(command);
   const { tables, labels, bad } = await runOnEach(
     { name: 'writers', db, workers, kills: 0, seconds, writers, seed, contendedNames: true },
-    (result) => `\n| term names refused as duplicates (400 term_exists, expected) | ${result.stats.expected.term_exists ?? 0} |`,
+    (result) =>
+      `\n| term names refused as duplicates (400 term_exists, expected) | ${result.stats.expected.term_exists ?? 0} |`,
   );
   reportRun('writers', {
     title: 'Concurrent writers',

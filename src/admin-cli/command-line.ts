@@ -12,7 +12,11 @@ export interface ParsedArgs {
  * Splits `argv` into positionals, options and flags. Only `allowed` option names (each taking a value) and `flags`
  * (taking none) are accepted; `--` ends the options.
  */
-export function parseArgs(argv: readonly string[], allowed: readonly string[] = [], flags: readonly string[] = []): ParsedArgs {
+export function parseArgs(
+  argv: readonly string[],
+  allowed: readonly string[] = [],
+  flags: readonly string[] = [],
+): ParsedArgs {
   const positionals: string[] = [];
   const options: Record<string, string> = {};
   const set = new Set<string>();
@@ -119,16 +123,26 @@ export function parseInvocation(argv: readonly string[], specs: readonly Command
   if (words[0] === 'help') {
     words = words.slice(1);
     if (!words.length) return { kind: 'help', text: mainHelp };
-    return helpFor(words.filter((w) => !w.startsWith('-')), specs, mainHelp);
+    return helpFor(
+      words.filter((w) => !w.startsWith('-')),
+      specs,
+      mainHelp,
+    );
   }
-  if (wantsHelp) return helpFor(head.filter((w) => !HELP_FLAGS.includes(w) && !w.startsWith('-')), specs, mainHelp);
+  if (wantsHelp)
+    return helpFor(
+      head.filter((w) => !HELP_FLAGS.includes(w) && !w.startsWith('-')),
+      specs,
+      mainHelp,
+    );
   const [first, second] = words;
   const groups = new Set(specs.filter((s) => s.name.includes(' ')).map((s) => s.name.split(' ')[0]));
   let spec: CommandSpec | undefined;
   let rest: string[];
   if (groups.has(first)) {
     const subs = specs.filter((s) => s.name.startsWith(`${first} `)).map((s) => s.name.split(' ')[1]);
-    if (second === undefined) throw new CliError(`Missing sub-command: ${subs.map((s) => `${first} ${s}`).join(' | ')}.`);
+    if (second === undefined)
+      throw new CliError(`Missing sub-command: ${subs.map((s) => `${first} ${s}`).join(' | ')}.`);
     spec = specs.find((s) => s.name === `${first} ${second}`);
     if (!spec) throw new CliError(`Unknown command "${first} ${second}". Run "npm run cms -- ${first} --help".`);
     rest = words.slice(2);
@@ -137,14 +151,19 @@ export function parseInvocation(argv: readonly string[], specs: readonly Command
     if (!spec) throw new CliError(`Unknown command "${first}". Run "npm run cms -- help".`);
     rest = words.slice(1);
   }
-  const { positionals, options, flags } = parseArgs(rest, Object.keys(spec.options ?? {}), Object.keys(spec.flags ?? {}));
+  const { positionals, options, flags } = parseArgs(
+    rest,
+    Object.keys(spec.options ?? {}),
+    Object.keys(spec.flags ?? {}),
+  );
   const usage = usageOf(spec);
   if (positionals.length < spec.required.length) {
     const missing = spec.required.slice(positionals.length);
     throw new CliError(`Missing ${missing.map((m) => `<${m}>`).join(' and ')}. Usage: ${usage}`);
   }
   const names = [...spec.required, ...(spec.optional ?? [])];
-  if (positionals.length > names.length) throw new CliError(`Unexpected argument "${positionals[names.length]}". Usage: ${usage}`);
+  if (positionals.length > names.length)
+    throw new CliError(`Unexpected argument "${positionals[names.length]}". Usage: ${usage}`);
   const values: Record<string, string | undefined> = {};
   names.forEach((name, i) => (values[name] = positionals[i]));
   return { kind: 'run', invocation: { spec, values, options, flags } };
@@ -157,7 +176,8 @@ function helpFor(words: string[], specs: readonly CommandSpec[], mainHelp: strin
   const one = specs.find((s) => s.name === words[0]);
   if (one) return { kind: 'help', text: commandHelp(one) };
   if (specs.some((s) => s.name.startsWith(`${words[0]} `))) {
-    if (words[1] !== undefined) throw new CliError(`Unknown command "${words[0]} ${words[1]}". Run "npm run cms -- ${words[0]} --help".`);
+    if (words[1] !== undefined)
+      throw new CliError(`Unknown command "${words[0]} ${words[1]}". Run "npm run cms -- ${words[0]} --help".`);
     return { kind: 'help', text: groupHelp(words[0], specs) };
   }
   throw new CliError(`Unknown command "${words[0]}". Run "npm run cms -- help".`);
@@ -166,6 +186,10 @@ function helpFor(words: string[], specs: readonly CommandSpec[], mainHelp: strin
 /** Left-aligned text table. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }

@@ -6,7 +6,10 @@ export const COMMANDS: CommandSpec[] = [
     name: 'user create',
     args: '<username> <email>',
     required: ['username', 'email'],
-    options: { role: "The user's role (default: the site's default role, subscriber).", password: 'The password (default: a generated one, printed).' },
+    options: {
+      role: "The user's role (default: the site's default role, subscriber).",
+      password: 'The password (default: a generated one, printed).',
+    },
     summary: 'Create a user; prints its ID and login, and the password when it was generated.',
   },
   { name: 'user list', args: '', required: [], summary: 'List users: ID, login, e-mail, roles.' },
@@ -57,9 +60,15 @@ export const COMMANDS: CommandSpec[] = [
     name: 'migrate',
     args: '',
     required: [],
-    summary: 'Run the schema migrations and the first-start set-up (default site, CMS_ADMIN_USER administrator) and print what ran.',
+    summary:
+      'Run the schema migrations and the first-start set-up (default site, CMS_ADMIN_USER administrator) and print what ran.',
   },
-  { name: 'migrate:status', args: '', required: [], summary: 'List the migrations, applied or pending; writes nothing.' },
+  {
+    name: 'migrate:status',
+    args: '',
+    required: [],
+    summary: 'List the migrations, applied or pending; writes nothing.',
+  },
   {
     name: 'triggers install',
     args: '',
@@ -70,8 +79,18 @@ export const COMMANDS: CommandSpec[] = [
       'again after an upgrade: it creates each trigger anew. On MySQL with binary logging, needs the TRIGGER\n' +
       'privilege and log_bin_trust_function_creators=1 (or SUPER).',
   },
-  { name: 'triggers remove', args: '', required: [], summary: 'Drop the stamp triggers (the tables and their rows are untouched).' },
-  { name: 'triggers status', args: '', required: [], summary: 'Say whether the stamp triggers are installed, absent or incomplete; writes nothing.' },
+  {
+    name: 'triggers remove',
+    args: '',
+    required: [],
+    summary: 'Drop the stamp triggers (the tables and their rows are untouched).',
+  },
+  {
+    name: 'triggers status',
+    args: '',
+    required: [],
+    summary: 'Say whether the stamp triggers are installed, absent or incomplete; writes nothing.',
+  },
   {
     name: 'option get',
     args: '<name>',

@@ -21,7 +21,13 @@ export async function runImport(app: INestApplicationContext, file: string, outp
     throw new CliError(`Cannot read "${file}": no such file.`);
   }
   const tty = Boolean(process.stderr.isTTY);
-  const bar = tty ? new SingleBar({ format: 'Importing [{bar}] {percentage}% | {value}/{total} bytes', stream: process.stderr, hideCursor: true }) : null;
+  const bar = tty
+    ? new SingleBar({
+        format: 'Importing [{bar}] {percentage}% | {value}/{total} bytes',
+        stream: process.stderr,
+        hideCursor: true,
+      })
+    : null;
   let drawing = false;
   const stopBar = () => {
     if (drawing) bar?.stop();

@@ -38,7 +38,11 @@ export function cdata(text: string | null | undefined): string {
 
 /** Text escaped for an XML element or attribute. */
 export function xmlText(text: string | null | undefined): string {
-  return String(text ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return String(text ?? '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
@@ -64,7 +68,10 @@ interface ExportTerm {
 
 /** Where the XML goes: a file (with back-pressure) or the CLI's standard output. */
 class Sink {
-  constructor(private readonly file: WriteStream | null, private readonly output: CliOutput) {}
+  constructor(
+    private readonly file: WriteStream | null,
+    private readonly output: CliOutput,
+  ) {}
   async write(text: string): Promise<void> {
     if (!this.file) return this.output.out(text);
     if (!this.file.write(text)) await once(this.file, 'drain');
@@ -97,7 +104,15 @@ export class WxrExporter {
   }
 
   async run(sink: Sink, postTypes: string[] | null): Promise<void> {
-    const o = await this.options.getMany(['blogname', 'blogdescription', 'home', 'siteurl', 'WPLANG', 'sticky_posts', 'permalink_structure']);
+    const o = await this.options.getMany([
+      'blogname',
+      'blogdescription',
+      'home',
+      'siteurl',
+      'WPLANG',
+      'sticky_posts',
+      'permalink_structure',
+    ]);
     const home = String(o.home ?? '').replace(/\/+$/, '');
     const siteUrl = String(o.siteurl ?? home).replace(/\/+$/, '');
     const uploadsUrl = this.cmsOptions.uploadsUrl ?? `${siteUrl}/wp-content/uploads`;
@@ -121,10 +136,16 @@ export class WxrExporter {
     );
 
     // Authors of the exported posts (wxr_authors_list()).
-    const authorRows = await posts.createQueryBuilder('p').select('DISTINCT p.author', 'author').where(where).getRawMany<{ author: number }>();
+    const authorRows = await posts
+      .createQueryBuilder('p')
+      .select('DISTINCT p.author', 'author')
+      .where(where)
+      .getRawMany<{ author: number }>();
     const authorIds = authorRows.map((r) => Number(r.author)).filter((id) => id > 0);
     if (authorIds.length) {
-      const users = await this.dataSource.getRepository(UserEntity).find({ where: { id: In(authorIds) }, order: { id: 'ASC' } });
+      const users = await this.dataSource
+        .getRepository(UserEntity)
+        .find({ where: { id: In(authorIds) }, order: { id: 'ASC' } });
       const names = await this.userNames(users.map((u) => Number(u.id)));
       for (const u of users) {
         const n = names.get(Number(u.id)) ?? {};
@@ -144,7 +165,12 @@ export class WxrExporter {
     const slugOf = (t: ExportTerm) => (t.parent ? (bySlug.get(`${t.taxonomy} ${t.parent}`)?.slug ?? '') : '');
     const termMeta = await this.metaByTerm(terms.map((t) => t.termId));
     const metaXml = (id: number) =>
-      (termMeta.get(id) ?? []).map((m) => `\t\t<wp:termmeta>\n\t\t\t<wp:meta_key>${cdata(m.key)}</wp:meta_key>\n\t\t\t<wp:meta_value>${cdata(m.value)}</wp:meta_value>\n\t\t</wp:termmeta>\n`).join('');
+      (termMeta.get(id) ?? [])
+        .map(
+          (m) =>
+            `\t\t<wp:termmeta>\n\t\t\t<wp:meta_key>${cdata(m.key)}</wp:meta_key>\n\t\t\t<wp:meta_value>${cdata(m.value)}</wp:meta_value>\n\t\t</wp:termmeta>\n`,
+        )
+        .join('');
     for (const t of terms.filter((x) => x.taxonomy === 'category')) {
       await sink.write(
         `\t<wp:category>\n\t\t<wp:term_id>${t.termId}</wp:term_id>\n\t\t<wp:category_nicename>${cdata(t.slug)}</wp:category_nicename>\n` +
@@ -181,11 +207,16 @@ export class WxrExporter {
       const ids = page.map((p) => Number(p.id));
       const missing = [...new Set(page.map((p) => Number(p.author)))].filter((id) => !logins.has(id));
       if (missing.length) {
-        for (const u of await this.dataSource.getRepository(UserEntity).find({ select: { id: true, login: true }, where: { id: In(missing) } })) logins.set(Number(u.id), u.login);
+        for (const u of await this.dataSource
+          .getRepository(UserEntity)
+          .find({ select: { id: true, login: true }, where: { id: In(missing) } }))
+          logins.set(Number(u.id), u.login);
       }
       const meta = await this.metaByPost(ids);
       const postTerms = await this.termsByPost(ids);
-      const comments = await this.dataSource.getRepository(CommentEntity).find({ where: { postId: In(ids), approved: Not('spam') }, order: { id: 'ASC' } });
+      const comments = await this.dataSource
+        .getRepository(CommentEntity)
+        .find({ where: { postId: In(ids), approved: Not('spam') }, order: { id: 'ASC' } });
       const commentMeta = await this.metaByComment(comments.map((c) => Number(c.id)));
       const parents = await this.ancestors(page);
       for (const post of page) {
@@ -209,8 +240,10 @@ export class WxrExporter {
           const url = file ? (/^https?:\/\//i.test(file) ? file : `${uploadsUrl}/${file}`) : post.guid;
           xml += `\t\t<wp:attachment_url>${cdata(url)}</wp:attachment_url>\n`;
         }
-        for (const t of postTerms.get(id) ?? []) xml += `\t\t<category domain="${xmlText(t.taxonomy)}" nicename="${xmlText(t.slug)}">${cdata(t.name)}</category>\n`;
-        for (const m of rows) xml += `\t\t<wp:postmeta>\n\t\t<wp:meta_key>${cdata(m.key)}</wp:meta_key>\n\t\t<wp:meta_value>${cdata(m.value)}</wp:meta_value>\n\t\t</wp:postmeta>\n`;
+        for (const t of postTerms.get(id) ?? [])
+          xml += `\t\t<category domain="${xmlText(t.taxonomy)}" nicename="${xmlText(t.slug)}">${cdata(t.name)}</category>\n`;
+        for (const m of rows)
+          xml += `\t\t<wp:postmeta>\n\t\t<wp:meta_key>${cdata(m.key)}</wp:meta_key>\n\t\t<wp:meta_value>${cdata(m.value)}</wp:meta_value>\n\t\t</wp:postmeta>\n`;
         for (const c of comments.filter((x) => Number(x.postId) === id)) {
           xml +=
             `\t\t<wp:comment>\n\t\t\t<wp:comment_id>${c.id}</wp:comment_id>\n\t\t\t<wp:comment_author>${cdata(c.author)}</wp:comment_author>\n` +
@@ -235,8 +268,11 @@ export class WxrExporter {
   private async userNames(ids: number[]): Promise<Map<number, Record<string, string>>> {
     const out = new Map<number, Record<string, string>>();
     if (!ids.length) return out;
-    const rows = await this.dataSource.getRepository(UserMetaEntity).find({ where: { userId: In(ids), key: In(['first_name', 'last_name']) } });
-    for (const r of rows) out.set(Number(r.userId), { ...(out.get(Number(r.userId)) ?? {}), [String(r.key)]: r.value ?? '' });
+    const rows = await this.dataSource
+      .getRepository(UserMetaEntity)
+      .find({ where: { userId: In(ids), key: In(['first_name', 'last_name']) } });
+    for (const r of rows)
+      out.set(Number(r.userId), { ...(out.get(Number(r.userId)) ?? {}), [String(r.key)]: r.value ?? '' });
     return out;
   }
 
@@ -246,21 +282,27 @@ export class WxrExporter {
       .getRepository(TermTaxonomyEntity)
       .createQueryBuilder('tt')
       .innerJoin(TermEntity, 't', 't.id = tt.termId')
-      .select(['tt.id AS tt_id', 'tt.termId AS term_id', 'tt.taxonomy AS taxonomy', 'tt.description AS description', 'tt.parent AS parent', 't.slug AS slug', 't.name AS name'])
+      .select([
+        'tt.id AS tt_id',
+        'tt.termId AS term_id',
+        'tt.taxonomy AS taxonomy',
+        'tt.description AS description',
+        'tt.parent AS parent',
+        't.slug AS slug',
+        't.name AS name',
+      ])
       // As export_wp(): post formats come with their posts, link categories not at all.
       .where("tt.taxonomy NOT IN ('post_format', 'link_category')")
       .orderBy('tt.termId', 'ASC');
-    const rows = (await qb.getRawMany<Record<string, unknown>>()).map(
-      (r): ExportTerm => ({
-        termId: Number(r.term_id),
-        ttId: Number(r.tt_id),
-        taxonomy: String(r.taxonomy),
-        slug: String(r.slug),
-        name: String(r.name),
-        description: String(r.description ?? ''),
-        parent: Number(r.parent),
-      }),
-    );
+    const rows = (await qb.getRawMany<Record<string, unknown>>()).map((r): ExportTerm => ({
+      termId: Number(r.term_id),
+      ttId: Number(r.tt_id),
+      taxonomy: String(r.taxonomy),
+      slug: String(r.slug),
+      name: String(r.name),
+      description: String(r.description ?? ''),
+      parent: Number(r.parent),
+    }));
     let wanted = rows;
     if (postTypes) {
       const used = await this.dataSource
@@ -274,7 +316,12 @@ export class WxrExporter {
       const keep = new Set(used.map((u) => Number(u.id)));
       const byTerm = new Map(rows.map((r) => [`${r.taxonomy} ${r.termId}`, r]));
       for (const r of rows.filter((x) => keep.has(x.ttId))) {
-        for (let p = byTerm.get(`${r.taxonomy} ${r.parent}`), i = 0; p && i < 50; p = byTerm.get(`${p.taxonomy} ${p.parent}`), i++) keep.add(p.ttId);
+        for (
+          let p = byTerm.get(`${r.taxonomy} ${r.parent}`), i = 0;
+          p && i < 50;
+          p = byTerm.get(`${p.taxonomy} ${p.parent}`), i++
+        )
+          keep.add(p.ttId);
       }
       wanted = rows.filter((r) => keep.has(r.ttId));
     }
@@ -312,11 +359,17 @@ export class WxrExporter {
     return this.metaOf(CommentMetaEntity, 'commentId', ids);
   }
 
-  private async metaOf(entity: new () => object, column: string, ids: number[]): Promise<Map<number, { key: string; value: string }[]>> {
+  private async metaOf(
+    entity: new () => object,
+    column: string,
+    ids: number[],
+  ): Promise<Map<number, { key: string; value: string }[]>> {
     const out = new Map<number, { key: string; value: string }[]>();
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
-      const rows = (await this.dataSource.getRepository(entity).find({ where: { [column]: In(chunk) }, order: { id: 'ASC' } as never })) as Array<Record<string, unknown>>;
+      const rows = (await this.dataSource
+        .getRepository(entity)
+        .find({ where: { [column]: In(chunk) }, order: { id: 'ASC' } as never })) as Array<Record<string, unknown>>;
       for (const r of rows) {
         const owner = Number(r[column]);
         out.set(owner, [...(out.get(owner) ?? []), { key: String(r.key ?? ''), value: String(r.value ?? '') }]);
@@ -338,7 +391,10 @@ export class WxrExporter {
     const out = new Map<number, { taxonomy: string; slug: string; name: string }[]>();
     for (const r of rows) {
       const id = Number(r.object_id);
-      out.set(id, [...(out.get(id) ?? []), { taxonomy: String(r.taxonomy), slug: String(r.slug), name: String(r.name) }]);
+      out.set(id, [
+        ...(out.get(id) ?? []),
+        { taxonomy: String(r.taxonomy), slug: String(r.slug), name: String(r.name) },
+      ]);
     }
     return out;
   }
@@ -348,7 +404,9 @@ export class WxrExporter {
     const known = new Map<number, PostEntity>(page.map((p) => [Number(p.id), p]));
     let wanted = [...new Set(page.map((p) => Number(p.parent)).filter((id) => id > 0 && !known.has(id)))];
     for (let depth = 0; wanted.length && depth < 20; depth++) {
-      const rows = await this.dataSource.getRepository(PostEntity).find({ select: { id: true, name: true, parent: true }, where: { id: In(wanted) } });
+      const rows = await this.dataSource
+        .getRepository(PostEntity)
+        .find({ select: { id: true, name: true, parent: true }, where: { id: In(wanted) } });
       for (const r of rows) known.set(Number(r.id), r);
       wanted = [...new Set(rows.map((r) => Number(r.parent)).filter((id) => id > 0 && !known.has(id)))];
     }
@@ -357,10 +415,17 @@ export class WxrExporter {
 }
 
 /** `export [--output file] [--post-type a,b]`. */
-export async function runExport(app: INestApplicationContext, options: { output?: string; postTypes?: string }, output: CliOutput): Promise<void> {
+export async function runExport(
+  app: INestApplicationContext,
+  options: { output?: string; postTypes?: string },
+  output: CliOutput,
+): Promise<void> {
   let postTypes: string[] | null = null;
   if (options.postTypes !== undefined) {
-    postTypes = options.postTypes.split(',').map((t) => t.trim()).filter(Boolean);
+    postTypes = options.postTypes
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     if (!postTypes.length) throw new CliError('--post-type needs at least one post type.');
     const bad = postTypes.find((t) => !/^[a-z0-9_-]{1,20}$/.test(t));
     if (bad !== undefined) throw new CliError(`Invalid post type "${bad}".`);

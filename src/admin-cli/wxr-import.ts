@@ -79,7 +79,10 @@ export class WxrImporter {
   private defaultAuthor: number | null = null;
   private context: WriteContext | null = null;
 
-  constructor(app: INestApplicationContext, private readonly report: (line: string) => void) {
+  constructor(
+    app: INestApplicationContext,
+    private readonly report: (line: string) => void,
+  ) {
     this.dataSource = get(app, CMS_DATA_SOURCE);
     this.accounts = get(app, UserAccountsService);
     this.content = get(app, ContentRegistry);
@@ -97,14 +100,20 @@ export class WxrImporter {
   }
 
   summary(): string[] {
-    return [this.authors.line('Authors'), this.terms.line('Terms'), this.posts.line('Posts'), this.comments.line('Comments')];
+    return [
+      this.authors.line('Authors'),
+      this.terms.line('Terms'),
+      this.posts.line('Posts'),
+      this.comments.line('Comments'),
+    ];
   }
 
   /** Reads and imports the file; `onBytes` follows the reading. */
   async run(file: string, onBytes?: (bytes: number) => void): Promise<void> {
     for await (const record of readWxr(file, onBytes)) {
       if (record.kind === 'site') {
-        if (record.version && !/^1\.[0-2]$/.test(record.version)) throw new CliError(`Unsupported WXR version ${record.version} (1.0 to 1.2 are read).`);
+        if (record.version && !/^1\.[0-2]$/.test(record.version))
+          throw new CliError(`Unsupported WXR version ${record.version} (1.0 to 1.2 are read).`);
       } else if (record.kind === 'author') await this.importAuthor(record.author);
       else if (record.kind === 'term') await this.importTerm(record.term);
       else await this.importItem(record.item);
@@ -195,7 +204,10 @@ export class WxrImporter {
     let parent = 0;
     if (term.parent && hierarchical) {
       [parent = 0] = await termIdsBySlug(this.dataSource, taxonomy, [term.parent]);
-      if (!parent) this.report(`Note: parent "${term.parent}" of term "${slug}" (${taxonomy}) is not in the file or the site; imported without it.`);
+      if (!parent)
+        this.report(
+          `Note: parent "${term.parent}" of term "${slug}" (${taxonomy}) is not in the file or the site; imported without it.`,
+        );
     }
     const meta = metaOps(term.meta ?? []);
     const id = await this.termsService.create(
@@ -212,12 +224,27 @@ export class WxrImporter {
 
   private postType(name: string): PostTypeObject {
     // Types no extension registered here are still stored (a host that registers them serves them).
-    return this.content.postType(name) ?? buildPostType(name, { public: true, supports: ['title', 'editor', 'author', 'excerpt', 'comments', 'custom-fields'] });
+    return (
+      this.content.postType(name) ??
+      buildPostType(name, {
+        public: true,
+        supports: ['title', 'editor', 'author', 'excerpt', 'comments', 'custom-fields'],
+      })
+    );
   }
 
   private async writeContext(): Promise<WriteContext> {
     if (!this.context) {
-      const o = await this.options.getMany(['timezone_string', 'gmt_offset', 'home', 'siteurl', 'default_category', 'default_comment_status', 'default_ping_status', 'permalink_structure']);
+      const o = await this.options.getMany([
+        'timezone_string',
+        'gmt_offset',
+        'home',
+        'siteurl',
+        'default_category',
+        'default_comment_status',
+        'default_ping_status',
+        'permalink_structure',
+      ]);
       this.context = {
         actor: await this.fallbackAuthor(),
         clock: SiteClock.fromOptions(o),
@@ -237,18 +264,26 @@ export class WxrImporter {
   private async existing(item: WxrItem): Promise<number | undefined> {
     if (!this.guids) {
       this.guids = new Map();
-      const rows = await this.dataSource.getRepository(PostEntity).find({ select: { id: true, type: true, guid: true }, where: { type: In(await this.types()) } });
+      const rows = await this.dataSource
+        .getRepository(PostEntity)
+        .find({ select: { id: true, type: true, guid: true }, where: { type: In(await this.types()) } });
       for (const row of rows) if (row.guid) this.guids.set(`${row.type} ${row.guid}`, Number(row.id));
     }
     const guid = guidOf(item);
     if (guid) return this.guids.get(`${item.type} ${guid}`);
     // No GUID: WordPress's post_exists() rule (title, date and type).
-    const row = await this.dataSource.getRepository(PostEntity).findOne({ select: { id: true }, where: { title: item.title, date: item.date, type: item.type } });
+    const row = await this.dataSource
+      .getRepository(PostEntity)
+      .findOne({ select: { id: true }, where: { title: item.title, date: item.date, type: item.type } });
     return row ? Number(row.id) : undefined;
   }
 
   private async types(): Promise<string[]> {
-    const rows = await this.dataSource.getRepository(PostEntity).createQueryBuilder('p').select('DISTINCT p.type', 'type').getRawMany<{ type: string }>();
+    const rows = await this.dataSource
+      .getRepository(PostEntity)
+      .createQueryBuilder('p')
+      .select('DISTINCT p.type', 'type')
+      .getRawMany<{ type: string }>();
     return rows.map((r) => r.type).filter((t) => !SKIPPED_TYPES.includes(t));
   }
 
@@ -302,7 +337,9 @@ export class WxrImporter {
     if (item.type === 'attachment') {
       // By reference: no download. The attachment keeps its GUID and its file path under the upload directory.
       const url = item.attachmentUrl || item.guid;
-      mimeType = (url && mimeOfName(url.split(/[?#]/)[0], { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES })?.mime) || 'application/octet-stream';
+      mimeType =
+        (url && mimeOfName(url.split(/[?#]/)[0], { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES })?.mime) ||
+        'application/octet-stream';
       if (!meta.some((m) => m.key === '_wp_attached_file') && url) {
         const match = /\/uploads\/(.+)$/.exec(url.split(/[?#]/)[0]);
         meta.push({ key: '_wp_attached_file', value: match ? decodeURIComponent(match[1]) : url });
@@ -332,7 +369,12 @@ export class WxrImporter {
     const id = Number(post.id);
     if (item.parent && !parent) this.orphans.set(id, item.parent);
     if (thumbnail && !this.postIds.has(thumbnail)) this.thumbnails.set(id, thumbnail);
-    if (item.type === 'nav_menu_item') this.menuItems.push({ id, label: `menu item "${item.title || item.name || item.id}"`, meta: new Map(item.meta.map((m) => [m.key, m.value])) });
+    if (item.type === 'nav_menu_item')
+      this.menuItems.push({
+        id,
+        label: `menu item "${item.title || item.name || item.id}"`,
+        meta: new Map(item.meta.map((m) => [m.key, m.value])),
+      });
     this.guids?.set(`${item.type} ${post.guid}`, id);
     return id;
   }
@@ -361,7 +403,9 @@ export class WxrImporter {
 
   private async importComment(postId: number, c: WxrComment, ids: Map<number, number>): Promise<void> {
     try {
-      const existing = await this.dataSource.getRepository(CommentEntity).findOne({ select: { id: true }, where: { postId, author: c.author, date: c.date } });
+      const existing = await this.dataSource
+        .getRepository(CommentEntity)
+        .findOne({ select: { id: true }, where: { postId, author: c.author, date: c.date } });
       if (existing) {
         ids.set(c.id, Number(existing.id));
         this.comments.skipped++;
@@ -400,12 +444,15 @@ export class WxrImporter {
   private async remap(): Promise<void> {
     for (const [id, wxrParent] of this.orphans) {
       const parent = this.postIds.get(wxrParent);
-      if (parent) await writeTransaction(this.dataSource, (em) => em.getRepository(PostEntity).update({ id }, { parent }));
+      if (parent)
+        await writeTransaction(this.dataSource, (em) => em.getRepository(PostEntity).update({ id }, { parent }));
     }
     for (const [id, wxrThumbnail] of this.thumbnails) {
       const thumbnail = this.postIds.get(wxrThumbnail);
       if (thumbnail) {
-        await writeTransaction(this.dataSource, (em) => em.getRepository(PostMetaEntity).update({ postId: id, key: '_thumbnail_id' }, { value: String(thumbnail) }));
+        await writeTransaction(this.dataSource, (em) =>
+          em.getRepository(PostMetaEntity).update({ postId: id, key: '_thumbnail_id' }, { value: String(thumbnail) }),
+        );
       }
     }
     for (const item of this.menuItems) await this.remapMenuItem(item);
@@ -420,16 +467,27 @@ export class WxrImporter {
     const kind = item.meta.get('_menu_item_type');
     const objectId = Number(item.meta.get('_menu_item_object_id') ?? 0);
     const parentId = Number(item.meta.get('_menu_item_menu_item_parent') ?? 0);
-    const object = kind === 'taxonomy' ? this.termIds.get(objectId) : kind === 'post_type' ? this.postIds.get(objectId) : kind === 'custom' ? item.id : objectId;
+    const object =
+      kind === 'taxonomy'
+        ? this.termIds.get(objectId)
+        : kind === 'post_type'
+          ? this.postIds.get(objectId)
+          : kind === 'custom'
+            ? item.id
+            : objectId;
     const parent = parentId ? (this.postIds.get(parentId) ?? 0) : 0;
-    if (object === undefined) this.report(`Note: the ${kind === 'taxonomy' ? 'term' : 'post'} ${objectId} of ${item.label} is not in the file; the item still points at it.`);
+    if (object === undefined)
+      this.report(
+        `Note: the ${kind === 'taxonomy' ? 'term' : 'post'} ${objectId} of ${item.label} is not in the file; the item still points at it.`,
+      );
     const values: Array<[string, string]> = [
       ['_menu_item_object_id', String(object ?? objectId)],
       ['_menu_item_menu_item_parent', String(parent)],
     ];
     await writeTransaction(this.dataSource, async (em) => {
       for (const [key, value] of values) {
-        if (item.meta.has(key) && item.meta.get(key) !== value) await em.getRepository(PostMetaEntity).update({ postId: item.id, key }, { value });
+        if (item.meta.has(key) && item.meta.get(key) !== value)
+          await em.getRepository(PostMetaEntity).update({ postId: item.id, key }, { value });
       }
     });
   }

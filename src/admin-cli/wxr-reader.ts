@@ -142,19 +142,58 @@ const COMMENT_FIELDS: Record<string, keyof WxrComment> = {
 function assign<T extends object>(target: T, field: keyof T, text: string): void {
   // Numbers where the record's default is one (a term's parent is a slug).
   const current = (target as Record<keyof T, unknown>)[field];
-  const value = typeof current === 'number' ? Number(text.trim()) || 0 : typeof current === 'boolean' ? text.trim() === '1' : text;
+  const value =
+    typeof current === 'number' ? Number(text.trim()) || 0 : typeof current === 'boolean' ? text.trim() === '1' : text;
   (target as Record<keyof T, unknown>)[field] = value;
 }
 
-const newTerm = (taxonomy: string): WxrTerm => ({ id: 0, taxonomy, slug: '', name: '', parent: '', description: '', meta: [] });
+const newTerm = (taxonomy: string): WxrTerm => ({
+  id: 0,
+  taxonomy,
+  slug: '',
+  name: '',
+  parent: '',
+  description: '',
+  meta: [],
+});
 const newItem = (): WxrItem => ({
-  title: '', link: '', guid: '', creator: '', content: '', excerpt: '', id: 0, date: '', dateGmt: '', commentStatus: '',
-  pingStatus: '', name: '', status: '', parent: 0, menuOrder: 0, type: 'post', password: '', sticky: false, attachmentUrl: '',
-  terms: [], meta: [], comments: [],
+  title: '',
+  link: '',
+  guid: '',
+  creator: '',
+  content: '',
+  excerpt: '',
+  id: 0,
+  date: '',
+  dateGmt: '',
+  commentStatus: '',
+  pingStatus: '',
+  name: '',
+  status: '',
+  parent: 0,
+  menuOrder: 0,
+  type: 'post',
+  password: '',
+  sticky: false,
+  attachmentUrl: '',
+  terms: [],
+  meta: [],
+  comments: [],
 });
 const newComment = (): WxrComment => ({
-  id: 0, author: '', authorEmail: '', authorUrl: '', authorIp: '', date: '', dateGmt: '', content: '', approved: '1',
-  type: '', parent: 0, userId: 0, meta: [],
+  id: 0,
+  author: '',
+  authorEmail: '',
+  authorUrl: '',
+  authorIp: '',
+  date: '',
+  dateGmt: '',
+  content: '',
+  approved: '1',
+  type: '',
+  parent: 0,
+  userId: 0,
+  meta: [],
 });
 
 /**
@@ -190,7 +229,8 @@ export async function* readWxr(file: string, onBytes?: (bytes: number) => void):
     text = '';
     const parent = stack[stack.length - 2];
     if (name === 'channel') sawChannel = true;
-    else if (name === 'wp:author' && parent === 'channel') author = { id: 0, login: '', email: '', displayName: '', firstName: '', lastName: '' };
+    else if (name === 'wp:author' && parent === 'channel')
+      author = { id: 0, login: '', email: '', displayName: '', firstName: '', lastName: '' };
     else if (name === 'wp:category' && parent === 'channel') term = newTerm('category');
     else if (name === 'wp:tag' && parent === 'channel') term = newTerm('post_tag');
     else if (name === 'wp:term' && parent === 'channel') term = newTerm('');
@@ -198,7 +238,8 @@ export async function* readWxr(file: string, onBytes?: (bytes: number) => void):
       flushSite();
       item = newItem();
     } else if (name === 'wp:comment' && item) comment = newComment();
-    else if ((name === 'wp:postmeta' || name === 'wp:commentmeta' || name === 'wp:termmeta') && (item || term)) meta = { key: '', value: '' };
+    else if ((name === 'wp:postmeta' || name === 'wp:commentmeta' || name === 'wp:termmeta') && (item || term))
+      meta = { key: '', value: '' };
     else if (name === 'category' && item) {
       const attrs = tag.attributes as Record<string, string>;
       category = { taxonomy: attrs.domain ?? 'category', slug: attrs.nicename ?? '' };

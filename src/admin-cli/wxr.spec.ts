@@ -34,17 +34,32 @@ describe('readWxr', () => {
       ),
     );
     expect(records.map((r) => r.kind)).toEqual(['term', 'site', 'item']);
-    expect(records[0]).toEqual({ kind: 'term', term: { id: 4, taxonomy: 'genre', slug: 'sf', name: 'SF', parent: 'fiction', description: '', meta: [] } });
+    expect(records[0]).toEqual({
+      kind: 'term',
+      term: { id: 4, taxonomy: 'genre', slug: 'sf', name: 'SF', parent: 'fiction', description: '', meta: [] },
+    });
     expect(records[1]).toMatchObject({ kind: 'site', version: '1.2', baseSiteUrl: 'http://a.example' });
     const item = (records[2] as Extract<WxrRecord, { kind: 'item' }>).item;
-    expect(item).toMatchObject({ title: 'A & B', content: 'x ]]> y <b>é</b>', id: 7, parent: 3, sticky: true, type: 'post' });
+    expect(item).toMatchObject({
+      title: 'A & B',
+      content: 'x ]]> y <b>é</b>',
+      id: 7,
+      parent: 3,
+      sticky: true,
+      type: 'post',
+    });
     expect(item.terms).toEqual([{ taxonomy: 'post_tag', slug: 't', name: 'T' }]);
     expect(item.meta).toEqual([{ key: 'k', value: 'a:1:{i:0;s:1:"v";}' }]);
     expect(item.comments).toEqual([expect.objectContaining({ id: 2, parent: 1, meta: [{ key: 'r', value: '5' }] })]);
   });
 
   it('reads WXR 1.0 categories without a slug as no terms', async () => {
-    const records = await read(wrap('<item><title>x</title><category><![CDATA[Old]]></category><category domain="category" nicename="old"><![CDATA[Old]]></category></item>', '1.0'));
+    const records = await read(
+      wrap(
+        '<item><title>x</title><category><![CDATA[Old]]></category><category domain="category" nicename="old"><![CDATA[Old]]></category></item>',
+        '1.0',
+      ),
+    );
     const item = (records.find((r) => r.kind === 'item') as Extract<WxrRecord, { kind: 'item' }>).item;
     expect(item.terms).toEqual([{ taxonomy: 'category', slug: 'old', name: 'Old' }]);
   });
@@ -52,7 +67,8 @@ describe('readWxr', () => {
   it('reads a multi-byte character split across chunks', async () => {
     // The file is read in 64 KiB chunks: put the two bytes of "é" on either side of the first boundary.
     const template = wrap('<item><title>PAD</title><content:encoded>été</content:encoded></item>');
-    const before = Buffer.byteLength(template.slice(0, template.indexOf('PAD'))) + Buffer.byteLength('</title><content:encoded>');
+    const before =
+      Buffer.byteLength(template.slice(0, template.indexOf('PAD'))) + Buffer.byteLength('</title><content:encoded>');
     const pad = 'a'.repeat(65535 - before);
     const xml = template.replace('PAD', pad);
     expect(Buffer.from(xml).subarray(65535, 65537).toString('utf8')).toBe('é');
@@ -86,13 +102,20 @@ describe('export helpers', () => {
 
 describe('command line', () => {
   it('parseArgs takes options with values, flags without, and positionals after --', () => {
-    expect(parseArgs(['a', '--role=editor', '--json', '--', '--x'], ['role'], ['json'])).toEqual({ positionals: ['a', '--x'], options: { role: 'editor' }, flags: new Set(['json']) });
+    expect(parseArgs(['a', '--role=editor', '--json', '--', '--x'], ['role'], ['json'])).toEqual({
+      positionals: ['a', '--x'],
+      options: { role: 'editor' },
+      flags: new Set(['json']),
+    });
     expect(() => parseArgs(['--json=1'], [], ['json'])).toThrow('Option --json takes no value.');
   });
 
   it('parseInvocation names the positionals of the matched command', () => {
     const parsed = parseInvocation(['user', 'delete', 'alice', '--reassign', 'bob'], COMMANDS, USAGE);
-    expect(parsed).toMatchObject({ kind: 'run', invocation: { spec: { name: 'user delete' }, values: { user: 'alice' }, options: { reassign: 'bob' } } });
+    expect(parsed).toMatchObject({
+      kind: 'run',
+      invocation: { spec: { name: 'user delete' }, values: { user: 'alice' }, options: { reassign: 'bob' } },
+    });
     expect(parseInvocation(['export', '--help', '--output', 'x'], COMMANDS, USAGE)).toMatchObject({ kind: 'help' });
     expect(() => parseInvocation(['option', 'get'], COMMANDS, USAGE)).toThrow(CliError);
     expect(() => parseInvocation(['option', 'get', 'a', 'b'], COMMANDS, USAGE)).toThrow('Unexpected argument "b"');

@@ -4,7 +4,16 @@ import { resolveCmsOptions } from '../cms-options';
 describe('WireNames', () => {
   it('keeps the spec names by default', () => {
     const wire = WireNames.of();
-    expect(wire).toMatchObject({ mode: 'cms', root: 'cms-json', ownNamespace: 'cms/v2', curie: 'cms', totalHeader: 'X-CMS-Total', totalPagesHeader: 'X-CMS-TotalPages', nonceHeader: 'X-CMS-Nonce', nonceParam: '_cmsnonce' });
+    expect(wire).toMatchObject({
+      mode: 'cms',
+      root: 'cms-json',
+      ownNamespace: 'cms/v2',
+      curie: 'cms',
+      totalHeader: 'X-CMS-Total',
+      totalPagesHeader: 'X-CMS-TotalPages',
+      nonceHeader: 'X-CMS-Nonce',
+      nonceParam: '_cmsnonce',
+    });
     expect(wire.namespace('cms/v2')).toBe('cms/v2');
     expect(wire.path('cms/v2/posts/7')).toBe('cms/v2/posts/7');
     expect(wire.nonceHeadersAccepted).toEqual(['x-cms-nonce', 'x-wp-nonce']);
@@ -13,7 +22,15 @@ describe('WireNames', () => {
 
   it("names the API's own namespace and paths wp/v2 with WordPress's names, leaving other namespaces alone", () => {
     const wire = WireNames.of('wordpress');
-    expect(wire).toMatchObject({ root: 'wp-json', ownNamespace: 'wp/v2', curie: 'wp', totalHeader: 'X-WP-Total', totalPagesHeader: 'X-WP-TotalPages', nonceHeader: 'X-WP-Nonce', nonceParam: '_wpnonce' });
+    expect(wire).toMatchObject({
+      root: 'wp-json',
+      ownNamespace: 'wp/v2',
+      curie: 'wp',
+      totalHeader: 'X-WP-Total',
+      totalPagesHeader: 'X-WP-TotalPages',
+      nonceHeader: 'X-WP-Nonce',
+      nonceParam: '_wpnonce',
+    });
     expect(wire.namespace('cms/v2')).toBe('wp/v2');
     expect(wire.namespace('cms-auth/v1')).toBe('cms-auth/v1');
     expect(wire.namespace('shop/v1')).toBe('shop/v1');
@@ -28,7 +45,11 @@ describe('WireNames', () => {
   });
 
   it('sets the default route prefix of the options, and refuses an unknown mode', () => {
-    expect(resolveCmsOptions({ wireNames: 'wordpress' })).toMatchObject({ routePrefix: 'wp-json', wireNames: 'wordpress', wire: WireNames.of('wordpress') });
+    expect(resolveCmsOptions({ wireNames: 'wordpress' })).toMatchObject({
+      routePrefix: 'wp-json',
+      wireNames: 'wordpress',
+      wire: WireNames.of('wordpress'),
+    });
     expect(resolveCmsOptions({ wireNames: 'wordpress', routePrefix: '/api-root/' }).routePrefix).toBe('api-root');
     expect(resolveCmsOptions({}).routePrefix).toBe('cms-json');
     expect(() => resolveCmsOptions({ wireNames: 'wp' as never })).toThrow(/wireNames must be 'cms' or 'wordpress'/);

@@ -3,7 +3,12 @@ import { ContentRegistry } from '../core/registry/content-registry.service';
 import type { PostStatusArgs, PostTypeArgs, TaxonomyArgs } from '../core/registry/content-types';
 import { RouteRegistry } from '../core/rest/route-registry.service';
 import type { EndpointDefinition, RouteOptions } from '../core/rest/route-types';
-import type { MetaKeyDefinition, RegisteredFields, RestFieldDefinition, SettingDefinition } from '../core/registry/field-types';
+import type {
+  MetaKeyDefinition,
+  RegisteredFields,
+  RestFieldDefinition,
+  SettingDefinition,
+} from '../core/registry/field-types';
 
 /**
  * The extension API: what a third party may add to the server. Calls must be made before the application has
@@ -88,7 +93,9 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredF
 
   /** The page templates offered for a post type, `file → name`. */
   pageTemplates(postType: string): Record<string, string> {
-    return Object.fromEntries([...this.templates].filter(([, t]) => t.postTypes.includes(postType)).map(([file, t]) => [file, t.name]));
+    return Object.fromEntries(
+      [...this.templates].filter(([, t]) => t.postTypes.includes(postType)).map(([file, t]) => [file, t.name]),
+    );
   }
 
   /**
@@ -96,7 +103,12 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredF
    * name (`thumbnail`, `medium`, `medium_large`, `large` by default). A box of 0 on one side leaves it unbounded.
    */
   registerImageSize(name: string, size: { width: number; height: number; crop?: boolean }): void {
-    this.imageSizeMap.set(name, { name, width: Math.max(0, Math.trunc(size.width)), height: Math.max(0, Math.trunc(size.height)), crop: size.crop ?? false });
+    this.imageSizeMap.set(name, {
+      name,
+      width: Math.max(0, Math.trunc(size.width)),
+      height: Math.max(0, Math.trunc(size.height)),
+      crop: size.crop ?? false,
+    });
   }
 
   /**
@@ -115,10 +127,19 @@ export class CmsExtensionRegistry implements OnApplicationBootstrap, RegisteredF
   private readonly imageSizeMap = new Map<string, { name: string; width: number; height: number; crop: boolean }>();
 
   /** Adds a route in any namespace. */
-  registerRoute(namespace: string, route: string, endpoints: EndpointDefinition | EndpointDefinition[], options?: RouteOptions): void {
+  registerRoute(
+    namespace: string,
+    route: string,
+    endpoints: EndpointDefinition | EndpointDefinition[],
+    options?: RouteOptions,
+  ): void {
     // The reference lets a handler read any parameter; an extension asks for strict arguments itself.
     // Nor is its answer cached unless it says it may be (`cacheable: true`).
-    const list = (Array.isArray(endpoints) ? endpoints : [endpoints]).map((e) => ({ ...e, strictArgs: e.strictArgs ?? false, cacheable: e.cacheable ?? false }));
+    const list = (Array.isArray(endpoints) ? endpoints : [endpoints]).map((e) => ({
+      ...e,
+      strictArgs: e.strictArgs ?? false,
+      cacheable: e.cacheable ?? false,
+    }));
     this.routes.register(namespace, route, list, options);
   }
 

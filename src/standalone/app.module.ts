@@ -4,7 +4,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { CmsHealthIndicator } from '../core/health/cms-health.indicator';
 import { CmsModule } from '../cms.module';
 import { buildDataSourceOptions } from '../core/database/data-source-options';
-import { CmsEnvironment, initialAdminFromEnvironment, objectStorageFromEnvironment, parseSize, replicaUrlsFromEnvironment } from './env';
+import {
+  CmsEnvironment,
+  initialAdminFromEnvironment,
+  objectStorageFromEnvironment,
+  parseSize,
+  replicaUrlsFromEnvironment,
+} from './env';
 import { HealthController } from './health.controller';
 
 /**
@@ -20,13 +26,15 @@ export class AppModule {
       providers: [CmsHealthIndicator],
       imports: [
         TerminusModule.forRoot({ logger: false }),
-        TypeOrmModule.forRoot(buildDataSourceOptions({
+        TypeOrmModule.forRoot(
+          buildDataSourceOptions({
             databaseUrl: env.DATABASE_URL,
             tablePrefix: env.CMS_TABLE_PREFIX,
             timeoutMs: env.CMS_DB_TIMEOUT * 1000,
             replicaUrls: replicaUrlsFromEnvironment(env),
             replicaMaxLagSeconds: env.CMS_REPLICA_MAX_LAG,
-          }),),
+          }),
+        ),
         CmsModule.forRoot({
           baseUrl: env.CMS_BASE_URL,
           serveSiteRoot: true,
@@ -48,7 +56,8 @@ export class AppModule {
           rateLimit: { max: env.CMS_RATE_LIMIT_MAX, windowSeconds: env.CMS_RATE_LIMIT_WINDOW },
           passwordHash: env.CMS_PASSWORD_HASH,
           wireNames: env.CMS_WIRE_NAMES,
-          responseCache: env.CMS_RESPONSE_CACHE === 'off' ? false : { maxBytes: parseSize(env.CMS_RESPONSE_CACHE_BYTES) },
+          responseCache:
+            env.CMS_RESPONSE_CACHE === 'off' ? false : { maxBytes: parseSize(env.CMS_RESPONSE_CACHE_BYTES) },
           memos: env.CMS_MEMOS === undefined ? undefined : env.CMS_MEMOS === 'on',
           stampTriggers: env.CMS_STAMP_TRIGGERS,
           compression: env.CMS_COMPRESSION === 'on' && { threshold: parseSize(env.CMS_COMPRESSION_THRESHOLD) },

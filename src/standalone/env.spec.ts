@@ -89,25 +89,57 @@ describe('loadEnvironment', () => {
   describe('operations', () => {
     it('defaults to info logs, a 10 s shutdown and compression above 1 KiB', () => {
       const env = loadEnvironment({});
-      expect([env.LOG_LEVEL, env.CMS_SHUTDOWN_TIMEOUT, env.CMS_COMPRESSION, env.CMS_COMPRESSION_THRESHOLD]).toEqual(['info', 10, 'on', '1kb']);
+      expect([env.LOG_LEVEL, env.CMS_SHUTDOWN_TIMEOUT, env.CMS_COMPRESSION, env.CMS_COMPRESSION_THRESHOLD]).toEqual([
+        'info',
+        10,
+        'on',
+        '1kb',
+      ]);
     });
 
     it('takes a level, a timeout in seconds and the compression settings', () => {
-      const env = loadEnvironment({ LOG_LEVEL: 'debug', CMS_SHUTDOWN_TIMEOUT: '30', CMS_COMPRESSION: 'off', CMS_COMPRESSION_THRESHOLD: '4kb' });
-      expect([env.LOG_LEVEL, env.CMS_SHUTDOWN_TIMEOUT, env.CMS_COMPRESSION, parseSize(env.CMS_COMPRESSION_THRESHOLD)]).toEqual(['debug', 30, 'off', 4096]);
-      expect(failure({ LOG_LEVEL: 'loud' })).toContain('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent');
+      const env = loadEnvironment({
+        LOG_LEVEL: 'debug',
+        CMS_SHUTDOWN_TIMEOUT: '30',
+        CMS_COMPRESSION: 'off',
+        CMS_COMPRESSION_THRESHOLD: '4kb',
+      });
+      expect([
+        env.LOG_LEVEL,
+        env.CMS_SHUTDOWN_TIMEOUT,
+        env.CMS_COMPRESSION,
+        parseSize(env.CMS_COMPRESSION_THRESHOLD),
+      ]).toEqual(['debug', 30, 'off', 4096]);
+      expect(failure({ LOG_LEVEL: 'loud' })).toContain(
+        'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+      );
     });
   });
 
   describe('server limits', () => {
     it("defaults to Node's timeouts (300 s a request, 60 s its head, 5 s an idle connection) and a 16 KiB head", () => {
       const env = loadEnvironment({});
-      expect([env.CMS_REQUEST_TIMEOUT, env.CMS_HEADERS_TIMEOUT, env.CMS_KEEPALIVE_TIMEOUT, parseSize(env.CMS_MAX_HEADER_SIZE)]).toEqual([300, 60, 5, 16384]);
+      expect([
+        env.CMS_REQUEST_TIMEOUT,
+        env.CMS_HEADERS_TIMEOUT,
+        env.CMS_KEEPALIVE_TIMEOUT,
+        parseSize(env.CMS_MAX_HEADER_SIZE),
+      ]).toEqual([300, 60, 5, 16384]);
     });
 
     it('takes seconds and a size, and 0 for no request timeout', () => {
-      const env = loadEnvironment({ CMS_REQUEST_TIMEOUT: '0', CMS_HEADERS_TIMEOUT: '20', CMS_KEEPALIVE_TIMEOUT: '65', CMS_MAX_HEADER_SIZE: '32kb' });
-      expect([env.CMS_REQUEST_TIMEOUT, env.CMS_HEADERS_TIMEOUT, env.CMS_KEEPALIVE_TIMEOUT, parseSize(env.CMS_MAX_HEADER_SIZE)]).toEqual([0, 20, 65, 32768]);
+      const env = loadEnvironment({
+        CMS_REQUEST_TIMEOUT: '0',
+        CMS_HEADERS_TIMEOUT: '20',
+        CMS_KEEPALIVE_TIMEOUT: '65',
+        CMS_MAX_HEADER_SIZE: '32kb',
+      });
+      expect([
+        env.CMS_REQUEST_TIMEOUT,
+        env.CMS_HEADERS_TIMEOUT,
+        env.CMS_KEEPALIVE_TIMEOUT,
+        parseSize(env.CMS_MAX_HEADER_SIZE),
+      ]).toEqual([0, 20, 65, 32768]);
     });
 
     it('paces requests in slices of 5 ms by default, takes milliseconds, and 0 for no pacing', () => {
@@ -117,7 +149,9 @@ describe('loadEnvironment', () => {
     });
 
     it('refuses a head timeout longer than the request timeout', () => {
-      expect(failure({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '60' })).toContain('CMS_HEADERS_TIMEOUT must not be longer than CMS_REQUEST_TIMEOUT');
+      expect(failure({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '60' })).toContain(
+        'CMS_HEADERS_TIMEOUT must not be longer than CMS_REQUEST_TIMEOUT',
+      );
       expect(loadEnvironment({ CMS_REQUEST_TIMEOUT: '30', CMS_HEADERS_TIMEOUT: '30' }).CMS_HEADERS_TIMEOUT).toBe(30);
     });
   });
@@ -129,7 +163,9 @@ describe('loadEnvironment', () => {
     });
 
     it.each(['0', '10s', '601', '-2'])('rejects CMS_DB_TIMEOUT=%s, saying what is allowed', (value) => {
-      expect(failure({ CMS_DB_TIMEOUT: value })).toContain('CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)');
+      expect(failure({ CMS_DB_TIMEOUT: value })).toContain(
+        'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)',
+      );
     });
   });
 

@@ -21,7 +21,10 @@ import { LOG_LEVELS, LogLevel } from './logging';
 /** A login WordPress accepts unchanged (`sanitize_user( $login, true )`), at most 60 characters. */
 function IsWordPressLogin(options: ValidationOptions): PropertyDecorator {
   return ValidateBy(
-    { name: 'isWordPressLogin', validator: { validate: (v) => typeof v === 'string' && v.length <= 60 && sanitizeUserLogin(v) === v } },
+    {
+      name: 'isWordPressLogin',
+      validator: { validate: (v) => typeof v === 'string' && v.length <= 60 && sanitizeUserLogin(v) === v },
+    },
     options,
   );
 }
@@ -29,7 +32,10 @@ function IsWordPressLogin(options: ValidationOptions): PropertyDecorator {
 /** An address WordPress's `is_email()` accepts, at most 100 characters (the `user_email` column). */
 function IsWordPressEmail(options: ValidationOptions): PropertyDecorator {
   return ValidateBy(
-    { name: 'isWordPressEmail', validator: { validate: (v) => typeof v === 'string' && v.length <= 100 && isEmail(v) } },
+    {
+      name: 'isWordPressEmail',
+      validator: { validate: (v) => typeof v === 'string' && v.length <= 100 && isEmail(v) },
+    },
     options,
   );
 }
@@ -58,7 +64,9 @@ export class CmsEnvironment {
 
   /** Public base URL of the site (links are built from it); default: the address of each request. */
   @IsOptional()
-  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, { message: 'CMS_BASE_URL must be an http(s) URL such as https://example.com' })
+  @Matches(/^https?:\/\/[^\s/]+(\/[^\s]*)?$/, {
+    message: 'CMS_BASE_URL must be an http(s) URL such as https://example.com',
+  })
   CMS_BASE_URL?: string;
 
   /** `sqlite:<path>`, `sqlite::memory:` or `mysql://user:pass@host:port/db`. */
@@ -76,7 +84,9 @@ export class CmsEnvironment {
   CMS_UPLOAD_DIR = './uploads';
 
   /** Largest upload (media): bytes, or a number with kb/mb/gb (e.g. `64mb`). */
-  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_UPLOAD_LIMIT must be a size such as 64mb, 512kb or 1048576' })
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, {
+    message: 'CMS_UPLOAD_LIMIT must be a size such as 64mb, 512kb or 1048576',
+  })
   CMS_UPLOAD_LIMIT = '64mb';
 
   /**
@@ -102,7 +112,9 @@ export class CmsEnvironment {
   @IsIn(['install', 'remove'], { message: 'CMS_STAMP_TRIGGERS must be install or remove' })
   CMS_STAMP_TRIGGERS?: 'install' | 'remove';
 
-  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_RESPONSE_CACHE_BYTES must be a size such as 64mb, 512kb or 1048576' })
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, {
+    message: 'CMS_RESPONSE_CACHE_BYTES must be a size such as 64mb, 512kb or 1048576',
+  })
   CMS_RESPONSE_CACHE_BYTES = '16mb';
 
   /** Base URL of uploaded files, e.g. a CDN (default `<site URL>/wp-content/uploads`, served by this server). */
@@ -115,7 +127,9 @@ export class CmsEnvironment {
   CMS_SERVE_UPLOADS = 'true';
 
   /** Largest request body: bytes, or a number with kb/mb (e.g. `10mb`). */
-  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_BODY_LIMIT must be a size such as 10mb, 512kb or 1048576' })
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, {
+    message: 'CMS_BODY_LIMIT must be a size such as 10mb, 512kb or 1048576',
+  })
   CMS_BODY_LIMIT = '10mb';
 
   /**
@@ -123,7 +137,9 @@ export class CmsEnvironment {
    * and a writer's next reads to the primary (see docs/deploy.md).
    */
   @IsOptional()
-  @Matches(/^(mysql|mariadb):\/\/[^,\s]+(,\s*(mysql|mariadb):\/\/[^,\s]+)*$/, { message: 'DATABASE_REPLICA_URLS must be mysql://user:pass@host:port/database URLs separated by commas' })
+  @Matches(/^(mysql|mariadb):\/\/[^,\s]+(,\s*(mysql|mariadb):\/\/[^,\s]+)*$/, {
+    message: 'DATABASE_REPLICA_URLS must be mysql://user:pass@host:port/database URLs separated by commas',
+  })
   DATABASE_REPLICA_URLS?: string;
 
   /** Seconds of replication lag past which a replica is skipped (reads go to the others, or the primary). */
@@ -144,7 +160,9 @@ export class CmsEnvironment {
   CMS_REDIS_URL?: string;
 
   /** Prefix of the API's keys in that Redis: one per site when several share a Redis. */
-  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'CMS_REDIS_PREFIX may contain only letters, digits and : _ . - (at most 64)' })
+  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, {
+    message: 'CMS_REDIS_PREFIX may contain only letters, digits and : _ . - (at most 64)',
+  })
   CMS_REDIS_PREFIX = 'cms:';
 
   /** Secret signing session cookies and nonces, the same on every node (at least 32 characters). */
@@ -154,7 +172,9 @@ export class CmsEnvironment {
 
   /** Keep media in this S3-compatible bucket instead of CMS_UPLOAD_DIR. */
   @IsOptional()
-  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: 'CMS_S3_BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message: 'CMS_S3_BUCKET must be a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)',
+  })
   CMS_S3_BUCKET?: string;
 
   /** Address of an S3-compatible server (MinIO, Ceph, R2, ...); default AWS S3. */
@@ -174,7 +194,9 @@ export class CmsEnvironment {
 
   /** A key prefix inside the bucket (e.g. `uploads/`). */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9!_.*'()\/-]{1,200}$/, { message: "CMS_S3_PREFIX may contain only letters, digits and !_.*'()/-" })
+  @Matches(/^[A-Za-z0-9!_.*'()\/-]{1,200}$/, {
+    message: "CMS_S3_PREFIX may contain only letters, digits and !_.*'()/-",
+  })
   CMS_S3_PREFIX?: string;
 
   /** Site title written on first start. */
@@ -195,7 +217,9 @@ export class CmsEnvironment {
 
   /** Login of the administrator created on first start when the database has no users (with CMS_ADMIN_PASSWORD). */
   @ValidateIf(adminVariablesUsed)
-  @IsWordPressLogin({ message: 'CMS_ADMIN_USER must be 1 to 60 characters: letters, digits, space, _ . - @ (no space at either end)' })
+  @IsWordPressLogin({
+    message: 'CMS_ADMIN_USER must be 1 to 60 characters: letters, digits, space, _ . - @ (no space at either end)',
+  })
   @IsDefined({ message: 'CMS_ADMIN_USER must be set when CMS_ADMIN_PASSWORD or CMS_ADMIN_EMAIL is set' })
   CMS_ADMIN_USER?: string;
 
@@ -256,7 +280,14 @@ export class CmsEnvironment {
   @Min(1, { message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
   @Max(3600, { message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
   @ValidateBy(
-    { name: 'headersWithinRequest', validator: { validate: (v, args) => !(args?.object as CmsEnvironment).CMS_REQUEST_TIMEOUT || v <= (args?.object as CmsEnvironment).CMS_REQUEST_TIMEOUT } },
+    {
+      name: 'headersWithinRequest',
+      validator: {
+        validate: (v, args) =>
+          !(args?.object as CmsEnvironment).CMS_REQUEST_TIMEOUT ||
+          v <= (args?.object as CmsEnvironment).CMS_REQUEST_TIMEOUT,
+      },
+    },
     { message: 'CMS_HEADERS_TIMEOUT must not be longer than CMS_REQUEST_TIMEOUT' },
   )
   CMS_HEADERS_TIMEOUT = 60;
@@ -291,12 +322,16 @@ export class CmsEnvironment {
   CMS_COMPRESSION: 'on' | 'off' = 'on';
 
   /** Smallest body compressed: bytes, or a number with kb/mb. */
-  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, { message: 'CMS_COMPRESSION_THRESHOLD must be a size such as 1kb or 2048' })
+  @Matches(/^\d+(\.\d+)?\s*(b|kb|mb|gb)?$/i, {
+    message: 'CMS_COMPRESSION_THRESHOLD must be a size such as 1kb or 2048',
+  })
   CMS_COMPRESSION_THRESHOLD = '1kb';
 }
 
 /** The administrator to create on first start, from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD / CMS_ADMIN_EMAIL. */
-export function initialAdminFromEnvironment(env: CmsEnvironment): { login: string; password: string; email: string } | undefined {
+export function initialAdminFromEnvironment(
+  env: CmsEnvironment,
+): { login: string; password: string; email: string } | undefined {
   if (env.CMS_ADMIN_USER === undefined || env.CMS_ADMIN_PASSWORD === undefined) return undefined;
   return {
     login: env.CMS_ADMIN_USER,
@@ -338,9 +373,23 @@ export function parseSize(value: string): number {
 export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnvironment {
   const defined = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const env = plainToInstance(CmsEnvironment, defined, { enableImplicitConversion: false });
-  for (const name of ['PORT', 'CMS_WORKERS', 'CMS_RATE_LIMIT_MAX', 'CMS_RATE_LIMIT_WINDOW', 'CMS_SHUTDOWN_TIMEOUT', 'CMS_REQUEST_TIMEOUT', 'CMS_HEADERS_TIMEOUT', 'CMS_KEEPALIVE_TIMEOUT', 'CMS_EVENT_LOOP_SLICE', 'CMS_DB_TIMEOUT', 'CMS_REPLICA_MAX_LAG', 'CMS_READ_AFTER_WRITE'] as const) {
+  for (const name of [
+    'PORT',
+    'CMS_WORKERS',
+    'CMS_RATE_LIMIT_MAX',
+    'CMS_RATE_LIMIT_WINDOW',
+    'CMS_SHUTDOWN_TIMEOUT',
+    'CMS_REQUEST_TIMEOUT',
+    'CMS_HEADERS_TIMEOUT',
+    'CMS_KEEPALIVE_TIMEOUT',
+    'CMS_EVENT_LOOP_SLICE',
+    'CMS_DB_TIMEOUT',
+    'CMS_REPLICA_MAX_LAG',
+    'CMS_READ_AFTER_WRITE',
+  ] as const) {
     const text = defined[name];
-    if (typeof text === 'string') env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
+    if (typeof text === 'string')
+      env[name] = /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : NaN;
   }
   const errors = validateSync(env, { skipMissingProperties: false, stopAtFirstError: true });
   if (errors.length) {

@@ -28,7 +28,12 @@ export class HealthController {
   @HealthCheck()
   ready(@Res({ passthrough: true }) res: Response) {
     res.setHeader('Cache-Control', 'no-store');
-    return this.health.check([() => this.cms.database(), () => this.cms.migrations(), () => this.shutdown(), () => this.cms.rateLimits()]);
+    return this.health.check([
+      () => this.cms.database(),
+      () => this.cms.migrations(),
+      () => this.shutdown(),
+      () => this.cms.rateLimits(),
+    ]);
   }
 
   private shutdown(): HealthIndicatorResult<'shutdown'> {

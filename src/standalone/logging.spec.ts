@@ -1,21 +1,39 @@
 import { createServer, request as httpRequest, Server, ServerResponse, IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { markMatchedRoute, markUser } from '../core/http/request-marks';
-import { createHttpLogger, createRootLogger, loggingFromEnvironment, logRequests, LogLevel, redactUrl } from './logging';
+import {
+  createHttpLogger,
+  createRootLogger,
+  loggingFromEnvironment,
+  logRequests,
+  LogLevel,
+  redactUrl,
+} from './logging';
 
 type Line = Record<string, any>;
 
 /** A server whose requests are logged into `lines`, answering with `handler`. */
-async function loggedServer(level: LogLevel, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; lines: Line[] }> {
+async function loggedServer(
+  level: LogLevel,
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: Server; lines: Line[] }> {
   const lines: Line[] = [];
-  const root = createRootLogger({ level, pretty: false, destination: { write: (text: string) => void lines.push(JSON.parse(text)) } });
+  const root = createRootLogger({
+    level,
+    pretty: false,
+    destination: { write: (text: string) => void lines.push(JSON.parse(text)) },
+  });
   const server = createServer(handler);
   logRequests(server, createHttpLogger(root));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, lines };
 }
 
-function get(server: Server, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingMessage['headers'] }> {
+function get(
+  server: Server,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingMessage['headers'] }> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
     httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
@@ -41,7 +59,10 @@ describe('redactUrl', () => {
   it.each([
     ['/cms-json/cms/v2/posts?_cmsnonce=abc&page=2', '/cms-json/cms/v2/posts?_cmsnonce=[Redacted]&page=2'],
     ['/?rest_route=/cms/v2/posts/1&password=hunter2', '/?rest_route=/cms/v2/posts/1&password=[Redacted]'],
-    ['/x?_wpnonce=1&PASSWORD=2&password%5B0%5D=3', '/x?_wpnonce=[Redacted]&PASSWORD=[Redacted]&password%5B0%5D=[Redacted]'],
+    [
+      '/x?_wpnonce=1&PASSWORD=2&password%5B0%5D=3',
+      '/x?_wpnonce=[Redacted]&PASSWORD=[Redacted]&password%5B0%5D=[Redacted]',
+    ],
     ['/x?passwordless=1&nonce', '/x?passwordless=1&nonce'],
     ['/cms-json/', '/cms-json/'],
   ])('%s', (url, expected) => expect(redactUrl(url)).toBe(expected));
@@ -79,7 +100,10 @@ describe('request log', () => {
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
   it('writes one JSON line per request: id, method, route pattern, status, duration, user', async () => {
-    const answer = await get(server, '/cms-json/cms/v2/posts/12?context=edit', { 'X-Request-Id': 'trace-abc.1', Authorization: 'Basic YWxpY2U6c2VjcmV0' });
+    const answer = await get(server, '/cms-json/cms/v2/posts/12?context=edit', {
+      'X-Request-Id': 'trace-abc.1',
+      Authorization: 'Basic YWxpY2U6c2VjcmV0',
+    });
     expect(answer.headers['x-request-id']).toBe('trace-abc.1');
     const line = await lineFor(lines, 'trace-abc.1');
     expect(line).toMatchObject({
@@ -119,14 +143,26 @@ describe('request log', () => {
     expect(Object.keys(line.req).sort()).toEqual(['id', 'method', 'remoteAddress', 'url']);
     expect(line.req.url).toBe('/cms-json/cms/v2/posts/5?_cmsnonce=[Redacted]&password=[Redacted]');
     const text = JSON.stringify(line);
-    for (const secret of ['YWxpY2U6c2VjcmV0', 'cookie-secret', 'header-nonce', 'session-secret', 'nonce-secret', 'query-nonce', 'query-password']) {
+    for (const secret of [
+      'YWxpY2U6c2VjcmV0',
+      'cookie-secret',
+      'header-nonce',
+      'session-secret',
+      'nonce-secret',
+      'query-nonce',
+      'query-password',
+    ]) {
       expect(text).not.toContain(secret);
     }
   });
 
   it('logs 5xx answers at error, with the path when no API route matched', async () => {
     await get(server, '/boom', { 'X-Request-Id': 'boom-1' });
-    expect(await lineFor(lines, 'boom-1')).toMatchObject({ level: 'error', msg: 'GET /boom 500', res: { statusCode: 500 } });
+    expect(await lineFor(lines, 'boom-1')).toMatchObject({
+      level: 'error',
+      msg: 'GET /boom 500',
+      res: { statusCode: 500 },
+    });
   });
 
   it('writes nothing below the configured level', async () => {
@@ -179,7 +215,11 @@ describe('request log: levels and ends of requests', () => {
     const { req, res } = hanging[0];
     client.destroy();
     const line = await lineFor(lines, 'aborted-1');
-    expect(line).toMatchObject({ level: 'info', msg: 'GET /hang 200', req: { id: 'aborted-1', method: 'GET', url: '/hang', remoteAddress: '127.0.0.1' } });
+    expect(line).toMatchObject({
+      level: 'info',
+      msg: 'GET /hang 200',
+      req: { id: 'aborted-1', method: 'GET', url: '/hang', remoteAddress: '127.0.0.1' },
+    });
     expect(req.destroyed).toBe(true);
     res.end('late');
     await new Promise((r) => setTimeout(r, 50));

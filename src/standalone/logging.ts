@@ -42,7 +42,10 @@ export interface LoggingOptions {
  * Logging of the standalone server as its environment asks: readable lines in development (`NODE_ENV` not
  * `production` and stdout a terminal), one JSON object per line otherwise, at `LOG_LEVEL`.
  */
-export function loggingFromEnvironment(env: { LOG_LEVEL: LogLevel }, stdout: { isTTY?: boolean } = process.stdout): LoggingOptions {
+export function loggingFromEnvironment(
+  env: { LOG_LEVEL: LogLevel },
+  stdout: { isTTY?: boolean } = process.stdout,
+): LoggingOptions {
   return { level: env.LOG_LEVEL, pretty: process.env.NODE_ENV !== 'production' && stdout.isTTY === true };
 }
 
@@ -56,7 +59,12 @@ export function createRootLogger(options: LoggingOptions): PinoInstance {
     options.destination ??
     (options.pretty
       ? // eslint-disable-next-line @typescript-eslint/no-require-imports
-        (require('pino-pretty') as typeof import('pino-pretty'))({ sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' })
+        (require('pino-pretty') as typeof import('pino-pretty'))({
+          sync: true,
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname',
+        })
       : pino.destination({ dest: 1, sync: true }));
   return pino(
     {
@@ -133,14 +141,25 @@ export function createHttpLogger(root: PinoInstance): RequestLogger {
     const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', id);
     // As the request arrived: routers may rewrite the URL on the way, and the address is gone with the connection.
-    const request: RequestFacts = { id, method: req.method, url: redactUrl(req.url), remoteAddress: req.socket?.remoteAddress };
+    const request: RequestFacts = {
+      id,
+      method: req.method,
+      url: redactUrl(req.url),
+      remoteAddress: req.socket?.remoteAddress,
+    };
     const started = Date.now();
     res.once('close', () => logAnswer(log, req, res, request, started));
   };
 }
 
 /** Writes the line of an ended request. */
-function logAnswer(log: PinoInstance, req: IncomingMessage, res: ServerResponse, request: RequestFacts, started: number): void {
+function logAnswer(
+  log: PinoInstance,
+  req: IncomingMessage,
+  res: ServerResponse,
+  request: RequestFacts,
+  started: number,
+): void {
   const status = res.statusCode;
   const path = pathOf(request.url);
   const level = status >= 500 ? 'error' : status < 400 && path.startsWith('/health/') ? 'debug' : 'info';

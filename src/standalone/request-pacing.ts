@@ -56,7 +56,7 @@ export class RequestPacer {
 
   private runBatch(): void {
     this.batchStart = this.now();
-    for (let started = 0; started < this.batch && this.waiting.length; ) {
+    for (let started = 0; started < this.batch && this.waiting.length;) {
       const [req, res] = this.waiting.shift() as [IncomingMessage, ServerResponse];
       // A client that went away while its request waited gets nothing: its request is not run.
       if (req.socket.destroyed) continue;

@@ -27,7 +27,8 @@ function exchange(port: number, bytes: string): Promise<string> {
   });
 }
 
-const socketWith = (pending?: { method: string }) => ({ _httpMessage: pending ? { req: pending } : undefined }) as unknown as Duplex;
+const socketWith = (pending?: { method: string }) =>
+  ({ _httpMessage: pending ? { req: pending } : undefined }) as unknown as Duplex;
 
 describe('answeredRequestMethod', () => {
   it('reads the method of the last request line in the bytes parsed, not further', () => {
@@ -35,17 +36,23 @@ describe('answeredRequestMethod', () => {
     expect(answeredRequestMethod({ rawPacket: packet, bytesParsed: packet.length - 5 }, socketWith())).toBe('HEAD');
     expect(answeredRequestMethod({ rawPacket: packet, bytesParsed: 10 }, socketWith())).toBe('GET');
     expect(answeredRequestMethod({ rawPacket: Buffer.from('\r\nHEAD * HTTP/1.1\r\n') }, socketWith())).toBe('HEAD');
-    expect(answeredRequestMethod({ rawPacket: Buffer.from('HEAD http://example.org/ HTTP/1.1\r\n') }, socketWith())).toBe('HEAD');
+    expect(
+      answeredRequestMethod({ rawPacket: Buffer.from('HEAD http://example.org/ HTTP/1.1\r\n') }, socketWith()),
+    ).toBe('HEAD');
   });
 
   it('takes neither a header line nor a method that is not one for a request line', () => {
-    expect(answeredRequestMethod({ rawPacket: Buffer.from('Not a header\r\nHost: a\r\n') }, socketWith())).toBeUndefined();
+    expect(
+      answeredRequestMethod({ rawPacket: Buffer.from('Not a header\r\nHost: a\r\n') }, socketWith()),
+    ).toBeUndefined();
     expect(answeredRequestMethod({ rawPacket: Buffer.from('x'.repeat(100)) }, socketWith())).toBeUndefined();
     expect(answeredRequestMethod({ rawPacket: Buffer.from('head / HTTP/1.1\r\n') }, socketWith())).toBe('head');
   });
 
   it('is the method of the oldest request not answered yet when there is one, whatever the bytes', () => {
-    expect(answeredRequestMethod({ rawPacket: Buffer.from('GET / HTTP/1.1\r\n') }, socketWith({ method: 'HEAD' }))).toBe('HEAD');
+    expect(
+      answeredRequestMethod({ rawPacket: Buffer.from('GET / HTTP/1.1\r\n') }, socketWith({ method: 'HEAD' })),
+    ).toBe('HEAD');
     expect(answeredRequestMethod({}, socketWith({ method: 'HEAD' }))).toBe('HEAD');
   });
 
@@ -65,7 +72,11 @@ describe('applyServerLimits: answers to refused requests', () => {
     const head = await exchange(port, `HEAD /?x=${'a'.repeat(2048)} HTTP/1.1\r\nHost: a\r\n\r\n`);
     const get = await exchange(port, `GET /?x=${'a'.repeat(2048)} HTTP/1.1\r\nHost: a\r\n\r\n`);
     const body = get.slice(get.indexOf('\r\n\r\n') + 4);
-    expect(JSON.parse(body)).toEqual({ code: 'rest_headers_too_large', message: 'The request headers are too large.', data: { status: 431 } });
+    expect(JSON.parse(body)).toEqual({
+      code: 'rest_headers_too_large',
+      message: 'The request headers are too large.',
+      data: { status: 431 },
+    });
     expect(head).toBe(get.slice(0, get.length - body.length));
     expect(head).toMatch(/^HTTP\/1\.1 431 [^\r]*\r\n[\s\S]*Content-Length: 102\r\n[\s\S]*\r\n\r\n$/);
   });
@@ -76,7 +87,10 @@ describe('applyServerLimits: answers to refused requests', () => {
   });
 
   it('answers a refused request pipelined behind a HEAD not answered yet as the HEAD (the client reads it for that)', async () => {
-    const answer = await exchange(port, `HEAD /pending HTTP/1.1\r\nHost: a\r\n\r\nGET /?x=${'a'.repeat(2048)} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    const answer = await exchange(
+      port,
+      `HEAD /pending HTTP/1.1\r\nHost: a\r\n\r\nGET /?x=${'a'.repeat(2048)} HTTP/1.1\r\nHost: a\r\n\r\n`,
+    );
     expect(answer).toMatch(/^HTTP\/1\.1 431 [^\r]*\r\n[\s\S]*\r\n\r\n$/);
   });
 

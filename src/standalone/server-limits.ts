@@ -36,12 +36,27 @@ export function limitsFromEnvironment(env: CmsEnvironment): ServerLimits {
 }
 
 /** The JSON error the API answers with, for the requests Node refuses before they reach it. */
-function clientErrorAnswer(error: NodeJS.ErrnoException): { status: number; reason: string; code: string; message: string } {
+function clientErrorAnswer(error: NodeJS.ErrnoException): {
+  status: number;
+  reason: string;
+  code: string;
+  message: string;
+} {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, reason: 'Request Header Fields Too Large', code: 'rest_headers_too_large', message: 'The request headers are too large.' };
+    return {
+      status: 431,
+      reason: 'Request Header Fields Too Large',
+      code: 'rest_headers_too_large',
+      message: 'The request headers are too large.',
+    };
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, reason: 'Request Timeout', code: 'rest_request_timeout', message: 'The request was not received in time.' };
+    return {
+      status: 408,
+      reason: 'Request Timeout',
+      code: 'rest_request_timeout',
+      message: 'The request was not received in time.',
+    };
   }
   return { status: 400, reason: 'Bad Request', code: 'rest_bad_request', message: 'The request is not valid HTTP.' };
 }
@@ -60,11 +75,17 @@ const REQUEST_LINE = /(?:^|\n)([!#$%&'*+.^_`|~0-9A-Za-z-]+) (?:\/|\*|[A-Za-z][A-
  * finished (a timeout), or whose request line came in an earlier read than the one that failed (Node keeps no
  * earlier read).
  */
-export function answeredRequestMethod(error: { code?: string; rawPacket?: unknown; bytesParsed?: unknown }, socket: Duplex): string | undefined {
+export function answeredRequestMethod(
+  error: { code?: string; rawPacket?: unknown; bytesParsed?: unknown },
+  socket: Duplex,
+): string | undefined {
   const pending = (socket as Duplex & { _httpMessage?: { req?: { method?: string } } })._httpMessage?.req;
   if (pending) return pending.method;
   if (!Buffer.isBuffer(error.rawPacket)) return undefined;
-  const parsed = typeof error.bytesParsed === 'number' ? Math.min(error.bytesParsed + 1, error.rawPacket.length) : error.rawPacket.length;
+  const parsed =
+    typeof error.bytesParsed === 'number'
+      ? Math.min(error.bytesParsed + 1, error.rawPacket.length)
+      : error.rawPacket.length;
   // Latin-1 maps each byte to one character: positions in the text are positions in the bytes.
   const text = error.rawPacket.toString('latin1', 0, parsed);
   let method: string | undefined;
@@ -84,7 +105,10 @@ export function applyServerLimits(server: Server, limits: ServerLimits): void {
   server.headersTimeout = limits.headersTimeoutMs;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // Both read later: the head size by each new connection, the interval when the server starts listening.
-  Object.assign(server, { maxHeaderSize: limits.maxHeaderSize, connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS });
+  Object.assign(server, {
+    maxHeaderSize: limits.maxHeaderSize,
+    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+  });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     const pending = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error.code === 'ECONNRESET' || !socket.writable || pending?.headersSent) {

@@ -33,7 +33,10 @@ export function exitOnSignalsWhileStarting(logger: PinoInstance): void {
  * run and the database connection is closed) and the process exits 0 (1 when closing failed). Each step is logged.
  * Call it once the server's request listeners are in place (after `serveApiFirst`).
  */
-export function stopGracefullyOnSignals(app: INestApplication, options: { timeoutMs: number; logger: PinoInstance }): void {
+export function stopGracefullyOnSignals(
+  app: INestApplication,
+  options: { timeoutMs: number; logger: PinoInstance },
+): void {
   const { logger, timeoutMs } = options;
   const server = app.getHttpServer() as Server;
   const inFlight = new Set<ServerResponse>();
@@ -51,7 +54,10 @@ export function stopGracefullyOnSignals(app: INestApplication, options: { timeou
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, inFlight: inFlight.size, timeoutMs }, `${signal}: stopping; no new connections, waiting for requests in flight`);
+    logger.info(
+      { signal, inFlight: inFlight.size, timeoutMs },
+      `${signal}: stopping; no new connections, waiting for requests in flight`,
+    );
     for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
@@ -62,7 +68,10 @@ export function stopGracefullyOnSignals(app: INestApplication, options: { timeou
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      logger.warn({ inFlight: inFlight.size }, `Requests still in flight after ${timeoutMs} ms: closing their connections`);
+      logger.warn(
+        { inFlight: inFlight.size },
+        `Requests still in flight after ${timeoutMs} ms: closing their connections`,
+      );
       server.closeAllConnections();
     }
     let code = 0;

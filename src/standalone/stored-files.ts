@@ -21,7 +21,10 @@ export function serveStoredFiles(storage: MediaStorage): (req: Request, res: Res
     }
     // Dotfiles are not served (as the disk's static files are not).
     if (relative.split('/').some((part) => part.startsWith('.'))) return next();
-    const range = typeof req.headers.range === 'string' && /^bytes=\d*-\d*$/.test(req.headers.range) ? req.headers.range : undefined;
+    const range =
+      typeof req.headers.range === 'string' && /^bytes=\d*-\d*$/.test(req.headers.range)
+        ? req.headers.range
+        : undefined;
     storage.open!(relative, range).then(
       (file) => {
         if (!file) return next();

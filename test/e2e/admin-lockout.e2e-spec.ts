@@ -21,8 +21,14 @@ const CAPS_KEY = `${TEST_PREFIX}capabilities`;
 class LockoutFixtures implements OnModuleInit {
   constructor(private readonly cms: CmsExtensionRegistry) {}
   onModuleInit(): void {
-    this.cms.registerRole('promoter', { name: 'Promoter', capabilities: { read: true, list_users: true, promote_users: true } });
-    this.cms.registerRole('remover', { name: 'Remover', capabilities: { read: true, list_users: true, delete_users: true } });
+    this.cms.registerRole('promoter', {
+      name: 'Promoter',
+      capabilities: { read: true, list_users: true, promote_users: true },
+    });
+    this.cms.registerRole('remover', {
+      name: 'Remover',
+      capabilities: { read: true, list_users: true, delete_users: true },
+    });
     this.cms.registerMeta('user', CAPS_KEY, {
       type: 'object',
       single: true,
@@ -58,7 +64,9 @@ async function storedRoles(user: TestUser): Promise<string[] | null> {
 async function withoutOtherAdministrators<T>(keep: TestUser[], run: () => Promise<T>): Promise<T> {
   const repo = t.dataSource.getRepository(UserMetaEntity);
   const kept = new Set(keep.map((u) => u.id));
-  const rows = (await repo.find({ where: { key: CAPS_KEY } })).filter((r) => !kept.has(Number(r.userId)) && String(r.value).includes('"administrator"'));
+  const rows = (await repo.find({ where: { key: CAPS_KEY } })).filter(
+    (r) => !kept.has(Number(r.userId)) && String(r.value).includes('"administrator"'),
+  );
   for (const row of rows) await repo.update({ id: row.id }, { value: maybeSerialize({ editor: true }) });
   try {
     return await run();
@@ -87,7 +95,11 @@ describe('an empty roles list', () => {
   it('still refuses a role without edit_users on oneself', async () => {
     const admin = await fresh('administrator');
     expectRestError(await call('put', '/users/me', admin, { roles: ['editor'] }), 'rest_user_invalid_role', 403);
-    expectRestError(await call('put', '/users/me', admin, { roles: ['administrator', 'editor'] }), 'rest_user_invalid_role', 403);
+    expectRestError(
+      await call('put', '/users/me', admin, { roles: ['administrator', 'editor'] }),
+      'rest_user_invalid_role',
+      403,
+    );
     expect(await storedRoles(admin)).toEqual(['administrator']);
   });
 
@@ -111,7 +123,11 @@ describe('the last administrator who can manage users', () => {
     const admin = await fresh('administrator');
     await withoutOtherAdministrators([admin], async () => {
       for (const roles of [['subscriber'], [], ['promoter']]) {
-        expectRestError(await call('put', `/users/${admin.id}`, promoter, { roles }), 'rest_user_last_administrator', 403);
+        expectRestError(
+          await call('put', `/users/${admin.id}`, promoter, { roles }),
+          'rest_user_last_administrator',
+          403,
+        );
       }
       expect(await storedRoles(admin)).toEqual(['administrator']);
       await call('get', '/settings', admin).expect(200);
@@ -125,9 +141,21 @@ describe('the last administrator who can manage users', () => {
     const remover = await fresh('remover');
     const admin = await fresh('administrator');
     await withoutOtherAdministrators([admin], async () => {
-      expectRestError(await call('delete', '/users/me?force=true&reassign=false', admin), 'rest_user_last_administrator', 403);
-      expectRestError(await call('delete', `/users/${admin.id}?force=true&reassign=false`, admin), 'rest_user_last_administrator', 403);
-      expectRestError(await call('delete', `/users/${admin.id}?force=true&reassign=false`, remover), 'rest_user_last_administrator', 403);
+      expectRestError(
+        await call('delete', '/users/me?force=true&reassign=false', admin),
+        'rest_user_last_administrator',
+        403,
+      );
+      expectRestError(
+        await call('delete', `/users/${admin.id}?force=true&reassign=false`, admin),
+        'rest_user_last_administrator',
+        403,
+      );
+      expectRestError(
+        await call('delete', `/users/${admin.id}?force=true&reassign=false`, remover),
+        'rest_user_last_administrator',
+        403,
+      );
       expect(await storedRoles(admin)).toEqual(['administrator']);
     });
     // With another administrator, an administrator may delete itself (as in WordPress).
@@ -138,13 +166,22 @@ describe('the last administrator who can manage users', () => {
   it('cannot lose its capabilities through meta', async () => {
     const admin = await fresh('administrator');
     await withoutOtherAdministrators([admin], async () => {
-      const res = await call('put', '/users/me', admin, { first_name: 'Changed', meta: { [CAPS_KEY]: { subscriber: true } } });
+      const res = await call('put', '/users/me', admin, {
+        first_name: 'Changed',
+        meta: { [CAPS_KEY]: { subscriber: true } },
+      });
       expectRestError(res, 'rest_user_last_administrator', 403);
       expect(await storedRoles(admin)).toEqual(['administrator']);
       // The whole update is undone.
-      expect(await t.dataSource.getRepository(UserMetaEntity).findOne({ where: { userId: admin.id, key: 'first_name' } })).toBeNull();
+      expect(
+        await t.dataSource.getRepository(UserMetaEntity).findOne({ where: { userId: admin.id, key: 'first_name' } }),
+      ).toBeNull();
       // A capability denied directly counts too.
-      expectRestError(await call('put', '/users/me', admin, { meta: { [CAPS_KEY]: { administrator: true, promote_users: false } } }), 'rest_user_last_administrator', 403);
+      expectRestError(
+        await call('put', '/users/me', admin, { meta: { [CAPS_KEY]: { administrator: true, promote_users: false } } }),
+        'rest_user_last_administrator',
+        403,
+      );
       expect(await storedRoles(admin)).toEqual(['administrator']);
     });
     // With another administrator, the write goes through.
@@ -168,7 +205,10 @@ describe('the last administrator who can manage users', () => {
         expect(roles.filter((r) => r?.includes('administrator'))).toHaveLength(1);
       });
       // Leave no extra administrator behind for the next round.
-      for (const user of [a, b]) await t.dataSource.getRepository(UserMetaEntity).update({ userId: user.id, key: CAPS_KEY }, { value: maybeSerialize({ editor: true }) });
+      for (const user of [a, b])
+        await t.dataSource
+          .getRepository(UserMetaEntity)
+          .update({ userId: user.id, key: CAPS_KEY }, { value: maybeSerialize({ editor: true }) });
     }
   });
 
@@ -177,11 +217,18 @@ describe('the last administrator who can manage users', () => {
       const a = await fresh('administrator');
       const b = await fresh('administrator');
       await withoutOtherAdministrators([a, b], async () => {
-        const answers = await Promise.all([a, b].map((who) => call('delete', '/users/me?force=true&reassign=false', who)));
+        const answers = await Promise.all(
+          [a, b].map((who) => call('delete', '/users/me?force=true&reassign=false', who)),
+        );
         expect(answers.map((r) => r.status).sort()).toEqual([200, 403]);
-        expect((await Promise.all([storedRoles(a), storedRoles(b)])).filter((r) => r !== null)).toEqual([['administrator']]);
+        expect((await Promise.all([storedRoles(a), storedRoles(b)])).filter((r) => r !== null)).toEqual([
+          ['administrator'],
+        ]);
       });
-      for (const user of [a, b]) await t.dataSource.getRepository(UserMetaEntity).update({ userId: user.id, key: CAPS_KEY }, { value: maybeSerialize({ editor: true }) });
+      for (const user of [a, b])
+        await t.dataSource
+          .getRepository(UserMetaEntity)
+          .update({ userId: user.id, key: CAPS_KEY }, { value: maybeSerialize({ editor: true }) });
     }
   });
 });

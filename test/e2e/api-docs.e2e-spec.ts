@@ -122,7 +122,9 @@ describe('API docs page (/cms-json/docs)', () => {
       const status = operation.locator('.live-responses-table tbody .response-col_status').first();
       await status.waitFor();
       expect((await status.textContent())?.trim()).toBe('200');
-      await expect(operation.locator('.live-responses-table .microlight').first().textContent()).resolves.toContain('Shown in the docs');
+      await expect(operation.locator('.live-responses-table .microlight').first().textContent()).resolves.toContain(
+        'Shown in the docs',
+      );
       // The request went to the document's server, the address the page was loaded from.
       const url = new URL((await operation.locator('.request-url pre').textContent()) ?? '');
       expect(`${url.origin}${url.pathname}`).toBe(`${origin}/cms-json/cms/v2/posts`);

@@ -26,7 +26,10 @@ function median(values: number[]): number {
 async function md5Count(work: () => Promise<unknown>): Promise<number> {
   const real = crypto.createHash;
   let count = 0;
-  const spy = jest.spyOn(crypto, 'createHash').mockImplementation(((algorithm: string, options?: crypto.HashOptions) => {
+  const spy = jest.spyOn(crypto, 'createHash').mockImplementation(((
+    algorithm: string,
+    options?: crypto.HashOptions,
+  ) => {
     if (algorithm === 'md5') count++;
     return real(algorithm, options);
   }) as typeof crypto.createHash);
@@ -94,7 +97,11 @@ describe('authentication limits', () => {
       const user = await freshUser();
       const email = `${user.login}@example.org`;
       expectRestError(await basicAuth(newIp(), email, 'wrong-app-password'), 'incorrect_password', 401);
-      expectRestError(await basicAuth(newIp(), user.login.toUpperCase(), 'wrong-app-password'), 'incorrect_password', 401);
+      expectRestError(
+        await basicAuth(newIp(), user.login.toUpperCase(), 'wrong-app-password'),
+        'incorrect_password',
+        401,
+      );
       expectRestError(await login(newIp(), email.toUpperCase(), 'wrong'), 'invalid_credentials', 401);
       expectBlocked(await login(newIp(), user.login, user.password));
       expectBlocked(await basicAuth(newIp(), user.login, user.appPassword));
@@ -103,7 +110,8 @@ describe('authentication limits', () => {
     it('blocks HTTP Basic after failures there, under the e-mail as under the login name', async () => {
       const user = await freshUser();
       const ip = newIp();
-      for (let i = 0; i < 3; i++) expectRestError(await basicAuth(ip, user.login, 'wrong-app-password'), 'incorrect_password', 401);
+      for (let i = 0; i < 3; i++)
+        expectRestError(await basicAuth(ip, user.login, 'wrong-app-password'), 'incorrect_password', 401);
       expectBlocked(await basicAuth(ip, `${user.login}@example.org`, user.appPassword));
       expectBlocked(await login(ip, `${user.login}@example.org`, user.password));
     });
@@ -181,7 +189,12 @@ describe('authentication limits', () => {
       const repo = t.dataSource.getRepository(UserEntity);
       const hashing = jest.spyOn(passwordHash, 'verifyWordPressPassword');
       try {
-        for (const pass of ['', '$2y$99$' + 'a'.repeat(53), '$argon2id$v=19$m=65536,t=4,p=1$' + 'x'.repeat(40), '$P$Babc']) {
+        for (const pass of [
+          '',
+          '$2y$99$' + 'a'.repeat(53),
+          '$argon2id$v=19$m=65536,t=4,p=1$' + 'x'.repeat(40),
+          '$P$Babc',
+        ]) {
           const user = await freshUser();
           await repo.update({ id: user.id }, { pass });
           hashing.mockClear();
@@ -196,13 +209,20 @@ describe('authentication limits', () => {
     it('hashes as for a wrong application password when HTTP Basic names no user or a user without application passwords', async () => {
       // Application passwords are phpass hashes (2^13 MD5 rounds), so the dummy check costs at least 8192 MD5 digests.
       const unknown = await md5Count(async () => {
-        expectRestError(await basicAuth(newIp(), 'no-such-user', 'abcd efgh ijkl mnop qrst uvwx'), 'invalid_username', 401);
+        expectRestError(
+          await basicAuth(newIp(), 'no-such-user', 'abcd efgh ijkl mnop qrst uvwx'),
+          'invalid_username',
+          401,
+        );
       });
       expect(unknown).toBeGreaterThanOrEqual(8192);
       expect(unknown).toBeLessThan(2 * 8192);
 
       const user = await freshUser();
-      await t.http.delete(`/cms-json/cms/v2/users/${user.id}/application-passwords`).set('Authorization', t.users.administrator.authorization).expect(200);
+      await t.http
+        .delete(`/cms-json/cms/v2/users/${user.id}/application-passwords`)
+        .set('Authorization', t.users.administrator.authorization)
+        .expect(200);
       const none = await md5Count(async () => {
         expectRestError(await basicAuth(newIp(), user.login, 'abcdefghijklmnopqrstuvwx'), 'incorrect_password', 401);
       });
@@ -216,7 +236,10 @@ describe('authentication limits', () => {
         .set('Authorization', t.users.administrator.authorization)
         .send({ name: 'phpass one' })
         .expect(201);
-      await t.http.delete(`/cms-json/cms/v2/users/${other.id}/application-passwords/uuid-${other.login}`).set('Authorization', t.users.administrator.authorization).expect(200);
+      await t.http
+        .delete(`/cms-json/cms/v2/users/${other.id}/application-passwords/uuid-${other.login}`)
+        .set('Authorization', t.users.administrator.authorization)
+        .expect(200);
       const wrong = await md5Count(async () => {
         expectRestError(await basicAuth(newIp(), other.login, 'abcdefghijklmnopqrstuvwx'), 'incorrect_password', 401);
       });

@@ -59,23 +59,44 @@ describe('authentication: cookie sessions, nonces, application passwords and rat
     const ok = await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', nonce).expect(200);
     expect(ok.headers['x-cms-nonce']).toMatch(/^[0-9a-f]{10}$/);
     await t.http.get(`${editOnly}&_cmsnonce=${nonce}`).set('Cookie', cookie).expect(200);
-    expectRestError(await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', '0123456789'), 'rest_cookie_invalid_nonce', 403);
+    expectRestError(
+      await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', '0123456789'),
+      'rest_cookie_invalid_nonce',
+      403,
+    );
   });
 
   it('never authenticates a cross-origin request through the cookie', async () => {
     const res = await login('editor', t.users.editor.password).expect(200);
     const cookie = sessionCookie(res);
-    const foreign = await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', res.body.nonce).set('Origin', 'https://evil.example');
+    const foreign = await t.http
+      .get(editOnly)
+      .set('Cookie', cookie)
+      .set('X-CMS-Nonce', res.body.nonce)
+      .set('Origin', 'https://evil.example');
     expectRestError(foreign, 'rest_cannot_view', 401);
-    await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', res.body.nonce).set('Origin', 'http://example.org').expect(200);
+    await t.http
+      .get(editOnly)
+      .set('Cookie', cookie)
+      .set('X-CMS-Nonce', res.body.nonce)
+      .set('Origin', 'http://example.org')
+      .expect(200);
   });
 
   it('ends the session on logout', async () => {
     const res = await login('administrator', t.users.administrator.password).expect(200);
     const cookie = sessionCookie(res);
-    const out = await t.http.post('/cms-json/cms-auth/v1/logout').set('Cookie', cookie).set('X-CMS-Nonce', res.body.nonce).expect(200);
+    const out = await t.http
+      .post('/cms-json/cms-auth/v1/logout')
+      .set('Cookie', cookie)
+      .set('X-CMS-Nonce', res.body.nonce)
+      .expect(200);
     expect(String(out.headers['set-cookie'])).toContain('Max-Age=0');
-    expectRestError(await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', res.body.nonce), 'rest_cannot_view', 401);
+    expectRestError(
+      await t.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', res.body.nonce),
+      'rest_cannot_view',
+      401,
+    );
     expectRestError(await t.http.post('/cms-json/cms-auth/v1/logout'), 'rest_not_logged_in', 401);
   });
 

@@ -14,7 +14,10 @@ describe('body limits', () => {
   let port: number;
 
   beforeAll(async () => {
-    t = await createTestApp('body_limits', { cms: { bodyLimit: LIMIT, uploadLimit: LIMIT }, extensions: [LibraryExtensionModule] });
+    t = await createTestApp('body_limits', {
+      cms: { bodyLimit: LIMIT, uploadLimit: LIMIT },
+      extensions: [LibraryExtensionModule],
+    });
     const server = t.app.getHttpServer() as Server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -25,7 +28,10 @@ describe('body limits', () => {
    * Sends the request head and a first piece of a much longer body, then waits for an answer without sending the
    * rest: a server that reads the whole body before answering never answers.
    */
-  function answerBeforeBody(head: string[], firstPiece: string): Promise<{ status: number; body: { code?: string }; closed: boolean }> {
+  function answerBeforeBody(
+    head: string[],
+    firstPiece: string,
+  ): Promise<{ status: number; body: { code?: string }; closed: boolean }> {
     return new Promise((resolve, reject) => {
       const socket = connect(port, '127.0.0.1');
       let data = '';
@@ -53,27 +59,49 @@ describe('body limits', () => {
   }
 
   const boundary = 'xBOUNDARYx';
-  const part = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const part = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   const filePart = (name: string, filename: string, size: number) =>
     `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${'a'.repeat(size)}\r\n`;
   const end = `--${boundary}--\r\n`;
 
   it('refuses a multipart body to a route that takes no files with 413, before reading it, and closes the connection', async () => {
     const within = await answerBeforeBody(
-      ['GET /cms-json/cms/v2/types HTTP/1.1', 'Host: example.org', `Content-Type: multipart/form-data; boundary=${boundary}`, `Content-Length: ${LIMIT - 100}`],
+      [
+        'GET /cms-json/cms/v2/types HTTP/1.1',
+        'Host: example.org',
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        `Content-Length: ${LIMIT - 100}`,
+      ],
       part('a', 'b'),
     );
-    expect(within).toEqual({ status: 413, body: expect.objectContaining({ code: 'rest_multipart_not_accepted' }), closed: true });
+    expect(within).toEqual({
+      status: 413,
+      body: expect.objectContaining({ code: 'rest_multipart_not_accepted' }),
+      closed: true,
+    });
     // 180 MB declared, to an anonymous caller: refused as soon as the head is read.
     const huge = await answerBeforeBody(
-      ['POST /cms-json/cms/v2/types HTTP/1.1', 'Host: example.org', `Content-Type: multipart/form-data; boundary=${boundary}`, 'Content-Length: 188743680'],
+      [
+        'POST /cms-json/cms/v2/types HTTP/1.1',
+        'Host: example.org',
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        'Content-Length: 188743680',
+      ],
       part('a', 'b'),
     );
-    expect(huge).toEqual({ status: 413, body: expect.objectContaining({ code: 'rest_request_too_large' }), closed: true });
+    expect(huge).toEqual({
+      status: 413,
+      body: expect.objectContaining({ code: 'rest_request_too_large' }),
+      closed: true,
+    });
   });
 
   it('refuses multipart bodies to POST routes that take no files, even small ones', async () => {
-    const res = await t.http.post('/cms-json/cms/v2/posts').set('Authorization', t.users.editor.authorization).field('title', 'x');
+    const res = await t.http
+      .post('/cms-json/cms/v2/posts')
+      .set('Authorization', t.users.editor.authorization)
+      .field('title', 'x');
     expectRestError(res, 'rest_multipart_not_accepted', 413);
     const unknownRoute = await t.http.post('/cms-json/cms/v2/nothing-here').field('title', 'x');
     expectRestError(unknownRoute, 'rest_multipart_not_accepted', 413);
@@ -95,9 +123,18 @@ describe('body limits', () => {
   });
 
   it('refuses a body whose declared length passes the limit before reading it, whatever its type', async () => {
-    for (const type of ['application/json', `multipart/form-data; boundary=${boundary}`, 'application/x-www-form-urlencoded']) {
+    for (const type of [
+      'application/json',
+      `multipart/form-data; boundary=${boundary}`,
+      'application/x-www-form-urlencoded',
+    ]) {
       const res = await answerBeforeBody(
-        ['POST /cms-json/library/v1/echo HTTP/1.1', 'Host: example.org', `Content-Type: ${type}`, `Content-Length: ${LIMIT * 100}`],
+        [
+          'POST /cms-json/library/v1/echo HTTP/1.1',
+          'Host: example.org',
+          `Content-Type: ${type}`,
+          `Content-Length: ${LIMIT * 100}`,
+        ],
         '{"somerequired":',
       );
       // The echo route takes files: a multipart body there is an upload, refused by the upload limit.
@@ -123,7 +160,12 @@ describe('body limits', () => {
     expectRestError(res, 'rest_upload_too_large', 413);
     // Chunked (no Content-Length): counted on the wire.
     const chunked = await answerBeforeBody(
-      ['POST /cms-json/library/v1/echo HTTP/1.1', 'Host: example.org', `Content-Type: multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding: chunked'],
+      [
+        'POST /cms-json/library/v1/echo HTTP/1.1',
+        'Host: example.org',
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        'Transfer-Encoding: chunked',
+      ],
       (() => {
         const body = part('somerequired', 'x') + filePart('file', 'f.txt', LIMIT + 10);
         return `${body.length.toString(16)}\r\n${body}\r\n`;

@@ -24,7 +24,10 @@ describe('durability under kill -9 (node dist/main)', () => {
     }
   });
 
-  async function run(name: string, options: { kills: number; seconds: number; writers: number; workers: number }): Promise<ChaosRunResult> {
+  async function run(
+    name: string,
+    options: { kills: number; seconds: number; writers: number; workers: number },
+  ): Promise<ChaosRunResult> {
     const database = await serverDatabase(name);
     const uploads = mkdtempSync(join(tmpdir(), `cms-${name}-uploads-`));
     runs.push({ name, cleanup: database.cleanup, uploads });

@@ -33,7 +33,12 @@ interface Run {
 }
 
 function cli(databaseUrl: string, args: string[]): Run {
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: PREFIX };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    CMS_TABLE_PREFIX: PREFIX,
+  };
   const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 120000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -58,7 +63,10 @@ const rows = (ds: DataSource, sql: string, params: unknown[] = []) => ds.query(s
 async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
   const posts = await rows(ds, `SELECT * FROM ${T('posts')} WHERE post_type <> 'revision' ORDER BY guid`);
   const guidOf = new Map(posts.map((p) => [Number(p.ID), String(p.guid)]));
-  const users = await rows(ds, `SELECT ID, user_login, user_email, display_name, user_nicename FROM ${T('users')} ORDER BY user_login`);
+  const users = await rows(
+    ds,
+    `SELECT ID, user_login, user_email, display_name, user_nicename FROM ${T('users')} ORDER BY user_login`,
+  );
   const loginOf = new Map(users.map((u) => [Number(u.ID), String(u.user_login)]));
   const meta = await rows(ds, `SELECT post_id, meta_key, meta_value FROM ${T('postmeta')} ORDER BY meta_id`);
   const terms = await rows(
@@ -73,40 +81,82 @@ async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
   const relationships = await rows(ds, `SELECT object_id, term_taxonomy_id FROM ${T('term_relationships')}`);
   const comments = await rows(ds, `SELECT * FROM ${T('comments')} ORDER BY comment_date, comment_ID`);
   const contentOf = new Map(comments.map((c) => [Number(c.comment_ID), String(c.comment_content)]));
-  const commentMeta = await rows(ds, `SELECT comment_id, meta_key, meta_value FROM ${T('commentmeta')} ORDER BY meta_id`);
-  const sticky = (await rows(ds, `SELECT option_value FROM ${T('options')} WHERE option_name = 'sticky_posts'`))[0]?.option_value;
+  const commentMeta = await rows(
+    ds,
+    `SELECT comment_id, meta_key, meta_value FROM ${T('commentmeta')} ORDER BY meta_id`,
+  );
+  const sticky = (await rows(ds, `SELECT option_value FROM ${T('options')} WHERE option_name = 'sticky_posts'`))[0]
+    ?.option_value;
   const stickyIds = [...String(sticky ?? '').matchAll(/i:\d+;i:(\d+);/g)].map((m) => guidOf.get(Number(m[1])));
   return {
-    users: users.map((u) => ({ login: u.user_login, email: u.user_email, name: u.display_name, nicename: u.user_nicename })),
+    users: users.map((u) => ({
+      login: u.user_login,
+      email: u.user_email,
+      name: u.display_name,
+      nicename: u.user_nicename,
+    })),
     terms: terms.map((t) => ({
-      taxonomy: t.taxonomy, slug: t.slug, name: t.name, description: t.description, count: Number(t.count),
+      taxonomy: t.taxonomy,
+      slug: t.slug,
+      name: t.name,
+      description: t.description,
+      count: Number(t.count),
       parent: Number(t.parent) ? slugOf.get(Number(t.parent)) : null,
       meta: termMeta.filter((m) => Number(m.term_id) === Number(t.term_id)).map((m) => [m.meta_key, m.meta_value]),
     })),
     posts: posts.map((p) => {
       const id = Number(p.ID);
       return {
-        guid: p.guid, type: p.post_type, status: p.post_status, name: p.post_name, title: p.post_title, content: p.post_content,
-        excerpt: p.post_excerpt, date: p.post_date, dateGmt: p.post_date_gmt, modified: p.post_modified, password: p.post_password,
-        commentStatus: p.comment_status, pingStatus: p.ping_status, menuOrder: Number(p.menu_order), mime: p.post_mime_type,
-        commentCount: Number(p.comment_count), author: loginOf.get(Number(p.post_author)) ?? null,
+        guid: p.guid,
+        type: p.post_type,
+        status: p.post_status,
+        name: p.post_name,
+        title: p.post_title,
+        content: p.post_content,
+        excerpt: p.post_excerpt,
+        date: p.post_date,
+        dateGmt: p.post_date_gmt,
+        modified: p.post_modified,
+        password: p.post_password,
+        commentStatus: p.comment_status,
+        pingStatus: p.ping_status,
+        menuOrder: Number(p.menu_order),
+        mime: p.post_mime_type,
+        commentCount: Number(p.comment_count),
+        author: loginOf.get(Number(p.post_author)) ?? null,
         parent: Number(p.post_parent) ? guidOf.get(Number(p.post_parent)) : null,
-        meta: meta.filter((m) => Number(m.post_id) === id).map((m, _, own) => {
-          // Ids in meta, by what they point at: featured images, menu items' objects and parents.
-          const value = Number(m.meta_value);
-          if (m.meta_key === '_thumbnail_id' || m.meta_key === '_menu_item_menu_item_parent') return [m.meta_key, guidOf.get(value) ?? m.meta_value];
-          if (m.meta_key !== '_menu_item_object_id') return [m.meta_key, m.meta_value];
-          const kind = own.find((o) => o.meta_key === '_menu_item_type')?.meta_value;
-          return [m.meta_key, kind === 'taxonomy' ? termOf.get(value) : guidOf.get(value)];
-        }),
-        terms: relationships.filter((r) => Number(r.object_id) === id).map((r) => ttOf.get(Number(r.term_taxonomy_id))).sort(),
+        meta: meta
+          .filter((m) => Number(m.post_id) === id)
+          .map((m, _, own) => {
+            // Ids in meta, by what they point at: featured images, menu items' objects and parents.
+            const value = Number(m.meta_value);
+            if (m.meta_key === '_thumbnail_id' || m.meta_key === '_menu_item_menu_item_parent')
+              return [m.meta_key, guidOf.get(value) ?? m.meta_value];
+            if (m.meta_key !== '_menu_item_object_id') return [m.meta_key, m.meta_value];
+            const kind = own.find((o) => o.meta_key === '_menu_item_type')?.meta_value;
+            return [m.meta_key, kind === 'taxonomy' ? termOf.get(value) : guidOf.get(value)];
+          }),
+        terms: relationships
+          .filter((r) => Number(r.object_id) === id)
+          .map((r) => ttOf.get(Number(r.term_taxonomy_id)))
+          .sort(),
         comments: comments
           .filter((c) => Number(c.comment_post_ID) === id)
           .map((c) => ({
-            author: c.comment_author, email: c.comment_author_email, url: c.comment_author_url, ip: c.comment_author_IP, date: c.comment_date,
-            dateGmt: c.comment_date_gmt, content: c.comment_content, approved: c.comment_approved, type: c.comment_type,
-            user: loginOf.get(Number(c.user_id)) ?? null, parent: Number(c.comment_parent) ? contentOf.get(Number(c.comment_parent)) : null,
-            meta: commentMeta.filter((m) => Number(m.comment_id) === Number(c.comment_ID)).map((m) => [m.meta_key, m.meta_value]),
+            author: c.comment_author,
+            email: c.comment_author_email,
+            url: c.comment_author_url,
+            ip: c.comment_author_IP,
+            date: c.comment_date,
+            dateGmt: c.comment_date_gmt,
+            content: c.comment_content,
+            approved: c.comment_approved,
+            type: c.comment_type,
+            user: loginOf.get(Number(c.user_id)) ?? null,
+            parent: Number(c.comment_parent) ? contentOf.get(Number(c.comment_parent)) : null,
+            meta: commentMeta
+              .filter((m) => Number(m.comment_id) === Number(c.comment_ID))
+              .map((m) => [m.meta_key, m.meta_value]),
           })),
       };
     }),
@@ -114,7 +164,19 @@ async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
   };
 }
 
-const TABLES = ['posts', 'postmeta', 'terms', 'term_taxonomy', 'termmeta', 'term_relationships', 'comments', 'commentmeta', 'users', 'usermeta', 'options'];
+const TABLES = [
+  'posts',
+  'postmeta',
+  'terms',
+  'term_taxonomy',
+  'termmeta',
+  'term_relationships',
+  'comments',
+  'commentmeta',
+  'users',
+  'usermeta',
+  'options',
+];
 async function counts(ds: DataSource): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const table of TABLES) out[table] = Number((await rows(ds, `SELECT COUNT(*) AS n FROM ${T(table)}`))[0].n);
@@ -146,7 +208,13 @@ async function readItems(file: string): Promise<WxrItem[]> {
 async function startServer(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   let output = '';
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: PREFIX, PORT: String(port) };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    CMS_TABLE_PREFIX: PREFIX,
+    PORT: String(port),
+  };
   const child = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (d) => (output += String(d)));
   child.stderr?.on('data', (d) => (output += String(d)));
@@ -170,19 +238,41 @@ async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CLI) || !existsSync(MAIN)) throw new Error('dist/cli.js is missing: npm test builds it first (pretest), or run npx nest build');
+  if (!existsSync(CLI) || !existsSync(MAIN))
+    throw new Error('dist/cli.js is missing: npm test builds it first (pretest), or run npx nest build');
   dir = mkdtempSync(join(tmpdir(), 'cms-wxr-'));
   const sqlite = testDatabaseKind() === 'sqlite';
   first = sqlite ? `sqlite:${join(dir, 'first.sqlite')}` : await testDatabaseUrl('cli_wxr');
   second = sqlite ? `sqlite:${join(dir, 'second.sqlite')}` : await testDatabaseUrl('cli_wxr_copy');
   for (const url of [first, second]) expect(cli(url, ['migrate']).code).toBe(0);
-  expect(cli(first, ['user', 'create', 'admin', 'admin@example.com', '--role', 'administrator', '--password', 'admin-pass-1']).code).toBe(0);
+  expect(
+    cli(first, [
+      'user',
+      'create',
+      'admin',
+      'admin@example.com',
+      '--role',
+      'administrator',
+      '--password',
+      'admin-pass-1',
+    ]).code,
+  ).toBe(0);
   // Ids here must differ from the file's, or a missing remap would go unnoticed: burn a few (ids are not reused).
   await withDataSource(first, async (ds) => {
     for (const table of ['posts', 'terms', 'comments']) {
-      const columns: Record<string, string> = { posts: '(post_title) VALUES (?)', terms: '(name, slug) VALUES (?, ?)', comments: '(comment_content) VALUES (?)' };
-      for (let i = 0; i < 3; i++) await ds.query(`INSERT INTO ${T(table)} ${columns[table]}`, table === 'terms' ? ['burn', `burn-${i}`] : ['burn']);
-      await ds.query(`DELETE FROM ${T(table)} WHERE ${table === 'posts' ? 'post_title' : table === 'terms' ? 'name' : 'comment_content'} = 'burn'`);
+      const columns: Record<string, string> = {
+        posts: '(post_title) VALUES (?)',
+        terms: '(name, slug) VALUES (?, ?)',
+        comments: '(comment_content) VALUES (?)',
+      };
+      for (let i = 0; i < 3; i++)
+        await ds.query(
+          `INSERT INTO ${T(table)} ${columns[table]}`,
+          table === 'terms' ? ['burn', `burn-${i}`] : ['burn'],
+        );
+      await ds.query(
+        `DELETE FROM ${T(table)} WHERE ${table === 'posts' ? 'post_title' : table === 'terms' ? 'name' : 'comment_content'} = 'burn'`,
+      );
     }
   });
 });
@@ -214,16 +304,28 @@ describe('import of a WordPress export', () => {
 
       const res = await fetch(`${server.base}/posts`);
       expect(res.headers.get('x-cms-total')).toBe('2');
-      const posts = (await res.json()) as Array<{ slug: string; sticky: boolean; categories: number[]; featured_media: number }>;
+      const posts = (await res.json()) as Array<{
+        slug: string;
+        sticky: boolean;
+        categories: number[];
+        featured_media: number;
+      }>;
       expect(posts.map((p) => p.slug).sort()).toEqual(['hello-world', 'hello-world-friends']);
       const hello = posts.find((p) => p.slug === 'hello-world-friends')!;
       expect(hello.sticky).toBe(true);
       expect(hello.featured_media).toBeGreaterThan(0);
-      const media = (await (await fetch(`${server.base}/media/${hello.featured_media}`)).json()) as { source_url: string; mime_type: string; alt_text: string };
+      const media = (await (await fetch(`${server.base}/media/${hello.featured_media}`)).json()) as {
+        source_url: string;
+        mime_type: string;
+        alt_text: string;
+      };
       // By reference: the file keeps its path under the upload directory (not downloaded; copy the files there).
       expect(media).toMatchObject({ mime_type: 'image/jpeg', alt_text: 'The sun going down' });
       expect(media.source_url).toMatch(/^http:\/\/localhost:\d+\/wp-content\/uploads\/2024\/05\/sunset\.jpg$/);
-      const pages = (await (await fetch(`${server.base}/pages?orderby=menu_order&order=asc`)).json()) as Array<{ slug: string; link: string }>;
+      const pages = (await (await fetch(`${server.base}/pages?orderby=menu_order&order=asc`)).json()) as Array<{
+        slug: string;
+        link: string;
+      }>;
       expect(pages.find((p) => p.slug === 'team')?.link).toMatch(/\/about\/team\/$/);
     } finally {
       await stopServer(server.child);
@@ -231,14 +333,27 @@ describe('import of a WordPress export', () => {
   });
 
   it('keeps authors, hierarchies, meta, comment threads, the attachment and the counts', async () => {
-    const site = (await withDataSource(first, snapshot)) as { users: Row[]; terms: Row[]; posts: Array<Row & { meta: unknown[][]; comments: Row[]; terms: string[] }>; sticky: string[] };
+    const site = (await withDataSource(first, snapshot)) as {
+      users: Row[];
+      terms: Row[];
+      posts: Array<Row & { meta: unknown[][]; comments: Row[]; terms: string[] }>;
+      sticky: string[];
+    };
     expect(site.users).toEqual([
       { login: 'admin', email: 'admin@example.com', name: 'admin', nicename: 'admin' },
       { login: 'alice', email: 'alice@example.com', name: 'Alice Liddell', nicename: 'alice' },
       { login: 'bob', email: 'bob@example.com', name: 'Bob', nicename: 'bob' },
     ]);
     const term = (taxonomy: string, slug: string) => site.terms.find((t) => t.taxonomy === taxonomy && t.slug === slug);
-    expect(term('category', 'local')).toEqual({ taxonomy: 'category', slug: 'local', name: 'Local News', description: 'Close to home', count: 1, parent: 'news', meta: [['color', 'green']] });
+    expect(term('category', 'local')).toEqual({
+      taxonomy: 'category',
+      slug: 'local',
+      name: 'Local News',
+      description: 'Close to home',
+      count: 1,
+      parent: 'news',
+      meta: [['color', 'green']],
+    });
     expect(term('category', 'news')).toMatchObject({ description: 'All the news', count: 1, parent: null });
     expect(term('category', 'uncategorized')).toMatchObject({ count: 1 });
     expect(term('post_tag', 'travel')).toMatchObject({ name: 'Travel', description: 'Trips &amp; places', count: 1 });
@@ -251,8 +366,17 @@ describe('import of a WordPress export', () => {
     const base = 'http://127.0.0.1:8094';
     const hello = post(`${base}/hello-world-friends/`);
     expect(hello).toMatchObject({
-      type: 'post', status: 'publish', name: 'hello-world-friends', title: 'Hello <em>world</em> &amp; friends', excerpt: 'A short excerpt',
-      date: '2024-05-02 09:30:00', dateGmt: '2024-05-02 09:30:00', author: 'alice', commentCount: 3, commentStatus: 'open', pingStatus: 'closed',
+      type: 'post',
+      status: 'publish',
+      name: 'hello-world-friends',
+      title: 'Hello <em>world</em> &amp; friends',
+      excerpt: 'A short excerpt',
+      date: '2024-05-02 09:30:00',
+      dateGmt: '2024-05-02 09:30:00',
+      author: 'alice',
+      commentCount: 3,
+      commentStatus: 'open',
+      pingStatus: 'closed',
     });
     expect(hello.content).toContain('<p>First paragraph with "quotes" and ]]&gt; inside.</p>');
     expect(hello.terms).toEqual(['category:local', 'category:news', 'post_tag:rain', 'post_tag:travel']);
@@ -271,25 +395,67 @@ describe('import of a WordPress export', () => {
       ['You are welcome', 'Thanks!', null, '1'],
       ['Buy now', null, null, '0'],
     ]);
-    expect(hello.comments[0]).toMatchObject({ email: 'visitor@example.org', url: 'https://visitor.example.org', ip: '203.0.113.5', meta: [['rating', '5']] });
+    expect(hello.comments[0]).toMatchObject({
+      email: 'visitor@example.org',
+      url: 'https://visitor.example.org',
+      ip: '203.0.113.5',
+      meta: [['rating', '5']],
+    });
 
     // The attachment came before its parent post in the file: its parent was remapped afterwards.
     expect(post(`${base}/wp-content/uploads/2024/05/sunset.jpg`)).toMatchObject({
-      type: 'attachment', status: 'inherit', mime: 'image/jpeg', parent: `${base}/hello-world-friends/`, author: 'alice', excerpt: 'A sunset caption',
-      meta: [['_wp_attached_file', '2024/05/sunset.jpg'], ['_wp_attachment_image_alt', 'The sun going down']],
+      type: 'attachment',
+      status: 'inherit',
+      mime: 'image/jpeg',
+      parent: `${base}/hello-world-friends/`,
+      author: 'alice',
+      excerpt: 'A sunset caption',
+      meta: [
+        ['_wp_attached_file', '2024/05/sunset.jpg'],
+        ['_wp_attachment_image_alt', 'The sun going down'],
+      ],
     });
-    expect(post(`${base}/about/team/`)).toMatchObject({ type: 'page', parent: `${base}/about/`, menuOrder: 1, author: 'bob', meta: [['_wp_page_template', 'default']] });
-    expect(post(`${base}/book/the-hobbit/`)).toMatchObject({ type: 'book', terms: ['genre:fantasy'], meta: [['isbn', '978-0-261-10295-4']], commentCount: 1 });
+    expect(post(`${base}/about/team/`)).toMatchObject({
+      type: 'page',
+      parent: `${base}/about/`,
+      menuOrder: 1,
+      author: 'bob',
+      meta: [['_wp_page_template', 'default']],
+    });
+    expect(post(`${base}/book/the-hobbit/`)).toMatchObject({
+      type: 'book',
+      terms: ['genre:fantasy'],
+      meta: [['isbn', '978-0-261-10295-4']],
+      commentCount: 1,
+    });
     // Menu items point at the new ids of their page, category, parent item, or themselves (a link).
-    const menu = (guid: string) => Object.fromEntries(post(guid).meta.filter(([k]) => ['_menu_item_object_id', '_menu_item_menu_item_parent'].includes(String(k))));
+    const menu = (guid: string) =>
+      Object.fromEntries(
+        post(guid).meta.filter(([k]) => ['_menu_item_object_id', '_menu_item_menu_item_parent'].includes(String(k))),
+      );
     expect(post(`${base}/about-us/`)).toMatchObject({ type: 'nav_menu_item', terms: ['nav_menu:main'], menuOrder: 1 });
-    expect(menu(`${base}/about-us/`)).toEqual({ _menu_item_object_id: `${base}/about/`, _menu_item_menu_item_parent: '0' });
-    expect(menu(`${base}/11/`)).toEqual({ _menu_item_object_id: `${base}/about/team/`, _menu_item_menu_item_parent: `${base}/about-us/` });
+    expect(menu(`${base}/about-us/`)).toEqual({
+      _menu_item_object_id: `${base}/about/`,
+      _menu_item_menu_item_parent: '0',
+    });
+    expect(menu(`${base}/11/`)).toEqual({
+      _menu_item_object_id: `${base}/about/team/`,
+      _menu_item_menu_item_parent: `${base}/about-us/`,
+    });
     expect(menu(`${base}/12/`)).toEqual({ _menu_item_object_id: 'category:news', _menu_item_menu_item_parent: '0' });
-    expect(menu(`${base}/elsewhere/`)).toEqual({ _menu_item_object_id: `${base}/elsewhere/`, _menu_item_menu_item_parent: '0' });
+    expect(menu(`${base}/elsewhere/`)).toEqual({
+      _menu_item_object_id: `${base}/elsewhere/`,
+      _menu_item_menu_item_parent: '0',
+    });
     expect(term('nav_menu', 'main')).toMatchObject({ name: 'Main', count: 4 });
     const draft = site.posts.find((p) => p.title === 'A draft')!;
-    expect(draft).toMatchObject({ status: 'draft', name: '', dateGmt: '0000-00-00 00:00:00', author: 'bob', terms: ['category:news'] });
+    expect(draft).toMatchObject({
+      status: 'draft',
+      name: '',
+      dateGmt: '0000-00-00 00:00:00',
+      author: 'bob',
+      terms: ['category:news'],
+    });
     before = await withDataSource(first, async (ds) => ({ snapshot: await snapshot(ds), counts: await counts(ds) }));
   });
 
@@ -299,13 +465,22 @@ describe('import of a WordPress export', () => {
     expect(run.stdout).toBe(
       'Authors: 0 created, 3 skipped, 0 failed\nTerms: 0 created, 8 skipped, 0 failed\nPosts: 0 created, 13 skipped, 0 failed\nComments: 0 created, 6 skipped, 0 failed\n',
     );
-    const after = await withDataSource(first, async (ds) => ({ snapshot: await snapshot(ds), counts: await counts(ds) }));
+    const after = await withDataSource(first, async (ds) => ({
+      snapshot: await snapshot(ds),
+      counts: await counts(ds),
+    }));
     expect(after).toEqual(before);
   });
 
   it('draws a progress bar when stderr is a terminal', () => {
     // script(1) runs the CLI on a pseudo-terminal; its output is what the terminal showed.
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: first, CMS_TABLE_PREFIX: PREFIX, TERM: 'xterm' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? dir,
+      DATABASE_URL: first,
+      CMS_TABLE_PREFIX: PREFIX,
+      TERM: 'xterm',
+    };
     const command = `'${process.execPath}' '${CLI}' import '${FIXTURE}'`;
     const result = spawnSync('script', ['-qec', command, '/dev/null'], { env, encoding: 'utf8', timeout: 120000 });
     expect(result.status).toBe(0);
@@ -319,27 +494,47 @@ describe('import of a WordPress export', () => {
     const xml = readFileSync(FIXTURE, 'utf8');
     const start = xml.indexOf('<item>');
     const end = xml.indexOf('</item>', start) + '</item>'.length;
-    const good = xml.slice(start, end).replace(/http:\/\/127\.0\.0\.1:8094\/\?p=1/g, 'urn:cms-test:good').replace(/<wp:comment>[\s\S]*<\/wp:comment>/, '');
+    const good = xml
+      .slice(start, end)
+      .replace(/http:\/\/127\.0\.0\.1:8094\/\?p=1/g, 'urn:cms-test:good')
+      .replace(/<wp:comment>[\s\S]*<\/wp:comment>/, '');
     // Title, content and excerpt all empty: wp_insert_post() refuses it (empty_content).
     const bad = good
       .replace('urn:cms-test:good', 'urn:cms-test:bad')
       .replace(/<title>.*<\/title>/, '<title></title>')
       .replace(/<content:encoded>[\s\S]*?<\/content:encoded>/, '<content:encoded><![CDATA[]]></content:encoded>')
-      .replace('</item>', '<wp:postmeta><wp:meta_key>k</wp:meta_key><wp:meta_value>v</wp:meta_value></wp:postmeta></item>');
+      .replace(
+        '</item>',
+        '<wp:postmeta><wp:meta_key>k</wp:meta_key><wp:meta_value>v</wp:meta_value></wp:postmeta></item>',
+      );
     // An author who cannot be created (her e-mail is alice's): reported, her post goes to the first administrator.
-    const carol = '<wp:author><wp:author_id>9</wp:author_id><wp:author_login><![CDATA[carol]]></wp:author_login><wp:author_email><![CDATA[alice@example.com]]></wp:author_email></wp:author>\n';
+    const carol =
+      '<wp:author><wp:author_id>9</wp:author_id><wp:author_login><![CDATA[carol]]></wp:author_login><wp:author_email><![CDATA[alice@example.com]]></wp:author_email></wp:author>\n';
     const authorsEnd = xml.lastIndexOf('</wp:author>') + '</wp:author>'.length;
     const file = join(dir, 'bad-item.xml');
-    writeFileSync(file, xml.slice(0, authorsEnd) + carol + xml.slice(authorsEnd, start) + bad + good.replace('<dc:creator><![CDATA[admin]]>', '<dc:creator><![CDATA[carol]]>') + xml.slice(xml.lastIndexOf('</channel>')));
+    writeFileSync(
+      file,
+      xml.slice(0, authorsEnd) +
+        carol +
+        xml.slice(authorsEnd, start) +
+        bad +
+        good.replace('<dc:creator><![CDATA[admin]]>', '<dc:creator><![CDATA[carol]]>') +
+        xml.slice(xml.lastIndexOf('</channel>')),
+    );
     const countsBefore = await withDataSource(first, counts);
     const run = cli(first, ['import', file]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Authors: 0 created, 3 skipped, 1 failed\n');
     expect(run.stdout).toContain('Posts: 1 created, 0 skipped, 1 failed\n');
-    expect(run.stderr).toContain('Failed: author "carol": Sorry, that email address is already used! (their content goes to the first administrator)');
+    expect(run.stderr).toContain(
+      'Failed: author "carol": Sorry, that email address is already used! (their content goes to the first administrator)',
+    );
     expect(run.stderr).toContain('Failed: post "hello-world" (WXR id 1): Content, title, and excerpt are empty.');
     await withDataSource(first, async (ds) => {
-      const imported = await rows(ds, `SELECT guid, u.user_login FROM ${T('posts')} p JOIN ${T('users')} u ON u.ID = p.post_author WHERE guid LIKE 'urn:cms-test:%'`);
+      const imported = await rows(
+        ds,
+        `SELECT guid, u.user_login FROM ${T('posts')} p JOIN ${T('users')} u ON u.ID = p.post_author WHERE guid LIKE 'urn:cms-test:%'`,
+      );
       expect(imported).toEqual([{ guid: 'urn:cms-test:good', user_login: 'admin' }]);
       expect(await rows(ds, `SELECT ID FROM ${T('users')} WHERE user_login = 'carol'`)).toEqual([]);
       const countsAfter = await counts(ds);
@@ -355,8 +550,15 @@ describe('import of a WordPress export', () => {
     writeFileSync(broken, '<?xml version="1.0"?><html><body>not a WXR file</body></html>');
     expect(cli(first, ['import', broken]).stderr).toContain('This is not a WXR file: no <channel> element.');
     writeFileSync(broken, xml.replace('<wp:wxr_version>1.2</wp:wxr_version>', '<wp:wxr_version>2.0</wp:wxr_version>'));
-    expect(cli(first, ['import', broken])).toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('Error: Unsupported WXR version 2.0 (1.0 to 1.2 are read).') });
-    expect(cli(first, ['import', join(dir, 'missing.xml')])).toMatchObject({ code: 1, stderr: `Error: Cannot read "${join(dir, 'missing.xml')}": no such file.\n` });
+    expect(cli(first, ['import', broken])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringContaining('Error: Unsupported WXR version 2.0 (1.0 to 1.2 are read).'),
+    });
+    expect(cli(first, ['import', join(dir, 'missing.xml')])).toMatchObject({
+      code: 1,
+      stderr: `Error: Cannot read "${join(dir, 'missing.xml')}": no such file.\n`,
+    });
   });
 });
 
@@ -366,7 +568,11 @@ describe('export', () => {
   it('writes WXR 1.2 with every element of WordPress own export of the same content', async () => {
     exported = join(dir, 'export.xml');
     const run = cli(first, ['export', '--output', exported]);
-    expect(run).toMatchObject({ code: 0, stderr: '', stdout: `Exported 14 post(s), 6 comment(s), 8 term(s) and 3 author(s) to ${exported}.\n` });
+    expect(run).toMatchObject({
+      code: 0,
+      stderr: '',
+      stdout: `Exported 14 post(s), 6 comment(s), 8 term(s) and 3 author(s) to ${exported}.\n`,
+    });
     const ours = elementPaths(readFileSync(exported, 'utf8'));
     const theirs = elementPaths(readFileSync(FIXTURE, 'utf8'));
     expect(ours.rootAttributes).toEqual(theirs.rootAttributes);
@@ -374,17 +580,34 @@ describe('export', () => {
     expect([...ours.paths].filter((p) => !theirs.paths.has(p))).toEqual([]);
     const text = readFileSync(exported, 'utf8');
     expect(text).toContain('<wp:wxr_version>1.2</wp:wxr_version>');
-    expect(text).toContain('<content:encoded><![CDATA[<!-- wp:paragraph -->\n<p>First paragraph with "quotes" and ]]&gt; inside.</p>');
+    expect(text).toContain(
+      '<content:encoded><![CDATA[<!-- wp:paragraph -->\n<p>First paragraph with "quotes" and ]]&gt; inside.</p>',
+    );
     // Where the file is on this site (wp_get_attachment_url()); the GUID stays the original one.
-    expect(text).toContain('<wp:attachment_url><![CDATA[http://localhost:3000/wp-content/uploads/2024/05/sunset.jpg]]></wp:attachment_url>');
-    expect(text).toContain('<guid isPermaLink="false">http://127.0.0.1:8094/wp-content/uploads/2024/05/sunset.jpg</guid>');
+    expect(text).toContain(
+      '<wp:attachment_url><![CDATA[http://localhost:3000/wp-content/uploads/2024/05/sunset.jpg]]></wp:attachment_url>',
+    );
+    expect(text).toContain(
+      '<guid isPermaLink="false">http://127.0.0.1:8094/wp-content/uploads/2024/05/sunset.jpg</guid>',
+    );
 
     // Read back: the items, their terms, meta and comments are those of the site.
     const items = await readItems(exported);
     expect(items).toHaveLength(14);
     const hello = items.find((i) => i.guid === 'http://127.0.0.1:8094/hello-world-friends/')!;
-    expect(hello).toMatchObject({ creator: 'alice', type: 'post', status: 'publish', sticky: true, excerpt: 'A short excerpt' });
-    expect(hello.terms.map((t) => `${t.taxonomy}:${t.slug}`)).toEqual(['category:local', 'category:news', 'post_tag:rain', 'post_tag:travel']);
+    expect(hello).toMatchObject({
+      creator: 'alice',
+      type: 'post',
+      status: 'publish',
+      sticky: true,
+      excerpt: 'A short excerpt',
+    });
+    expect(hello.terms.map((t) => `${t.taxonomy}:${t.slug}`)).toEqual([
+      'category:local',
+      'category:news',
+      'post_tag:rain',
+      'post_tag:travel',
+    ]);
     expect(hello.comments.map((c) => c.content)).toEqual(['Nice post!', 'Thanks!', 'You are welcome', 'Buy now']);
     expect(hello.comments[1].parent).toBe(hello.comments[0].id);
     const attachment = items.find((i) => i.type === 'attachment')!;
@@ -403,8 +626,13 @@ describe('export', () => {
     // Only the terms these posts use, and their ancestors.
     expect(run.stdout).toContain('<wp:term_slug><![CDATA[fiction]]></wp:term_slug>');
     expect(run.stdout).not.toContain('<wp:category>');
-    expect(cli(first, ['export', '--post-type', 'Bad Type'])).toMatchObject({ code: 1, stderr: 'Error: Invalid post type "Bad Type".\n' });
-    expect(cli(first, ['export', '--output', join(dir, 'no', 'such', 'dir.xml')]).stderr).toContain('Error: Cannot write');
+    expect(cli(first, ['export', '--post-type', 'Bad Type'])).toMatchObject({
+      code: 1,
+      stderr: 'Error: Invalid post type "Bad Type".\n',
+    });
+    expect(cli(first, ['export', '--output', join(dir, 'no', 'such', 'dir.xml')]).stderr).toContain(
+      'Error: Cannot write',
+    );
   });
 
   it('round-trips: imported into a fresh database, the export gives the same site', async () => {

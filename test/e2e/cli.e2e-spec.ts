@@ -35,7 +35,13 @@ interface Run {
 }
 
 function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: PREFIX, ...extra };
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    CMS_TABLE_PREFIX: PREFIX,
+    ...extra,
+  };
 }
 
 /** Runs `node dist/cli.js <args>` and collects its exit code and output. */
@@ -56,7 +62,10 @@ async function withDataSource<T>(work: (ds: DataSource) => Promise<T>): Promise<
 
 function startServer(port: number): { child: ChildProcess; output: () => string } {
   let output = '';
-  const child = spawn(process.execPath, [MAIN], { env: baseEnv({ PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: baseEnv({ PORT: String(port) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d) => (output += String(d)));
   child.stderr?.on('data', (d) => (output += String(d)));
   return { child, output: () => output };
@@ -78,7 +87,8 @@ async function waitForServer(url: string, server: { child: ChildProcess; output:
 const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
 
 beforeAll(async () => {
-  if (!existsSync(CLI) || !existsSync(MAIN)) throw new Error('dist/cli.js is missing: npm test builds it first (pretest), or run npx nest build');
+  if (!existsSync(CLI) || !existsSync(MAIN))
+    throw new Error('dist/cli.js is missing: npm test builds it first (pretest), or run npx nest build');
   dir = mkdtempSync(join(tmpdir(), 'cms-cli-'));
   databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'cms.sqlite')}` : await testDatabaseUrl('cli');
 });
@@ -92,7 +102,8 @@ describe('arguments', () => {
   it('prints the help on stdout for "help"', () => {
     const run = cli(['help']);
     expect(run.code).toBe(0);
-    for (const command of ['user create', 'user list', 'app-password create', 'migrate', 'help']) expect(run.stdout).toContain(command);
+    for (const command of ['user create', 'user list', 'app-password create', 'migrate', 'help'])
+      expect(run.stdout).toContain(command);
     expect(cli(['--help']).code).toBe(0);
   });
 
@@ -101,19 +112,28 @@ describe('arguments', () => {
     for (const spec of COMMANDS) {
       expect(help).toContain(spec.name);
       // The three ways to ask, tried on one command; `--help` on every command.
-      const ways = spec.name === 'user delete' ? [['user', 'delete', '--help'], ['help', 'user', 'delete'], ['user', 'delete', 'x', '-h']] : [[...spec.name.split(' '), '--help']];
+      const ways =
+        spec.name === 'user delete'
+          ? [
+              ['user', 'delete', '--help'],
+              ['help', 'user', 'delete'],
+              ['user', 'delete', 'x', '-h'],
+            ]
+          : [[...spec.name.split(' '), '--help']];
       for (const args of ways) {
         const run = cli(args);
         expect(run).toMatchObject({ code: 0, stderr: '' });
         expect(run.stdout).toContain(`Usage: npm run cms -- ${spec.name}`);
         expect(run.stdout).toContain(spec.summary);
-        for (const option of [...Object.keys(spec.options ?? {}), ...Object.keys(spec.flags ?? {})]) expect(run.stdout).toContain(`--${option}`);
+        for (const option of [...Object.keys(spec.options ?? {}), ...Object.keys(spec.flags ?? {})])
+          expect(run.stdout).toContain(`--${option}`);
       }
     }
     for (const group of ['user', 'app-password', 'option']) {
       const run = cli([group, '--help']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
-      for (const spec of COMMANDS.filter((c) => c.name.startsWith(`${group} `))) expect(run.stdout).toContain(spec.name);
+      for (const spec of COMMANDS.filter((c) => c.name.startsWith(`${group} `)))
+        expect(run.stdout).toContain(spec.name);
     }
   });
 
@@ -162,7 +182,9 @@ describe('commands on one database', () => {
   it('migrate creates the schema and the site, then has nothing left to do', () => {
     const first = cli(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toContain('Applied 10 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000');
+    expect(first.stdout).toContain(
+      'Applied 10 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000',
+    );
     expect(first.stdout).toContain('Installed the default site');
     const again = cli(['migrate']);
     expect(again).toMatchObject({ code: 0, stderr: '' });
@@ -170,7 +192,16 @@ describe('commands on one database', () => {
   });
 
   it('user create makes a user of each role; a password is generated and printed when none is given', async () => {
-    const admin = cli(['user', 'create', 'admin', 'admin@example.com', '--role', 'administrator', '--password', 'admin-pass-1']);
+    const admin = cli([
+      'user',
+      'create',
+      'admin',
+      'admin@example.com',
+      '--role',
+      'administrator',
+      '--password',
+      'admin-pass-1',
+    ]);
     expect(admin).toMatchObject({ code: 0, stderr: '' });
     expect(admin.stdout).toBe('Created user 1 "admin" (administrator).\n');
     passwords.admin = 'admin-pass-1';
@@ -192,7 +223,9 @@ describe('commands on one database', () => {
         expect((await meta.findOneByOrFail({ userId, key: `${PREFIX}capabilities` })).value).toBe(
           `a:1:{s:${role.length}:"${role}";b:1;}`,
         );
-        expect((await meta.findOneByOrFail({ userId, key: `${PREFIX}user_level` })).value).toBe(levels[role as keyof typeof levels]);
+        expect((await meta.findOneByOrFail({ userId, key: `${PREFIX}user_level` })).value).toBe(
+          levels[role as keyof typeof levels],
+        );
       }
     });
   });
@@ -203,10 +236,16 @@ describe('commands on one database', () => {
   });
 
   it.each([
-    [['user', 'create', 'admin', 'other@example.com', '--role', 'editor'], 'Error: Sorry, that username already exists!'],
+    [
+      ['user', 'create', 'admin', 'other@example.com', '--role', 'editor'],
+      'Error: Sorry, that username already exists!',
+    ],
     [['user', 'create', 'ADMIN', 'other@example.com'], 'Error: Sorry, that username already exists!'],
     [['user', 'create', 'other', 'admin@example.com'], 'Error: Sorry, that email address is already used!'],
-    [['user', 'create', 'other', 'other@example.com', '--role', 'overlord'], 'Error: Unknown role "overlord". Roles: administrator, editor, author, contributor, subscriber.'],
+    [
+      ['user', 'create', 'other', 'other@example.com', '--role', 'overlord'],
+      'Error: Unknown role "overlord". Roles: administrator, editor, author, contributor, subscriber.',
+    ],
     [['user', 'create', 'bad/name', 'bad@example.com'], 'illegal characters'],
     [['user', 'create', 'other', 'not-an-email'], 'The email address is not correct.'],
   ])('%j fails with exit code 1 and writes nothing', async (args, message) => {
@@ -220,7 +259,10 @@ describe('commands on one database', () => {
   it('user list shows ID, login, e-mail and roles', () => {
     const run = cli(['user', 'list']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/));
     expect(lines).toEqual([
       ['ID', 'LOGIN', 'EMAIL', 'ROLES'],
       ['1', 'admin', 'admin@example.com', 'administrator'],
@@ -247,7 +289,9 @@ describe('commands on one database', () => {
       expect(named.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(named.stdout.trim());
       await withDataSource(async (ds) => {
-        const row = await ds.getRepository(UserMetaEntity).findOneByOrFail({ userId: 1, key: '_application_passwords' });
+        const row = await ds
+          .getRepository(UserMetaEntity)
+          .findOneByOrFail({ userId: 1, key: '_application_passwords' });
         expect(row.value).toMatch(
           /^a:1:\{i:0;a:7:\{s:4:"uuid";s:36:"[0-9a-f-]{36}";s:6:"app_id";s:0:"";s:4:"name";s:3:"cli";s:8:"password";s:34:"\$P\$B[./0-9A-Za-z]{30}";s:7:"created";i:\d+;s:9:"last_used";N;s:7:"last_ip";N;\}\}$/,
         );
@@ -257,13 +301,17 @@ describe('commands on one database', () => {
     it('works through npm: PASS=$(npm run -s cms -- app-password create admin)', () => {
       // `npm run cms` runs dist/cli.js; with a private build (CMS_TEST_DIST) the same shell capture runs that one.
       const command = process.env.CMS_TEST_DIST ? `node '${CLI}'` : 'npm run -s cms --';
-      const stdout = execFileSync('sh', ['-c', `PASS=$(${command} app-password create admin "from npm") && printf "[%s]" "$PASS"`], {
-        cwd: ROOT,
-        env: { ...process.env, ...baseEnv() },
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 60000,
-      });
+      const stdout = execFileSync(
+        'sh',
+        ['-c', `PASS=$(${command} app-password create admin "from npm") && printf "[%s]" "$PASS"`],
+        {
+          cwd: ROOT,
+          env: { ...process.env, ...baseEnv() },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+          timeout: 60000,
+        },
+      );
       expect(stdout).toMatch(/^\[[A-Za-z0-9]{24}\]$/);
       created.push(stdout.slice(1, -1));
     });
@@ -271,7 +319,10 @@ describe('commands on one database', () => {
     it.each([
       [['app-password', 'create', 'nobody'], 'Error: Unknown user "nobody".'],
       [['app-password', 'create', 'admin', 'CLI'], 'Error: Each application name should be unique.'],
-      [['app-password', 'create', 'admin', ' '], 'Error: An application name is required to create an application password.'],
+      [
+        ['app-password', 'create', 'admin', ' '],
+        'Error: An application name is required to create an application password.',
+      ],
     ])('%j fails with exit code 1', (args, message) => {
       const run = cli(args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
@@ -284,7 +335,11 @@ describe('commands on one database', () => {
       try {
         await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);
         const url = `http://127.0.0.1:${port}/cms-json/cms/v2/types?context=edit`;
-        for (const [login, password] of [['admin', created[0]], ['the-editor', created[1]], ['admin', created[2]]]) {
+        for (const [login, password] of [
+          ['admin', created[0]],
+          ['the-editor', created[1]],
+          ['admin', created[2]],
+        ]) {
           const res = await fetch(url, { headers: { Authorization: basic(login, password) } });
           expect(res.status).toBe(200);
           expect(Object.keys((await res.json()) as object)).toContain('post');
@@ -304,7 +359,10 @@ describe('commands on one database', () => {
     it('list shows UUID, name, dates and last IP, never a password or its hash', () => {
       const run = cli(['app-password', 'list', 'admin']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
-      const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+      const lines = run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/\s{2,}/));
       expect(lines[0]).toEqual(['UUID', 'NAME', 'CREATED', 'LAST USED', 'LAST IP']);
       expect(lines.slice(1).map((l) => l[1])).toEqual(['cli', 'from npm']);
       for (const line of lines.slice(1)) {
@@ -319,19 +377,31 @@ describe('commands on one database', () => {
     it('revoke removes one password by UUID, or all with --all', async () => {
       const [uuid] = cli(['app-password', 'list', 'admin']).stdout.split('\n')[1].split(/\s+/);
       const run = cli(['app-password', 'revoke', 'admin', uuid]);
-      expect(run).toMatchObject({ code: 0, stderr: '', stdout: `Revoked the application password ${uuid} of "admin".\n` });
+      expect(run).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: `Revoked the application password ${uuid} of "admin".\n`,
+      });
       const left = cli(['app-password', 'list', 'admin']).stdout;
       expect(left).not.toContain(uuid);
       expect(left).toContain('from npm');
-      expect(cli(['app-password', 'revoke', 'the-editor', '--all'])).toMatchObject({ code: 0, stdout: 'Revoked 1 application password(s) of "the-editor".\n' });
+      expect(cli(['app-password', 'revoke', 'the-editor', '--all'])).toMatchObject({
+        code: 0,
+        stdout: 'Revoked 1 application password(s) of "the-editor".\n',
+      });
       await withDataSource(async (ds) => {
-        const row = await ds.getRepository(UserMetaEntity).findOneByOrFail({ userId: 2, key: '_application_passwords' });
+        const row = await ds
+          .getRepository(UserMetaEntity)
+          .findOneByOrFail({ userId: 2, key: '_application_passwords' });
         expect(row.value).toBe('a:0:{}');
       });
     });
 
     it.each([
-      [['app-password', 'revoke', 'admin', '00000000-0000-4000-8000-000000000000'], 'Error: Unknown application password "00000000-0000-4000-8000-000000000000" of "admin".'],
+      [
+        ['app-password', 'revoke', 'admin', '00000000-0000-4000-8000-000000000000'],
+        'Error: Unknown application password "00000000-0000-4000-8000-000000000000" of "admin".',
+      ],
       [['app-password', 'revoke', 'admin'], 'Error: Missing <uuid> (or --all).'],
       [['app-password', 'revoke', 'admin', 'x', '--all'], 'Error: Pass either a UUID or --all, not both.'],
       [['app-password', 'list', 'nobody'], 'Error: Unknown user "nobody".'],
@@ -348,14 +418,19 @@ describe('commands on one database', () => {
       expect(run).toMatchObject({ code: 0, stderr: '', stdout: 'User 5 "the-subscriber" now has the role author.\n' });
       await withDataSource(async (ds) => {
         const meta = ds.getRepository(UserMetaEntity);
-        expect((await meta.findOneByOrFail({ userId: 5, key: `${PREFIX}capabilities` })).value).toBe('a:1:{s:6:"author";b:1;}');
+        expect((await meta.findOneByOrFail({ userId: 5, key: `${PREFIX}capabilities` })).value).toBe(
+          'a:1:{s:6:"author";b:1;}',
+        );
         expect((await meta.findOneByOrFail({ userId: 5, key: `${PREFIX}user_level` })).value).toBe('2');
       });
       expect(cli(['user', 'list']).stdout).toMatch(/\n5\s+the-subscriber\s+subscriber@example\.com\s+author\n/);
     });
 
     it.each([
-      [['user', 'set-role', 'the-subscriber', 'overlord'], 'Error: Unknown role "overlord". Roles: administrator, editor, author, contributor, subscriber.'],
+      [
+        ['user', 'set-role', 'the-subscriber', 'overlord'],
+        'Error: Unknown role "overlord". Roles: administrator, editor, author, contributor, subscriber.',
+      ],
       [['user', 'set-role', 'nobody', 'author'], 'Error: Unknown user "nobody".'],
       [['user', 'reset-password', '99'], 'Error: Unknown user "99".'],
       [['user', 'reset-password', 'plain', '--password', ''], 'Error: The password cannot be empty.'],
@@ -366,7 +441,9 @@ describe('commands on one database', () => {
     });
 
     it('reset-password prints a generated password (or takes --password) and ends the sessions', async () => {
-      await withDataSource((ds) => ds.getRepository(UserMetaEntity).insert({ userId: 6, key: 'session_tokens', value: 'a:0:{}' }));
+      await withDataSource((ds) =>
+        ds.getRepository(UserMetaEntity).insert({ userId: 6, key: 'session_tokens', value: 'a:0:{}' }),
+      );
       const run = cli(['user', 'reset-password', 'plain']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
       const match = /^Reset the password of user 6 "plain"\.\nPassword: ([A-Za-z0-9]{24})\n$/.exec(run.stdout);
@@ -379,21 +456,41 @@ describe('commands on one database', () => {
       });
       const given = cli(['user', 'reset-password', '6', '--password', 'chosen-pass-9']);
       expect(given).toMatchObject({ code: 0, stderr: '', stdout: 'Reset the password of user 6 "plain".\n' });
-      await withDataSource(async (ds) => expect(verifyWordPressPassword('chosen-pass-9', (await ds.getRepository(UserEntity).findOneByOrFail({ id: 6 })).pass)).toBe(true));
+      await withDataSource(async (ds) =>
+        expect(
+          verifyWordPressPassword(
+            'chosen-pass-9',
+            (await ds.getRepository(UserEntity).findOneByOrFail({ id: 6 })).pass,
+          ),
+        ).toBe(true),
+      );
     });
 
     it('delete refuses a user with posts unless told what to do with them', async () => {
-      const ids = await withDataSource(async (ds) => [(await createPost(ds, { author: 3 })).id, (await createPost(ds, { author: 3, type: 'page' })).id]);
+      const ids = await withDataSource(async (ds) => [
+        (await createPost(ds, { author: 3 })).id,
+        (await createPost(ds, { author: 3, type: 'page' })).id,
+      ]);
       const refused = cli(['user', 'delete', 'the-author']);
       expect(refused).toMatchObject({ code: 1, stdout: '' });
-      expect(refused.stderr.trim()).toBe('Error: User "the-author" has 2 post(s): pass --reassign <user> to give them to another user, or --delete-content to delete them.');
-      expect(cli(['user', 'delete', 'the-author', '--reassign', 'the-author']).stderr.trim()).toBe('Error: Cannot reassign the posts of "the-author" to the same user.');
-      expect(cli(['user', 'delete', 'the-author', '--reassign', 'nobody']).stderr.trim()).toBe('Error: Unknown user "nobody".');
+      expect(refused.stderr.trim()).toBe(
+        'Error: User "the-author" has 2 post(s): pass --reassign <user> to give them to another user, or --delete-content to delete them.',
+      );
+      expect(cli(['user', 'delete', 'the-author', '--reassign', 'the-author']).stderr.trim()).toBe(
+        'Error: Cannot reassign the posts of "the-author" to the same user.',
+      );
+      expect(cli(['user', 'delete', 'the-author', '--reassign', 'nobody']).stderr.trim()).toBe(
+        'Error: Unknown user "nobody".',
+      );
       expect(cli(['user', 'delete', 'the-author', '--reassign', 'admin', '--delete-content']).code).toBe(1);
       await withDataSource(async (ds) => expect(await ds.getRepository(UserEntity).countBy({ id: 3 })).toBe(1));
 
       const run = cli(['user', 'delete', 'the-author', '--reassign', 'the-editor']);
-      expect(run).toMatchObject({ code: 0, stderr: '', stdout: 'Deleted user 3 "the-author"; 2 post(s) reassigned to "the-editor".\n' });
+      expect(run).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'Deleted user 3 "the-author"; 2 post(s) reassigned to "the-editor".\n',
+      });
       await withDataSource(async (ds) => {
         expect(await ds.getRepository(UserEntity).countBy({ id: 3 })).toBe(0);
         expect(await ds.getRepository(UserMetaEntity).countBy({ userId: 3 })).toBe(0);
@@ -404,11 +501,23 @@ describe('commands on one database', () => {
 
     it('delete --delete-content deletes their posts; a user without posts goes at once', async () => {
       const post = await withDataSource((ds) => createPost(ds, { author: 4 }));
-      expect(cli(['user', 'delete', '4', '--delete-content'])).toMatchObject({ code: 0, stderr: '', stdout: 'Deleted user 4 "the-contributor"; their posts were deleted.\n' });
-      expect(cli(['user', 'delete', 'the-subscriber'])).toMatchObject({ code: 0, stderr: '', stdout: 'Deleted user 5 "the-subscriber".\n' });
+      expect(cli(['user', 'delete', '4', '--delete-content'])).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'Deleted user 4 "the-contributor"; their posts were deleted.\n',
+      });
+      expect(cli(['user', 'delete', 'the-subscriber'])).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'Deleted user 5 "the-subscriber".\n',
+      });
       await withDataSource(async (ds) => {
         expect(await ds.getRepository(PostEntity).countBy({ id: post.id })).toBe(0);
-        expect((await ds.getRepository(UserEntity).find({ order: { id: 'ASC' } })).map((u) => u.login)).toEqual(['admin', 'the-editor', 'plain']);
+        expect((await ds.getRepository(UserEntity).find({ order: { id: 'ASC' } })).map((u) => u.login)).toEqual([
+          'admin',
+          'the-editor',
+          'plain',
+        ]);
       });
       expect(cli(['user', 'delete', 'the-subscriber']).stderr.trim()).toBe('Error: Unknown user "the-subscriber".');
     });
@@ -416,20 +525,29 @@ describe('commands on one database', () => {
 
   describe('option get and set', () => {
     const versionOf = (ds: DataSource, group: string) =>
-      ds.query(`SELECT version FROM ${PREFIX}cms_versions WHERE name = ?`, [group]).then((rows: Array<{ version: number | string }>) => Number(rows[0].version));
+      ds
+        .query(`SELECT version FROM ${PREFIX}cms_versions WHERE name = ?`, [group])
+        .then((rows: Array<{ version: number | string }>) => Number(rows[0].version));
 
     it('get prints text as it is and PHP-serialized values as JSON', () => {
       expect(cli(['option', 'get', 'blogname'])).toMatchObject({ code: 0, stderr: '', stdout: 'My CMS Site\n' });
       const roles = cli(['option', 'get', `${PREFIX}user_roles`]);
       expect(roles.code).toBe(0);
-      const parsed = JSON.parse(roles.stdout) as Record<string, { name: string; capabilities: Record<string, boolean> }>;
+      const parsed = JSON.parse(roles.stdout) as Record<
+        string,
+        { name: string; capabilities: Record<string, boolean> }
+      >;
       expect(parsed.editor.name).toBe('Editor');
       expect(parsed.administrator.capabilities.manage_options).toBe(true);
     });
 
     it('set stores text, and --json structured values PHP-serialized; the options version moves', async () => {
       const before = await withDataSource((ds) => versionOf(ds, 'options'));
-      expect(cli(['option', 'set', 'blogname', 'Renamed & <b>bold</b>'])).toMatchObject({ code: 0, stderr: '', stdout: 'Set option "blogname".\n' });
+      expect(cli(['option', 'set', 'blogname', 'Renamed & <b>bold</b>'])).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'Set option "blogname".\n',
+      });
       expect(cli(['option', 'get', 'blogname']).stdout).toBe('Renamed & <b>bold</b>\n');
       expect(cli(['option', 'set', 'cms_test_list', '["a",{"b":1,"c":[true,2.5]}]', '--json']).code).toBe(0);
       expect(JSON.parse(cli(['option', 'get', 'cms_test_list']).stdout)).toEqual(['a', { b: 1, c: [true, 2.5] }]);
@@ -450,7 +568,9 @@ describe('commands on one database', () => {
       const run = cli(args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toContain(message);
-      await withDataSource(async (ds) => expect(await ds.getRepository(OptionEntity).countBy({ name: 'cms_bad' })).toBe(0));
+      await withDataSource(async (ds) =>
+        expect(await ds.getRepository(OptionEntity).countBy({ name: 'cms_bad' })).toBe(0),
+      );
     });
   });
 
@@ -458,16 +578,31 @@ describe('commands on one database', () => {
     it('lists every migration as applied once migrated', () => {
       const run = cli(['migrate:status']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
-      const lines = run.stdout.trimEnd().split('\n').map((line) => line.split(/\s{2,}/));
+      const lines = run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.split(/\s{2,}/));
       expect(lines[0]).toEqual(['MIGRATION', 'STATUS']);
       expect(lines.slice(1, 11)).toEqual(
-        ['InitialSchema1732147200000', 'SqliteCoveringKeys1763683200000', 'CommentQueryKeys1764028800000', 'VersionStamps1764633600000', 'PostVersions1764806400000', 'RevisionKeys1764892800000', 'PostVersionKeys1764979200000', 'ClusterLocks1765152000000', 'UploadJournal1765238400000', 'PostListKeys1765324800000'].map((m) => [m, 'applied']),
+        [
+          'InitialSchema1732147200000',
+          'SqliteCoveringKeys1763683200000',
+          'CommentQueryKeys1764028800000',
+          'VersionStamps1764633600000',
+          'PostVersions1764806400000',
+          'RevisionKeys1764892800000',
+          'PostVersionKeys1764979200000',
+          'ClusterLocks1765152000000',
+          'UploadJournal1765238400000',
+          'PostListKeys1765324800000',
+        ].map((m) => [m, 'applied']),
       );
       expect(lines[11]).toEqual(['Schema up to date.']);
     });
 
     it('lists them as pending on an empty database, and writes nothing there', async () => {
-      const url = testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'empty.sqlite')}` : await testDatabaseUrl('cli_status');
+      const url =
+        testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'empty.sqlite')}` : await testDatabaseUrl('cli_status');
       try {
         const run = cli(['migrate:status'], { DATABASE_URL: url });
         expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -477,7 +612,8 @@ describe('commands on one database', () => {
         await ds.initialize();
         try {
           const runner = ds.createQueryRunner();
-          for (const table of ['posts', 'options', 'users', 'cms_migrations', 'cms_versions', 'cms_post_versions']) expect(await runner.hasTable(`${PREFIX}${table}`)).toBe(false);
+          for (const table of ['posts', 'options', 'users', 'cms_migrations', 'cms_versions', 'cms_post_versions'])
+            expect(await runner.hasTable(`${PREFIX}${table}`)).toBe(false);
           await runner.release();
         } finally {
           await ds.destroy();

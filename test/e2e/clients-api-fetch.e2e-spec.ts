@@ -61,7 +61,11 @@ describe.each(MODES)('@wordpress/api-fetch against the server with $mode wire na
 
     // The page logs in with the session route (the cookie goes into the jar), then sets up the nonce as
     // WordPress's inline script does.
-    const login = await apiFetch({ path: '/cms-auth/v1/login', method: 'POST', data: { username: 'editor', password: t.users.editor.password } });
+    const login = await apiFetch({
+      path: '/cms-auth/v1/login',
+      method: 'POST',
+      data: { username: 'editor', password: t.users.editor.password },
+    });
     nonceMiddleware = apiFetch.createNonceMiddleware(login.nonce);
     apiFetch.use(nonceMiddleware);
     apiFetch.nonceMiddleware = nonceMiddleware;
@@ -88,13 +92,22 @@ describe.each(MODES)('@wordpress/api-fetch against the server with $mode wire na
     // The response carries a fresh nonce in the wire names' header.
     const response: Response = await apiFetch({ path: `${ns}/users/me`, parse: false });
     expect(response.headers.get(names.nonceHeader)).toMatch(/^[0-9a-f]{10}$/);
-    const draft: Item = await apiFetch({ path: `${ns}/posts`, method: 'POST', data: { title: 'Written through api-fetch' } });
-    expect(draft).toMatchObject({ status: 'draft', author: t.users.editor.id, title: { raw: 'Written through api-fetch' } });
+    const draft: Item = await apiFetch({
+      path: `${ns}/posts`,
+      method: 'POST',
+      data: { title: 'Written through api-fetch' },
+    });
+    expect(draft).toMatchObject({
+      status: 'draft',
+      author: t.users.editor.id,
+      title: { raw: 'Written through api-fetch' },
+    });
   });
 
   it('fetches every page of per_page=-1, following the Link header', async () => {
     const created: number[] = [];
-    for (let i = 0; i < 104; i++) created.push(await createTerm(t.dataSource, 'post_tag', `Tag ${String(i).padStart(3, '0')}`));
+    for (let i = 0; i < 104; i++)
+      created.push(await createTerm(t.dataSource, 'post_tag', `Tag ${String(i).padStart(3, '0')}`));
     const sentBefore = browser.sent.length;
     const tags: Item[] = await apiFetch({ path: `${ns}/tags?per_page=-1&orderby=id` });
     expect(tags.map((tag) => tag.id)).toEqual(created);
@@ -105,9 +118,17 @@ describe.each(MODES)('@wordpress/api-fetch against the server with $mode wire na
   });
 
   it('sends PUT and DELETE as POST with X-HTTP-Method-Override (httpV1Middleware)', async () => {
-    const post: Item = await apiFetch({ path: `${ns}/posts`, method: 'POST', data: { title: 'Override me', status: 'publish' } });
+    const post: Item = await apiFetch({
+      path: `${ns}/posts`,
+      method: 'POST',
+      data: { title: 'Override me', status: 'publish' },
+    });
     const sentBefore = browser.sent.length;
-    const updated: Item = await apiFetch({ path: `${ns}/posts/${post.id}`, method: 'PUT', data: { title: 'Overridden' } });
+    const updated: Item = await apiFetch({
+      path: `${ns}/posts/${post.id}`,
+      method: 'PUT',
+      data: { title: 'Overridden' },
+    });
     expect(updated).toMatchObject({ id: post.id, title: { raw: 'Overridden' } });
     const deleted: Item = await apiFetch({ path: `${ns}/posts/${post.id}?force=true`, method: 'DELETE' });
     expect(deleted.id).toBe(post.id);
@@ -116,7 +137,10 @@ describe.each(MODES)('@wordpress/api-fetch against the server with $mode wire na
       ['POST', 'PUT'],
       ['POST', 'DELETE'],
     ]);
-    await expect(apiFetch({ path: `${ns}/posts/${post.id}?context=edit` })).rejects.toMatchObject({ code: 'rest_post_invalid_id', data: { status: 404 } });
+    await expect(apiFetch({ path: `${ns}/posts/${post.id}?context=edit` })).rejects.toMatchObject({
+      code: 'rest_post_invalid_id',
+      data: { status: 404 },
+    });
   });
 
   it('refreshes an invalid nonce from apiFetch.nonceEndpoint and retries', async () => {
@@ -127,7 +151,11 @@ describe.each(MODES)('@wordpress/api-fetch against the server with $mode wire na
     expect(nonceMiddleware.nonce).toMatch(/^[0-9a-f]{10}$/);
     expect(nonceMiddleware.nonce).not.toBe('0123456789');
     const sent = browser.sent.slice(sentBefore);
-    expect(sent.map((r) => r.url)).toEqual([`${root}${names.namespace}/users/me?_locale=user`, `${root}cms-auth/v1/nonce`, `${root}${names.namespace}/users/me?_locale=user`]);
+    expect(sent.map((r) => r.url)).toEqual([
+      `${root}${names.namespace}/users/me?_locale=user`,
+      `${root}cms-auth/v1/nonce`,
+      `${root}${names.namespace}/users/me?_locale=user`,
+    ]);
     expect(sent[0].headers.get('X-WP-Nonce')).toBe('0123456789');
     expect(sent[2].headers.get('X-WP-Nonce')).toBe(nonceMiddleware.nonce);
   });
@@ -138,6 +166,9 @@ describe.each(MODES)('@wordpress/api-fetch against the server with $mode wire na
     expect(refreshed.status).toBe(401);
     expect(await refreshed.json()).toMatchObject({ code: 'rest_not_logged_in', data: { status: 401 } });
     // Without a session the cookie is not read, so the request is anonymous (no nonce check).
-    await expect(apiFetch({ path: `${ns}/users/me` })).rejects.toMatchObject({ code: 'rest_not_logged_in', data: { status: 401 } });
+    await expect(apiFetch({ path: `${ns}/users/me` })).rejects.toMatchObject({
+      code: 'rest_not_logged_in',
+      data: { status: 401 },
+    });
   });
 });

@@ -25,7 +25,9 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
 
   beforeAll(async () => {
     uploads = mkdtempSync(join(tmpdir(), 'cms-wpapi-uploads-'));
-    t = await createTestApp(`clients_wpapi_${names.mode}`, { cms: { serveSiteRoot: true, baseUrl: undefined, wireNames: names.mode, uploadDir: uploads } });
+    t = await createTestApp(`clients_wpapi_${names.mode}`, {
+      cms: { serveSiteRoot: true, baseUrl: undefined, wireNames: names.mode, uploadDir: uploads },
+    });
     await t.app.listen(0, '127.0.0.1');
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
   });
@@ -44,7 +46,10 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
     return names.mode === 'wordpress' ? site : site.namespace(names.namespace);
   }
 
-  const asAdmin = () => discover((site) => site.auth({ username: t.users.administrator.login, password: t.users.administrator.appPassword }));
+  const asAdmin = () =>
+    discover((site) =>
+      site.auth({ username: t.users.administrator.login, password: t.users.administrator.appPassword }),
+    );
 
   /** A cookie login through the session route: the cookie and the nonce it answers. */
   async function cookieLogin(role: 'author' | 'editor'): Promise<{ cookie: string; nonce: string }> {
@@ -54,14 +59,29 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
       body: JSON.stringify({ username: role, password: t.users[role].password }),
     });
     expect(res.status).toBe(200);
-    return { cookie: res.headers.get('set-cookie')!.split(';')[0], nonce: ((await res.json()) as { nonce: string }).nonce };
+    return {
+      cookie: res.headers.get('set-cookie')!.split(';')[0],
+      nonce: ((await res.json()) as { nonce: string }).nonce,
+    };
   }
 
   it('discovers the API root from the site Link header, with the routes of the namespace', async () => {
     const site = await WPAPI.discover(`${base}/`);
     expect(site._options.endpoint).toBe(`${base}/${names.root}/`);
     const api = names.mode === 'wordpress' ? site : site.namespace(names.namespace);
-    for (const route of ['posts', 'pages', 'categories', 'tags', 'users', 'comments', 'media', 'types', 'taxonomies', 'statuses', 'settings']) {
+    for (const route of [
+      'posts',
+      'pages',
+      'categories',
+      'tags',
+      'users',
+      'comments',
+      'media',
+      'types',
+      'taxonomies',
+      'statuses',
+      'settings',
+    ]) {
       expect(typeof api[route]).toBe('function');
     }
     const types = await api.types();
@@ -70,7 +90,9 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
 
   it('creates, reads, updates, lists and deletes posts and pages with HTTP Basic (an application password)', async () => {
     const api = await asAdmin();
-    const post: Item = await api.posts().create({ title: 'From wpapi', content: 'Hello <b>world</b>', status: 'publish' });
+    const post: Item = await api
+      .posts()
+      .create({ title: 'From wpapi', content: 'Hello <b>world</b>', status: 'publish' });
     expect(post).toMatchObject({ title: { raw: 'From wpapi' }, status: 'publish', author: t.users.administrator.id });
     expect((await api.posts().id(post.id)).title.rendered).toBe('From wpapi');
     const updated: Item = await api.posts().id(post.id).update({ title: 'Updated by wpapi', sticky: true });
@@ -81,11 +103,18 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
     expect(trashed.id).toBe(post.id);
     expect((await api.posts().id(post.id).context('edit')).status).toBe('trash');
     await api.posts().id(post.id).delete({ force: true });
-    await expect(api.posts().id(post.id)).rejects.toMatchObject({ code: 'rest_post_invalid_id', data: { status: 404 } });
+    await expect(api.posts().id(post.id)).rejects.toMatchObject({
+      code: 'rest_post_invalid_id',
+      data: { status: 404 },
+    });
 
     const parent: Item = await api.pages().create({ title: 'Parent page', status: 'publish' });
-    const child: Item = await api.pages().create({ title: 'Child page', status: 'publish', parent: parent.id, menu_order: 2 });
-    expect([...(await api.pages().parent(parent.id))]).toEqual([expect.objectContaining({ id: child.id, parent: parent.id, menu_order: 2 })]);
+    const child: Item = await api
+      .pages()
+      .create({ title: 'Child page', status: 'publish', parent: parent.id, menu_order: 2 });
+    expect([...(await api.pages().parent(parent.id))]).toEqual([
+      expect.objectContaining({ id: child.id, parent: parent.id, menu_order: 2 }),
+    ]);
     expect((await api.pages().id(child.id).update({ menu_order: 5 })).menu_order).toBe(5);
     await api.pages().id(child.id).delete({ force: true });
     await api.pages().id(parent.id).delete({ force: true });
@@ -96,18 +125,24 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
     const api = await asAdmin();
     const category: Item = await api.categories().create({ name: 'Gadgets', description: 'Small things' });
     const sub: Item = await api.categories().create({ name: 'Phones', parent: category.id });
-    expect([...(await api.categories().parent(category.id))]).toEqual([expect.objectContaining({ id: sub.id, name: 'Phones' })]);
+    expect([...(await api.categories().parent(category.id))]).toEqual([
+      expect.objectContaining({ id: sub.id, name: 'Phones' }),
+    ]);
     expect((await api.categories().id(category.id).update({ name: 'Devices' })).name).toBe('Devices');
     const tag: Item = await api.tags().create({ name: 'Shiny' });
     expect((await api.tags().slug('shiny'))[0].id).toBe(tag.id);
-    const post: Item = await api.posts().create({ title: 'Tagged', status: 'publish', categories: [sub.id], tags: [tag.id] });
+    const post: Item = await api
+      .posts()
+      .create({ title: 'Tagged', status: 'publish', categories: [sub.id], tags: [tag.id] });
     expect((await api.posts().categories(sub.id)).map((p: Item) => p.id)).toEqual([post.id]);
     expect((await api.posts().tags(tag.id)).map((p: Item) => p.id)).toEqual([post.id]);
     expect((await api.tags().id(tag.id).delete({ force: true })).id).toBe(tag.id);
     expect((await api.categories().id(sub.id).delete({ force: true })).id).toBe(sub.id);
     await expect(api.categories().id(sub.id)).rejects.toMatchObject({ code: 'rest_term_invalid' });
 
-    const user: Item = await api.users().create({ username: 'wpapi-writer', email: 'writer@example.org', password: 'correct horse', roles: ['author'] });
+    const user: Item = await api
+      .users()
+      .create({ username: 'wpapi-writer', email: 'writer@example.org', password: 'correct horse', roles: ['author'] });
     expect((await api.users().id(user.id).update({ first_name: 'Wanda' })).first_name).toBe('Wanda');
     expect((await api.users().id(user.id).context('edit')).roles).toEqual(['author']);
     expect((await api.users().me()).id).toBe(t.users.administrator.id);
@@ -116,22 +151,41 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
     expect(comment).toMatchObject({ post: post.id, status: 'approved', author: t.users.administrator.id });
     const reply: Item = await api.comments().create({ post: post.id, parent: comment.id, content: 'Second.' });
     expect((await api.comments().post(post.id).order('asc')).map((c: Item) => c.id)).toEqual([comment.id, reply.id]);
-    expect((await api.comments().id(comment.id).update({ content: 'First, edited' })).content.raw).toBe('First, edited');
+    expect((await api.comments().id(comment.id).update({ content: 'First, edited' })).content.raw).toBe(
+      'First, edited',
+    );
     expect((await api.comments().id(reply.id).delete({ force: true })).id).toBe(reply.id);
-    expect((await api.users().id(user.id).delete({ force: true, reassign: t.users.administrator.id })).id).toBe(user.id);
+    expect((await api.users().id(user.id).delete({ force: true, reassign: t.users.administrator.id })).id).toBe(
+      user.id,
+    );
   });
 
   it('uploads media with .file(), then reads, updates and deletes it', async () => {
     const api = await asAdmin();
-    const image = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 10, g: 120, b: 200 } } }).png().toBuffer();
-    const media: Item = await api.media().file(image, 'wpapi-photo.png').create({ title: 'Uploaded by wpapi', alt_text: 'Blue' });
-    expect(media).toMatchObject({ media_type: 'image', mime_type: 'image/png', alt_text: 'Blue', title: { raw: 'Uploaded by wpapi' } });
+    const image = await sharp({
+      create: { width: 320, height: 200, channels: 3, background: { r: 10, g: 120, b: 200 } },
+    })
+      .png()
+      .toBuffer();
+    const media: Item = await api
+      .media()
+      .file(image, 'wpapi-photo.png')
+      .create({ title: 'Uploaded by wpapi', alt_text: 'Blue' });
+    expect(media).toMatchObject({
+      media_type: 'image',
+      mime_type: 'image/png',
+      alt_text: 'Blue',
+      title: { raw: 'Uploaded by wpapi' },
+    });
     expect(media.media_details).toMatchObject({ width: 320, height: 200 });
     expect(readFileSync(join(uploads, media.media_details.file)).equals(image)).toBe(true);
     expect((await api.media().id(media.id).update({ caption: 'A blue square' })).caption.raw).toBe('A blue square');
     const post: Item = await api.posts().create({ title: 'Illustrated', status: 'publish', featured_media: media.id });
     const embedded = await api.posts().id(post.id).embed();
-    expect(embedded._embedded[`${names.curie}:featuredmedia`][0]).toMatchObject({ id: media.id, source_url: media.source_url });
+    expect(embedded._embedded[`${names.curie}:featuredmedia`][0]).toMatchObject({
+      id: media.id,
+      source_url: media.source_url,
+    });
     expect((await api.media().id(media.id).delete({ force: true })).id).toBe(media.id);
     await expect(api.media().id(media.id)).rejects.toMatchObject({ code: 'rest_post_invalid_id' });
   });
@@ -159,7 +213,9 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
       ids = [];
       for (let i = 0; i < 5; i++) {
         const date = `2024-03-0${i + 1}T10:00:00`;
-        ids.push((await api.posts().create({ title: `Paged ${i}`, status: 'publish', date, categories: [category.id] })).id);
+        ids.push(
+          (await api.posts().create({ title: `Paged ${i}`, status: 'publish', date, categories: [category.id] })).id,
+        );
       }
       ids.reverse();
     });
@@ -193,7 +249,8 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
         const totalPages = Number(headers['x-cms-totalpages']);
         expect(totalPages).toBe(3);
         const seen: number[][] = [];
-        for (let n = 1; n <= totalPages; n++) seen.push((await api.posts().categories(category.id).perPage(2).page(n)).map((p: Item) => p.id));
+        for (let n = 1; n <= totalPages; n++)
+          seen.push((await api.posts().categories(category.id).perPage(2).page(n)).map((p: Item) => p.id));
         expect(seen).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
       });
     }
@@ -204,10 +261,13 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
       expect(filtered.map((p) => p.id)).toEqual(ids.slice(0, 3));
       const second: Item[] = await api.posts().filter({ category_name: 'paged', posts_per_page: 3, paged: 2 });
       expect(second.map((p) => p.id)).toEqual(ids.slice(3));
-      if (names.mode === 'wordpress') expect((filtered as unknown as { _paging: unknown })._paging).toMatchObject({ total: 5, totalPages: 2 });
+      if (names.mode === 'wordpress')
+        expect((filtered as unknown as { _paging: unknown })._paging).toMatchObject({ total: 5, totalPages: 2 });
       // wpapi 1.2.2 writes `filter` from .filter() alone: a `filter` given to .param() never reaches the server.
       expect(api.posts().param('filter', { category_name: 'paged' }).toString()).not.toContain('filter');
-      expect(decodeURIComponent(api.posts().filter({ category_name: 'paged' }).toString())).toContain('filter[category_name]=paged');
+      expect(decodeURIComponent(api.posts().filter({ category_name: 'paged' }).toString())).toContain(
+        'filter[category_name]=paged',
+      );
     });
   });
 
@@ -217,11 +277,16 @@ describe.each(MODES)('wpapi against the server with $mode wire names', (names) =
     expect((await api.users().me()).id).toBe(t.users.author.id);
     const draft: Item = await api.posts().create({ title: 'Cookie draft' });
     expect(draft).toMatchObject({ status: 'draft', author: t.users.author.id });
-    expect((await api.posts().id(draft.id).update({ title: 'Cookie draft, edited' })).title.raw).toBe('Cookie draft, edited');
+    expect((await api.posts().id(draft.id).update({ title: 'Cookie draft, edited' })).title.raw).toBe(
+      'Cookie draft, edited',
+    );
     // The cookie without the nonce is anonymous; a wrong nonce is refused.
     const cookieOnly = await discover((site) => site.setHeaders('Cookie', cookie));
     await expect(cookieOnly.users().me()).rejects.toMatchObject({ code: 'rest_not_logged_in', data: { status: 401 } });
     const wrong = await discover((site) => site.setHeaders('Cookie', cookie).auth({ nonce: '0123456789' }));
-    await expect(wrong.users().me()).rejects.toMatchObject({ code: 'rest_cookie_invalid_nonce', data: { status: 403 } });
+    await expect(wrong.users().me()).rejects.toMatchObject({
+      code: 'rest_cookie_invalid_nonce',
+      data: { status: 403 },
+    });
   });
 });

@@ -29,8 +29,16 @@ function failLikeANonPrimaryNode(dataSource: DataSource): { failing: boolean; ca
   // Without quorum a node refuses statements (1047); a read waiting for causality (wsrep_sync_wait) times out (1205).
   const error = () =>
     state.causal
-      ? Object.assign(new Error('Lock wait timeout exceeded; try restarting transaction'), { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205, sqlState: 'HY000' })
-      : Object.assign(new Error('WSREP has not yet prepared node for application use'), { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047, sqlState: '08S01' });
+      ? Object.assign(new Error('Lock wait timeout exceeded; try restarting transaction'), {
+          code: 'ER_LOCK_WAIT_TIMEOUT',
+          errno: 1205,
+          sqlState: 'HY000',
+        })
+      : Object.assign(new Error('WSREP has not yet prepared node for application use'), {
+          code: 'ER_UNKNOWN_COM_ERROR',
+          errno: 1047,
+          sqlState: '08S01',
+        });
   const failing = (name: string, target: Record<string, (...args: unknown[]) => unknown>) => {
     const original = target[name];
     target[name] = function (this: unknown, ...args: unknown[]) {
@@ -78,7 +86,10 @@ mysqlOnly('a Galera node that cannot serve (1047)', () => {
     expectRestError(read, 'rest_database_unavailable', 503);
     expect(read.headers['retry-after']).toBe('5');
     expect(read.headers['content-type']).toMatch(/application\/json/);
-    const write = await t.http.post('/cms-json/cms/v2/posts').set('Authorization', t.users.administrator.authorization).send({ title: 'During', status: 'publish' });
+    const write = await t.http
+      .post('/cms-json/cms/v2/posts')
+      .set('Authorization', t.users.administrator.authorization)
+      .send({ title: 'During', status: 'publish' });
     expectRestError(write, 'rest_database_unavailable', 503);
     node.causal = true;
     const waited = await t.http.get('/cms-json/cms/v2/posts?search=causal');
@@ -100,7 +111,8 @@ class ReadinessController {
   @Get('ready')
   async ready() {
     const details = await this.cms.database();
-    if (details.database.status === 'down') throw new ServiceUnavailableException({ status: 'error', error: details, details });
+    if (details.database.status === 'down')
+      throw new ServiceUnavailableException({ status: 'error', error: details, details });
     return { status: 'ok', details };
   }
 }
@@ -112,7 +124,10 @@ mysqlOnly('readiness of a Galera node', () => {
   beforeAll(async () => {
     const databaseUrl = await testDatabaseUrl('cluster_ready');
     const moduleRef = await Test.createTestingModule({
-      imports: [TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl, tablePrefix: TEST_PREFIX })), CmsModule.forRoot({ baseUrl: 'http://example.org' })],
+      imports: [
+        TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl, tablePrefix: TEST_PREFIX })),
+        CmsModule.forRoot({ baseUrl: 'http://example.org' }),
+      ],
       controllers: [ReadinessController],
       providers: [CmsHealthIndicator],
     }).compile();
@@ -130,7 +145,8 @@ mysqlOnly('readiness of a Galera node', () => {
     const query = dataSource.query.bind(dataSource);
     dataSource.query = (async (sql: string, params?: unknown[]) => {
       if (sql.startsWith("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) return [{ Variable_name: 'wsrep_on', Value: 'ON' }];
-      if (sql.includes('SHOW GLOBAL STATUS')) return Object.entries(state).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
+      if (sql.includes('SHOW GLOBAL STATUS'))
+        return Object.entries(state).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
       return query(sql, params);
     }) as DataSource['query'];
     return () => {
@@ -146,20 +162,35 @@ mysqlOnly('readiness of a Galera node', () => {
     expect(plain.body.details.database).toEqual({ status: 'up', responseTime: expect.any(Number) });
     // The indicator remembers a plain server; a node of a cluster is another indicator (another process).
     (app.get(CmsHealthIndicator) as unknown as { galera: boolean | null }).galera = null;
-    const state = { ready: 'ON', local_state: '2', local_state_comment: 'Donor/Desynced', cluster_status: 'Primary', cluster_size: '3' };
+    const state = {
+      ready: 'ON',
+      local_state: '2',
+      local_state_comment: 'Donor/Desynced',
+      cluster_status: 'Primary',
+      cluster_size: '3',
+    };
     const restore = asGaleraNode(state);
     try {
       const donor = await http.get('/health/ready');
       expect(donor.status).toBe(503);
-      expect(donor.body.error.database).toMatchObject({ status: 'down', message: 'Galera node not synced (wsrep_local_state 2: Donor/Desynced)' });
+      expect(donor.body.error.database).toMatchObject({
+        status: 'down',
+        message: 'Galera node not synced (wsrep_local_state 2: Donor/Desynced)',
+      });
       Object.assign(state, { local_state: '4', local_state_comment: 'Synced' });
       const synced = await http.get('/health/ready');
       expect(synced.status).toBe(200);
-      expect(synced.body.details.database).toMatchObject({ status: 'up', galera: { local_state: '4', cluster_status: 'Primary', cluster_size: '3' } });
+      expect(synced.body.details.database).toMatchObject({
+        status: 'up',
+        galera: { local_state: '4', cluster_status: 'Primary', cluster_size: '3' },
+      });
       Object.assign(state, { cluster_status: 'non-Primary', ready: 'OFF', cluster_size: '1' });
       const alone = await http.get('/health/ready');
       expect(alone.status).toBe(503);
-      expect(alone.body.error.database).toMatchObject({ status: 'down', message: 'Galera node outside the primary component (wsrep_cluster_status non-Primary)' });
+      expect(alone.body.error.database).toMatchObject({
+        status: 'down',
+        message: 'Galera node outside the primary component (wsrep_cluster_status non-Primary)',
+      });
     } finally {
       restore();
     }
@@ -204,7 +235,10 @@ describe('the migrations lock row and the writers turn', () => {
   });
 
   it('takes over a lock whose holder died (its lease ended)', async () => {
-    await t.dataSource.query(`UPDATE ${locks} SET holder = ?, expires_at = ? WHERE name = 'migrations'`, ['gone-host:4242:dead', Date.now() - 1000]);
+    await t.dataSource.query(`UPDATE ${locks} SET holder = ?, expires_at = ? WHERE name = 'migrations'`, [
+      'gone-host:4242:dead',
+      Date.now() - 1000,
+    ]);
     const report = await t.app.get(SiteBootstrapService).bootstrap();
     expect(report.migrations).toEqual([]);
     const [row] = await t.dataSource.query(`SELECT holder FROM ${locks} WHERE name = 'migrations'`);
@@ -215,7 +249,9 @@ describe('the migrations lock row and the writers turn', () => {
     const other = new MigrationLock(t.dataSource);
     expect(await other.claim(60_000)).toBeNull();
     try {
-      await expect(new MigrationLock(t.dataSource).run(async () => 'ran', { pollMs: 50, waitMs: 200 })).rejects.toThrow(/Gave up waiting 0 s for the migrations lock held by .*:\d+:/);
+      await expect(new MigrationLock(t.dataSource).run(async () => 'ran', { pollMs: 50, waitMs: 200 })).rejects.toThrow(
+        /Gave up waiting 0 s for the migrations lock held by .*:\d+:/,
+      );
     } finally {
       await other.release();
     }
@@ -230,7 +266,10 @@ describe('the migrations lock row and the writers turn', () => {
     const [after] = await t.dataSource.query(`SELECT turns FROM ${locks} WHERE name = ?`, [WRITERS_LOCK]);
     expect(Number(after.turns)).toBe(Number(before[0]?.turns ?? 0) + 2);
     // A post with a slug to make unique takes it too.
-    const res = await t.http.post('/cms-json/cms/v2/posts').set('Authorization', t.users.administrator.authorization).send({ title: 'Turn', status: 'publish' });
+    const res = await t.http
+      .post('/cms-json/cms/v2/posts')
+      .set('Authorization', t.users.administrator.authorization)
+      .send({ title: 'Turn', status: 'publish' });
     expect(res.status).toBe(201);
     const [last] = await t.dataSource.query(`SELECT turns FROM ${locks} WHERE name = ?`, [WRITERS_LOCK]);
     expect(Number(last.turns)).toBeGreaterThan(Number(after.turns));
@@ -256,15 +295,26 @@ describe('the auth secret from the environment (authSecret)', () => {
   });
 
   it('signs cookie sessions with it: accepted by a node with the same secret, refused by one with another; never stored', async () => {
-    const res = await first.http.post('/cms-json/cms-auth/v1/login').send({ username: 'editor', password: first.users.editor.password });
+    const res = await first.http
+      .post('/cms-json/cms-auth/v1/login')
+      .send({ username: 'editor', password: first.users.editor.password });
     expect(res.status).toBe(200);
     const header = res.headers['set-cookie'] as unknown as string[] | string;
     const cookie = (Array.isArray(header) ? header[0] : header).split(';')[0];
     const nonce = String(res.body.nonce);
-    const me = (t: TestApp) => t.http.get('/cms-json/cms/v2/users/me?context=edit').set('Cookie', cookie).set('X-CMS-Nonce', nonce);
+    const me = (t: TestApp) =>
+      t.http.get('/cms-json/cms/v2/users/me?context=edit').set('Cookie', cookie).set('X-CMS-Nonce', nonce);
     expect((await me(first)).body.slug).toBe('editor');
-    const same = await createTestApp('cluster_secret', { databaseUrl, users: first.users, cms: { authSecret: secretX } });
-    const other = await createTestApp('cluster_secret', { databaseUrl, users: first.users, cms: { authSecret: secretY } });
+    const same = await createTestApp('cluster_secret', {
+      databaseUrl,
+      users: first.users,
+      cms: { authSecret: secretX },
+    });
+    const other = await createTestApp('cluster_secret', {
+      databaseUrl,
+      users: first.users,
+      cms: { authSecret: secretY },
+    });
     try {
       const accepted = await me(same);
       expect(accepted.status).toBe(200);
@@ -275,6 +325,10 @@ describe('the auth secret from the environment (authSecret)', () => {
       await same.app.close();
       await other.app.close();
     }
-    expect(await first.dataSource.query(`SELECT option_value FROM ${TEST_PREFIX}options WHERE option_name = 'cms_auth_secret'`)).toEqual([]);
+    expect(
+      await first.dataSource.query(
+        `SELECT option_value FROM ${TEST_PREFIX}options WHERE option_name = 'cms_auth_secret'`,
+      ),
+    ).toEqual([]);
   });
 });

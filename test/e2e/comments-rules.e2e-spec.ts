@@ -26,7 +26,8 @@ function textOf(comment: unknown): string {
   const c = (comment ?? {}) as Record<string, unknown>;
   const content = c.comment_content ?? c.content;
   if (typeof content === 'string') return content;
-  if (content && typeof content === 'object' && typeof (content as { raw?: unknown }).raw === 'string') return (content as { raw: string }).raw;
+  if (content && typeof content === 'object' && typeof (content as { raw?: unknown }).raw === 'string')
+    return (content as { raw: string }).raw;
   return '';
 }
 
@@ -51,7 +52,8 @@ class AntiSpamExtension implements OnModuleInit {
     this.hooks.addFilter('rest_pre_insert_comment', (comment: unknown) => {
       if (comment instanceof RestException) return comment;
       const text = textOf(comment).toLowerCase();
-      if (text.includes('casino')) return new RestException('comment_spam_rejected', 'Sorry, this comment looks like spam.', 403);
+      if (text.includes('casino'))
+        return new RestException('comment_spam_rejected', 'Sorry, this comment looks like spam.', 403);
       if (text.includes('viagra')) {
         const c = { ...(comment as Record<string, unknown>) };
         if ('comment_approved' in c) c.comment_approved = '0';
@@ -76,9 +78,19 @@ class CommentHooksExtension implements OnModuleInit {
 
   onModuleInit(): void {
     const events = CommentHooksExtension.events;
-    this.cms.registerMeta('comment', 'mood', { type: 'string', single: true, showInRest: true, description: 'Mood of the comment.' });
+    this.cms.registerMeta('comment', 'mood', {
+      type: 'string',
+      single: true,
+      showInRest: true,
+      description: 'Mood of the comment.',
+    });
     this.cms.registerRestField('comment', 'my_custom_int', {
-      schema: { type: 'integer', description: 'Some integer of mine', enum: [1, 2, 3, 4, 123], context: ['view', 'edit'] },
+      schema: {
+        type: 'integer',
+        description: 'Some integer of mine',
+        enum: [1, 2, 3, 4, 123],
+        context: ['view', 'edit'],
+      },
       get: (data) => CommentHooksExtension.customInts.get(Number(data.id)) ?? 0,
       update: (value, comment) => {
         CommentHooksExtension.customInts.set(idOf(comment), Number(value));
@@ -88,7 +100,9 @@ class CommentHooksExtension implements OnModuleInit {
     this.hooks.addFilter('rest_preprocess_comment', (prepared: unknown, req: RestRequest) => {
       events.push(`preprocess:${req instanceof RestRequest}`);
       const text = textOf(prepared);
-      return text.includes('[preprocess]') ? withText(prepared, text.replace('[preprocess]', '[preprocessed]')) : prepared;
+      return text.includes('[preprocess]')
+        ? withText(prepared, text.replace('[preprocess]', '[preprocessed]'))
+        : prepared;
     });
     this.hooks.addFilter('rest_pre_insert_comment', (comment: unknown) => {
       if (!(comment instanceof RestException)) events.push(`pre_insert:${textOf(comment)}`);
@@ -108,7 +122,9 @@ class CommentHooksExtension implements OnModuleInit {
       events.push('query');
       return query.search === 'hook-query' ? { ...query, search: 'rewritten-by-query-hook' } : query;
     });
-    this.hooks.addFilter('rest_comment_trashable', (trashable: boolean, comment: unknown) => (textOf(comment).includes('untrashable') ? false : trashable));
+    this.hooks.addFilter('rest_comment_trashable', (trashable: boolean, comment: unknown) =>
+      textOf(comment).includes('untrashable') ? false : trashable,
+    );
   }
 }
 
@@ -116,7 +132,6 @@ class CommentHooksExtension implements OnModuleInit {
 class CommentFixturesModule {}
 
 // --- helpers -------------------------------------------------------------------------------------------------------
-
 
 let t: TestApp;
 let owner: TestUser;
@@ -132,10 +147,16 @@ const guest = () => ({ author_name: `Visitor ${++textSeq}`, author_email: `visit
 
 type Caller = 'anonymous' | Role | TestUser;
 
-function call(method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options', path: string, who: Caller = 'anonymous', headers: Record<string, string> = {}) {
+function call(
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options',
+  path: string,
+  who: Caller = 'anonymous',
+  headers: Record<string, string> = {},
+) {
   let req = t.http[method](`${API}${path}`).set('X-Forwarded-For', headers['X-Forwarded-For'] ?? nextIp());
   for (const [k, v] of Object.entries(headers)) if (k !== 'X-Forwarded-For') req = req.set(k, v);
-  if (who !== 'anonymous') req = req.set('Authorization', typeof who === 'string' ? t.users[who].authorization : who.authorization);
+  if (who !== 'anonymous')
+    req = req.set('Authorization', typeof who === 'string' ? t.users[who].authorization : who.authorization);
   return req;
 }
 const stored = (id: number) => t.dataSource.getRepository(CommentEntity).findOneBy({ id });
@@ -146,7 +167,11 @@ beforeAll(async () => {
   owner = await createUser(t.dataSource, TEST_PREFIX, 'commenter', 'subscriber');
   adminPost = await createPost(t.dataSource, { author: t.users.administrator.id, name: 'admin-post' });
   authorPost = await createPost(t.dataSource, { author: t.users.author.id, name: 'author-post' });
-  privatePost = await createPost(t.dataSource, { author: t.users.administrator.id, status: 'private', name: 'private-post' });
+  privatePost = await createPost(t.dataSource, {
+    author: t.users.administrator.id,
+    status: 'private',
+    name: 'private-post',
+  });
 });
 afterAll(() => t.close());
 beforeEach(() => unflood(t.dataSource));
@@ -181,33 +206,78 @@ const rows: Row[] = [
     name: 'list held comments',
     method: 'get',
     path: '/comments?status=hold',
-    expected: [[401, 'rest_forbidden_param'], [403, 'rest_forbidden_param'], 200, 200, 200, 200, [403, 'rest_forbidden_param']],
+    expected: [
+      [401, 'rest_forbidden_param'],
+      [403, 'rest_forbidden_param'],
+      200,
+      200,
+      200,
+      200,
+      [403, 'rest_forbidden_param'],
+    ],
   },
   {
     name: 'list by author',
     method: 'get',
     path: '/comments?author=1',
-    expected: [[401, 'rest_forbidden_param'], [403, 'rest_forbidden_param'], 200, 200, 200, 200, [403, 'rest_forbidden_param']],
+    expected: [
+      [401, 'rest_forbidden_param'],
+      [403, 'rest_forbidden_param'],
+      200,
+      200,
+      200,
+      200,
+      [403, 'rest_forbidden_param'],
+    ],
   },
   {
     name: 'list in edit context',
     method: 'get',
     path: '/comments?context=edit',
-    expected: [[401, 'rest_forbidden_context'], [403, 'rest_forbidden_context'], [403, 'rest_forbidden_context'], [403, 'rest_forbidden_context'], 200, 200, [403, 'rest_forbidden_context']],
+    expected: [
+      [401, 'rest_forbidden_context'],
+      [403, 'rest_forbidden_context'],
+      [403, 'rest_forbidden_context'],
+      [403, 'rest_forbidden_context'],
+      200,
+      200,
+      [403, 'rest_forbidden_context'],
+    ],
   },
   {
     name: 'list comments without a post',
     method: 'get',
     path: '/comments?post=0',
-    expected: [[401, 'rest_cannot_read'], [403, 'rest_cannot_read'], [403, 'rest_cannot_read'], [403, 'rest_cannot_read'], 200, 200, [403, 'rest_cannot_read']],
+    expected: [
+      [401, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      200,
+      200,
+      [403, 'rest_cannot_read'],
+    ],
   },
-  { name: 'get an approved comment', method: 'get', path: '/comments/<approved>', expected: [200, 200, 200, 200, 200, 200, 200] },
+  {
+    name: 'get an approved comment',
+    method: 'get',
+    path: '/comments/<approved>',
+    expected: [200, 200, 200, 200, 200, 200, 200],
+  },
   {
     name: 'get a held comment (admin post)',
     method: 'get',
     path: '/comments/<held>',
     target: 'admin',
-    expected: [[401, 'rest_cannot_read'], [403, 'rest_cannot_read'], [403, 'rest_cannot_read'], [403, 'rest_cannot_read'], 200, 200, 200],
+    expected: [
+      [401, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      200,
+      200,
+      200,
+    ],
   },
   {
     name: 'get a held comment (author post)',
@@ -222,28 +292,65 @@ const rows: Row[] = [
     path: '/comments/<held>?context=edit',
     target: 'admin',
     // The reference's order: whether the comment may be read at all comes before the context.
-    expected: [[401, 'rest_cannot_read'], [403, 'rest_cannot_read'], [403, 'rest_cannot_read'], [403, 'rest_cannot_read'], 200, 200, [403, 'rest_forbidden_context']],
+    expected: [
+      [401, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      [403, 'rest_cannot_read'],
+      200,
+      200,
+      [403, 'rest_forbidden_context'],
+    ],
   },
   {
     name: 'create',
     method: 'post',
     path: '/comments',
-    body: (who) => ({ post: adminPost.id, content: text(`Matrix create by ${who}`), ...(who === 'anonymous' ? guest() : {}) }),
+    body: (who) => ({
+      post: adminPost.id,
+      content: text(`Matrix create by ${who}`),
+      ...(who === 'anonymous' ? guest() : {}),
+    }),
     expected: [201, 201, 201, 201, 201, 201, 201],
   },
   {
     name: 'create on a private post',
     method: 'post',
     path: '/comments',
-    body: (who) => ({ post: privatePost.id, content: text(`Matrix private by ${who}`), ...(who === 'anonymous' ? guest() : {}) }),
-    expected: [[401, 'rest_cannot_read_post'], [403, 'rest_cannot_read_post'], [403, 'rest_cannot_read_post'], [403, 'rest_cannot_read_post'], 201, 201, [403, 'rest_cannot_read_post']],
+    body: (who) => ({
+      post: privatePost.id,
+      content: text(`Matrix private by ${who}`),
+      ...(who === 'anonymous' ? guest() : {}),
+    }),
+    expected: [
+      [401, 'rest_cannot_read_post'],
+      [403, 'rest_cannot_read_post'],
+      [403, 'rest_cannot_read_post'],
+      [403, 'rest_cannot_read_post'],
+      201,
+      201,
+      [403, 'rest_cannot_read_post'],
+    ],
   },
   {
     name: 'create with a status',
     method: 'post',
     path: '/comments',
-    body: (who) => ({ post: adminPost.id, status: 'approved', content: text(`Matrix status by ${who}`), ...(who === 'anonymous' ? guest() : {}) }),
-    expected: [[401, 'rest_comment_invalid_status'], [403, 'rest_comment_invalid_status'], [403, 'rest_comment_invalid_status'], [403, 'rest_comment_invalid_status'], 201, 201, [403, 'rest_comment_invalid_status']],
+    body: (who) => ({
+      post: adminPost.id,
+      status: 'approved',
+      content: text(`Matrix status by ${who}`),
+      ...(who === 'anonymous' ? guest() : {}),
+    }),
+    expected: [
+      [401, 'rest_comment_invalid_status'],
+      [403, 'rest_comment_invalid_status'],
+      [403, 'rest_comment_invalid_status'],
+      [403, 'rest_comment_invalid_status'],
+      201,
+      201,
+      [403, 'rest_comment_invalid_status'],
+    ],
   },
   {
     name: 'update (admin post)',
@@ -251,7 +358,15 @@ const rows: Row[] = [
     path: '/comments/<held>',
     target: 'admin',
     body: () => ({ content: 'Edited in the matrix' }),
-    expected: [[401, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], 200, 200, [403, 'rest_cannot_edit']],
+    expected: [
+      [401, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      200,
+      200,
+      [403, 'rest_cannot_edit'],
+    ],
   },
   {
     name: 'update (author post)',
@@ -259,7 +374,15 @@ const rows: Row[] = [
     path: '/comments/<held>',
     target: 'author',
     body: () => ({ content: 'Edited in the matrix' }),
-    expected: [[401, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], 200, 200, 200, [403, 'rest_cannot_edit']],
+    expected: [
+      [401, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      200,
+      200,
+      200,
+      [403, 'rest_cannot_edit'],
+    ],
   },
   {
     name: 'change status (admin post)',
@@ -267,7 +390,15 @@ const rows: Row[] = [
     path: '/comments/<held>',
     target: 'admin',
     body: () => ({ status: 'approved' }),
-    expected: [[401, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], 200, 200, [403, 'rest_cannot_edit']],
+    expected: [
+      [401, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      200,
+      200,
+      [403, 'rest_cannot_edit'],
+    ],
   },
   {
     name: 'change status (author post)',
@@ -275,35 +406,75 @@ const rows: Row[] = [
     path: '/comments/<held>',
     target: 'author',
     body: () => ({ status: 'approved' }),
-    expected: [[401, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_cannot_edit'], [403, 'rest_comment_invalid_status'], 200, 200, [403, 'rest_cannot_edit']],
+    expected: [
+      [401, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_cannot_edit'],
+      [403, 'rest_comment_invalid_status'],
+      200,
+      200,
+      [403, 'rest_cannot_edit'],
+    ],
   },
   {
     name: 'trash (admin post)',
     method: 'delete',
     path: '/comments/<held>',
     target: 'admin',
-    expected: [[401, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], 200, 200, [403, 'rest_cannot_delete']],
+    expected: [
+      [401, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      200,
+      200,
+      [403, 'rest_cannot_delete'],
+    ],
   },
   {
     name: 'trash (author post)',
     method: 'delete',
     path: '/comments/<held>',
     target: 'author',
-    expected: [[401, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], 200, 200, 200, [403, 'rest_cannot_delete']],
+    expected: [
+      [401, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      200,
+      200,
+      200,
+      [403, 'rest_cannot_delete'],
+    ],
   },
   {
     name: 'delete for good (admin post)',
     method: 'delete',
     path: '/comments/<held>?force=true',
     target: 'admin',
-    expected: [[401, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], 200, 200, [403, 'rest_cannot_delete']],
+    expected: [
+      [401, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      200,
+      200,
+      [403, 'rest_cannot_delete'],
+    ],
   },
   {
     name: 'delete for good (author post)',
     method: 'delete',
     path: '/comments/<held>?force=true',
     target: 'author',
-    expected: [[401, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], [403, 'rest_cannot_delete'], 200, 200, 200, [403, 'rest_cannot_delete']],
+    expected: [
+      [401, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      [403, 'rest_cannot_delete'],
+      200,
+      200,
+      200,
+      [403, 'rest_cannot_delete'],
+    ],
   },
 ];
 
@@ -321,7 +492,8 @@ describe('comments: permission matrix (role × action)', () => {
       const [status, code] = Array.isArray(cell) ? cell : [cell, undefined];
       let path = row.path;
       let targetId: number | undefined;
-      if (path.includes('<approved>')) path = path.replace('<approved>', String((await insertComment(t.dataSource, { postId: adminPost.id })).id));
+      if (path.includes('<approved>'))
+        path = path.replace('<approved>', String((await insertComment(t.dataSource, { postId: adminPost.id })).id));
       if (row.target) {
         const target = await insertComment(t.dataSource, {
           postId: row.target === 'admin' ? adminPost.id : authorPost.id,
@@ -342,7 +514,8 @@ describe('comments: permission matrix (role × action)', () => {
       if (status >= 400) {
         expectRestError(res, code!, status);
         // A refused write changes nothing.
-        if (targetId !== undefined) expect(await stored(targetId)).toMatchObject({ approved: '0', content: 'Held matrix target' });
+        if (targetId !== undefined)
+          expect(await stored(targetId)).toMatchObject({ approved: '0', content: 'Held matrix target' });
       }
     },
   );
@@ -369,7 +542,11 @@ describe('comments: moderation of new comments by the discussion settings', () =
   });
 
   /** Creates a comment and answers its status (from the response and the stored row, which must agree). */
-  async function statusOf(who: Caller, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
+  async function statusOf(
+    who: Caller,
+    body: Record<string, unknown>,
+    headers: Record<string, string> = {},
+  ): Promise<string> {
     const res = await call('post', '/comments', who, headers)
       .send({ post: adminPost.id, ...(who === 'anonymous' ? guest() : {}), ...body })
       .expect(201);
@@ -398,7 +575,8 @@ describe('comments: moderation of new comments by the discussion settings', () =
   });
 
   it('holds comments with more links than comment_max_links', async () => {
-    const links = (n: number) => Array.from({ length: n }, (_, i) => `<a href="http://l${i}.example">link ${i}</a>`).join(' ') + ` ${text()}`;
+    const links = (n: number) =>
+      Array.from({ length: n }, (_, i) => `<a href="http://l${i}.example">link ${i}</a>`).join(' ') + ` ${text()}`;
     expect(await statusOf('anonymous', { content: links(1) })).toBe('approved');
     expect(await statusOf('anonymous', { content: links(3) })).toBe('hold');
     expect(await statusOf('subscriber', { content: links(5) })).toBe('hold');
@@ -411,8 +589,16 @@ describe('comments: moderation of new comments by the discussion settings', () =
     await settings({ moderation_keys: 'bargain\nshady.example\n203.0.113.99' });
     expect(await statusOf('anonymous', { content: text() })).toBe('approved');
     expect(await statusOf('anonymous', { content: `A real BARGAIN. ${text()}` })).toBe('hold');
-    expect(await statusOf('anonymous', { author_name: 'Bargain Hunter', author_email: 'hunter@example.com', content: text() })).toBe('hold');
-    expect(await statusOf('anonymous', { author_name: 'Mailer', author_email: 'someone@shady.example', content: text() })).toBe('hold');
+    expect(
+      await statusOf('anonymous', {
+        author_name: 'Bargain Hunter',
+        author_email: 'hunter@example.com',
+        content: text(),
+      }),
+    ).toBe('hold');
+    expect(
+      await statusOf('anonymous', { author_name: 'Mailer', author_email: 'someone@shady.example', content: text() }),
+    ).toBe('hold');
     expect(await statusOf('anonymous', { author_url: 'http://shady.example/page', content: text() })).toBe('hold');
     expect(await statusOf('anonymous', { content: text() }, { 'X-Forwarded-For': '203.0.113.99' })).toBe('hold');
     expect(await statusOf('subscriber', { content: `bargain ${text()}` })).toBe('hold');
@@ -421,8 +607,12 @@ describe('comments: moderation of new comments by the discussion settings', () =
 
   it('holds comments whose user agent contains a moderation_keys word', async () => {
     await settings({ moderation_keys: 'EvilBot' });
-    expect(await statusOf('anonymous', { content: text() }, { 'User-Agent': 'Mozilla/5.0 (compatible; EvilBot/1.0)' })).toBe('hold');
-    expect(await statusOf('anonymous', { content: text() }, { 'User-Agent': 'Mozilla/5.0 (compatible; GoodBot/1.0)' })).toBe('approved');
+    expect(
+      await statusOf('anonymous', { content: text() }, { 'User-Agent': 'Mozilla/5.0 (compatible; EvilBot/1.0)' }),
+    ).toBe('hold');
+    expect(
+      await statusOf('anonymous', { content: text() }, { 'User-Agent': 'Mozilla/5.0 (compatible; GoodBot/1.0)' }),
+    ).toBe('approved');
   });
 
   it('sends comments with a disallowed_keys word to the trash, except those of moderators and the post author', async () => {
@@ -434,7 +624,9 @@ describe('comments: moderation of new comments by the discussion settings', () =
     expect(await statusOf('author', { post: authorPost.id, content: `forbiddenword ${text()}` })).toBe('approved');
     // A trashed new comment does not count.
     const post = await t.dataSource.getRepository(PostEntity).findOneByOrFail({ id: adminPost.id });
-    const approvedCount = await t.dataSource.getRepository(CommentEntity).countBy({ postId: adminPost.id, approved: '1' });
+    const approvedCount = await t.dataSource
+      .getRepository(CommentEntity)
+      .countBy({ postId: adminPost.id, approved: '1' });
     expect(Number(post.commentCount)).toBe(approvedCount);
   });
 
@@ -443,14 +635,29 @@ describe('comments: moderation of new comments by the discussion settings', () =
     const newcomer = { author_name: 'Newcomer', author_email: 'newcomer@example.com' };
     expect(await statusOf('anonymous', { ...newcomer, content: text() })).toBe('hold');
     // Same name and e-mail with an approved comment: approved.
-    await insertComment(t.dataSource, { postId: adminPost.id, author: 'Regular', authorEmail: 'regular@example.com', approved: '1' });
-    expect(await statusOf('anonymous', { author_name: 'Regular', author_email: 'regular@example.com', content: text() })).toBe('approved');
+    await insertComment(t.dataSource, {
+      postId: adminPost.id,
+      author: 'Regular',
+      authorEmail: 'regular@example.com',
+      approved: '1',
+    });
+    expect(
+      await statusOf('anonymous', { author_name: 'Regular', author_email: 'regular@example.com', content: text() }),
+    ).toBe('approved');
     // Only the name matching is not enough.
-    expect(await statusOf('anonymous', { author_name: 'Regular', author_email: 'impostor@example.com', content: text() })).toBe('hold');
+    expect(
+      await statusOf('anonymous', { author_name: 'Regular', author_email: 'impostor@example.com', content: text() }),
+    ).toBe('hold');
     // A logged-in user, by user id.
     const fresh = await createUser(t.dataSource, TEST_PREFIX, 'fresh-commenter', 'subscriber');
     expect(await statusOf(fresh, { content: text() })).toBe('hold');
-    await insertComment(t.dataSource, { postId: adminPost.id, userId: fresh.id, author: 'fresh-commenter', authorEmail: 'fresh-commenter@example.org', approved: '1' });
+    await insertComment(t.dataSource, {
+      postId: adminPost.id,
+      userId: fresh.id,
+      author: 'fresh-commenter',
+      authorEmail: 'fresh-commenter@example.org',
+      approved: '1',
+    });
     expect(await statusOf(fresh, { content: text() })).toBe('approved');
     expect(await statusOf('editor', { content: text() })).toBe('approved');
   });
@@ -468,13 +675,19 @@ describe('comments: hooks and the anti-spam fixture extension', () => {
   });
   beforeEach(() => (events.length = 0));
 
-  it('holds a comment the anti-spam extension holds through rest_pre_insert_comment, even a moderator\'s', async () => {
-    const anon = await call('post', '/comments').send({ post: adminPost.id, ...guest(), content: text('Cheap viagra') }).expect(201);
+  it("holds a comment the anti-spam extension holds through rest_pre_insert_comment, even a moderator's", async () => {
+    const anon = await call('post', '/comments')
+      .send({ post: adminPost.id, ...guest(), content: text('Cheap viagra') })
+      .expect(201);
     expect(anon.body.status).toBe('hold');
     expect((await stored(anon.body.id))!.approved).toBe('0');
-    const admin = await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: text('Viagra for admins') }).expect(201);
+    const admin = await call('post', '/comments', 'administrator')
+      .send({ post: adminPost.id, content: text('Viagra for admins') })
+      .expect(201);
     expect(admin.body.status).toBe('hold');
-    const clean = await call('post', '/comments').send({ post: adminPost.id, ...guest(), content: text('Clean words') }).expect(201);
+    const clean = await call('post', '/comments')
+      .send({ post: adminPost.id, ...guest(), content: text('Clean words') })
+      .expect(201);
     expect(clean.body.status).toBe('approved');
   });
 
@@ -484,14 +697,22 @@ describe('comments: hooks and the anti-spam fixture extension', () => {
     expectRestError(res, 'comment_spam_rejected', 403);
     expect(res.body.message).toBe('Sorry, this comment looks like spam.');
     expect(await t.dataSource.getRepository(CommentEntity).countBy({ content })).toBe(0);
-    expectRestError(await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: text('casino night') }), 'comment_spam_rejected', 403);
+    expectRestError(
+      await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: text('casino night') }),
+      'comment_spam_rejected',
+      403,
+    );
   });
 
   it('passes the prepared comment through rest_preprocess_comment with the request', async () => {
-    const res = await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: 'Before [preprocess] after' }).expect(201);
+    const res = await call('post', '/comments', 'administrator')
+      .send({ post: adminPost.id, content: 'Before [preprocess] after' })
+      .expect(201);
     expect(res.body.content.raw).toBe('Before [preprocessed] after');
     expect(events).toContain('preprocess:true');
-    const upd = await call('put', `/comments/${res.body.id}`, 'administrator').send({ content: 'Again [preprocess]' }).expect(200);
+    const upd = await call('put', `/comments/${res.body.id}`, 'administrator')
+      .send({ content: 'Again [preprocess]' })
+      .expect(200);
     expect(upd.body.content.raw).toBe('Again [preprocessed]');
   });
 
@@ -502,7 +723,9 @@ describe('comments: hooks and the anti-spam fixture extension', () => {
   });
 
   it('fires rest_insert_comment with the stored comment, the request and creating true, then false on update', async () => {
-    const res = await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: text() }).expect(201);
+    const res = await call('post', '/comments', 'administrator')
+      .send({ post: adminPost.id, content: text() })
+      .expect(201);
     await call('put', `/comments/${res.body.id}`, 'administrator').send({ content: 'Changed' }).expect(200);
     await call('put', `/comments/${res.body.id}`, 'administrator').send({ status: 'hold' }).expect(200);
     expect(events.filter((e) => e.startsWith('insert:'))).toEqual([
@@ -530,16 +753,26 @@ describe('comments: hooks and the anti-spam fixture extension', () => {
     expect((await call('get', `/comments/${c.id}`).expect(200)).body.prepared_by_hook).toBe(true);
     const list = await call('get', `/comments?include=${c.id}`).expect(200);
     expect(list.body[0].prepared_by_hook).toBe(true);
-    const created = await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: 'New [prepare]' }).expect(201);
+    const created = await call('post', '/comments', 'administrator')
+      .send({ post: adminPost.id, content: 'New [prepare]' })
+      .expect(201);
     expect(created.body.prepared_by_hook).toBe(true);
-    const plain = await call('get', `/comments/${(await insertComment(t.dataSource, { postId: adminPost.id })).id}`).expect(200);
+    const plain = await call(
+      'get',
+      `/comments/${(await insertComment(t.dataSource, { postId: adminPost.id })).id}`,
+    ).expect(200);
     expect(plain.body.prepared_by_hook).toBeUndefined();
     const embedded = await call('get', `/posts/${adminPost.id}?_embed`).expect(200);
-    expect(embedded.body._embedded.replies[0].some((r: { prepared_by_hook?: boolean }) => r.prepared_by_hook)).toBe(true);
+    expect(embedded.body._embedded.replies[0].some((r: { prepared_by_hook?: boolean }) => r.prepared_by_hook)).toBe(
+      true,
+    );
   });
 
   it('lets rest_comment_query change the collection query', async () => {
-    const target = await insertComment(t.dataSource, { postId: adminPost.id, content: 'Found through rewritten-by-query-hook' });
+    const target = await insertComment(t.dataSource, {
+      postId: adminPost.id,
+      content: 'Found through rewritten-by-query-hook',
+    });
     const res = await call('get', '/comments?search=hook-query').expect(200);
     expect(res.body.map((c: { id: number }) => c.id)).toEqual([target.id]);
     expect(events).toContain('query');
@@ -561,8 +794,17 @@ describe('comments: hooks and the anti-spam fixture extension', () => {
 describe('comments: registered meta and additional fields', () => {
   it('describes registered comment meta and the registered field in the schema', async () => {
     const res = await call('options', '/comments').expect(200);
-    expect(res.body.schema.properties.meta.properties.mood).toMatchObject({ type: 'string', description: 'Mood of the comment.', context: ['view', 'edit'] });
-    expect(res.body.schema.properties.my_custom_int).toEqual({ type: 'integer', description: 'Some integer of mine', enum: [1, 2, 3, 4, 123], context: ['view', 'edit'] });
+    expect(res.body.schema.properties.meta.properties.mood).toMatchObject({
+      type: 'string',
+      description: 'Mood of the comment.',
+      context: ['view', 'edit'],
+    });
+    expect(res.body.schema.properties.my_custom_int).toEqual({
+      type: 'integer',
+      description: 'Some integer of mine',
+      enum: [1, 2, 3, 4, 123],
+      context: ['view', 'edit'],
+    });
   });
 
   it('reads registered meta (the default when nothing is stored) and writes it on update; force delete removes it', async () => {
@@ -570,7 +812,9 @@ describe('comments: registered meta and additional fields', () => {
     const before = await call('get', `/comments/${c.id}`).expect(200);
     expect(Object.keys(before.body.meta)).toEqual(['mood']);
     expect([null, '']).toContain(before.body.meta.mood);
-    const updated = await call('put', `/comments/${c.id}`, 'editor').send({ meta: { mood: 'calm', unknown: 'x' } }).expect(200);
+    const updated = await call('put', `/comments/${c.id}`, 'editor')
+      .send({ meta: { mood: 'calm', unknown: 'x' } })
+      .expect(200);
     expect(updated.body.meta).toEqual({ mood: 'calm' });
     expect(await t.dataSource.getRepository(CommentMetaEntity).countBy({ commentId: c.id, key: 'mood' })).toBe(1);
     expect(await t.dataSource.getRepository(CommentMetaEntity).countBy({ commentId: c.id, key: 'unknown' })).toBe(0);
@@ -580,15 +824,25 @@ describe('comments: registered meta and additional fields', () => {
   });
 
   it('writes meta sent with a new comment, on the new comment', async () => {
-    const created = await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: text(), meta: { mood: 'happy' } });
+    const created = await call('post', '/comments', 'administrator').send({
+      post: adminPost.id,
+      content: text(),
+      meta: { mood: 'happy' },
+    });
     expect({ status: created.status, code: created.body.code }).toEqual({ status: 201, code: undefined });
     expect(created.body.meta).toEqual({ mood: 'happy' });
-    expect(await t.dataSource.getRepository(CommentMetaEntity).countBy({ commentId: created.body.id, key: 'mood' })).toBe(1);
+    expect(
+      await t.dataSource.getRepository(CommentMetaEntity).countBy({ commentId: created.body.id, key: 'mood' }),
+    ).toBe(1);
   });
 
   it('refuses meta writes from callers who cannot edit the comment', async () => {
     const c = await insertComment(t.dataSource, { postId: adminPost.id });
-    expectRestError(await call('put', `/comments/${c.id}`, 'subscriber').send({ meta: { mood: 'angry' } }), 'rest_cannot_edit', 403);
+    expectRestError(
+      await call('put', `/comments/${c.id}`, 'subscriber').send({ meta: { mood: 'angry' } }),
+      'rest_cannot_edit',
+      403,
+    );
     expect(await t.dataSource.getRepository(CommentMetaEntity).countBy({ commentId: c.id })).toBe(0);
   });
 
@@ -597,9 +851,15 @@ describe('comments: registered meta and additional fields', () => {
     expect((await call('get', `/comments/${c.id}`).expect(200)).body.my_custom_int).toBe(0);
     const res = await call('put', `/comments/${c.id}`, 'administrator').send({ my_custom_int: 123 }).expect(200);
     expect(res.body.my_custom_int).toBe(123);
-    const created = await call('post', '/comments', 'administrator').send({ post: adminPost.id, content: text(), my_custom_int: 2 }).expect(201);
+    const created = await call('post', '/comments', 'administrator')
+      .send({ post: adminPost.id, content: text(), my_custom_int: 2 })
+      .expect(201);
     expect(created.body.my_custom_int).toBe(2);
-    expectRestError(await call('put', `/comments/${c.id}`, 'administrator').send({ my_custom_int: 'returnError' }), 'rest_invalid_param', 400);
+    expectRestError(
+      await call('put', `/comments/${c.id}`, 'administrator').send({ my_custom_int: 'returnError' }),
+      'rest_invalid_param',
+      400,
+    );
   });
 });
 
@@ -612,11 +872,21 @@ describe('comments: behaviours checked against WordPress with the oracle', () =>
     // Six approved comments, two sharing each parent value, all at the same time; one spam, one in the trash.
     const root = await insertComment(t.dataSource, { postId: post.id, date: '2024-04-01 10:00:00' });
     ids.push(root.id);
-    for (let i = 0; i < 5; i++) ids.push((await insertComment(t.dataSource, { postId: post.id, parent: i < 3 ? root.id : 0, date: '2024-04-01 10:00:00' })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        (
+          await insertComment(t.dataSource, {
+            postId: post.id,
+            parent: i < 3 ? root.id : 0,
+            date: '2024-04-01 10:00:00',
+          })
+        ).id,
+      );
     await insertComment(t.dataSource, { postId: post.id, approved: 'spam' });
     await insertComment(t.dataSource, { postId: post.id, approved: 'trash' });
   });
-  const listed = async (query: string, who: Caller = 'administrator') => (await call('get', `/comments?post=${post.id}&${query}`, who).expect(200)).body.map((c: { id: number }) => c.id);
+  const listed = async (query: string, who: Caller = 'administrator') =>
+    (await call('get', `/comments?post=${post.id}&${query}`, who).expect(200)).body.map((c: { id: number }) => c.id);
 
   it('takes the Link header page from the request, also with an offset', async () => {
     const res = await call('get', `/comments?post=${post.id}&offset=2&per_page=3`).expect(200);
@@ -661,8 +931,12 @@ describe('comments: behaviours checked against WordPress with the oracle', () =>
   it('stores links with rel="nofollow ugc" (links to the site itself as they are), for every caller', async () => {
     const content = 'See <a href="https://one.example/">one</a> and <a href="http://example.org/about/">us</a>.';
     for (const who of ['administrator', 'subscriber'] as const) {
-      const res = await call('post', '/comments', who).send({ post: post.id, content: `${content} ${text()}` }).expect(201);
-      expect((await stored(res.body.id))!.content).toMatch(/^See <a href="https:\/\/one\.example\/" rel="nofollow ugc">one<\/a> and <a href="http:\/\/example\.org\/about\/">us<\/a>\./);
+      const res = await call('post', '/comments', who)
+        .send({ post: post.id, content: `${content} ${text()}` })
+        .expect(201);
+      expect((await stored(res.body.id))!.content).toMatch(
+        /^See <a href="https:\/\/one\.example\/" rel="nofollow ugc">one<\/a> and <a href="http:\/\/example\.org\/about\/">us<\/a>\./,
+      );
     }
   });
 });

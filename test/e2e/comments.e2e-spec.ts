@@ -21,11 +21,53 @@ const BASE = 'http://example.org';
 
 /** Every key of a comment, in the response order. */
 const ALL_KEYS = [
-  'id', 'post', 'parent', 'author', 'author_name', 'author_email', 'author_url', 'author_ip', 'author_user_agent',
-  'date', 'date_gmt', 'content', 'karma', 'link', 'status', 'type', 'author_avatar_urls', 'meta',
+  'id',
+  'post',
+  'parent',
+  'author',
+  'author_name',
+  'author_email',
+  'author_url',
+  'author_ip',
+  'author_user_agent',
+  'date',
+  'date_gmt',
+  'content',
+  'karma',
+  'link',
+  'status',
+  'type',
+  'author_avatar_urls',
+  'meta',
 ];
-const VIEW = ['id', 'post', 'parent', 'author', 'author_name', 'author_url', 'date', 'date_gmt', 'content', 'link', 'status', 'type', 'author_avatar_urls', 'meta'];
-const EMBED = ['id', 'author', 'author_name', 'author_url', 'date', 'content', 'link', 'parent', 'type', 'author_avatar_urls'];
+const VIEW = [
+  'id',
+  'post',
+  'parent',
+  'author',
+  'author_name',
+  'author_url',
+  'date',
+  'date_gmt',
+  'content',
+  'link',
+  'status',
+  'type',
+  'author_avatar_urls',
+  'meta',
+];
+const EMBED = [
+  'id',
+  'author',
+  'author_name',
+  'author_url',
+  'date',
+  'content',
+  'link',
+  'parent',
+  'type',
+  'author_avatar_urls',
+];
 const EDIT_ONLY = ['author_email', 'author_ip', 'author_user_agent', 'karma'];
 const inOrder = (keys: string[]) => ALL_KEYS.filter((k) => keys.includes(k));
 const VIEW_KEYS = [...inOrder(VIEW), '_links'];
@@ -33,18 +75,52 @@ const EMBED_KEYS = [...inOrder(EMBED), '_links'];
 const EDIT_KEYS = [...ALL_KEYS, '_links'];
 
 const COLLECTION_PARAMS = [
-  'after', 'author', 'author_email', 'author_exclude', 'before', 'context', 'exclude', 'include', 'karma', 'offset',
-  'order', 'orderby', 'page', 'parent', 'parent_exclude', 'password', 'per_page', 'post', 'search', 'status', 'type',
+  'after',
+  'author',
+  'author_email',
+  'author_exclude',
+  'before',
+  'context',
+  'exclude',
+  'include',
+  'karma',
+  'offset',
+  'order',
+  'orderby',
+  'page',
+  'parent',
+  'parent_exclude',
+  'password',
+  'per_page',
+  'post',
+  'search',
+  'status',
+  'type',
 ];
 const SCHEMA_PROPERTIES = [
-  'author', 'author_avatar_urls', 'author_email', 'author_ip', 'author_name', 'author_url', 'author_user_agent',
-  'content', 'date', 'date_gmt', 'id', 'karma', 'link', 'meta', 'parent', 'post', 'status', 'type',
+  'author',
+  'author_avatar_urls',
+  'author_email',
+  'author_ip',
+  'author_name',
+  'author_url',
+  'author_user_agent',
+  'content',
+  'date',
+  'date_gmt',
+  'id',
+  'karma',
+  'link',
+  'meta',
+  'parent',
+  'post',
+  'status',
+  'type',
 ];
 
 type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
 type Caller = 'anonymous' | Role | TestUser;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
-
 
 /** The gravatar URLs of an e-mail, as users' avatar_urls are built. */
 function avatarUrls(email: string): Record<string, string> {
@@ -66,7 +142,8 @@ describe('comments', () => {
 
   function call(method: Method, path: string, who: Caller = 'anonymous', ip?: string) {
     let req = t.http[method](`${API}${path}`).set('X-Forwarded-For', ip ?? nextIp());
-    if (who !== 'anonymous') req = req.set('Authorization', typeof who === 'string' ? t.users[who].authorization : who.authorization);
+    if (who !== 'anonymous')
+      req = req.set('Authorization', typeof who === 'string' ? t.users[who].authorization : who.authorization);
     return req;
   }
   const get = (path: string, who: Caller = 'anonymous') => call('get', path, who);
@@ -85,7 +162,12 @@ describe('comments', () => {
     t = await createTestApp('comments');
     owner = t.users.subscriber;
     post = await createPost(t.dataSource, { author: t.users.administrator.id, title: 'Commented', name: 'commented' });
-    privatePost = await createPost(t.dataSource, { author: t.users.editor.id, status: 'private', title: 'Private', name: 'private-one' });
+    privatePost = await createPost(t.dataSource, {
+      author: t.users.editor.id,
+      status: 'private',
+      title: 'Private',
+      name: 'private-one',
+    });
     approved = await insertComment(t.dataSource, {
       postId: post.id,
       author: 'Guest Poster',
@@ -157,7 +239,20 @@ describe('comments', () => {
       expect(read.methods).toEqual(['GET']);
       expect(read.args.context).toMatchObject({ default: 'view', enum: ['view', 'embed', 'edit'] });
       expect([...update.methods].sort()).toEqual(['PATCH', 'POST', 'PUT']);
-      expect(Object.keys(update.args)).toEqual(expect.arrayContaining(['content', 'author', 'author_name', 'status', 'type', 'post', 'parent', 'date', 'date_gmt', 'karma']));
+      expect(Object.keys(update.args)).toEqual(
+        expect.arrayContaining([
+          'content',
+          'author',
+          'author_name',
+          'status',
+          'type',
+          'post',
+          'parent',
+          'date',
+          'date_gmt',
+          'karma',
+        ]),
+      );
       expect(remove.methods).toEqual(['DELETE']);
       expect(remove.args.force).toMatchObject({ default: false });
     });
@@ -203,7 +298,9 @@ describe('comments', () => {
       expect(Object.keys(res.body._links)).toEqual(['self', 'collection', 'up']);
       expect(res.body._links.self).toEqual([{ href: `${BASE}${API}/comments/${approved.id}` }]);
       expect(res.body._links.collection).toEqual([{ href: `${BASE}${API}/comments` }]);
-      expect(res.body._links.up).toEqual([{ embeddable: true, post_type: 'post', href: `${BASE}${API}/posts/${post.id}` }]);
+      expect(res.body._links.up).toEqual([
+        { embeddable: true, post_type: 'post', href: `${BASE}${API}/posts/${post.id}` },
+      ]);
       expect(res.headers.link ?? '').not.toMatch(/rel="(next|prev)"/);
     });
 
@@ -231,14 +328,21 @@ describe('comments', () => {
       const res = await get(`/comments/${c.id}`).expect(200);
       expect(Object.keys(res.body.author_avatar_urls)).toEqual(['24', '48', '96']);
       expect(res.body.author_avatar_urls).toEqual(avatarUrls('mixed.case@example.org'));
-      expect(res.body.author_avatar_urls['96']).toMatch(/^http:\/\/[012]\.gravatar\.com\/avatar\/[0-9a-f]{32}\?s=96&d=mm&r=g$/);
+      expect(res.body.author_avatar_urls['96']).toMatch(
+        /^http:\/\/[012]\.gravatar\.com\/avatar\/[0-9a-f]{32}\?s=96&d=mm&r=g$/,
+      );
     });
 
     it('formats the rendered content as posts do (autop, texturize) and keeps raw as stored', async () => {
-      const c = await insertComment(t.dataSource, { postId: post.id, content: "It's done -- now\nsecond line\n\nNew paragraph" });
+      const c = await insertComment(t.dataSource, {
+        postId: post.id,
+        content: "It's done -- now\nsecond line\n\nNew paragraph",
+      });
       const res = await get(`/comments/${c.id}?context=edit`, 'administrator').expect(200);
       expect(res.body.content.raw).toBe("It's done -- now\nsecond line\n\nNew paragraph");
-      expect(res.body.content.rendered).toBe('<p>It&#8217;s done &#8212; now<br />\nsecond line</p>\n<p>New paragraph</p>\n');
+      expect(res.body.content.rendered).toBe(
+        '<p>It&#8217;s done &#8212; now<br />\nsecond line</p>\n<p>New paragraph</p>\n',
+      );
     });
 
     it('treats a stored empty type as the type comment', async () => {
@@ -257,7 +361,12 @@ describe('comments', () => {
     });
 
     it('links the author (embeddable) when the comment has a user, and the parent as in-reply-to', async () => {
-      const parent = await insertComment(t.dataSource, { postId: post.id, userId: t.users.author.id, author: 'author', authorEmail: 'author@example.org' });
+      const parent = await insertComment(t.dataSource, {
+        postId: post.id,
+        userId: t.users.author.id,
+        author: 'author',
+        authorEmail: 'author@example.org',
+      });
       const child = await insertComment(t.dataSource, { postId: post.id, parent: parent.id });
       const res = await get(`/comments/${parent.id}`).expect(200);
       expect(res.body.author).toBe(t.users.author.id);
@@ -267,7 +376,9 @@ describe('comments', () => {
       const kid = await get(`/comments/${child.id}`).expect(200);
       expect(kid.body.parent).toBe(parent.id);
       expect(Object.keys(kid.body._links)).toEqual(['self', 'collection', 'up', 'in-reply-to']);
-      expect(kid.body._links['in-reply-to']).toEqual([{ embeddable: true, href: `${BASE}${API}/comments/${parent.id}` }]);
+      expect(kid.body._links['in-reply-to']).toEqual([
+        { embeddable: true, href: `${BASE}${API}/comments/${parent.id}` },
+      ]);
     });
 
     it('gives a children link only for an approved or held child, not a spam or trashed one', async () => {
@@ -315,7 +426,12 @@ describe('comments', () => {
     });
 
     it('answers rest_cannot_read_post to the author of a comment on a post they cannot read', async () => {
-      const mine = await insertComment(t.dataSource, { postId: privatePost.id, userId: owner.id, author: 'subscriber', authorEmail: 'subscriber@example.org' });
+      const mine = await insertComment(t.dataSource, {
+        postId: privatePost.id,
+        userId: owner.id,
+        author: 'subscriber',
+        authorEmail: 'subscriber@example.org',
+      });
       const res = await get(`/comments/${mine.id}`, owner);
       expectRestError(res, 'rest_cannot_read_post', 403);
       expect(res.body.message).toBe('Sorry, you cannot read the post for this comment.');
@@ -454,9 +570,13 @@ describe('comments', () => {
       const byAuthor = await insertComment(t.dataSource, { postId: p.id, userId: t.users.author.id });
       const bySubscriber = await insertComment(t.dataSource, { postId: p.id, userId: t.users.subscriber.id });
       const byGuest = await insertComment(t.dataSource, { postId: p.id });
-      const list = async (q: string) => ids(await get(`/comments?post=${p.id}&orderby=id&order=asc&${q}`, 'administrator').expect(200));
+      const list = async (q: string) =>
+        ids(await get(`/comments?post=${p.id}&orderby=id&order=asc&${q}`, 'administrator').expect(200));
       expect(await list(`author=${t.users.author.id}`)).toEqual([byAuthor.id]);
-      expect(await list(`author=${t.users.author.id},${t.users.subscriber.id}`)).toEqual([byAuthor.id, bySubscriber.id]);
+      expect(await list(`author=${t.users.author.id},${t.users.subscriber.id}`)).toEqual([
+        byAuthor.id,
+        bySubscriber.id,
+      ]);
       expect(await list(`author_exclude=${t.users.author.id}`)).toEqual([bySubscriber.id, byGuest.id]);
       expect(await list(`author_exclude=${t.users.author.id},${t.users.subscriber.id}`)).toEqual([byGuest.id]);
     });
@@ -481,7 +601,11 @@ describe('comments', () => {
       const [c1, c2, c3] = comments;
       expect(ids(await get(`/comments?include=${c3.id},${c1.id}&order=asc`).expect(200))).toEqual([c1.id, c3.id]);
       expect(ids(await get(`/comments?include=${c3.id},${c1.id}&orderby=include`).expect(200))).toEqual([c3.id, c1.id]);
-      expect(ids(await get(`/comments?post=${p.id}&exclude=${c2.id}`).expect(200))).toEqual([comments[3].id, c3.id, c1.id]);
+      expect(ids(await get(`/comments?post=${p.id}&exclude=${c2.id}`).expect(200))).toEqual([
+        comments[3].id,
+        c3.id,
+        c1.id,
+      ]);
     });
 
     it('applies offset, per_page and page', async () => {
@@ -490,7 +614,9 @@ describe('comments', () => {
       expect(ids(await get(`/comments?post=${p.id}&offset=1`).expect(200))).toEqual(newest.slice(1));
       expect(ids(await get(`/comments?post=${p.id}&offset=1&per_page=2`).expect(200))).toEqual(newest.slice(1, 3));
       // offset wins over page.
-      expect(ids(await get(`/comments?post=${p.id}&offset=1&per_page=2&page=3`).expect(200))).toEqual(newest.slice(1, 3));
+      expect(ids(await get(`/comments?post=${p.id}&offset=1&per_page=2&page=3`).expect(200))).toEqual(
+        newest.slice(1, 3),
+      );
       expect(ids(await get(`/comments?post=${p.id}&per_page=3&page=2`).expect(200))).toEqual(newest.slice(3));
       expect(ids(await get(`/comments?post=${p.id}&offset=10`).expect(200))).toEqual([]);
     });
@@ -499,8 +625,16 @@ describe('comments', () => {
       const p = await createPost(t.dataSource, { author: t.users.administrator.id });
       const q = await createPost(t.dataSource, { author: t.users.administrator.id });
       // Local dates in another order than the GMT dates, and ids in another order than both.
-      const late = await insertComment(t.dataSource, { postId: q.id, date: '2023-05-01 12:00:00', dateGmt: '2023-05-01 02:00:00' });
-      const early = await insertComment(t.dataSource, { postId: p.id, date: '2023-05-01 01:00:00', dateGmt: '2023-05-01 03:00:00' });
+      const late = await insertComment(t.dataSource, {
+        postId: q.id,
+        date: '2023-05-01 12:00:00',
+        dateGmt: '2023-05-01 02:00:00',
+      });
+      const early = await insertComment(t.dataSource, {
+        postId: p.id,
+        date: '2023-05-01 01:00:00',
+        dateGmt: '2023-05-01 03:00:00',
+      });
       const both = `post=${p.id},${q.id}`;
       const list = async (qs: string) => ids(await get(`/comments?${both}&${qs}`, 'administrator').expect(200));
       expect(await list('')).toEqual([early.id, late.id]);
@@ -520,7 +654,10 @@ describe('comments', () => {
       await insertComment(t.dataSource, { postId: p.id, content: 'Nothing here.' });
       await insertComment(t.dataSource, { postId: p.id, content: 'Nothing there.' });
       expect(ids(await get(`/comments?post=${p.id}`).expect(200))).toHaveLength(4);
-      expect(ids(await get(`/comments?post=${p.id}&search=foo&orderby=id&order=asc`).expect(200))).toEqual([byContent.id, byName.id]);
+      expect(ids(await get(`/comments?post=${p.id}&search=foo&orderby=id&order=asc`).expect(200))).toEqual([
+        byContent.id,
+        byName.id,
+      ]);
       expect(ids(await get(`/comments?post=${p.id}&search=`).expect(200))).toHaveLength(4);
     });
 
@@ -529,7 +666,9 @@ describe('comments', () => {
       await insertComment(t.dataSource, { postId: p.id, date: '2016-01-15 00:00:00' });
       const jan16 = await insertComment(t.dataSource, { postId: p.id, date: '2016-01-16 00:00:00' });
       await insertComment(t.dataSource, { postId: p.id, date: '2016-01-17 00:00:00' });
-      const res = await get(`/comments?post=${p.id}&after=2016-01-15T00:00:00Z&before=2016-01-17T00:00:00Z`).expect(200);
+      const res = await get(`/comments?post=${p.id}&after=2016-01-15T00:00:00Z&before=2016-01-17T00:00:00Z`).expect(
+        200,
+      );
       expect(ids(res)).toEqual([jan16.id]);
       expectRestError(await get('/comments?after=not-a-date'), 'rest_invalid_param', 400);
       expectRestError(await get('/comments?before=31/12/2020'), 'rest_invalid_param', 400);
@@ -554,14 +693,27 @@ describe('comments', () => {
     });
 
     it('validates context, order, orderby, page and per_page (rest_invalid_param 400)', async () => {
-      for (const q of ['context=bogus', 'order=sideways', 'orderby=karma', 'page=0', 'per_page=0', 'per_page=101', 'author_email=not-an-email']) {
+      for (const q of [
+        'context=bogus',
+        'order=sideways',
+        'orderby=karma',
+        'page=0',
+        'per_page=0',
+        'per_page=101',
+        'author_email=not-an-email',
+      ]) {
         expectRestError(await get(`/comments?${q}`, 'administrator'), 'rest_invalid_param', 400);
       }
     });
 
     it('does not apply the old user and post_* parameters', async () => {
       const all = ids(await get('/comments?per_page=100', 'administrator').expect(200));
-      for (const q of [`user=${t.users.author.id}`, 'post_slug=commented', `post_author=${t.users.administrator.id}`, 'post_status=private']) {
+      for (const q of [
+        `user=${t.users.author.id}`,
+        'post_slug=commented',
+        `post_author=${t.users.administrator.id}`,
+        'post_status=private',
+      ]) {
         const res = await get(`/comments?per_page=100&${q}`, 'administrator');
         if (res.status === 200) expect(ids(res)).toEqual(all);
         else expectRestError(res, 'rest_invalid_param', 400);
@@ -571,9 +723,20 @@ describe('comments', () => {
     it('sets the totals and Link prev/next as for posts', async () => {
       const p = await createPost(t.dataSource, { author: t.users.administrator.id });
       const rows = Array.from({ length: 51 }, (_, i) => ({
-        postId: p.id, author: `Pager ${i}`, authorEmail: '', authorUrl: '', authorIp: '192.0.2.9',
-        date: sqlDate(Date.UTC(2022, 0, 1) + i * 60_000), dateGmt: sqlDate(Date.UTC(2022, 0, 1) + i * 60_000),
-        content: `Page comment ${i}`, karma: 0, approved: '1', agent: '', type: 'comment', parent: 0, userId: 0,
+        postId: p.id,
+        author: `Pager ${i}`,
+        authorEmail: '',
+        authorUrl: '',
+        authorIp: '192.0.2.9',
+        date: sqlDate(Date.UTC(2022, 0, 1) + i * 60_000),
+        dateGmt: sqlDate(Date.UTC(2022, 0, 1) + i * 60_000),
+        content: `Page comment ${i}`,
+        karma: 0,
+        approved: '1',
+        agent: '',
+        type: 'comment',
+        parent: 0,
+        userId: 0,
       }));
       await t.dataSource.getRepository(CommentEntity).save(rows);
       /**
@@ -632,7 +795,14 @@ describe('comments', () => {
     it('creates an anonymous comment from JSON: 201, Location, view context, held, the given date', async () => {
       const content = text();
       const res = await call('post', '/comments')
-        .send({ post: post.id, author_name: 'Comic Book Guy', author_email: 'cbg@example.com', author_url: 'http://androidsdungeon.com', content, date: '2014-11-07T10:14:25' })
+        .send({
+          post: post.id,
+          author_name: 'Comic Book Guy',
+          author_email: 'cbg@example.com',
+          author_url: 'http://androidsdungeon.com',
+          content,
+          date: '2014-11-07T10:14:25',
+        })
         .expect(201);
       expect(res.headers.location).toBe(`${BASE}${API}/comments/${res.body.id}`);
       expect(Object.keys(res.body)).toEqual(VIEW_KEYS);
@@ -653,23 +823,37 @@ describe('comments', () => {
     });
 
     it('stores the client address as author_ip', async () => {
-      const res = await call('post', '/comments', 'anonymous', '203.0.113.7').send({ post: post.id, ...guest(), content: text() }).expect(201);
+      const res = await call('post', '/comments', 'anonymous', '203.0.113.7')
+        .send({ post: post.id, ...guest(), content: text() })
+        .expect(201);
       expect((await stored(res.body.id))!.authorIp).toBe('203.0.113.7');
-      const sub = await call('post', '/comments', 'contributor', '203.0.113.8').send({ post: post.id, content: text() }).expect(201);
+      const sub = await call('post', '/comments', 'contributor', '203.0.113.8')
+        .send({ post: post.id, content: text() })
+        .expect(201);
       expect((await stored(sub.body.id))!.authorIp).toBe('203.0.113.8');
     });
 
     it('refuses an id (rest_comment_exists 400)', async () => {
-      const res = await call('post', '/comments', 'administrator').send({ id: approved.id, post: post.id, content: text() });
+      const res = await call('post', '/comments', 'administrator').send({
+        id: approved.id,
+        post: post.id,
+        content: text(),
+      });
       expectRestError(res, 'rest_comment_exists', 400);
       expect(res.body.message).toBe('Cannot create existing comment.');
     });
 
     it('fills a logged-in author from the account and answers view context to non-moderators', async () => {
-      await t.dataSource.getRepository(UserEntity).update({ id: t.users.contributor.id }, { url: 'https://contributor.example' });
+      await t.dataSource
+        .getRepository(UserEntity)
+        .update({ id: t.users.contributor.id }, { url: 'https://contributor.example' });
       const res = await call('post', '/comments', 'contributor').send({ post: post.id, content: text() }).expect(201);
       expect(Object.keys(res.body)).toEqual(VIEW_KEYS);
-      expect(res.body).toMatchObject({ author: t.users.contributor.id, author_name: 'contributor', author_url: 'https://contributor.example' });
+      expect(res.body).toMatchObject({
+        author: t.users.contributor.id,
+        author_name: 'contributor',
+        author_url: 'https://contributor.example',
+      });
       expect(await stored(res.body.id)).toMatchObject({
         userId: t.users.contributor.id,
         author: 'contributor',
@@ -681,16 +865,30 @@ describe('comments', () => {
     it('answers edit context to moderators, approved, with type comment, first in the post collection', async () => {
       const res = await call('post', '/comments', 'administrator').send({ post: post.id, content: text() }).expect(201);
       expect(Object.keys(res.body)).toEqual(EDIT_KEYS);
-      expect(res.body).toMatchObject({ author: t.users.administrator.id, author_name: 'administrator', author_email: 'administrator@example.org', status: 'approved', type: 'comment' });
+      expect(res.body).toMatchObject({
+        author: t.users.administrator.id,
+        author_name: 'administrator',
+        author_email: 'administrator@example.org',
+        status: 'approved',
+        type: 'comment',
+      });
       const list = await get(`/comments?post=${post.id}`).expect(200);
       expect(list.body[0].id).toBe(res.body.id);
     });
 
     it('lets moderators write for another user or a guest, and set status, karma and author_ip', async () => {
-      const other = await call('post', '/comments', 'administrator').send({ post: post.id, author: t.users.subscriber.id, content: text() }).expect(201);
+      const other = await call('post', '/comments', 'administrator')
+        .send({ post: post.id, author: t.users.subscriber.id, content: text() })
+        .expect(201);
       expect(other.body.author).toBe(t.users.subscriber.id);
       const asGuest = await call('post', '/comments', 'administrator')
-        .send({ post: post.id, author: 0, author_name: 'Guest Writer', author_email: 'gw@example.com', content: text() })
+        .send({
+          post: post.id,
+          author: 0,
+          author_name: 'Guest Writer',
+          author_email: 'gw@example.com',
+          content: text(),
+        })
         .expect(201);
       expect(asGuest.body).toMatchObject({ author: 0, author_name: 'Guest Writer', author_email: 'gw@example.com' });
       const full = await call('post', '/comments', 'editor')
@@ -700,26 +898,73 @@ describe('comments', () => {
     });
 
     it('refuses author, karma and status from non-moderators (401 anonymous, 403 logged in)', async () => {
-      const author = await call('post', '/comments', 'subscriber').send({ post: post.id, author: t.users.administrator.id, content: text() });
+      const author = await call('post', '/comments', 'subscriber').send({
+        post: post.id,
+        author: t.users.administrator.id,
+        content: text(),
+      });
       expectRestError(author, 'rest_comment_invalid_author', 403);
       expect(author.body.message).toBe('Comment author invalid.');
-      expectRestError(await call('post', '/comments').send({ post: post.id, author: t.users.administrator.id, ...guest(), content: text() }), 'rest_comment_invalid_author', 401);
+      expectRestError(
+        await call('post', '/comments').send({
+          post: post.id,
+          author: t.users.administrator.id,
+          ...guest(),
+          content: text(),
+        }),
+        'rest_comment_invalid_author',
+        401,
+      );
       const karma = await call('post', '/comments', 'subscriber').send({ post: post.id, karma: 100, content: text() });
       expectRestError(karma, 'rest_comment_invalid_karma', 403);
       expect(karma.body.message).toBe('Sorry, you cannot set karma for comments.');
-      expectRestError(await call('post', '/comments').send({ post: post.id, karma: 100, ...guest(), content: text() }), 'rest_comment_invalid_karma', 401);
-      const status = await call('post', '/comments', 'author').send({ post: post.id, status: 'approved', content: text() });
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, karma: 100, ...guest(), content: text() }),
+        'rest_comment_invalid_karma',
+        401,
+      );
+      const status = await call('post', '/comments', 'author').send({
+        post: post.id,
+        status: 'approved',
+        content: text(),
+      });
       expectRestError(status, 'rest_comment_invalid_status', 403);
       expect(status.body.message).toBe('Sorry, you cannot set status for comments.');
-      expectRestError(await call('post', '/comments').send({ post: post.id, status: 'approved', ...guest(), content: text() }), 'rest_comment_invalid_status', 401);
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, status: 'approved', ...guest(), content: text() }),
+        'rest_comment_invalid_status',
+        401,
+      );
       // Naming oneself is allowed.
-      await call('post', '/comments', 'subscriber').send({ post: post.id, author: t.users.subscriber.id, content: text() }).expect(201);
+      await call('post', '/comments', 'subscriber')
+        .send({ post: post.id, author: t.users.subscriber.id, content: text() })
+        .expect(201);
     });
 
     it('validates author_ip and the dates (rest_invalid_param 400)', async () => {
-      expectRestError(await call('post', '/comments', 'administrator').send({ post: post.id, author_ip: '867.5309', content: text() }), 'rest_invalid_param', 400);
-      expectRestError(await call('post', '/comments', 'administrator').send({ post: post.id, date: 'whenever', content: text() }), 'rest_invalid_param', 400);
-      expectRestError(await call('post', '/comments', 'administrator').send({ post: post.id, date_gmt: 'yesterday', content: text() }), 'rest_invalid_param', 400);
+      expectRestError(
+        await call('post', '/comments', 'administrator').send({
+          post: post.id,
+          author_ip: '867.5309',
+          content: text(),
+        }),
+        'rest_invalid_param',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments', 'administrator').send({ post: post.id, date: 'whenever', content: text() }),
+        'rest_invalid_param',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments', 'administrator').send({
+          post: post.id,
+          date_gmt: 'yesterday',
+          content: text(),
+        }),
+        'rest_invalid_param',
+        400,
+      );
     });
 
     it('lets moderators create a comment without a post, and nobody else (rest_comment_invalid_post_id 401/403)', async () => {
@@ -728,13 +973,25 @@ describe('comments', () => {
       await call('post', '/comments', 'editor').send({ post: 0, content: text() }).expect(201);
       const sub = await call('post', '/comments', 'subscriber').send({ content: text() });
       expectRestError(sub, 'rest_comment_invalid_post_id', 403);
-      expectRestError(await call('post', '/comments', 'author').send({ post: 0, content: text() }), 'rest_comment_invalid_post_id', 403);
-      expectRestError(await call('post', '/comments').send({ ...guest(), content: text() }), 'rest_comment_invalid_post_id', 401);
+      expectRestError(
+        await call('post', '/comments', 'author').send({ post: 0, content: text() }),
+        'rest_comment_invalid_post_id',
+        403,
+      );
+      expectRestError(
+        await call('post', '/comments').send({ ...guest(), content: text() }),
+        'rest_comment_invalid_post_id',
+        401,
+      );
     });
 
     it('refuses a post id that does not exist, for everyone (rest_comment_invalid_post_id 401/403)', async () => {
       for (const who of ['administrator', 'subscriber', 'anonymous'] as const) {
-        expectRestError(await call('post', '/comments', who).send({ post: 999999, ...guest(), content: text() }), 'rest_comment_invalid_post_id', who === 'anonymous' ? 401 : 403);
+        expectRestError(
+          await call('post', '/comments', who).send({ post: 999999, ...guest(), content: text() }),
+          'rest_comment_invalid_post_id',
+          who === 'anonymous' ? 401 : 403,
+        );
       }
     });
 
@@ -742,8 +999,16 @@ describe('comments', () => {
       const draft = await createPost(t.dataSource, { author: t.users.administrator.id, status: 'draft' });
       const trashed = await createPost(t.dataSource, { author: t.users.administrator.id, status: 'trash' });
       for (const who of ['administrator', 'subscriber'] as const) {
-        expectRestError(await call('post', '/comments', who).send({ post: draft.id, content: text() }), 'rest_comment_draft_post', 403);
-        expectRestError(await call('post', '/comments', who).send({ post: trashed.id, content: text() }), 'rest_comment_trash_post', 403);
+        expectRestError(
+          await call('post', '/comments', who).send({ post: draft.id, content: text() }),
+          'rest_comment_draft_post',
+          403,
+        );
+        expectRestError(
+          await call('post', '/comments', who).send({ post: trashed.id, content: text() }),
+          'rest_comment_trash_post',
+          403,
+        );
       }
     });
 
@@ -751,7 +1016,11 @@ describe('comments', () => {
       const sub = await call('post', '/comments', 'subscriber').send({ post: privatePost.id, content: text() });
       expectRestError(sub, 'rest_cannot_read_post', 403);
       expect(sub.body.message).toBe('Sorry, you cannot read the post for this comment.');
-      expectRestError(await call('post', '/comments').send({ post: privatePost.id, ...guest(), content: text() }), 'rest_cannot_read_post', 401);
+      expectRestError(
+        await call('post', '/comments').send({ post: privatePost.id, ...guest(), content: text() }),
+        'rest_cannot_read_post',
+        401,
+      );
       await call('post', '/comments', 'editor').send({ post: privatePost.id, content: text() }).expect(201);
     });
 
@@ -760,7 +1029,11 @@ describe('comments', () => {
       const anon = await call('post', '/comments').send({ post: closed.id, ...guest(), content: text() });
       expectRestError(anon, 'rest_comment_closed', 403);
       expect(anon.body.message).toBe('Sorry, comments are closed on this post.');
-      expectRestError(await call('post', '/comments', 'subscriber').send({ post: closed.id, content: text() }), 'rest_comment_closed', 403);
+      expectRestError(
+        await call('post', '/comments', 'subscriber').send({ post: closed.id, content: text() }),
+        'rest_comment_closed',
+        403,
+      );
     });
 
     it('requires a login when comment_registration is on (rest_comment_login_required 401)', async () => {
@@ -773,28 +1046,66 @@ describe('comments', () => {
       } finally {
         await setOption('comment_registration', 0);
       }
-      await call('post', '/comments').send({ post: post.id, ...guest(), content: text() }).expect(201);
+      await call('post', '/comments')
+        .send({ post: post.id, ...guest(), content: text() })
+        .expect(201);
     });
 
     it('refuses a type other than comment (rest_invalid_comment_type 400)', async () => {
-      expectRestError(await call('post', '/comments', 'administrator').send({ post: post.id, type: 'pingback', content: text() }), 'rest_invalid_comment_type', 400);
-      expectRestError(await call('post', '/comments').send({ post: post.id, type: 'review', ...guest(), content: text() }), 'rest_invalid_comment_type', 400);
-      const ok = await call('post', '/comments', 'administrator').send({ post: post.id, type: 'comment', content: text() }).expect(201);
+      expectRestError(
+        await call('post', '/comments', 'administrator').send({ post: post.id, type: 'pingback', content: text() }),
+        'rest_invalid_comment_type',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, type: 'review', ...guest(), content: text() }),
+        'rest_invalid_comment_type',
+        400,
+      );
+      const ok = await call('post', '/comments', 'administrator')
+        .send({ post: post.id, type: 'comment', content: text() })
+        .expect(201);
       expect(ok.body.type).toBe('comment');
     });
 
     it('refuses empty content (rest_comment_content_invalid 400)', async () => {
-      expectRestError(await call('post', '/comments', 'administrator').send({ post: post.id, content: '' }), 'rest_comment_content_invalid', 400);
-      expectRestError(await call('post', '/comments', 'subscriber').send({ post: post.id }), 'rest_comment_content_invalid', 400);
-      expectRestError(await call('post', '/comments').send({ post: post.id, ...guest() }), 'rest_comment_content_invalid', 400);
+      expectRestError(
+        await call('post', '/comments', 'administrator').send({ post: post.id, content: '' }),
+        'rest_comment_content_invalid',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments', 'subscriber').send({ post: post.id }),
+        'rest_comment_content_invalid',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, ...guest() }),
+        'rest_comment_content_invalid',
+        400,
+      );
     });
 
     it('requires a name and an e-mail of anonymous callers while require_name_email is on', async () => {
       await setOption('require_name_email', 1);
-      expectRestError(await call('post', '/comments').send({ post: post.id, author_name: 'No Mail', content: text() }), 'rest_comment_author_data_required', 400);
-      expectRestError(await call('post', '/comments').send({ post: post.id, author_email: 'noname@example.com', content: text() }), 'rest_comment_author_data_required', 400);
-      expectRestError(await call('post', '/comments').send({ post: post.id, content: text() }), 'rest_comment_author_data_required', 400);
-      await call('post', '/comments').send({ post: post.id, ...guest(), content: text() }).expect(201);
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, author_name: 'No Mail', content: text() }),
+        'rest_comment_author_data_required',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, author_email: 'noname@example.com', content: text() }),
+        'rest_comment_author_data_required',
+        400,
+      );
+      expectRestError(
+        await call('post', '/comments').send({ post: post.id, content: text() }),
+        'rest_comment_author_data_required',
+        400,
+      );
+      await call('post', '/comments')
+        .send({ post: post.id, ...guest(), content: text() })
+        .expect(201);
       await setOption('require_name_email', 0);
       try {
         const res = await call('post', '/comments').send({ post: post.id, content: text() }).expect(201);
@@ -805,11 +1116,18 @@ describe('comments', () => {
     });
 
     it('refuses a duplicate (comment_duplicate 409), unless the first one is in the trash', async () => {
-      const body = { post: post.id, author_name: 'Twice', author_email: 'twice@example.com', content: text('Say it twice') };
+      const body = {
+        post: post.id,
+        author_name: 'Twice',
+        author_email: 'twice@example.com',
+        content: text('Say it twice'),
+      };
       const first = await call('post', '/comments').send(body).expect(201);
       expectRestError(await call('post', '/comments').send(body), 'comment_duplicate', 409);
       // Another parent is not a duplicate.
-      await call('post', '/comments', 'administrator').send({ ...body, parent: first.body.id }).expect(201);
+      await call('post', '/comments', 'administrator')
+        .send({ ...body, parent: first.body.id })
+        .expect(201);
       await call('delete', `/comments/${first.body.id}`, 'administrator').expect(200);
       await unflood(t.dataSource);
       await call('post', '/comments').send(body).expect(201);
@@ -818,12 +1136,29 @@ describe('comments', () => {
     it('refuses a second comment within 15 s from the same user or address (comment_flood 400), never from moderators', async () => {
       const flooder = await createUser(t.dataSource, TEST_PREFIX, 'flooder', 'subscriber');
       await call('post', '/comments', flooder).send({ post: post.id, content: text() }).expect(201);
-      expectRestError(await call('post', '/comments', flooder).send({ post: post.id, content: text() }), 'comment_flood', 400);
-      await call('post', '/comments', 'anonymous', '203.0.113.50').send({ post: post.id, ...guest(), content: text() }).expect(201);
-      expectRestError(await call('post', '/comments', 'anonymous', '203.0.113.50').send({ post: post.id, ...guest(), content: text() }), 'comment_flood', 400);
+      expectRestError(
+        await call('post', '/comments', flooder).send({ post: post.id, content: text() }),
+        'comment_flood',
+        400,
+      );
+      await call('post', '/comments', 'anonymous', '203.0.113.50')
+        .send({ post: post.id, ...guest(), content: text() })
+        .expect(201);
+      expectRestError(
+        await call('post', '/comments', 'anonymous', '203.0.113.50').send({
+          post: post.id,
+          ...guest(),
+          content: text(),
+        }),
+        'comment_flood',
+        400,
+      );
       // Another address is fine.
-      await call('post', '/comments', 'anonymous', '203.0.113.51').send({ post: post.id, ...guest(), content: text() }).expect(201);
-      for (let i = 0; i < 3; i++) await call('post', '/comments', 'editor').send({ post: post.id, content: text() }).expect(201);
+      await call('post', '/comments', 'anonymous', '203.0.113.51')
+        .send({ post: post.id, ...guest(), content: text() })
+        .expect(201);
+      for (let i = 0; i < 3; i++)
+        await call('post', '/comments', 'editor').send({ post: post.id, content: text() }).expect(201);
     });
 
     it('filters the content through kses for callers without unfiltered_html', async () => {
@@ -837,7 +1172,9 @@ describe('comments', () => {
     });
 
     it('accepts a parent comment and links to it', async () => {
-      const res = await call('post', '/comments', 'editor').send({ post: post.id, parent: approved.id, content: text() }).expect(201);
+      const res = await call('post', '/comments', 'editor')
+        .send({ post: post.id, parent: approved.id, content: text() })
+        .expect(201);
       expect(res.body.parent).toBe(approved.id);
       expect(res.body._links['in-reply-to'][0].href).toBe(`${BASE}${API}/comments/${approved.id}`);
       const parent = await get(`/comments/${approved.id}`).expect(200);
@@ -876,7 +1213,13 @@ describe('comments', () => {
         karma: 100,
         post: other.id,
       });
-      expect(await stored(c.id)).toMatchObject({ content: 'Updated content', postId: other.id, karma: 100, userId: t.users.subscriber.id, date: '2014-11-07 10:14:25' });
+      expect(await stored(c.id)).toMatchObject({
+        content: 'Updated content',
+        postId: other.id,
+        karma: 100,
+        userId: t.users.subscriber.id,
+        date: '2014-11-07 10:14:25',
+      });
     });
 
     it('accepts POST and PATCH as well as PUT', async () => {
@@ -888,7 +1231,9 @@ describe('comments', () => {
 
     it('updates date_gmt', async () => {
       const c = await insertComment(t.dataSource, { postId: post.id });
-      const res = await call('put', `/comments/${c.id}`, 'administrator').send({ date_gmt: '2015-05-07T10:14:25' }).expect(200);
+      const res = await call('put', `/comments/${c.id}`, 'administrator')
+        .send({ date_gmt: '2015-05-07T10:14:25' })
+        .expect(200);
       expect(res.body.date_gmt).toBe('2015-05-07T10:14:25');
       expect((await stored(c.id))!.dateGmt).toBe('2015-05-07 10:14:25');
     });
@@ -902,7 +1247,8 @@ describe('comments', () => {
 
     it('maps every status value: approved/approve/1, hold/0, spam, unspam, trash, untrash', async () => {
       const c = await insertComment(t.dataSource, { postId: post.id, approved: '0' });
-      const put = async (status: string | number) => (await call('put', `/comments/${c.id}`, 'editor').send({ status }).expect(200)).body.status;
+      const put = async (status: string | number) =>
+        (await call('put', `/comments/${c.id}`, 'editor').send({ status }).expect(200)).body.status;
       expect(await put('approved')).toBe('approved');
       expect(await put('hold')).toBe('hold');
       expect(await put('1')).toBe('approved');
@@ -927,14 +1273,24 @@ describe('comments', () => {
       const res = await call('put', `/comments/${c.id}`, 'administrator').send({ type: 'trackback' });
       expectRestError(res, 'rest_comment_invalid_type', 404);
       expect(res.body.message).toBe('Sorry, you cannot change the comment type.');
-      const same = await call('put', `/comments/${c.id}`, 'administrator').send({ type: 'comment', content: 'Same type' }).expect(200);
+      const same = await call('put', `/comments/${c.id}`, 'administrator')
+        .send({ type: 'comment', content: 'Same type' })
+        .expect(200);
       expect(same.body.type).toBe('comment');
     });
 
     it('answers an unknown id with rest_comment_invalid_id 404, before the permission check', async () => {
       expectRestError(await call('put', '/comments/99999999').send({ content: 'x' }), 'rest_comment_invalid_id', 404);
-      expectRestError(await call('put', '/comments/99999999', 'subscriber').send({ content: 'x' }), 'rest_comment_invalid_id', 404);
-      expectRestError(await call('put', '/comments/99999999', 'administrator').send({ content: 'x' }), 'rest_comment_invalid_id', 404);
+      expectRestError(
+        await call('put', '/comments/99999999', 'subscriber').send({ content: 'x' }),
+        'rest_comment_invalid_id',
+        404,
+      );
+      expectRestError(
+        await call('put', '/comments/99999999', 'administrator').send({ content: 'x' }),
+        'rest_comment_invalid_id',
+        404,
+      );
     });
 
     it('refuses callers who cannot edit the comment (rest_cannot_edit 401/403)', async () => {
@@ -942,23 +1298,45 @@ describe('comments', () => {
       expectRestError(anon, 'rest_cannot_edit', 401);
       expect(anon.body.message).toBe('Sorry, you can not edit this comment.');
       const onPrivate = await insertComment(t.dataSource, { postId: privatePost.id });
-      expectRestError(await call('put', `/comments/${onPrivate.id}`, 'subscriber').send({ content: 'Changed' }), 'rest_cannot_edit', 403);
-      expectRestError(await call('put', `/comments/${held.id}`, owner).send({ content: 'Changed' }), 'rest_cannot_edit', 403);
+      expectRestError(
+        await call('put', `/comments/${onPrivate.id}`, 'subscriber').send({ content: 'Changed' }),
+        'rest_cannot_edit',
+        403,
+      );
+      expectRestError(
+        await call('put', `/comments/${held.id}`, owner).send({ content: 'Changed' }),
+        'rest_cannot_edit',
+        403,
+      );
       expect((await stored(held.id))!.content).toBe('Waiting for approval');
     });
 
     it('lets the post author edit comments of their post (without changing status), kses applied', async () => {
       const own = await createPost(t.dataSource, { author: t.users.author.id });
       const c = await insertComment(t.dataSource, { postId: own.id, approved: '0' });
-      const res = await call('put', `/comments/${c.id}`, 'author').send({ content: '<script>x()</script><em>Edited</em>' }).expect(200);
+      const res = await call('put', `/comments/${c.id}`, 'author')
+        .send({ content: '<script>x()</script><em>Edited</em>' })
+        .expect(200);
       expect(res.body.content.raw).toBe('x()<em>Edited</em>');
-      expectRestError(await call('put', `/comments/${c.id}`, 'author').send({ status: 'approved' }), 'rest_comment_invalid_status', 403);
+      expectRestError(
+        await call('put', `/comments/${c.id}`, 'author').send({ status: 'approved' }),
+        'rest_comment_invalid_status',
+        403,
+      );
       expect((await stored(c.id))!.approved).toBe('0');
     });
 
     it('validates the dates (rest_invalid_param 400)', async () => {
-      expectRestError(await call('put', `/comments/${approved.id}`, 'administrator').send({ date: 'soon' }), 'rest_invalid_param', 400);
-      expectRestError(await call('put', `/comments/${approved.id}`, 'administrator').send({ date_gmt: 'later' }), 'rest_invalid_param', 400);
+      expectRestError(
+        await call('put', `/comments/${approved.id}`, 'administrator').send({ date: 'soon' }),
+        'rest_invalid_param',
+        400,
+      );
+      expectRestError(
+        await call('put', `/comments/${approved.id}`, 'administrator').send({ date_gmt: 'later' }),
+        'rest_invalid_param',
+        400,
+      );
     });
 
     it('gives the new parent a children link when a comment moves under it', async () => {
@@ -966,7 +1344,9 @@ describe('comments', () => {
       const b = await insertComment(t.dataSource, { postId: post.id });
       expect(Object.keys((await get(`/comments/${a.id}`).expect(200)).body._links)).not.toContain('children');
       await call('put', `/comments/${b.id}`, 'administrator').send({ parent: a.id }).expect(200);
-      expect((await get(`/comments/${a.id}`).expect(200)).body._links.children).toEqual([{ href: `${BASE}${API}/comments?parent=${a.id}` }]);
+      expect((await get(`/comments/${a.id}`).expect(200)).body._links.children).toEqual([
+        { href: `${BASE}${API}/comments?parent=${a.id}` },
+      ]);
     });
   });
 
@@ -1045,12 +1425,18 @@ describe('comments', () => {
         return Number(stored);
       };
       expect(await count()).toBe(0);
-      const a = (await call('post', '/comments', 'administrator').send({ post: p.id, content: text() }).expect(201)).body.id;
+      const a = (await call('post', '/comments', 'administrator').send({ post: p.id, content: text() }).expect(201))
+        .body.id;
       expect(await count()).toBe(1);
-      const h = (await call('post', '/comments').send({ post: p.id, ...guest(), content: text() }).expect(201)).body;
+      const h = (
+        await call('post', '/comments')
+          .send({ post: p.id, ...guest(), content: text() })
+          .expect(201)
+      ).body;
       expect(h.status).toBe('hold');
       expect(await count()).toBe(1);
-      const put = (id: number, status: string) => call('put', `/comments/${id}`, 'administrator').send({ status }).expect(200);
+      const put = (id: number, status: string) =>
+        call('put', `/comments/${id}`, 'administrator').send({ status }).expect(200);
       await put(h.id, 'approved');
       expect(await count()).toBe(2);
       await put(h.id, 'hold');
@@ -1096,7 +1482,10 @@ describe('comments', () => {
       expect(replies).toHaveLength(1);
       expect(replies[0].map((c: { id: number }) => c.id)).toEqual([newer.id, older.id]);
       expect(Object.keys(replies[0][0])).toEqual(EMBED_KEYS);
-      expect(replies[0][1]).toMatchObject({ content: { rendered: '<p>Older</p>\n' }, link: `${BASE}/with-replies/#comment-${older.id}` });
+      expect(replies[0][1]).toMatchObject({
+        content: { rendered: '<p>Older</p>\n' },
+        link: `${BASE}/with-replies/#comment-${older.id}`,
+      });
       const list = await get(`/posts?include=${p.id}&_embed`).expect(200);
       expect(list.body[0]._embedded.replies[0].map((c: { id: number }) => c.id)).toEqual([newer.id, older.id]);
     });
@@ -1111,8 +1500,18 @@ describe('comments', () => {
 
     it('embeds the author, the post (up) and the parent (in-reply-to) of comments', async () => {
       const p = await createPost(t.dataSource, { author: t.users.administrator.id, title: 'Embedded post' });
-      const parent = await insertComment(t.dataSource, { postId: p.id, userId: t.users.author.id, author: 'author', authorEmail: 'author@example.org' });
-      const child = await insertComment(t.dataSource, { postId: p.id, parent: parent.id, userId: t.users.editor.id, author: 'editor' });
+      const parent = await insertComment(t.dataSource, {
+        postId: p.id,
+        userId: t.users.author.id,
+        author: 'author',
+        authorEmail: 'author@example.org',
+      });
+      const child = await insertComment(t.dataSource, {
+        postId: p.id,
+        parent: parent.id,
+        userId: t.users.editor.id,
+        author: 'editor',
+      });
       const res = await get(`/comments?post=${p.id}&_embed`, 'administrator').expect(200);
       const [kid, top] = res.body;
       expect(kid.id).toBe(child.id);
@@ -1128,7 +1527,8 @@ describe('comments', () => {
 
     it('costs the same number of SQL statements for 5 and for 100 comments with _embed', async () => {
       const users: TestUser[] = [];
-      for (let i = 0; i < 6; i++) users.push(await createUser(t.dataSource, TEST_PREFIX, `embedder${i}`, i % 2 ? 'author' : 'subscriber'));
+      for (let i = 0; i < 6; i++)
+        users.push(await createUser(t.dataSource, TEST_PREFIX, `embedder${i}`, i % 2 ? 'author' : 'subscriber'));
       const posts: PostEntity[] = [];
       for (let i = 0; i < 4; i++) posts.push(await createPost(t.dataSource, { author: users[i].id }));
       const roots: CommentEntity[] = [];
@@ -1151,8 +1551,12 @@ describe('comments', () => {
           .expect(200)
           .expect((res) => {
             expect(res.body).toHaveLength(100);
-            expect(res.body.filter((c: { _embedded?: { 'in-reply-to'?: unknown } }) => c._embedded?.['in-reply-to']).length).toBeGreaterThan(20);
-            expect(res.body.filter((c: { _embedded?: { author?: unknown } }) => c._embedded?.author).length).toBeGreaterThan(50);
+            expect(
+              res.body.filter((c: { _embedded?: { 'in-reply-to'?: unknown } }) => c._embedded?.['in-reply-to']).length,
+            ).toBeGreaterThan(20);
+            expect(
+              res.body.filter((c: { _embedded?: { author?: unknown } }) => c._embedded?.author).length,
+            ).toBeGreaterThan(50);
           });
       await small();
       await large();
@@ -1173,7 +1577,10 @@ describe('comments', () => {
           await insertComment(t.dataSource, { postId: p.id, userId: j % 2 ? t.users.subscriber.id : 0, parent: 0 });
         }
       }
-      const two = posts.slice(0, 2).map((p) => p.id).join(',');
+      const two = posts
+        .slice(0, 2)
+        .map((p) => p.id)
+        .join(',');
       const ten = posts.map((p) => p.id).join(',');
       const small = () => get(`/posts?include=${two}&_embed`).expect(200);
       const large = () =>

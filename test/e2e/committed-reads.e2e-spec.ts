@@ -24,7 +24,9 @@ describe('reads during a write transaction of the same process', () => {
 
   const title = async (path: string) => {
     const res = await t.http.get(`/cms-json/cms/v2${path}`).expect(200);
-    return Array.isArray(res.body) ? res.body.find((p: { id: number }) => p.id === id)?.title.rendered : res.body.title.rendered;
+    return Array.isArray(res.body)
+      ? res.body.find((p: { id: number }) => p.id === id)?.title.rendered
+      : res.body.title.rendered;
   };
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -47,7 +49,10 @@ describe('reads during a write transaction of the same process', () => {
     expect(await during).toEqual(['Committed title', 'Committed title']);
     expect(await transaction).toBe('rolled back');
     // Nothing of it was kept: the same requests again (the cache's answers, if it kept them) say the same.
-    expect([await title(`/posts/${id}`), await title('/posts?per_page=100')]).toEqual(['Committed title', 'Committed title']);
+    expect([await title(`/posts/${id}`), await title('/posts?per_page=100')]).toEqual([
+      'Committed title',
+      'Committed title',
+    ]);
   });
 
   it('answers what a transaction wrote once it has committed', async () => {

@@ -41,7 +41,8 @@ function raw(server: Server, method: string, path: string, headers: Record<strin
 
 function decode(answer: RawAnswer): unknown {
   const coding = answer.headers['content-encoding'];
-  const body = coding === 'gzip' ? gunzipSync(answer.body) : coding === 'br' ? brotliDecompressSync(answer.body) : answer.body;
+  const body =
+    coding === 'gzip' ? gunzipSync(answer.body) : coding === 'br' ? brotliDecompressSync(answer.body) : answer.body;
   return JSON.parse(body.toString('utf8'));
 }
 
@@ -57,7 +58,11 @@ describe('compression of API answers', () => {
 
   beforeAll(async () => {
     t = await createTestApp('compression', { cms: { compression: { threshold: 1024 } } });
-    for (let i = 0; i < 30; i++) await createPost(t.dataSource, { title: `Compressed post ${i}`, content: `<p>${'Some words to compress. '.repeat(20)}</p>` });
+    for (let i = 0; i < 30; i++)
+      await createPost(t.dataSource, {
+        title: `Compressed post ${i}`,
+        content: `<p>${'Some words to compress. '.repeat(20)}</p>`,
+      });
     server = await listen(t.app);
   });
   afterAll(async () => {
@@ -87,8 +92,12 @@ describe('compression of API answers', () => {
 
   it('follows q-values: gzip preferred, br refused, identity only, or neither acceptable', async () => {
     const path = `${API}/posts?per_page=20`;
-    expect((await raw(server, 'GET', path, { 'Accept-Encoding': 'br;q=0.5, gzip;q=1' })).headers['content-encoding']).toBe('gzip');
-    expect((await raw(server, 'GET', path, { 'Accept-Encoding': 'br;q=0, gzip' })).headers['content-encoding']).toBe('gzip');
+    expect(
+      (await raw(server, 'GET', path, { 'Accept-Encoding': 'br;q=0.5, gzip;q=1' })).headers['content-encoding'],
+    ).toBe('gzip');
+    expect((await raw(server, 'GET', path, { 'Accept-Encoding': 'br;q=0, gzip' })).headers['content-encoding']).toBe(
+      'gzip',
+    );
     expect((await raw(server, 'GET', path, { 'Accept-Encoding': '*' })).headers['content-encoding']).toBe('br');
     for (const header of ['identity', 'gzip;q=0, br;q=0', '']) {
       const answer = await raw(server, 'GET', path, header ? { 'Accept-Encoding': header } : {});
@@ -119,14 +128,27 @@ describe('compression of API answers', () => {
       expect(br.headers.etag).toBe(`${tag.slice(0, -1)}-br"`);
       for (const held of [tag, gzip.headers.etag as string, br.headers.etag as string]) {
         for (const accept of ['gzip', 'br', 'identity']) {
-          const again = await raw(server, 'GET', path, { ...headers, 'Accept-Encoding': accept, 'If-None-Match': held });
-          expect({ held, accept, status: again.status, length: again.body.length }).toEqual({ held, accept, status: 304, length: 0 });
+          const again = await raw(server, 'GET', path, {
+            ...headers,
+            'Accept-Encoding': accept,
+            'If-None-Match': held,
+          });
+          expect({ held, accept, status: again.status, length: again.body.length }).toEqual({
+            held,
+            accept,
+            status: 304,
+            length: 0,
+          });
           expect(again.headers['content-encoding']).toBeUndefined();
           expect(again.headers.vary).toBe('Accept-Encoding');
         }
       }
       // A tag of another answer still gets the whole body.
-      const other = await raw(server, 'GET', path, { ...headers, 'Accept-Encoding': 'gzip', 'If-None-Match': '"another-gzip"' });
+      const other = await raw(server, 'GET', path, {
+        ...headers,
+        'Accept-Encoding': 'gzip',
+        'If-None-Match': '"another-gzip"',
+      });
       expect(other.status).toBe(200);
       expect(decode(other)).toEqual(decode(identity));
     }
@@ -141,7 +163,9 @@ describe('compression of API answers', () => {
     const first = await raw(server, 'GET', path, { 'Accept-Encoding': 'br' });
     // The second comes from the response cache with its compressed body kept: no statement beyond the stamps.
     let second!: RawAnswer;
-    expect(await t.queries.during(async () => (second = await raw(server, 'GET', path, { 'Accept-Encoding': 'br' })))).toBe(0);
+    expect(
+      await t.queries.during(async () => (second = await raw(server, 'GET', path, { 'Accept-Encoding': 'br' }))),
+    ).toBe(0);
     expect(second.body.equals(first.body)).toBe(true);
     expect(second.headers.etag).toBe(first.headers.etag);
   });
@@ -149,7 +173,10 @@ describe('compression of API answers', () => {
   it('accepts a write whose If-Match names a compressed representation', async () => {
     const post = await createPost(t.dataSource, { title: 'Matched', content: 'x'.repeat(3000) });
     const auth = { Authorization: t.users.editor.authorization };
-    const read = await raw(server, 'GET', `${API}/posts/${post.id}?context=edit`, { ...auth, 'Accept-Encoding': 'gzip' });
+    const read = await raw(server, 'GET', `${API}/posts/${post.id}?context=edit`, {
+      ...auth,
+      'Accept-Encoding': 'gzip',
+    });
     expect(read.headers['content-encoding']).toBe('gzip');
     const updated = await t.http
       .post(`${API}/posts/${post.id}`)
@@ -164,7 +191,8 @@ describe('compression off (the default of CmsModule), and the API behind a host 
   it('does not compress nor vary by default', async () => {
     const t = await createTestApp('compression_off');
     try {
-      for (let i = 0; i < 10; i++) await createPost(t.dataSource, { title: `Plain ${i}`, content: 'words '.repeat(200) });
+      for (let i = 0; i < 10; i++)
+        await createPost(t.dataSource, { title: `Plain ${i}`, content: 'words '.repeat(200) });
       const server = await listen(t.app);
       const answer = await raw(server, 'GET', `${API}/posts`, { 'Accept-Encoding': 'gzip, br' });
       expect(answer.status).toBe(200);

@@ -24,7 +24,11 @@ describe('concurrent term writes', () => {
     )) as Array<{ slug: string }>;
 
   it('creates a name once when many writers send it at the same time; the others are told term_exists', async () => {
-    const answers = await Promise.all(Array.from({ length: 12 }, () => t.http.post(`${API}/categories`).set('Authorization', auth()).send({ name: 'Same Name' })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.http.post(`${API}/categories`).set('Authorization', auth()).send({ name: 'Same Name' }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 400).map((a) => a.body.code)).toEqual(Array(11).fill('term_exists'));
     expect((await slugs('category')).filter((s) => s.slug === 'same-name')).toHaveLength(1);
@@ -32,7 +36,9 @@ describe('concurrent term writes', () => {
 
   it('gives every term a slug of its own when names differ but their slugs would not', async () => {
     const names = ['Café', 'Cafe', 'CAFE!', 'cafe?', 'Cafe.', 'café', 'Cafe,', 'cafe;'];
-    const answers = await Promise.all(names.map((name) => t.http.post(`${API}/tags`).set('Authorization', auth()).send({ name })));
+    const answers = await Promise.all(
+      names.map((name) => t.http.post(`${API}/tags`).set('Authorization', auth()).send({ name })),
+    );
     const created = answers.filter((a) => a.status === 201);
     expect(created.length).toBeGreaterThan(1);
     const all = (await slugs('post_tag')).map((s) => s.slug);

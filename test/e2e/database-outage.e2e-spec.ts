@@ -24,7 +24,14 @@ describe('the database going away (node dist/main)', () => {
     assertBuilt();
     database = await serverDatabase('outage');
     uploads = mkdtempSync(join(tmpdir(), 'cms-outage-uploads-'));
-    result = await outageRun({ kind: testDatabaseKind(), databaseUrl: database.url, uploadDir: uploads, port: randomPort(), timeoutSeconds: TIMEOUT_SECONDS, outageSeconds: 10 });
+    result = await outageRun({
+      kind: testDatabaseKind(),
+      databaseUrl: database.url,
+      uploadDir: uploads,
+      port: randomPort(),
+      timeoutSeconds: TIMEOUT_SECONDS,
+      outageSeconds: 10,
+    });
   });
 
   afterAll(async () => {
@@ -36,14 +43,24 @@ describe('the database going away (node dist/main)', () => {
   it('answers writes 503 rest_database_unavailable with Retry-After while it is away', () => {
     const writes = result.during.filter((a) => a.kind === 'write');
     expect(writes.length).toBeGreaterThanOrEqual(2);
-    for (const answer of writes) expect(answer).toMatchObject({ status: 503, code: 'rest_database_unavailable', retryAfter: expect.stringMatching(/^\d+$/) });
+    for (const answer of writes)
+      expect(answer).toMatchObject({
+        status: 503,
+        code: 'rest_database_unavailable',
+        retryAfter: expect.stringMatching(/^\d+$/),
+      });
   });
 
   it('answers reads as the database allows: 503 when it is unreachable, served from the readable SQLite file', () => {
     const reads = result.during.filter((a) => a.kind === 'read');
     expect(reads.length).toBeGreaterThanOrEqual(1);
     for (const answer of reads) {
-      if (testDatabaseKind() === 'mysql') expect(answer).toMatchObject({ status: 503, code: 'rest_database_unavailable', retryAfter: expect.stringMatching(/^\d+$/) });
+      if (testDatabaseKind() === 'mysql')
+        expect(answer).toMatchObject({
+          status: 503,
+          code: 'rest_database_unavailable',
+          retryAfter: expect.stringMatching(/^\d+$/),
+        });
       else expect(answer.status).toBe(200);
     }
   });

@@ -35,7 +35,9 @@ describe('REST engine: links, _embed and pagination', () => {
       expect(first._embedded['cms:post_type'][0]).toMatchObject({ slug: 'post', name: 'Posts' });
       expect(first._embedded['cms:post_type'][0].description).toBeUndefined();
       expect(first._embedded['cms:post_type'][0]._links['cms:items']).toBeDefined();
-      expect(first._embedded['cms:missing']).toEqual([{ code: 'rest_user_invalid_id', message: 'Invalid user ID.', data: { status: 404 } }]);
+      expect(first._embedded['cms:missing']).toEqual([
+        { code: 'rest_user_invalid_id', message: 'Invalid user ID.', data: { status: 404 } },
+      ]);
       expect(first._embedded.about).toBeUndefined();
       expect(first._embedded.self).toBeUndefined();
     });
@@ -103,7 +105,9 @@ describe('REST engine: links, _embed and pagination', () => {
       for (const perPage of [0, 101]) {
         const res = await t.http.get(`${shelves}?per_page=${perPage}`);
         expectRestError(res, 'rest_invalid_param', 400);
-        expect(res.body.data.params).toEqual({ per_page: 'per_page must be between 1 (inclusive) and 100 (inclusive)' });
+        expect(res.body.data.params).toEqual({
+          per_page: 'per_page must be between 1 (inclusive) and 100 (inclusive)',
+        });
       }
     });
 

@@ -16,7 +16,8 @@ describe('prepared JSON of users, terms and embedded resources', () => {
   let child: number;
   let tag: number;
 
-  const embedded = async (query = '') => (await t.http.get(`/cms-json/cms/v2/posts/${post}?_embed${query}`).expect(200)).body._embedded;
+  const embedded = async (query = '') =>
+    (await t.http.get(`/cms-json/cms/v2/posts/${post}?_embed${query}`).expect(200)).body._embedded;
   /** The body of a request served through objects: the same request inside `_envelope`. */
   const asObjects = async (path: string) => {
     const res = await t.http.get(`${path}${path.includes('?') ? '&' : '?'}_envelope`).expect(200);
@@ -51,14 +52,21 @@ describe('prepared JSON of users, terms and embedded resources', () => {
     }
     const parts = await embedded();
     expect(parts.author[0]).toMatchObject({ id: t.users.author.id, slug: 'author' });
-    expect(parts['cms:term'][0][0]).toMatchObject({ id: child, name: 'Child topic', link: 'http://example.org/category/parent-topic/child-topic/' });
+    expect(parts['cms:term'][0][0]).toMatchObject({
+      id: child,
+      name: 'Child topic',
+      link: 'http://example.org/category/parent-topic/child-topic/',
+    });
     expect(parts['cms:term'][1][0]).toMatchObject({ id: tag, name: 'Shiny' });
   });
 
   it('prepares an unchanged term once', async () => {
     const prepare = jest.spyOn(TermResource.prototype as unknown as { prepareItem: () => unknown }, 'prepareItem');
     try {
-      await t.dataSource.query(`UPDATE ${TEST_PREFIX}term_taxonomy SET description = ? WHERE term_id = ?`, ['Described', tag]);
+      await t.dataSource.query(`UPDATE ${TEST_PREFIX}term_taxonomy SET description = ? WHERE term_id = ?`, [
+        'Described',
+        tag,
+      ]);
       await embedded();
       expect(prepare).toHaveBeenCalledTimes(1);
       prepare.mockClear();
@@ -75,7 +83,10 @@ describe('prepared JSON of users, terms and embedded resources', () => {
     await t.dataSource.query(`UPDATE ${TEST_PREFIX}terms SET name = ? WHERE term_id = ?`, ['Renamed child', child]);
     await t.dataSource.query(`UPDATE ${TEST_PREFIX}terms SET slug = ? WHERE term_id = ?`, ['moved', parent]);
     const [categories] = (await embedded())['cms:term'];
-    expect(categories[0]).toMatchObject({ name: 'Renamed child', link: 'http://example.org/category/moved/child-topic/' });
+    expect(categories[0]).toMatchObject({
+      name: 'Renamed child',
+      link: 'http://example.org/category/moved/child-topic/',
+    });
     expect((await t.http.get(`/cms-json/cms/v2/categories/${child}`).expect(200)).body.name).toBe('Renamed child');
   });
 
@@ -83,19 +94,35 @@ describe('prepared JSON of users, terms and embedded resources', () => {
     const id = t.users.author.id;
     await embedded();
     await t.dataSource.query(`UPDATE ${TEST_PREFIX}users SET display_name = ? WHERE ID = ?`, ['Renamed Author', id]);
-    await t.dataSource.query(`DELETE FROM ${TEST_PREFIX}usermeta WHERE user_id = ? AND meta_key = ?`, [id, 'description']);
-    await t.dataSource.query(`INSERT INTO ${TEST_PREFIX}usermeta (user_id, meta_key, meta_value) VALUES (?, ?, ?)`, [id, 'description', 'Writes now']);
+    await t.dataSource.query(`DELETE FROM ${TEST_PREFIX}usermeta WHERE user_id = ? AND meta_key = ?`, [
+      id,
+      'description',
+    ]);
+    await t.dataSource.query(`INSERT INTO ${TEST_PREFIX}usermeta (user_id, meta_key, meta_value) VALUES (?, ?, ?)`, [
+      id,
+      'description',
+      'Writes now',
+    ]);
     const [author] = (await embedded()).author;
     expect(author).toMatchObject({ name: 'Renamed Author', description: 'Writes now' });
     expect((await t.http.get(`/cms-json/cms/v2/users/${id}`).expect(200)).body.name).toBe('Renamed Author');
   });
 
   it('shows capabilities of a role changed in the options', async () => {
-    const self = () => t.http.get(`/cms-json/cms/v2/users/${t.users.author.id}?context=edit`).set('Authorization', t.users.administrator.authorization);
+    const self = () =>
+      t.http
+        .get(`/cms-json/cms/v2/users/${t.users.author.id}?context=edit`)
+        .set('Authorization', t.users.administrator.authorization);
     expect((await self().expect(200)).body.capabilities.fly_kites).toBeUndefined();
     const options = t.app.get(OptionsService);
-    const roles = (await options.get(`${TEST_PREFIX}user_roles`)) as Record<string, { name: string; capabilities: Record<string, boolean> }>;
-    const changed = { ...roles, author: { ...roles.author, capabilities: { ...roles.author.capabilities, fly_kites: true } } };
+    const roles = (await options.get(`${TEST_PREFIX}user_roles`)) as Record<
+      string,
+      { name: string; capabilities: Record<string, boolean> }
+    >;
+    const changed = {
+      ...roles,
+      author: { ...roles.author, capabilities: { ...roles.author.capabilities, fly_kites: true } },
+    };
     await options.set(`${TEST_PREFIX}user_roles`, changed);
     try {
       expect((await self().expect(200)).body.capabilities.fly_kites).toBe(true);
@@ -140,7 +167,9 @@ describe('prepared JSON of users, terms and embedded resources', () => {
     }
     const author = seen.find((data) => (data as { id?: number })?.id === t.users.author.id) as Record<string, unknown>;
     expect(author).toMatchObject({ id: t.users.author.id, slug: 'author' });
-    expect(Array.isArray(seen.find((data) => Array.isArray(data) && (data as Array<{ id: number }>)[0]?.id === tag))).toBe(true);
+    expect(
+      Array.isArray(seen.find((data) => Array.isArray(data) && (data as Array<{ id: number }>)[0]?.id === tag)),
+    ).toBe(true);
   });
 
   it('still filters fields while embedding', async () => {

@@ -35,7 +35,11 @@ describe('extension API', () => {
     const refused = await t.http.post('/cms-json/library/v1/shelves').send({ title: 'New', color: 'black' });
     expectRestError(refused, 'rest_shelf_color', 409);
     const options = await t.http.options('/cms-json/library/v1/shelves').expect(200);
-    expect(options.body.endpoints[1].args.color).toMatchObject({ type: 'string', enum: ['plain', 'red', 'black'], required: false });
+    expect(options.body.endpoints[1].args.color).toMatchObject({
+      type: 'string',
+      enum: ['plain', 'red', 'black'],
+      required: false,
+    });
     expect(options.body.schema.properties.color.description).toBe('Colour of the shelf.');
   });
 
@@ -63,23 +67,33 @@ describe('extension API', () => {
   it('serves routes registered in other namespaces and lists the namespace', async () => {
     const index = await t.http.get('/cms-json/').expect(200);
     expect(index.body.namespaces).toContain('library/v1');
-    await t.http.get('/cms-json/library/v1/readers/1').expect(200, { id: 1, name: 'administrator', login: 'administrator' });
+    await t.http
+      .get('/cms-json/library/v1/readers/1')
+      .expect(200, { id: 1, name: 'administrator', login: 'administrator' });
   });
 
   it('refuses registrations after the application has bootstrapped', () => {
     const registry = t.app.get(CmsExtensionRegistry);
-    expect(() => registry.registerRestField('post', 'late', { get: () => 1 })).toThrow(/before the application bootstraps/);
+    expect(() => registry.registerRestField('post', 'late', { get: () => 1 })).toThrow(
+      /before the application bootstraps/,
+    );
     expect(() => registry.registerPostType('late', { public: true })).toThrow(/before the application bootstraps/);
-    expect(() => t.app.get(RouteRegistry).register('late/v1', '/x', { methods: 'GET', handler: () => 1 })).toThrow(/after the application bootstrapped/);
+    expect(() => t.app.get(RouteRegistry).register('late/v1', '/x', { methods: 'GET', handler: () => 1 })).toThrow(
+      /after the application bootstrapped/,
+    );
   });
 
   it('runs hooks in priority order and awaits async handlers', async () => {
     const hooks = t.app.get(HookRegistry);
     const calls: string[] = [];
-    hooks.addAction('test_action', async () => {
-      await new Promise((r) => setTimeout(r, 5));
-      calls.push('late-registered-first-priority-20');
-    }, 20);
+    hooks.addAction(
+      'test_action',
+      async () => {
+        await new Promise((r) => setTimeout(r, 5));
+        calls.push('late-registered-first-priority-20');
+      },
+      20,
+    );
     hooks.addAction('test_action', () => calls.push('priority-5'), 5);
     const remove = hooks.addFilter('test_filter', (v: number, by: number) => v * by, 10);
     hooks.addFilter('test_filter', async (v: number) => v + 1, 1);

@@ -86,7 +86,8 @@ async function withDataSource<T>(databaseUrl: string, work: (ds: DataSource) => 
 }
 
 beforeAll(() => {
-  if (!existsSync(MAIN)) throw new Error('dist/main.js is missing: npm test builds it first (pretest), or run npx nest build');
+  if (!existsSync(MAIN))
+    throw new Error('dist/main.js is missing: npm test builds it first (pretest), or run npx nest build');
   dir = mkdtempSync(join(tmpdir(), 'cms-first-start-'));
 });
 
@@ -114,7 +115,14 @@ describe('initial administrator from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD', () =>
       const users = await ds.getRepository(UserEntity).find();
       expect(users).toHaveLength(1);
       const [admin] = users;
-      expect(admin).toMatchObject({ login: 'boss', nicename: 'boss', email: 'boss@localhost.localdomain', displayName: 'boss', status: 0, url: '' });
+      expect(admin).toMatchObject({
+        login: 'boss',
+        nicename: 'boss',
+        email: 'boss@localhost.localdomain',
+        displayName: 'boss',
+        status: 0,
+        url: '',
+      });
       expect(admin.pass).toMatch(/^\$wp\$2y\$10\$/);
       expect(verifyWordPressPassword(PASSWORD, admin.pass)).toBe(true);
       const meta = await ds.getRepository(UserMetaEntity).find({ where: { userId: admin.id }, order: { id: 'ASC' } });
@@ -143,7 +151,9 @@ describe('initial administrator from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD', () =>
     expect(other).not.toContain('Created the administrator');
     await withDataSource(databaseUrl, async (ds) => {
       expect((await ds.getRepository(UserEntity).find()).map((u) => u.login)).toEqual(['boss']);
-      expect(verifyWordPressPassword(PASSWORD, (await ds.getRepository(UserEntity).findOneByOrFail({ login: 'boss' })).pass)).toBe(true);
+      expect(
+        verifyWordPressPassword(PASSWORD, (await ds.getRepository(UserEntity).findOneByOrFail({ login: 'boss' })).pass),
+      ).toBe(true);
     });
   });
 
@@ -151,7 +161,9 @@ describe('initial administrator from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD', () =>
     const url = await freshDatabase('first_start_email');
     await runOnce(url, { CMS_ADMIN_USER: 'chief', CMS_ADMIN_PASSWORD: PASSWORD, CMS_ADMIN_EMAIL: 'chief@example.com' });
     await withDataSource(url, async (ds) => {
-      expect((await ds.getRepository(UserEntity).find()).map((u) => [u.login, u.email])).toEqual([['chief', 'chief@example.com']]);
+      expect((await ds.getRepository(UserEntity).find()).map((u) => [u.login, u.email])).toEqual([
+        ['chief', 'chief@example.com'],
+      ]);
     });
   });
 
@@ -160,9 +172,17 @@ describe('initial administrator from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD', () =>
     expect(await runOnce(url, {})).not.toContain('Created the administrator');
     await withDataSource(url, async (ds) => expect(await ds.getRepository(UserEntity).count()).toBe(0));
     // A user appears (e.g. made with the CLI): a later start with the variables leaves the table alone.
-    await withDataSource(url, (ds) => ds.getRepository(UserEntity).insert({ login: 'existing', email: 'existing@example.com', registered: '2024-01-01 00:00:00' }));
-    expect(await runOnce(url, { CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: PASSWORD })).not.toContain('Created the administrator');
-    await withDataSource(url, async (ds) => expect((await ds.getRepository(UserEntity).find()).map((u) => u.login)).toEqual(['existing']));
+    await withDataSource(url, (ds) =>
+      ds
+        .getRepository(UserEntity)
+        .insert({ login: 'existing', email: 'existing@example.com', registered: '2024-01-01 00:00:00' }),
+    );
+    expect(await runOnce(url, { CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: PASSWORD })).not.toContain(
+      'Created the administrator',
+    );
+    await withDataSource(url, async (ds) =>
+      expect((await ds.getRepository(UserEntity).find()).map((u) => u.login)).toEqual(['existing']),
+    );
   });
 
   it('creates a single administrator when two servers start together on one empty database', async () => {
@@ -198,7 +218,10 @@ describe('bad combinations refuse to start, naming the variable', () => {
     [{ CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: 'short7!' }, 'CMS_ADMIN_PASSWORD must be at least 8 characters'],
     [{ CMS_ADMIN_USER: 'bad/name', CMS_ADMIN_PASSWORD: PASSWORD }, 'CMS_ADMIN_USER must be 1 to 60 characters'],
     [{ CMS_ADMIN_USER: 'x'.repeat(61), CMS_ADMIN_PASSWORD: PASSWORD }, 'CMS_ADMIN_USER must be 1 to 60 characters'],
-    [{ CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: PASSWORD, CMS_ADMIN_EMAIL: 'boss@localhost' }, 'CMS_ADMIN_EMAIL must be an e-mail address'],
+    [
+      { CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: PASSWORD, CMS_ADMIN_EMAIL: 'boss@localhost' },
+      'CMS_ADMIN_EMAIL must be an e-mail address',
+    ],
     [{ CMS_RATE_LIMIT_MAX: '0' }, 'CMS_RATE_LIMIT_MAX must be an integer of at least 1'],
     [{ CMS_RATE_LIMIT_WINDOW: '1.5' }, 'CMS_RATE_LIMIT_WINDOW must be a number of seconds'],
   ])('%j → "%s"', async (env, message) => {
@@ -228,24 +251,40 @@ describe('loadEnvironment: administrator and rate-limit variables', () => {
   });
 
   it('reads the administrator, with the default e-mail <user>@localhost.localdomain', () => {
-    expect(initialAdminFromEnvironment(loadEnvironment({ CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: '12345678' }))).toEqual({
+    expect(
+      initialAdminFromEnvironment(loadEnvironment({ CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: '12345678' })),
+    ).toEqual({
       login: 'boss',
       password: '12345678',
       email: 'boss@localhost.localdomain',
     });
-    const env = loadEnvironment({ CMS_ADMIN_USER: 'a.b-c_d@e', CMS_ADMIN_PASSWORD: 'x y z 1 2', CMS_ADMIN_EMAIL: 'ops@example.com' });
-    expect(initialAdminFromEnvironment(env)).toEqual({ login: 'a.b-c_d@e', password: 'x y z 1 2', email: 'ops@example.com' });
+    const env = loadEnvironment({
+      CMS_ADMIN_USER: 'a.b-c_d@e',
+      CMS_ADMIN_PASSWORD: 'x y z 1 2',
+      CMS_ADMIN_EMAIL: 'ops@example.com',
+    });
+    expect(initialAdminFromEnvironment(env)).toEqual({
+      login: 'a.b-c_d@e',
+      password: 'x y z 1 2',
+      email: 'ops@example.com',
+    });
   });
 
   it('reads the rate limit as integers', () => {
-    expect(loadEnvironment({ CMS_RATE_LIMIT_MAX: '1', CMS_RATE_LIMIT_WINDOW: '60' })).toMatchObject({ CMS_RATE_LIMIT_MAX: 1, CMS_RATE_LIMIT_WINDOW: 60 });
+    expect(loadEnvironment({ CMS_RATE_LIMIT_MAX: '1', CMS_RATE_LIMIT_WINDOW: '60' })).toMatchObject({
+      CMS_RATE_LIMIT_MAX: 1,
+      CMS_RATE_LIMIT_WINDOW: 60,
+    });
   });
 
   it.each([
     [{ CMS_ADMIN_EMAIL: 'ops@example.com' }, ['CMS_ADMIN_USER must be set', 'CMS_ADMIN_PASSWORD must be set']],
     [{ CMS_ADMIN_USER: ' boss', CMS_ADMIN_PASSWORD: '12345678' }, ['CMS_ADMIN_USER must be 1 to 60 characters']],
     [{ CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: '1234567' }, ['CMS_ADMIN_PASSWORD must be at least 8 characters']],
-    [{ CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: '12345678', CMS_ADMIN_EMAIL: 'a@b.c' }, ['CMS_ADMIN_EMAIL must be an e-mail address']],
+    [
+      { CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: '12345678', CMS_ADMIN_EMAIL: 'a@b.c' },
+      ['CMS_ADMIN_EMAIL must be an e-mail address'],
+    ],
     [{ CMS_RATE_LIMIT_MAX: 'ten' }, ['CMS_RATE_LIMIT_MAX must be an integer of at least 1']],
     [{ CMS_RATE_LIMIT_MAX: '-3' }, ['CMS_RATE_LIMIT_MAX must be an integer of at least 1']],
     [{ CMS_RATE_LIMIT_MAX: '99999999999999999999' }, ['CMS_RATE_LIMIT_MAX must be an integer of at least 1']],

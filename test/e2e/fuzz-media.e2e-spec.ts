@@ -9,8 +9,20 @@ import { FuzzRoute, KINDS, reproduction, sampleRequests, violations } from '../.
  */
 
 const ROUTES: FuzzRoute[] = [
-  { route: '/cms/v2/posts', endpoints: [{ methods: ['GET'], args: { page: { type: 'integer' } } }, { methods: ['POST'], args: { title: { type: 'string' } } }] },
-  { route: '/cms/v2/media', endpoints: [{ methods: ['GET'], args: {} }, { methods: ['POST'], args: { title: { type: 'string' } }, acceptsFiles: true }] },
+  {
+    route: '/cms/v2/posts',
+    endpoints: [
+      { methods: ['GET'], args: { page: { type: 'integer' } } },
+      { methods: ['POST'], args: { title: { type: 'string' } } },
+    ],
+  },
+  {
+    route: '/cms/v2/media',
+    endpoints: [
+      { methods: ['GET'], args: {} },
+      { methods: ['POST'], args: { title: { type: 'string' } }, acceptsFiles: true },
+    ],
+  },
   { route: '/cms/v2/media/(?P<id>[\\d]+)', endpoints: [{ methods: ['GET', 'POST', 'DELETE'], args: {} }] },
 ];
 
@@ -57,13 +69,21 @@ describe("the fuzzer's media corpus", () => {
 
   it('is uploaded, every file raw and as multipart, to the route that takes files, as the administrator', () => {
     expect(KINDS).toContain('media');
-    const media = sampleRequests(ROUTES, { prefix: '/cms-json', groups: { id: ['1'] } }, 20, 3000).filter((r) => r.kind === 'media');
-    expect(new Set(media.map((r) => `${r.method} ${r.route} ${r.admin}`))).toEqual(new Set(['POST /cms/v2/media true']));
+    const media = sampleRequests(ROUTES, { prefix: '/cms-json', groups: { id: ['1'] } }, 20, 3000).filter(
+      (r) => r.kind === 'media',
+    );
+    expect(new Set(media.map((r) => `${r.method} ${r.route} ${r.admin}`))).toEqual(
+      new Set(['POST /cms/v2/media true']),
+    );
     const sent = new Set(media.map((r) => r.label));
     const expected = mediaCorpus().flatMap((m) => [`${m.label} (raw)`, `${m.label} (multipart)`]);
     expect(expected.filter((label) => !sent.has(label))).toEqual([]);
     const raw = media.find((r) => r.label === `${file('PNG bomb').label} (raw)`)!;
-    expect({ type: raw.headers['content-type'], disposition: raw.headers['content-disposition'], same: raw.body?.equals(file('PNG bomb').bytes) }).toEqual({
+    expect({
+      type: raw.headers['content-type'],
+      disposition: raw.headers['content-disposition'],
+      same: raw.body?.equals(file('PNG bomb').bytes),
+    }).toEqual({
       type: 'image/png',
       disposition: 'attachment; filename="bomb.png"',
       same: true,
@@ -71,13 +91,21 @@ describe("the fuzzer's media corpus", () => {
     const longName = media.find((r) => r.label === `${file('name of 130 × é').label} (multipart)`)!;
     expect(longName.body!.includes(Buffer.from(`filename="${'é'.repeat(130)}.png"`, 'utf8'))).toBe(true);
     // Shown without its bytes when reproduced.
-    expect(reproduction('http://localhost:3000', raw)).toMatch(/--data-binary @body\.bin {2}# \d+ bytes \(PNG bomb: 16000 × 16000 of one colour \(raw\)\)/);
+    expect(reproduction('http://localhost:3000', raw)).toMatch(
+      /--data-binary @body\.bin {2}# \d+ bytes \(PNG bomb: 16000 × 16000 of one colour \(raw\)\)/,
+    );
   });
 
   it('counts a 500 to an upload of the corpus as a finding, whatever its code', () => {
-    const [req] = sampleRequests(ROUTES, { prefix: '/cms-json', groups: { id: ['1'] } }, 20, 3000).filter((r) => r.kind === 'media');
+    const [req] = sampleRequests(ROUTES, { prefix: '/cms-json', groups: { id: ['1'] } }, 20, 3000).filter(
+      (r) => r.kind === 'media',
+    );
     for (const code of ['rest_upload_unknown_error', 'rest_internal_error', 'rest_comment_failed_edit']) {
-      const answer = { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, message: 'x', data: { status: 500 } }) };
+      const answer = {
+        status: 500,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code, message: 'x', data: { status: 500 } }),
+      };
       expect(violations(req, answer, [])).toContain(`status 500 ${code}: x`);
     }
     expect(violations(req, { status: 500, headers: {}, body: '' }, [])).toContain('status 500');

@@ -52,7 +52,10 @@ describe(`fuzzing every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
     await new Promise<void>((resolve) => t.app.getHttpServer().listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}`;
     admin = t.users.administrator.authorization;
-    routes = t.app.get(RouteRegistry).all().map((r) => ({ route: r.route, endpoints: r.endpoints }));
+    routes = t.app
+      .get(RouteRegistry)
+      .all()
+      .map((r) => ({ route: r.route, endpoints: r.endpoints }));
     groups = await seedSite(base, admin);
   }, 60_000);
   afterAll(() => t?.close());
@@ -65,12 +68,15 @@ describe(`fuzzing every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
     expect(new Set(requests.map((r) => r.kind))).toEqual(new Set(KINDS));
     expect(new Set(requests.map((r) => r.admin))).toEqual(new Set([true, false]));
     // The same seed gives the same requests.
-    expect(sampleRequests(routes, { prefix: '/cms-json', groups }, SEED, 50).map((r) => r.url)).toEqual(requests.slice(0, 50).map((r) => r.url));
+    expect(sampleRequests(routes, { prefix: '/cms-json', groups }, SEED, 50).map((r) => r.url)).toEqual(
+      requests.slice(0, 50).map((r) => r.url),
+    );
   });
 
   it('answers every request below 500, with API errors and no SQL, and keeps answering, the heap flat', async () => {
     const adminId = String(t.users.administrator.id);
-    const protect = (method: string, path: string) => method !== 'GET' && new RegExp(`/users/(me|${adminId})(/|$)`).test(path);
+    const protect = (method: string, path: string) =>
+      method !== 'GET' && new RegExp(`/users/(me|${adminId})(/|$)`).test(path);
     const requests = sampleRequests(routes, { prefix: '/cms-json', groups, protect }, SEED, REQUESTS);
     const patterns = leakPatterns(TEST_PREFIX);
     const failures: string[] = [];
@@ -82,26 +88,41 @@ describe(`fuzzing every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
       if (i > 100 && i % 250 === 0) heap.push(heapUsed());
       const answer = await send(base, req, admin);
       statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-      for (const v of violations(req, answer, patterns)) failures.push(`#${i} ${req.kind} ${v}\n  ${reproduction(base, req)}`);
+      for (const v of violations(req, answer, patterns))
+        failures.push(`#${i} ${req.kind} ${v}\n  ${reproduction(base, req)}`);
     }
     const end = heapUsed();
     const bound = cacheUsage().reduce((n, c) => n + c.maxBytes, 0) + HEAP_SLACK;
     expect(failures.slice(0, 20)).toEqual([]);
     // Still answering, and the requests reached handlers (not only 4xx from the edges).
     await expect(fetch(`${base}/cms-json/`).then((r) => r.status)).resolves.toBe(200);
-    expect(Object.entries(statuses).filter(([s]) => Number(s) < 300).reduce((n, [, c]) => n + c, 0)).toBeGreaterThan(REQUESTS / 10);
-    expect({ growth: Math.max(end, ...heap) - start <= bound, start, end, max: Math.max(end, ...heap), bound }).toMatchObject({ growth: true });
+    expect(
+      Object.entries(statuses)
+        .filter(([s]) => Number(s) < 300)
+        .reduce((n, [, c]) => n + c, 0),
+    ).toBeGreaterThan(REQUESTS / 10);
+    expect({
+      growth: Math.max(end, ...heap) - start <= bound,
+      start,
+      end,
+      max: Math.max(end, ...heap),
+      bound,
+    }).toMatchObject({ growth: true });
   }, 240_000);
 
   describe('what the fuzzer found', () => {
     it.each(['page=99999999999999999999', 'offset=18446744073709552000'])(
       'answers an empty page to %s on every collection, as an administrator and anonymously (was 500: a float in OFFSET)',
       async (query) => {
-        const collections = routes.filter((r) => !r.route.includes('(?P<') && r.endpoints.some((e) => e.methods.includes('GET') && 'page' in e.args));
+        const collections = routes.filter(
+          (r) => !r.route.includes('(?P<') && r.endpoints.some((e) => e.methods.includes('GET') && 'page' in e.args),
+        );
         expect(collections.length).toBeGreaterThanOrEqual(7);
         for (const who of [admin, undefined]) {
           for (const { route } of collections) {
-            const res = await fetch(`${base}/cms-json${route}?${query}`, { headers: who ? { authorization: who } : {} });
+            const res = await fetch(`${base}/cms-json${route}?${query}`, {
+              headers: who ? { authorization: who } : {},
+            });
             const body = await res.json();
             expect({ route, status: res.status, body }).toEqual({ route, status: 200, body: [] });
           }
@@ -112,7 +133,11 @@ describe(`fuzzing every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
     it('leaves the Link header out rather than answer headers no client reads, for a query of 1,100 parameters (was over 16 KiB)', async () => {
       const many = Array.from({ length: 1100 }, () => 'x[]=1').join('&');
       // At least two categories (Uncategorized and this one), one a page: page 2 has a prev link.
-      await fetch(`${base}/cms-json/cms/v2/categories`, { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: '{"name":"Linked"}' });
+      await fetch(`${base}/cms-json/cms/v2/categories`, {
+        method: 'POST',
+        headers: { authorization: admin, 'content-type': 'application/json' },
+        body: '{"name":"Linked"}',
+      });
       const short = await fetch(`${base}/cms-json/cms/v2/categories?per_page=1&page=2&x[]=1`);
       expect(short.status).toBe(200);
       expect(Number(short.headers.get('x-cms-totalpages'))).toBeGreaterThanOrEqual(2);

@@ -11,7 +11,12 @@ import { assertBuilt, serverDatabase, StandaloneServer, startServer, stopServer 
  * connection stays open a GET after it on the same connection gets its whole answer.
  */
 
-const LIMITS = { CMS_HEADERS_TIMEOUT: '1', CMS_REQUEST_TIMEOUT: '2', CMS_MAX_HEADER_SIZE: '4kb', CMS_BODY_LIMIT: '64kb' };
+const LIMITS = {
+  CMS_HEADERS_TIMEOUT: '1',
+  CMS_REQUEST_TIMEOUT: '2',
+  CMS_MAX_HEADER_SIZE: '4kb',
+  CMS_BODY_LIMIT: '64kb',
+};
 const HOST = 'Host: example.org\r\n';
 const FOLLOW_UP = `GET /cms-json/cms/v2/types/post HTTP/1.1\r\n${HOST}\r\n`;
 
@@ -84,7 +89,9 @@ function parseHead(bytes: Buffer): { head: Head; rest: Buffer } {
   const end = bytes.indexOf('\r\n\r\n');
   if (end < 0) throw new Error(`no answer head in ${JSON.stringify(bytes.toString('latin1').slice(0, 200))}`);
   const [statusLine, ...lines] = bytes.toString('latin1', 0, end).split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   return { head: { status: Number(statusLine.split(' ')[1]), headers }, rest: bytes.subarray(end + 4) };
 }
 
@@ -104,7 +111,11 @@ interface HeadOutcome {
  * Sends `pieces` (a HEAD request), reads the answer's head and whatever follows it for `quietMs`; when the
  * connection stays open, sends a GET and reads its whole answer.
  */
-async function headExchange(port: number, pieces: string[], options: { waitMs?: number; quietMs?: number } = {}): Promise<HeadOutcome> {
+async function headExchange(
+  port: number,
+  pieces: string[],
+  options: { waitMs?: number; quietMs?: number } = {},
+): Promise<HeadOutcome> {
   const { waitMs = 10_000, quietMs = 300 } = options;
   const connection = new RawConnection(port);
   try {
@@ -113,7 +124,11 @@ async function headExchange(port: number, pieces: string[], options: { waitMs?: 
     // Bytes of a body would be written with the head; a moment lets any of them arrive.
     await connection.until(() => false, quietMs);
     const { head, rest } = parseHead(connection.take());
-    const outcome: HeadOutcome = { status: head.status, afterHead: rest.toString('latin1'), closed: connection.isClosed };
+    const outcome: HeadOutcome = {
+      status: head.status,
+      afterHead: rest.toString('latin1'),
+      closed: connection.isClosed,
+    };
     if (connection.isClosed || head.headers.connection === 'close') {
       await connection.until(() => false, 3000);
       return { ...outcome, closed: connection.isClosed };
@@ -130,7 +145,11 @@ async function headExchange(port: number, pieces: string[], options: { waitMs?: 
     const length = Number(answer.headers['content-length']);
     return {
       ...outcome,
-      followUp: { status: answer.status, wholeBody: body.length >= length, extra: body.subarray(length).toString('latin1') },
+      followUp: {
+        status: answer.status,
+        wholeBody: body.length >= length,
+        extra: body.subarray(length).toString('latin1'),
+      },
     };
   } finally {
     connection.destroy();
@@ -167,17 +186,41 @@ describe('answers to HEAD have no body (standalone server)', () => {
 
   describe('what Node refuses before the API (answered on the socket), closing the connection', () => {
     const cases: Array<[string, number, string[]]> = [
-      ['a request line over the head limit', 431, [`HEAD /cms-json/cms/v2/types?x=${'a'.repeat(17 * 1024)} HTTP/1.1\r\n${HOST}\r\n`]],
-      ['a header over the head limit', 431, [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}X-Filler: ${'a'.repeat(5 * 1024)}\r\n\r\n`]],
+      [
+        'a request line over the head limit',
+        431,
+        [`HEAD /cms-json/cms/v2/types?x=${'a'.repeat(17 * 1024)} HTTP/1.1\r\n${HOST}\r\n`],
+      ],
+      [
+        'a header over the head limit',
+        431,
+        [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}X-Filler: ${'a'.repeat(5 * 1024)}\r\n\r\n`],
+      ],
       ['a header line without a colon', 400, [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Not a header\r\n\r\n`]],
       ['an unknown HTTP version', 400, [`HEAD /cms-json/cms/v2/types HTTP/9.9\r\n${HOST}\r\n`]],
-      ['both Content-Length and chunked', 400, [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n`]],
-      ['a body that does not come in time', 408, [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 10\r\n\r\n{"`]],
+      [
+        'both Content-Length and chunked',
+        400,
+        [
+          `HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n`,
+        ],
+      ],
+      [
+        'a body that does not come in time',
+        408,
+        [
+          `HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 10\r\n\r\n{"`,
+        ],
+      ],
     ];
 
     it.each(cases)('%s: %d, the head without a body', async (_name, status, pieces) => {
       const outcome = await headExchange(server.port, pieces);
-      expect({ status: outcome.status, afterHead: outcome.afterHead, closed: outcome.closed }).toEqual({ status, afterHead: '', closed: true });
+      expect({ status: outcome.status, afterHead: outcome.afterHead, closed: outcome.closed }).toEqual({
+        status,
+        afterHead: '',
+        closed: true,
+      });
     });
 
     it('keeps the JSON error, and its Content-Length, for the same requests made with GET', async () => {
@@ -185,45 +228,93 @@ describe('answers to HEAD have no body (standalone server)', () => {
       connection.send(`GET /cms-json/cms/v2/types?x=${'a'.repeat(17 * 1024)} HTTP/1.1\r\n${HOST}\r\n`);
       await connection.until(() => false, 3000);
       const { head, rest } = parseHead(connection.take());
-      expect({ status: head.status, length: Number(head.headers['content-length']), code: (JSON.parse(rest.toString()) as { code: string }).code }).toEqual({
+      expect({
+        status: head.status,
+        length: Number(head.headers['content-length']),
+        code: (JSON.parse(rest.toString()) as { code: string }).code,
+      }).toEqual({
         status: 431,
         length: rest.length,
         code: 'rest_headers_too_large',
       });
-      const headAnswer = await headExchange(server.port, [`HEAD /cms-json/cms/v2/types?x=${'a'.repeat(17 * 1024)} HTTP/1.1\r\n${HOST}\r\n`]);
+      const headAnswer = await headExchange(server.port, [
+        `HEAD /cms-json/cms/v2/types?x=${'a'.repeat(17 * 1024)} HTTP/1.1\r\n${HOST}\r\n`,
+      ]);
       expect(headAnswer.afterHead).toBe('');
     });
 
     it("lets Node's HTTP client read a 431 to HEAD (no 'Data after Connection: close')", async () => {
       expect(await nodeClientHead(server.port, `/cms-json/cms/v2/types?x=${'a'.repeat(17 * 1024)}`)).toBe(431);
-      expect(await nodeClientHead(server.port, '/cms-json/cms/v2/types', { 'X-Filler': 'a'.repeat(5 * 1024) })).toBe(431);
+      expect(await nodeClientHead(server.port, '/cms-json/cms/v2/types', { 'X-Filler': 'a'.repeat(5 * 1024) })).toBe(
+        431,
+      );
     });
   });
 
   describe("what the API refuses before a route runs (written through Node's response)", () => {
     const closing: Array<[string, number, string[]]> = [
-      ['a declared body over the body limit', 413, [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n`]],
-      ['a multipart body on a route that takes no files', 413, [`HEAD /cms-json/cms/v2/posts HTTP/1.1\r\n${HOST}Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 4\r\n\r\n--x-`]],
+      [
+        'a declared body over the body limit',
+        413,
+        [
+          `HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n`,
+        ],
+      ],
+      [
+        'a multipart body on a route that takes no files',
+        413,
+        [
+          `HEAD /cms-json/cms/v2/posts HTTP/1.1\r\n${HOST}Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 4\r\n\r\n--x-`,
+        ],
+      ],
     ];
     it.each(closing)('%s: %d, the head without a body, then the connection closed', async (_name, status, pieces) => {
       const outcome = await headExchange(server.port, pieces);
-      expect({ status: outcome.status, afterHead: outcome.afterHead, closed: outcome.closed }).toEqual({ status, afterHead: '', closed: true });
+      expect({ status: outcome.status, afterHead: outcome.afterHead, closed: outcome.closed }).toEqual({
+        status,
+        afterHead: '',
+        closed: true,
+      });
     });
 
     const open: Array<[string, number, string[]]> = [
-      ['a body that is not JSON', 400, [`HEAD /cms-json/cms/v2/posts HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}`]],
+      [
+        'a body that is not JSON',
+        400,
+        [
+          `HEAD /cms-json/cms/v2/posts HTTP/1.1\r\n${HOST}Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}`,
+        ],
+      ],
       ['a path outside the API', 404, [`HEAD /no-such-page HTTP/1.1\r\n${HOST}\r\n`]],
       ['an upload that does not exist', 404, [`HEAD /wp-content/uploads/none.png HTTP/1.1\r\n${HOST}\r\n`]],
       ['an API path without a route', 404, [`HEAD /cms-json/cms/v2/no-such-route HTTP/1.1\r\n${HOST}\r\n`]],
       ['a ?rest_route= without a route', 404, [`HEAD /?rest_route=/cms/v2/no-such-route HTTP/1.1\r\n${HOST}\r\n`]],
-      ['a method override to one the route lacks', 404, [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}X-HTTP-Method-Override: DELETE\r\n\r\n`]],
+      [
+        'a method override to one the route lacks',
+        404,
+        [`HEAD /cms-json/cms/v2/types HTTP/1.1\r\n${HOST}X-HTTP-Method-Override: DELETE\r\n\r\n`],
+      ],
       ['an invalid parameter', 400, [`HEAD /cms-json/cms/v2/posts?per_page=1000 HTTP/1.1\r\n${HOST}\r\n`]],
-      ['credentials that do not match', 401, [`HEAD /cms-json/cms/v2/users/me HTTP/1.1\r\n${HOST}Authorization: Basic ${Buffer.from('nobody:wrong').toString('base64')}\r\n\r\n`]],
+      [
+        'credentials that do not match',
+        401,
+        [
+          `HEAD /cms-json/cms/v2/users/me HTTP/1.1\r\n${HOST}Authorization: Basic ${Buffer.from('nobody:wrong').toString('base64')}\r\n\r\n`,
+        ],
+      ],
       ['a docs file that does not exist', 404, [`HEAD /cms-json/docs/no-such-file.js HTTP/1.1\r\n${HOST}\r\n`]],
     ];
-    it.each(open)('%s: %d, the head without a body; a GET after it on the connection is read whole', async (_name, status, pieces) => {
-      const outcome = await headExchange(server.port, pieces);
-      expect(outcome).toEqual({ status, afterHead: '', closed: false, followUp: { status: 200, wholeBody: true, extra: '' } });
-    });
+    it.each(open)(
+      '%s: %d, the head without a body; a GET after it on the connection is read whole',
+      async (_name, status, pieces) => {
+        const outcome = await headExchange(server.port, pieces);
+        expect(outcome).toEqual({
+          status,
+          afterHead: '',
+          closed: false,
+          followUp: { status: 200, wholeBody: true, extra: '' },
+        });
+      },
+    );
   });
 });

@@ -29,7 +29,11 @@ describe('large texts', () => {
   });
 
   function write(path: string, authorization: string, body: unknown): Promise<Response> {
-    return fetch(`${base}/${path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return fetch(`${base}/${path}`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
 
   it('a cheap read keeps being answered within a fixed bound while a large post is filtered and rendered', async () => {
@@ -38,7 +42,9 @@ describe('large texts', () => {
     expect(Buffer.byteLength(content)).toBeLessThan(POST_CONTENT_BYTES);
     const started = Date.now();
     let done = false;
-    const writing = write('posts', t.users.contributor.authorization, { title: 'A large post', content }).finally(() => (done = true));
+    const writing = write('posts', t.users.contributor.authorization, { title: 'A large post', content }).finally(
+      () => (done = true),
+    );
     const waits: number[] = [];
     while (!done) {
       const sent = Date.now();
@@ -50,7 +56,11 @@ describe('large texts', () => {
     }
     const res = await writing;
     const took = Date.now() - started;
-    const post = (await res.json()) as { id: number; content: { raw: string; rendered: string }; excerpt: { rendered: string } };
+    const post = (await res.json()) as {
+      id: number;
+      content: { raw: string; rendered: string };
+      excerpt: { rendered: string };
+    };
     expect(res.status).toBe(201);
     expect(post.content.raw.length).toBeGreaterThan(1_000_000);
     expect(post.content.rendered).toContain('<p>a <b>b</b> [gallery]');
@@ -61,7 +71,9 @@ describe('large texts', () => {
     expect(Math.max(...waits)).toBeLessThan(READ_BOUND_MS);
 
     // Read back by its author (a draft).
-    const read = await fetch(`${base}/posts/${post.id}`, { headers: { authorization: t.users.contributor.authorization } });
+    const read = await fetch(`${base}/posts/${post.id}`, {
+      headers: { authorization: t.users.contributor.authorization },
+    });
     expect(read.status).toBe(200);
     expect(((await read.json()) as { content: { rendered: string } }).content.rendered).toBe(post.content.rendered);
   });
@@ -90,7 +102,9 @@ describe('large texts', () => {
     expect(excerpt.status).toBe(400);
     expect(Object.keys(excerptBody.data.params)).toEqual(['excerpt']);
     const slug = await write('posts', admin, { title: 'x', slug: 's'.repeat(TEXT_COLUMN_BYTES + 1) });
-    expect(Object.keys(((await slug.json()) as { data: { params: Record<string, string> } }).data.params)).toEqual(['slug']);
+    expect(Object.keys(((await slug.json()) as { data: { params: Record<string, string> } }).data.params)).toEqual([
+      'slug',
+    ]);
     const fits = await write('posts', admin, { title: 'é'.repeat(32_767) });
     expect(fits.status).toBe(201);
   });
@@ -104,7 +118,10 @@ describe('large texts', () => {
 
   it("bounds a term's description and name before kses runs", async () => {
     const admin = t.users.administrator.authorization;
-    const res = await write('categories', admin, { name: 'Large', description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 + 1) });
+    const res = await write('categories', admin, {
+      name: 'Large',
+      description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 + 1),
+    });
     const body = (await res.json()) as { code: string; data: { status: number; params: Record<string, string> } };
     expectRestError({ status: res.status, body }, 'rest_invalid_param', 400);
     expect(Object.keys(body.data.params)).toEqual(['description']);
@@ -112,26 +129,53 @@ describe('large texts', () => {
     expectRestError({ status: name.status, body: await name.json() }, 'rest_invalid_param', 400);
     const slug = await write('tags', admin, { name: 'Slugged', slug: 's'.repeat(TEXT_COLUMN_BYTES + 1) });
     expectRestError({ status: slug.status, body: await slug.json() }, 'rest_invalid_param', 400);
-    const fits = await write('categories', admin, { name: 'Fits', description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 - 1) });
+    const fits = await write('categories', admin, {
+      name: 'Fits',
+      description: '<b>a</b>'.repeat(DESCRIPTION_BYTES / 8 - 1),
+    });
     expect(fits.status).toBe(201);
   });
 
   it("bounds a comment's fields before any filter, and checks WordPress's lengths in bytes before filtering an edit", async () => {
-    const post = (await (await write('posts', t.users.administrator.authorization, { title: 'Open', status: 'publish' })).json()) as { id: number };
-    const anonymous = (body: unknown) => fetch(`${base}/comments`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (await (
+      await write('posts', t.users.administrator.authorization, { title: 'Open', status: 'publish' })
+    ).json()) as { id: number };
+    const anonymous = (body: unknown) =>
+      fetch(`${base}/comments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     // 9 MB of markup as the author's name, anonymously: refused on its size, not after sanitize_text_field.
-    const huge = await anonymous({ post: post.id, author_name: '<b>x</b>'.repeat(1_200_000), author_email: 'a@example.org', content: 'Hello' });
+    const huge = await anonymous({
+      post: post.id,
+      author_name: '<b>x</b>'.repeat(1_200_000),
+      author_email: 'a@example.org',
+      content: 'Hello',
+    });
     const hugeBody = (await huge.json()) as { code: string; data: { status: number; params: Record<string, string> } };
     expectRestError({ status: huge.status, body: hugeBody }, 'rest_invalid_param', 400);
     expect(Object.keys(hugeBody.data.params)).toEqual(['author_name']);
     // Over WordPress's column length (245 bytes; 123 × 'é' is 246) but under the argument's bound: WordPress's code.
-    const long = await anonymous({ post: post.id, author_name: 'é'.repeat(123), author_email: 'a@example.org', content: 'Hello' });
+    const long = await anonymous({
+      post: post.id,
+      author_name: 'é'.repeat(123),
+      author_email: 'a@example.org',
+      content: 'Hello',
+    });
     expectRestError({ status: long.status, body: await long.json() }, 'comment_author_column_length', 400);
-    const made = await anonymous({ post: post.id, author_name: 'é'.repeat(122), author_email: 'a@example.org', content: 'Hello' });
+    const made = await anonymous({
+      post: post.id,
+      author_name: 'é'.repeat(122),
+      author_email: 'a@example.org',
+      content: 'Hello',
+    });
     expect(made.status).toBe(201);
     const { id } = (await made.json()) as { id: number };
     // An edit over the content's column length (65,525 bytes; this is 65,528) is refused before kses.
-    const edit = await write(`comments/${id}`, t.users.administrator.authorization, { content: '<b>x</b>'.repeat(8191) });
+    const edit = await write(`comments/${id}`, t.users.administrator.authorization, {
+      content: '<b>x</b>'.repeat(8191),
+    });
     expectRestError({ status: edit.status, body: await edit.json() }, 'comment_content_column_length', 400);
   });
 
@@ -141,7 +185,11 @@ describe('large texts', () => {
     expectRestError({ status: bio.status, body: await bio.json() }, 'rest_invalid_param', 400);
     const name = await write('users/me', admin, { first_name: 'n'.repeat(TEXT_COLUMN_BYTES + 1) });
     expectRestError({ status: name.status, body: await name.json() }, 'rest_invalid_param', 400);
-    const password = await write('users', admin, { username: 'longpass', email: 'longpass@example.org', password: 'p'.repeat(MAX_PASSWORD_BYTES + 1) });
+    const password = await write('users', admin, {
+      username: 'longpass',
+      email: 'longpass@example.org',
+      password: 'p'.repeat(MAX_PASSWORD_BYTES + 1),
+    });
     const passwordBody = (await password.json()) as { data: { params: Record<string, string> } };
     expect(password.status).toBe(400);
     expect(Object.keys(passwordBody.data.params)).toEqual(['password']);
@@ -160,10 +208,16 @@ describe('large texts', () => {
 
   it("bounds a medium's caption, description and alternative text before kses", async () => {
     const admin = t.users.administrator.authorization;
-    const image = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#888' } }).png().toBuffer();
+    const image = await sharp({ create: { width: 2, height: 2, channels: 3, background: '#888' } })
+      .png()
+      .toBuffer();
     const uploaded = await fetch(`${base}/media`, {
       method: 'POST',
-      headers: { authorization: admin, 'content-type': 'image/png', 'content-disposition': 'attachment; filename=small.png' },
+      headers: {
+        authorization: admin,
+        'content-type': 'image/png',
+        'content-disposition': 'attachment; filename=small.png',
+      },
       body: image,
     });
     expect(uploaded.status).toBe(201);

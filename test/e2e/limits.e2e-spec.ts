@@ -35,7 +35,11 @@ interface RawAnswer {
  * server closes the connection, and returns what it answered. Fails when the server neither answers nor closes
  * within `waitMs` (a limit that does not hold) or resets the connection.
  */
-function rawExchange(port: number, pieces: string[], options: { gapMs?: number; waitMs?: number } = {}): Promise<RawAnswer> {
+function rawExchange(
+  port: number,
+  pieces: string[],
+  options: { gapMs?: number; waitMs?: number } = {},
+): Promise<RawAnswer> {
   const { gapMs = 0, waitMs = 10_000 } = options;
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
@@ -44,7 +48,11 @@ function rawExchange(port: number, pieces: string[], options: { gapMs?: number; 
     const guard = setTimeout(() => {
       clearTimeout(timer);
       socket.destroy();
-      reject(new Error(`the server kept the connection open for ${waitMs} ms; received: ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 300))}`));
+      reject(
+        new Error(
+          `the server kept the connection open for ${waitMs} ms; received: ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 300))}`,
+        ),
+      );
     }, waitMs);
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.once('error', (error) => {
@@ -59,9 +67,19 @@ function rawExchange(port: number, pieces: string[], options: { gapMs?: number; 
       const at = text.indexOf('\r\n\r\n');
       if (at < 0) return resolve({ status: 0, headers: {}, body: '', extra: text });
       const [statusLine, ...headerLines] = text.slice(0, at).split('\r\n');
-      const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        headerLines.map((line) => [
+          line.slice(0, line.indexOf(':')).toLowerCase(),
+          line.slice(line.indexOf(':') + 1).trim(),
+        ]),
+      );
       const length = Number(headers['content-length'] ?? text.length - at - 4);
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: text.slice(at + 4, at + 4 + length), extra: text.slice(at + 4 + length) });
+      resolve({
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: text.slice(at + 4, at + 4 + length),
+        extra: text.slice(at + 4 + length),
+      });
     });
     let next = 0;
     const send = () => {
@@ -74,13 +92,21 @@ function rawExchange(port: number, pieces: string[], options: { gapMs?: number; 
 }
 
 function expectJsonError(answer: RawAnswer, code: string, status: number): void {
-  expect({ status: answer.status, type: answer.headers['content-type'], connection: answer.headers.connection }).toEqual({
+  expect({
+    status: answer.status,
+    type: answer.headers['content-type'],
+    connection: answer.headers.connection,
+  }).toEqual({
     status,
     type: 'application/json; charset=UTF-8',
     connection: 'close',
   });
   const body = JSON.parse(answer.body) as { code: string; message: unknown; data: { status: number } };
-  expect({ code: body.code, messageType: typeof body.message, data: body.data }).toEqual({ code, messageType: 'string', data: { status } });
+  expect({ code: body.code, messageType: typeof body.message, data: body.data }).toEqual({
+    code,
+    messageType: 'string',
+    data: { status },
+  });
 }
 
 describe('limits of the standalone server', () => {
@@ -102,7 +128,9 @@ describe('limits of the standalone server', () => {
 
   describe('request head size (CMS_MAX_HEADER_SIZE)', () => {
     it('answers a head over the limit with 431 rest_headers_too_large and closes the connection; one within it is served', async () => {
-      const head = (bytes: number) => [`GET /cms-json/cms/v2/types HTTP/1.1\r\nHost: example.org\r\nX-Filler: ${'a'.repeat(bytes)}\r\n\r\n`];
+      const head = (bytes: number) => [
+        `GET /cms-json/cms/v2/types HTTP/1.1\r\nHost: example.org\r\nX-Filler: ${'a'.repeat(bytes)}\r\n\r\n`,
+      ];
       const over = await rawExchange(server.port, head(5 * 1024));
       expectJsonError(over, 'rest_headers_too_large', 431);
       expect(over.extra).toBe('');
@@ -116,17 +144,22 @@ describe('limits of the standalone server', () => {
       const [stalled, trickling] = await Promise.all([
         rawExchange(server.port, ['GET /cms-json/cms/v2/types HTTP/1.1\r\nHost: example.org\r\n']),
         // Slowloris: the head keeps coming, a byte every 100 ms, for longer than the timeout.
-        rawExchange(server.port, [...'GET /cms-json/cms/v2/types HTTP/1.1\r\nHost: example.org\r\nX-Slow: ' + 'a'.repeat(200)], { gapMs: 100 }),
+        rawExchange(
+          server.port,
+          [...('GET /cms-json/cms/v2/types HTTP/1.1\r\nHost: example.org\r\nX-Slow: ' + 'a'.repeat(200))],
+          { gapMs: 100 },
+        ),
       ]);
       expectJsonError(stalled, 'rest_request_timeout', 408);
       expectJsonError(trickling, 'rest_request_timeout', 408);
     });
 
     it('answers a body that is not finished in time with 408 rest_request_timeout', async () => {
-      const head = 'POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: example.org\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+      const head =
+        'POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: example.org\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
       const [stalled, trickling] = await Promise.all([
         rawExchange(server.port, [head, '{"title":"']),
-        rawExchange(server.port, [head, ...'{"title":"' + 'a'.repeat(100)], { gapMs: 100 }),
+        rawExchange(server.port, [head, ...('{"title":"' + 'a'.repeat(100))], { gapMs: 100 }),
       ]);
       expectJsonError(stalled, 'rest_request_timeout', 408);
       expectJsonError(trickling, 'rest_request_timeout', 408);
@@ -136,7 +169,11 @@ describe('limits of the standalone server', () => {
       const silent = await rawExchange(server.port, []);
       expectJsonError(silent, 'rest_request_timeout', 408);
       const idle = await rawExchange(server.port, ['GET /cms-json/cms/v2/types HTTP/1.1\r\nHost: example.org\r\n\r\n']);
-      expect({ status: idle.status, keepAlive: idle.headers['keep-alive'], extra: idle.extra }).toEqual({ status: 200, keepAlive: 'timeout=1', extra: '' });
+      expect({ status: idle.status, keepAlive: idle.headers['keep-alive'], extra: idle.extra }).toEqual({
+        status: 200,
+        keepAlive: 'timeout=1',
+        extra: '',
+      });
       expect(Object.keys(JSON.parse(idle.body) as object)).toEqual(['post', 'page', 'attachment']);
     });
 
@@ -151,8 +188,15 @@ describe('limits of the standalone server', () => {
       const answer = await rawExchange(server.port, [
         'POST /cms-json/cms/v2/posts HTTP/1.1\r\nHost: example.org\r\nContent-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"title":"',
       ]);
-      expect({ status: answer.status, code: (JSON.parse(answer.body) as { code: string }).code }).toEqual({ status: 413, code: 'rest_request_too_large' });
-      const within = await fetch(api('/posts'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ title: 'a'.repeat(60 * 1024) }) });
+      expect({ status: answer.status, code: (JSON.parse(answer.body) as { code: string }).code }).toEqual({
+        status: 413,
+        code: 'rest_request_too_large',
+      });
+      const within = await fetch(api('/posts'), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: 'a'.repeat(60 * 1024) }),
+      });
       expect(within.status).toBe(401);
     });
   });
@@ -164,7 +208,12 @@ describe('limits of the standalone server', () => {
         expect((await fetch(api(`/${route}?per_page=100`))).status).toBe(200);
         const over = await fetch(api(`/${route}?per_page=101`));
         const body = (await over.json()) as { code: string; data: { status: number; params: Record<string, string> } };
-        expect({ status: over.status, code: body.code, dataStatus: body.data.status, params: Object.keys(body.data.params) }).toEqual({
+        expect({
+          status: over.status,
+          code: body.code,
+          dataStatus: body.data.status,
+          params: Object.keys(body.data.params),
+        }).toEqual({
           status: 400,
           code: 'rest_invalid_param',
           dataStatus: 400,
@@ -182,11 +231,17 @@ describe('limits of the standalone server', () => {
         body: JSON.stringify({ username: ADMIN.CMS_ADMIN_USER, password }),
       });
     const basic = (name: string, password: string) =>
-      fetch(api('/users/me'), { headers: { Authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` } });
+      fetch(api('/users/me'), {
+        headers: { Authorization: `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}` },
+      });
 
     async function expectBlocked(res: Response): Promise<void> {
       const body = (await res.json()) as { code: string; data: { status: number } };
-      expect({ status: res.status, code: body.code, dataStatus: body.data.status }).toEqual({ status: 429, code: 'rest_too_many_attempts', dataStatus: 429 });
+      expect({ status: res.status, code: body.code, dataStatus: body.data.status }).toEqual({
+        status: 429,
+        code: 'rest_too_many_attempts',
+        dataStatus: 429,
+      });
       const retryAfter = Number(res.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(60);
@@ -198,7 +253,8 @@ describe('limits of the standalone server', () => {
     });
 
     it('answers HTTP Basic (application passwords) after 3 failures with 429 rest_too_many_attempts and Retry-After', async () => {
-      for (let i = 0; i < 3; i++) expect((await basic('someone-else', 'abcd efgh ijkl mnop qrst uvwx')).status).toBe(401);
+      for (let i = 0; i < 3; i++)
+        expect((await basic('someone-else', 'abcd efgh ijkl mnop qrst uvwx')).status).toBe(401);
       await expectBlocked(await basic('someone-else', 'abcd efgh ijkl mnop qrst uvwx'));
     });
   });

@@ -23,7 +23,8 @@ function pdfFile(dir: string, size: number): string {
   const header = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1');
   writeSync(fd, header);
   const block = Buffer.alloc(MB, 0x20);
-  for (let written = header.length; written < size; written += block.length) writeSync(fd, block, 0, Math.min(block.length, size - written));
+  for (let written = header.length; written < size; written += block.length)
+    writeSync(fd, block, 0, Math.min(block.length, size - written));
   closeSync(fd);
   return path;
 }
@@ -48,7 +49,10 @@ describe('media: upload limits and memory', () => {
   });
 
   /** Streams a file as a raw upload, sampling the process's resident memory meanwhile. */
-  async function streamUpload(path: string, name: string): Promise<{ status: number; body: Record<string, unknown>; peakGrowth: number }> {
+  async function streamUpload(
+    path: string,
+    name: string,
+  ): Promise<{ status: number; body: Record<string, unknown>; peakGrowth: number }> {
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
@@ -70,7 +74,11 @@ describe('media: upload limits and memory', () => {
       let text = '';
       for await (const chunk of res) text += String(chunk);
       peak = Math.max(peak, process.memoryUsage().rss);
-      return { status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, peakGrowth: peak - baseline };
+      return {
+        status: res.statusCode ?? 0,
+        body: JSON.parse(text) as Record<string, unknown>,
+        peakGrowth: peak - baseline,
+      };
     } finally {
       clearInterval(sampler);
     }
@@ -81,7 +89,11 @@ describe('media: upload limits and memory', () => {
     const res = await streamUpload(file, 'big.pdf');
     expect(res.status).toBe(201);
     expect(statSync(file).size).toBe(50 * MB);
-    expect(res.body).toMatchObject({ mime_type: 'application/pdf', media_type: 'file', media_details: { filesize: 50 * MB } });
+    expect(res.body).toMatchObject({
+      mime_type: 'application/pdf',
+      media_type: 'file',
+      media_details: { filesize: 50 * MB },
+    });
     const stored = join(uploads, String((res.body.source_url as string).split('/wp-content/uploads/')[1]));
     expect(statSync(stored).size).toBe(50 * MB);
     console.log(`50 MB upload: peak RSS growth ${(res.peakGrowth / MB).toFixed(1)} MB`);
@@ -92,7 +104,10 @@ describe('media: upload limits and memory', () => {
    * Sends a request over a raw socket, its body in 1 MB chunks until the server answers (or `total` is sent), and
    * reads the answer; a write after the server closed is expected, not an error.
    */
-  async function sendUntilAnswered(head: string[], chunks: (n: number) => Buffer | null): Promise<{ status: number; body: Record<string, unknown>; reset: boolean }> {
+  async function sendUntilAnswered(
+    head: string[],
+    chunks: (n: number) => Buffer | null,
+  ): Promise<{ status: number; body: Record<string, unknown>; reset: boolean }> {
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
     let data = '';
@@ -136,12 +151,21 @@ describe('media: upload limits and memory', () => {
   }
 
   it('refuses an upload over the limit with 413 rest_upload_too_large, before or while reading it, closes without a reset while the client still sends, and keeps no temporary file', async () => {
-    const before = existsSync(join(tmpdir(), 'cms-api-uploads')) ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length : 0;
+    const before = existsSync(join(tmpdir(), 'cms-api-uploads'))
+      ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length
+      : 0;
     const block = Buffer.alloc(MB, 0x20);
     const auth = `Authorization: ${t.users.author.authorization}`;
     // Declared too large: refused before a byte is read.
     const declared = await sendUntilAnswered(
-      [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, 'Content-Type: application/pdf', 'Content-Disposition: attachment; filename="too-big.pdf"', `Content-Length: ${61 * MB}`],
+      [
+        `POST ${API}/media HTTP/1.1`,
+        'Host: example.org',
+        auth,
+        'Content-Type: application/pdf',
+        'Content-Disposition: attachment; filename="too-big.pdf"',
+        `Content-Length: ${61 * MB}`,
+      ],
       (n) => (n < 61 ? block : null),
     );
     expect([declared.status, declared.body.code, declared.reset]).toEqual([413, 'rest_upload_too_large', false]);
@@ -152,27 +176,57 @@ describe('media: upload limits and memory', () => {
       return Buffer.concat([Buffer.from(`${payload.length.toString(16)}\r\n`), payload, Buffer.from('\r\n')]);
     };
     const raw = await sendUntilAnswered(
-      [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, 'Content-Type: application/pdf', 'Content-Disposition: attachment; filename="too-big.pdf"', 'Transfer-Encoding: chunked'],
+      [
+        `POST ${API}/media HTTP/1.1`,
+        'Host: example.org',
+        auth,
+        'Content-Type: application/pdf',
+        'Content-Disposition: attachment; filename="too-big.pdf"',
+        'Transfer-Encoding: chunked',
+      ],
       (n) => chunked(n, '%PDF-1.4\n'),
     );
     expect([raw.status, raw.body.code, raw.reset]).toEqual([413, 'rest_upload_too_large', false]);
     const boundary = 'cmsboundary1234';
     const multipart = await sendUntilAnswered(
-      [`POST ${API}/media HTTP/1.1`, 'Host: example.org', auth, `Content-Type: multipart/form-data; boundary=${boundary}`, 'Transfer-Encoding: chunked'],
-      (n) => chunked(n, `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="too-big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`),
+      [
+        `POST ${API}/media HTTP/1.1`,
+        'Host: example.org',
+        auth,
+        `Content-Type: multipart/form-data; boundary=${boundary}`,
+        'Transfer-Encoding: chunked',
+      ],
+      (n) =>
+        chunked(
+          n,
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="too-big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`,
+        ),
     );
     expect([multipart.status, multipart.body.code, multipart.reset]).toEqual([413, 'rest_upload_too_large', false]);
     await new Promise((r) => setTimeout(r, 100));
-    const after = existsSync(join(tmpdir(), 'cms-api-uploads')) ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length : 0;
+    const after = existsSync(join(tmpdir(), 'cms-api-uploads'))
+      ? readdirSync(join(tmpdir(), 'cms-api-uploads')).length
+      : 0;
     expect(after).toBeLessThanOrEqual(before);
   });
 
   it('removes the temporary file of an answered upload, stored or refused', async () => {
     const dir = join(tmpdir(), 'cms-api-uploads');
     const before = existsSync(dir) ? readdirSync(dir).length : 0;
-    await t.http.post(`${API}/media`).set('Authorization', t.users.author.authorization).set('Content-Type', 'text/csv').set('Content-Disposition', 'attachment; filename="a.csv"').send('a,b\n').expect(201);
+    await t.http
+      .post(`${API}/media`)
+      .set('Authorization', t.users.author.authorization)
+      .set('Content-Type', 'text/csv')
+      .set('Content-Disposition', 'attachment; filename="a.csv"')
+      .send('a,b\n')
+      .expect(201);
     expectRestError(
-      await t.http.post(`${API}/media`).set('Authorization', t.users.author.authorization).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="fake.png"').send('not a png'),
+      await t.http
+        .post(`${API}/media`)
+        .set('Authorization', t.users.author.authorization)
+        .set('Content-Type', 'image/png')
+        .set('Content-Disposition', 'attachment; filename="fake.png"')
+        .send('not a png'),
       'rest_upload_sideload_error',
       400,
     );

@@ -14,7 +14,9 @@ const API = '/cms-json/cms/v2';
 function noisy(format: 'jpeg' | 'png', width = 800, height = 600): Promise<Buffer> {
   const pixels = Buffer.alloc(width * height * 3);
   for (let i = 0; i < pixels.length; i++) pixels[i] = (i * 7919) % 251;
-  return sharp(pixels, { raw: { width, height, channels: 3 } })[format]().toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    [format]()
+    .toBuffer();
 }
 
 /** A PNG whose IHDR declares another size (its CRC made right again, so that only the size lies). */
@@ -42,7 +44,9 @@ function withCorruptIdat(png: Buffer): Buffer {
  * to decode (every pixel of a one-colour image costs no bits).
  */
 async function webpDeclaring(width: number, height: number): Promise<Buffer> {
-  const one = await sharp({ create: { width: 1, height: 1, channels: 3, background: { r: 9, g: 9, b: 9 } } }).webp({ lossless: true }).toBuffer();
+  const one = await sharp({ create: { width: 1, height: 1, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+    .webp({ lossless: true })
+    .toBuffer();
   const out = Buffer.from(one);
   // "VP8L", its chunk size (4), the signature byte 0x2f, then 14 bits of width - 1 and 14 bits of height - 1.
   const bits = out.indexOf('VP8L') + 9;
@@ -71,7 +75,12 @@ describe('media: malformed, oversized and long-named uploads', () => {
   };
   const attachments = () => t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' });
   const upload = (body: Buffer, name: string, type: string) =>
-    t.http.post(`${API}/media`).set('Authorization', t.users.author.authorization).set('Content-Type', type).set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`).send(body);
+    t.http
+      .post(`${API}/media`)
+      .set('Authorization', t.users.author.authorization)
+      .set('Content-Type', type)
+      .set('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(name)}`)
+      .send(body);
 
   beforeAll(async () => {
     uploads = mkdtempSync(join(tmpdir(), 'cms-uploads-'));
@@ -94,7 +103,13 @@ describe('media: malformed, oversized and long-named uploads', () => {
   });
 
   /** Uploads a file that is an image by its header but cannot be decoded: kept, with its size, without sizes. */
-  async function expectStoredWithoutSizes(body: Buffer, name: string, type: string, width: number, height: number): Promise<void> {
+  async function expectStoredWithoutSizes(
+    body: Buffer,
+    name: string,
+    type: string,
+    width: number,
+    height: number,
+  ): Promise<void> {
     const before = files();
     const res = await upload(body, name, type);
     expect([res.status, res.body.code]).toEqual([201, undefined]);
@@ -110,7 +125,13 @@ describe('media: malformed, oversized and long-named uploads', () => {
     });
 
     it('a PNG whose header declares 1 × 1,000,000', async () => {
-      await expectStoredWithoutSizes(withPngSize(await noisy('png'), 1, 1_000_000), 'tall.png', 'image/png', 1, 1_000_000);
+      await expectStoredWithoutSizes(
+        withPngSize(await noisy('png'), 1, 1_000_000),
+        'tall.png',
+        'image/png',
+        1,
+        1_000_000,
+      );
     });
 
     it('a PNG whose image data (IDAT) is corrupt', async () => {

@@ -20,7 +20,10 @@ class MediaFixtureExtension implements OnModuleInit {
   onModuleInit(): void {
     this.cms.registerImageSize('square', { width: 64, height: 64, crop: true });
     this.cms.registerImageSize('medium', { width: 200, height: 200 });
-    this.hooks.addFilter('wp_get_attachment_url', (url: string, relative: string) => `https://cdn.example.net/media/${relative}`);
+    this.hooks.addFilter(
+      'wp_get_attachment_url',
+      (url: string, relative: string) => `https://cdn.example.net/media/${relative}`,
+    );
   }
 }
 
@@ -33,11 +36,18 @@ const WHO: Who[] = ['anonymous', 'subscriber', 'contributor', 'author', 'editor'
 describe('media: extensions, privacy and the permission matrix', () => {
   let t: TestApp;
   let uploads: string;
-  const png = (w = 400, h = 300) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 1, g: 2, b: 3 } } }).png().toBuffer();
-  const as = (req: import('supertest').Test, who: Who) => (who === 'anonymous' ? req : req.set('Authorization', t.users[who].authorization));
+  const png = (w = 400, h = 300) =>
+    sharp({ create: { width: w, height: h, channels: 3, background: { r: 1, g: 2, b: 3 } } })
+      .png()
+      .toBuffer();
+  const as = (req: import('supertest').Test, who: Who) =>
+    who === 'anonymous' ? req : req.set('Authorization', t.users[who].authorization);
   let small: Buffer;
   const uploadAs = (who: Who, name: string, post?: number) =>
-    as(t.http.post(`${API}/media${post ? `?post=${post}` : ''}`), who).set('Content-Type', 'image/png').set('Content-Disposition', `attachment; filename="${name}"`).send(small);
+    as(t.http.post(`${API}/media${post ? `?post=${post}` : ''}`), who)
+      .set('Content-Type', 'image/png')
+      .set('Content-Disposition', `attachment; filename="${name}"`)
+      .send(small);
 
   beforeAll(async () => {
     uploads = mkdtempSync(join(tmpdir(), 'cms-uploads-'));
@@ -50,7 +60,11 @@ describe('media: extensions, privacy and the permission matrix', () => {
   });
 
   it('makes the sizes extensions register, replacing a default one of the same name, and builds URLs through wp_get_attachment_url', async () => {
-    const res = await as(t.http.post(`${API}/media`), 'author').set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="sized.png"').send(await png()).expect(201);
+    const res = await as(t.http.post(`${API}/media`), 'author')
+      .set('Content-Type', 'image/png')
+      .set('Content-Disposition', 'attachment; filename="sized.png"')
+      .send(await png())
+      .expect(201);
     const sizes = res.body.media_details.sizes;
     expect(Object.keys(sizes).sort()).toEqual(['full', 'medium', 'square', 'thumbnail']);
     expect(sizes.square).toMatchObject({ width: 64, height: 64 });
@@ -78,10 +92,17 @@ describe('media: extensions, privacy and the permission matrix', () => {
 
   it('answers every role as the capabilities say: create, read, update and delete', async () => {
     const ownByAuthor = (await uploadAs('author', 'authors.png').expect(201)).body.id;
-    const results: Record<string, Record<Who, number>> = { create: {} as Record<Who, number>, update: {} as Record<Who, number>, 'list private': {} as Record<Who, number>, delete: {} as Record<Who, number> };
+    const results: Record<string, Record<Who, number>> = {
+      create: {} as Record<Who, number>,
+      update: {} as Record<Who, number>,
+      'list private': {} as Record<Who, number>,
+      delete: {} as Record<Who, number>,
+    };
     for (const who of WHO) {
       results.create[who] = (await uploadAs(who, `by-${who}.png`)).status;
-      results.update[who] = (await as(t.http.post(`${API}/media/${ownByAuthor}`), who).send({ alt_text: `by ${who}` })).status;
+      results.update[who] = (
+        await as(t.http.post(`${API}/media/${ownByAuthor}`), who).send({ alt_text: `by ${who}` })
+      ).status;
       results['list private'][who] = (await as(t.http.get(`${API}/media?status=private`), who)).status;
     }
     for (const who of WHO) {
@@ -91,13 +112,22 @@ describe('media: extensions, privacy and the permission matrix', () => {
     expect(results).toEqual({
       create: { anonymous: 401, subscriber: 403, contributor: 403, author: 201, editor: 201, administrator: 201 },
       update: { anonymous: 401, subscriber: 403, contributor: 403, author: 200, editor: 200, administrator: 200 },
-      'list private': { anonymous: 400, subscriber: 400, contributor: 200, author: 200, editor: 200, administrator: 200 },
+      'list private': {
+        anonymous: 400,
+        subscriber: 400,
+        contributor: 200,
+        author: 200,
+        editor: 200,
+        administrator: 200,
+      },
       delete: { anonymous: 401, subscriber: 403, contributor: 403, author: 200, editor: 200, administrator: 200 },
     });
   });
 
   it('takes scriptable types only when the site allows them', async () => {
-    const allowed = await createTestApp('media_scriptable', { cms: { uploadDir: uploads, allowScriptableUploads: true } });
+    const allowed = await createTestApp('media_scriptable', {
+      cms: { uploadDir: uploads, allowScriptableUploads: true },
+    });
     try {
       const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>';
       const res = await allowed.http
@@ -111,7 +141,10 @@ describe('media: extensions, privacy and the permission matrix', () => {
     } finally {
       await allowed.close();
     }
-    const refused = await as(t.http.post(`${API}/media`), 'administrator').set('Content-Type', 'image/svg+xml').set('Content-Disposition', 'attachment; filename="logo.svg"').send(Buffer.from('<svg/>'));
+    const refused = await as(t.http.post(`${API}/media`), 'administrator')
+      .set('Content-Type', 'image/svg+xml')
+      .set('Content-Disposition', 'attachment; filename="logo.svg"')
+      .send(Buffer.from('<svg/>'));
     expect([refused.status, refused.body.code]).toEqual([400, 'rest_upload_sideload_error']);
   });
 });

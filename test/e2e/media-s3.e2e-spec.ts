@@ -14,7 +14,9 @@ const API = '/cms-json/cms/v2';
 
 /** A PNG of the given size, made here. */
 function png(width = 640, height = 480): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 160, b: 60 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 30, g: 160, b: 60 } } })
+    .png()
+    .toBuffer();
 }
 
 /**
@@ -30,14 +32,27 @@ describe('media in object storage (S3 API)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-media-s3-'));
   const auth = () => t.users.author.authorization;
   const upload = (app: TestApp, body: Buffer, name: string, type = 'image/png') =>
-    app.http.post(`${API}/media`).set('Authorization', auth()).set('Content-Type', type).set('Content-Disposition', `attachment; filename="${name}"`).send(body);
+    app.http
+      .post(`${API}/media`)
+      .set('Authorization', auth())
+      .set('Content-Type', type)
+      .set('Content-Disposition', `attachment; filename="${name}"`)
+      .send(body);
 
   beforeAll(async () => {
     s3 = await startTestS3();
     bucket = new S3MediaStorage(s3.options('site'));
     // Nodes of one fleet share one database: a file on SQLite.
-    databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'cms.sqlite')}` : await testDatabaseUrl('media_s3');
-    t = await createTestApp('media_s3', { databaseUrl, cms: { objectStorage: s3.options('site'), uploadsUrl: `${s3.publicUrl}/site`, uploadDir: join(dir, 'never-used') } });
+    databaseUrl =
+      testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'cms.sqlite')}` : await testDatabaseUrl('media_s3');
+    t = await createTestApp('media_s3', {
+      databaseUrl,
+      cms: {
+        objectStorage: s3.options('site'),
+        uploadsUrl: `${s3.publicUrl}/site`,
+        uploadDir: join(dir, 'never-used'),
+      },
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -56,7 +71,8 @@ describe('media in object storage (S3 API)', () => {
     expect(names.length).toBeGreaterThanOrEqual(2);
     expect(await bucket.list()).toEqual([`${month}/Green-Box.png`, ...names].sort());
     expect(res.body.source_url).toBe(`${s3.publicUrl}/site/${month}/Green-Box.png`);
-    for (const size of Object.values(res.body.media_details.sizes as Record<string, { source_url: string }>)) expect(size.source_url.startsWith(`${s3.publicUrl}/site/${month}/`)).toBe(true);
+    for (const size of Object.values(res.body.media_details.sizes as Record<string, { source_url: string }>))
+      expect(size.source_url.startsWith(`${s3.publicUrl}/site/${month}/`)).toBe(true);
     // The bucket serves the files at those URLs.
     const fetched = await fetch(res.body.source_url);
     expect(fetched.status).toBe(200);
@@ -76,10 +92,17 @@ describe('media in object storage (S3 API)', () => {
   it('deletes the original and every size from the bucket', async () => {
     const res = await upload(t, await png(400, 300), 'to-delete.png').expect(201);
     const month = res.body.media_details.file.slice(0, 7);
-    expect((await bucket.list()).filter((key) => key.startsWith(`${month}/to-delete`)).length).toBeGreaterThanOrEqual(2);
-    await t.http.delete(`${API}/media/${res.body.id}?force=true`).set('Authorization', t.users.editor.authorization).expect(200);
+    expect((await bucket.list()).filter((key) => key.startsWith(`${month}/to-delete`)).length).toBeGreaterThanOrEqual(
+      2,
+    );
+    await t.http
+      .delete(`${API}/media/${res.body.id}?force=true`)
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200);
     expect((await bucket.list()).filter((key) => key.startsWith(`${month}/to-delete`))).toEqual([]);
-    expect(Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${TEST_PREFIX}cms_upload_journal`))[0].n)).toBe(0);
+    expect(Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${TEST_PREFIX}cms_upload_journal`))[0].n)).toBe(
+      0,
+    );
   });
 
   it('stores a file that is not an image as it is', async () => {
@@ -90,7 +113,9 @@ describe('media in object storage (S3 API)', () => {
   });
 
   it('answers a JSON 500 storage error and writes no attachment when the bucket cannot be reached', async () => {
-    const before = Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${TEST_PREFIX}posts WHERE post_type = 'attachment'`))[0].n);
+    const before = Number(
+      (await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${TEST_PREFIX}posts WHERE post_type = 'attachment'`))[0].n,
+    );
     await s3.stop();
     try {
       const res = await upload(t, await png(50, 50), 'offline.png');
@@ -98,7 +123,11 @@ describe('media in object storage (S3 API)', () => {
     } finally {
       await s3.start();
     }
-    expect(Number((await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${TEST_PREFIX}posts WHERE post_type = 'attachment'`))[0].n)).toBe(before);
+    expect(
+      Number(
+        (await t.dataSource.query(`SELECT COUNT(*) AS n FROM ${TEST_PREFIX}posts WHERE post_type = 'attachment'`))[0].n,
+      ),
+    ).toBe(before);
     expect((await bucket.list()).filter((key) => key.includes('offline'))).toEqual([]);
   });
 
@@ -108,13 +137,27 @@ describe('media in object storage (S3 API)', () => {
     await bucket.put('2020/01/orphan-150x150.png', await png(10, 10), 'image/png');
     const old = Date.now() - UPLOAD_JOURNAL_STALE_MS - 60_000;
     const journal = `${TEST_PREFIX}cms_upload_journal`;
-    await t.dataSource.query(`INSERT INTO ${journal} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, ['2020/01/orphan.png', JSON.stringify(['2020/01/orphan.png', '2020/01/orphan-150x150.png']), 'node-gone:77:ab', old]);
+    await t.dataSource.query(`INSERT INTO ${journal} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [
+      '2020/01/orphan.png',
+      JSON.stringify(['2020/01/orphan.png', '2020/01/orphan-150x150.png']),
+      'node-gone:77:ab',
+      old,
+    ]);
     // And one whose row committed before the node died: its files stay.
     const kept = await upload(t, await png(30, 30), 'kept.png').expect(201);
     const keptFile = kept.body.media_details.file as string;
-    await t.dataSource.query(`INSERT INTO ${journal} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [keptFile, JSON.stringify([keptFile]), 'node-gone:77:ab', old]);
+    await t.dataSource.query(`INSERT INTO ${journal} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [
+      keptFile,
+      JSON.stringify([keptFile]),
+      'node-gone:77:ab',
+      old,
+    ]);
     // Another node of the fleet: same database and bucket.
-    const other = await createTestApp('media_s3', { databaseUrl, users: t.users, cms: { objectStorage: s3.options('site'), uploadsUrl: `${s3.publicUrl}/site` } });
+    const other = await createTestApp('media_s3', {
+      databaseUrl,
+      users: t.users,
+      cms: { objectStorage: s3.options('site'), uploadsUrl: `${s3.publicUrl}/site` },
+    });
     try {
       // It settled them when it started.
       const keys = await bucket.list();
@@ -162,14 +205,23 @@ describe('the standalone server with CMS_S3_BUCKET', () => {
   });
 
   it('uploads to the bucket and serves /wp-content/uploads/ from it (type, length, ranges, 404 for a missing file)', async () => {
-    const login = await fetch(`${server!.base}/cms-json/cms-auth/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin-password-1' }) });
+    const login = await fetch(`${server!.base}/cms-json/cms-auth/v1/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'admin-password-1' }),
+    });
     expect(login.status).toBe(200);
     const cookie = String(login.headers.get('set-cookie')).split(';')[0];
     const nonce = String(((await login.json()) as { nonce: string }).nonce);
     const body = await png(300, 200);
     const res = await fetch(`${server!.base}${API}/media`, {
       method: 'POST',
-      headers: { Cookie: cookie, 'X-CMS-Nonce': nonce, 'Content-Type': 'image/png', 'Content-Disposition': 'attachment; filename="served.png"' },
+      headers: {
+        Cookie: cookie,
+        'X-CMS-Nonce': nonce,
+        'Content-Type': 'image/png',
+        'Content-Disposition': 'attachment; filename="served.png"',
+      },
       body,
     });
     expect(res.status).toBe(201);

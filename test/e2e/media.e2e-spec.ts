@@ -15,7 +15,9 @@ const API = '/cms-json/cms/v2';
 
 /** A PNG of the given size, made here. */
 function png(width = 640, height = 480): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .png()
+    .toBuffer();
 }
 
 /** A JPEG with an IPTC record (APP13, Photoshop 3.0 / 8BIM 0x0404): object name (2:05) and caption (2:120). */
@@ -56,7 +58,12 @@ describe('media', () => {
     return out.sort();
   };
   const upload = (body: Buffer, name: string, type = 'image/png', role: keyof TestApp['users'] = 'author') =>
-    t.http.post(`${API}/media`).set('Authorization', auth(role)).set('Content-Type', type).set('Content-Disposition', `attachment; filename="${name}"`).send(body);
+    t.http
+      .post(`${API}/media`)
+      .set('Authorization', auth(role))
+      .set('Content-Type', type)
+      .set('Content-Disposition', `attachment; filename="${name}"`)
+      .send(body);
 
   beforeAll(async () => {
     uploads = mkdtempSync(join(tmpdir(), 'cms-uploads-'));
@@ -95,10 +102,26 @@ describe('media', () => {
       const details = res.body.media_details;
       expect(details).toMatchObject({ width: 640, height: 480, file: `${month}/Red-Box.png` });
       expect(Object.keys(details.sizes).sort()).toEqual(['full', 'medium', 'thumbnail']);
-      expect(details.sizes.thumbnail).toMatchObject({ file: 'Red-Box-150x150.png', width: 150, height: 150, mime_type: 'image/png' });
-      expect(details.sizes.medium).toMatchObject({ file: 'Red-Box-300x225.png', width: 300, height: 225, source_url: `http://example.org/wp-content/uploads/${month}/Red-Box-300x225.png` });
+      expect(details.sizes.thumbnail).toMatchObject({
+        file: 'Red-Box-150x150.png',
+        width: 150,
+        height: 150,
+        mime_type: 'image/png',
+      });
+      expect(details.sizes.medium).toMatchObject({
+        file: 'Red-Box-300x225.png',
+        width: 300,
+        height: 225,
+        source_url: `http://example.org/wp-content/uploads/${month}/Red-Box-300x225.png`,
+      });
       expect(details.sizes.full).toMatchObject({ file: 'Red-Box.png', width: 640, height: 480 });
-      expect(files()).toEqual(expect.arrayContaining([`${month}/Red-Box.png`, `${month}/Red-Box-150x150.png`, `${month}/Red-Box-300x225.png`]));
+      expect(files()).toEqual(
+        expect.arrayContaining([
+          `${month}/Red-Box.png`,
+          `${month}/Red-Box-150x150.png`,
+          `${month}/Red-Box-300x225.png`,
+        ]),
+      );
       const thumb = await sharp(join(uploads, month, 'Red-Box-150x150.png')).metadata();
       expect([thumb.width, thumb.height]).toEqual([150, 150]);
       // The same name again is made unique.
@@ -133,10 +156,12 @@ describe('media', () => {
         description: { raw: 'The <b>description</b>' },
       });
       // The image before the description, as WordPress's prepend_attachment puts it.
-      expect(res.body.description.rendered).toMatch(/^<p class="attachment"><a href='[^']+\/form\.png'><img [^>]+ \/><\/a><\/p>\n<p>The <b>description<\/b><\/p>\n$/);
+      expect(res.body.description.rendered).toMatch(
+        /^<p class="attachment"><a href='[^']+\/form\.png'><img [^>]+ \/><\/a><\/p>\n<p>The <b>description<\/b><\/p>\n$/,
+      );
     });
 
-    it('renders the description after the attachment, as WordPress\'s prepend_attachment does: the medium image with its srcset, a link for other files', async () => {
+    it("renders the description after the attachment, as WordPress's prepend_attachment does: the medium image with its srcset, a link for other files", async () => {
       const image = await t.http
         .post(`${API}/media`)
         .set('Authorization', auth('author'))
@@ -153,43 +178,108 @@ describe('media', () => {
       expect(small.body.description.rendered).toBe(
         `<p class="attachment"><a href='${small.body.source_url}'><img width="100" height="80" src="${small.body.source_url}" class="attachment-medium size-medium" alt="" decoding="async" loading="lazy" /></a></p>\n`,
       );
-      const csv = await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'text/csv').set('Content-Disposition', 'attachment; filename="table.csv"').send('a,b\n').expect(201);
-      expect(csv.body.description.rendered).toBe(`<p class="attachment"><a href='${csv.body.source_url}'>table</a></p>\n`);
+      const csv = await t.http
+        .post(`${API}/media`)
+        .set('Authorization', auth('author'))
+        .set('Content-Type', 'text/csv')
+        .set('Content-Disposition', 'attachment; filename="table.csv"')
+        .send('a,b\n')
+        .expect(201);
+      expect(csv.body.description.rendered).toBe(
+        `<p class="attachment"><a href='${csv.body.source_url}'>table</a></p>\n`,
+      );
     });
 
     it('reads the forms of Content-Disposition real clients send', async () => {
       const body = await png(20, 20);
-      const send = (disposition: string) => t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'image/png').set('Content-Disposition', disposition).send(body);
+      const send = (disposition: string) =>
+        t.http
+          .post(`${API}/media`)
+          .set('Authorization', auth('author'))
+          .set('Content-Type', 'image/png')
+          .set('Content-Disposition', disposition)
+          .send(body);
       expect((await send('attachment; filename=unquoted.png').expect(201)).body.title.raw).toBe('unquoted');
       expect((await send('attachment;filename = "spaced.png"').expect(201)).body.title.raw).toBe('spaced');
-      expect((await send('form-data; name="file"; filename="form-data.png"; other="x"').expect(201)).body.title.raw).toBe('form-data');
-      const utf8 = await send(`attachment; filename="fallback.png"; filename*=UTF-8''na%C3%AFve%20caf%C3%A9.png`).expect(201);
+      expect(
+        (await send('form-data; name="file"; filename="form-data.png"; other="x"').expect(201)).body.title.raw,
+      ).toBe('form-data');
+      const utf8 = await send(
+        `attachment; filename="fallback.png"; filename*=UTF-8''na%C3%AFve%20caf%C3%A9.png`,
+      ).expect(201);
       expect(utf8.body.title.raw).toBe('naïve café');
       expect(utf8.body.media_details.file).toMatch(/\/naïve-café\.png$/);
     });
 
     it('refuses uploads without data, a Content-Disposition or a file name in it, and a wrong Content-MD5', async () => {
       const body = await png(20, 20);
-      expectRestError(await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="x.png"'), 'rest_upload_no_data', 400);
-      expectRestError(await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'image/png').send(body), 'rest_upload_no_content_disposition', 400);
+      expectRestError(
+        await t.http
+          .post(`${API}/media`)
+          .set('Authorization', auth('author'))
+          .set('Content-Type', 'image/png')
+          .set('Content-Disposition', 'attachment; filename="x.png"'),
+        'rest_upload_no_data',
+        400,
+      );
+      expectRestError(
+        await t.http
+          .post(`${API}/media`)
+          .set('Authorization', auth('author'))
+          .set('Content-Type', 'image/png')
+          .send(body),
+        'rest_upload_no_content_disposition',
+        400,
+      );
       for (const bad of ['filename="x.png"', 'attachment; name="x.png"', 'x.png']) {
-        expectRestError(await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-Type', 'image/png').set('Content-Disposition', bad).send(body), 'rest_upload_invalid_disposition', 400);
+        expectRestError(
+          await t.http
+            .post(`${API}/media`)
+            .set('Authorization', auth('author'))
+            .set('Content-Type', 'image/png')
+            .set('Content-Disposition', bad)
+            .send(body),
+          'rest_upload_invalid_disposition',
+          400,
+        );
       }
       expectRestError(await upload(body, 'x.png').set('Content-MD5', 'abc'), 'rest_upload_hash_mismatch', 412);
       const md5 = createHash('md5').update(body).digest('hex');
       await upload(body, 'hashed.png').set('Content-MD5', md5).expect(201);
-      expectRestError(await t.http.post(`${API}/media`).set('Authorization', auth('author')).set('Content-MD5', 'abc').attach('file', body, 'x.png'), 'rest_upload_hash_mismatch', 412);
+      expectRestError(
+        await t.http
+          .post(`${API}/media`)
+          .set('Authorization', auth('author'))
+          .set('Content-MD5', 'abc')
+          .attach('file', body, 'x.png'),
+        'rest_upload_hash_mismatch',
+        412,
+      );
       // No Content-Type at all (a raw request; HTTP clients add one).
       const noType = await new Promise<{ status: number; body: { code?: string } }>((resolve, reject) => {
         const server = t.app.getHttpServer();
-        const listening = server.listening ? Promise.resolve() : new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+        const listening = server.listening
+          ? Promise.resolve()
+          : new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
         void listening.then(() => {
           const req = httpRequest(
-            { host: '127.0.0.1', port: (server.address() as AddressInfo).port, method: 'POST', path: `${API}/media`, headers: { Authorization: auth('author'), 'Content-Disposition': 'attachment; filename="x.png"', 'Content-Length': body.length } },
+            {
+              host: '127.0.0.1',
+              port: (server.address() as AddressInfo).port,
+              method: 'POST',
+              path: `${API}/media`,
+              headers: {
+                Authorization: auth('author'),
+                'Content-Disposition': 'attachment; filename="x.png"',
+                'Content-Length': body.length,
+              },
+            },
             (res) => {
               let text = '';
               res.on('data', (c) => (text += String(c)));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { code?: string } }));
+              res.on('end', () =>
+                resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { code?: string } }),
+              );
             },
           );
           req.on('error', reject);
@@ -200,13 +290,31 @@ describe('media', () => {
     });
 
     it('sniffs the bytes: a file whose content disagrees with its name or its Content-Type is refused', async () => {
-      expectRestError(await upload(Buffer.from('<?php system($_GET["c"]); ?>'), 'evil.png'), 'rest_upload_sideload_error', 400);
-      const jpeg = await sharp(await png(20, 20)).jpeg().toBuffer();
+      expectRestError(
+        await upload(Buffer.from('<?php system($_GET["c"]); ?>'), 'evil.png'),
+        'rest_upload_sideload_error',
+        400,
+      );
+      const jpeg = await sharp(await png(20, 20))
+        .jpeg()
+        .toBuffer();
       expectRestError(await upload(jpeg, 'photo.png'), 'rest_upload_sideload_error', 400);
       expectRestError(await upload(await png(20, 20), 'box.png', 'image/gif'), 'rest_upload_sideload_error', 400);
       // Names and types that are not allowed at all.
-      expectRestError(await upload(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'logo.svg', 'image/svg+xml'), 'rest_upload_sideload_error', 400);
-      expectRestError(await upload(Buffer.from('<?php echo 1;'), 'shell.php', 'application/x-php'), 'rest_upload_sideload_error', 400);
+      expectRestError(
+        await upload(
+          Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+          'logo.svg',
+          'image/svg+xml',
+        ),
+        'rest_upload_sideload_error',
+        400,
+      );
+      expectRestError(
+        await upload(Buffer.from('<?php echo 1;'), 'shell.php', 'application/x-php'),
+        'rest_upload_sideload_error',
+        400,
+      );
       // Text has no signature: its extension decides.
       const text = await upload(Buffer.from('a,b\n1,2\n'), 'table.csv', 'text/csv').expect(201);
       expect(text.body).toMatchObject({ media_type: 'file', mime_type: 'text/csv', media_details: { filesize: 8 } });
@@ -235,7 +343,10 @@ describe('media', () => {
       const res = await upload(jpeg, 'IMG_0001.jpg', 'image/jpeg').expect(201);
       expect(res.body.title.raw).toBe('Harbour at dawn');
       expect(res.body.caption.raw).toBe('Boats leaving before sunrise');
-      expect(res.body.media_details.image_meta).toMatchObject({ title: 'Harbour at dawn', caption: 'Boats leaving before sunrise' });
+      expect(res.body.media_details.image_meta).toMatchObject({
+        title: 'Harbour at dawn',
+        caption: 'Boats leaving before sunrise',
+      });
       const sent = await t.http
         .post(`${API}/media?title=${encodeURIComponent('My title')}&caption=${encodeURIComponent('My caption')}`)
         .set('Authorization', auth('author'))
@@ -251,16 +362,27 @@ describe('media', () => {
     });
 
     it('takes a short EXIF ImageDescription as title and caption when there is no IPTC, as WordPress reads it', async () => {
-      const jpeg = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 90, g: 90, b: 90 } } })
+      const jpeg = await sharp({
+        create: { width: 300, height: 200, channels: 3, background: { r: 90, g: 90, b: 90 } },
+      })
         .jpeg()
-        .withExif({ IFD0: { ImageDescription: 'Sunset over the bay', Model: 'Camera X100', Copyright: 'Jo Photographer' } })
+        .withExif({
+          IFD0: { ImageDescription: 'Sunset over the bay', Model: 'Camera X100', Copyright: 'Jo Photographer' },
+        })
         .toBuffer();
       const res = await upload(jpeg, 'DSC_0042.jpg', 'image/jpeg').expect(201);
       expect([res.body.title.raw, res.body.caption.raw]).toEqual(['Sunset over the bay', 'Sunset over the bay']);
-      expect(res.body.media_details.image_meta).toMatchObject({ title: 'Sunset over the bay', caption: 'Sunset over the bay', camera: 'Camera X100', copyright: 'Jo Photographer' });
+      expect(res.body.media_details.image_meta).toMatchObject({
+        title: 'Sunset over the bay',
+        caption: 'Sunset over the bay',
+        camera: 'Camera X100',
+        copyright: 'Jo Photographer',
+      });
       // A long description is a caption only; the title falls back to the file name.
       const long = 'A very long description of the picture that goes on and on, well past eighty bytes of text.';
-      const described = await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 90, g: 90, b: 90 } } })
+      const described = await sharp({
+        create: { width: 300, height: 200, channels: 3, background: { r: 90, g: 90, b: 90 } },
+      })
         .jpeg()
         .withExif({ IFD0: { ImageDescription: long } })
         .toBuffer();
@@ -287,11 +409,23 @@ describe('media', () => {
       header.writeUInt32LE(data.length, 40);
       const res = await upload(Buffer.concat([header, data]), 'silence.wav', 'audio/wav').expect(201);
       expect(res.body).toMatchObject({ media_type: 'file', mime_type: 'audio/wav' });
-      expect(res.body.media_details).toMatchObject({ length: 2, length_formatted: '0:02', sample_rate: 8000, channels: 1, filesize: 44 + data.length });
+      expect(res.body.media_details).toMatchObject({
+        length: 2,
+        length_formatted: '0:02',
+        sample_rate: 8000,
+        channels: 1,
+        filesize: 44 + data.length,
+      });
     });
 
     it('falls back to the file name for the title when neither request nor metadata has one', async () => {
-      const res = await upload(await sharp(await png(20, 20)).jpeg().toBuffer(), 'Summer-Party 2024.jpg', 'image/jpeg').expect(201);
+      const res = await upload(
+        await sharp(await png(20, 20))
+          .jpeg()
+          .toBuffer(),
+        'Summer-Party 2024.jpg',
+        'image/jpeg',
+      ).expect(201);
       expect(res.body.title.raw).toBe('Summer-Party 2024');
     });
   });
@@ -299,8 +433,17 @@ describe('media', () => {
   describe('permissions and parents', () => {
     it('needs upload_files: 401 anonymous, 403 for a contributor or subscriber', async () => {
       const body = await png(20, 20);
-      expectRestError(await t.http.post(`${API}/media`).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="a.png"').send(body), 'rest_cannot_create', 401);
-      for (const role of ['contributor', 'subscriber'] as const) expectRestError(await upload(body, 'a.png', 'image/png', role), 'rest_cannot_create', 403);
+      expectRestError(
+        await t.http
+          .post(`${API}/media`)
+          .set('Content-Type', 'image/png')
+          .set('Content-Disposition', 'attachment; filename="a.png"')
+          .send(body),
+        'rest_cannot_create',
+        401,
+      );
+      for (const role of ['contributor', 'subscriber'] as const)
+        expectRestError(await upload(body, 'a.png', 'image/png', role), 'rest_cannot_create', 403);
       await upload(body, 'a.png', 'image/png', 'editor').expect(201);
     });
 
@@ -308,22 +451,48 @@ describe('media', () => {
       const body = await png(20, 20);
       const own = await createPost(t.dataSource, { author: t.users.author.id, title: 'Own post' });
       const other = await createPost(t.dataSource, { author: t.users.editor.id, title: 'Editor post' });
-      const attached = await t.http.post(`${API}/media?post=${own.id}`).set('Authorization', auth('author')).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="attached.png"').send(body).expect(201);
+      const attached = await t.http
+        .post(`${API}/media?post=${own.id}`)
+        .set('Authorization', auth('author'))
+        .set('Content-Type', 'image/png')
+        .set('Content-Disposition', 'attachment; filename="attached.png"')
+        .send(body)
+        .expect(201);
       expect(attached.body.post).toBe(own.id);
       expect(attached.body.link).toBe(`http://example.org/${own.name}/attached/`);
       expectRestError(
-        await t.http.post(`${API}/media?post=${other.id}`).set('Authorization', auth('author')).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="a.png"').send(body),
+        await t.http
+          .post(`${API}/media?post=${other.id}`)
+          .set('Authorization', auth('author'))
+          .set('Content-Type', 'image/png')
+          .set('Content-Disposition', 'attachment; filename="a.png"')
+          .send(body),
         'rest_cannot_edit',
         403,
       );
       expectRestError(
-        await t.http.post(`${API}/media?post=${attached.body.id}`).set('Authorization', auth('editor')).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="a.png"').send(body),
+        await t.http
+          .post(`${API}/media?post=${attached.body.id}`)
+          .set('Authorization', auth('editor'))
+          .set('Content-Type', 'image/png')
+          .set('Content-Disposition', 'attachment; filename="a.png"')
+          .send(body),
         'rest_invalid_param',
         400,
       );
-      const revision = await createPost(t.dataSource, { author: t.users.editor.id, type: 'revision', status: 'inherit', parent: other.id });
+      const revision = await createPost(t.dataSource, {
+        author: t.users.editor.id,
+        type: 'revision',
+        status: 'inherit',
+        parent: other.id,
+      });
       expectRestError(
-        await t.http.post(`${API}/media?post=${revision.id}`).set('Authorization', auth('editor')).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="a.png"').send(body),
+        await t.http
+          .post(`${API}/media?post=${revision.id}`)
+          .set('Authorization', auth('editor'))
+          .set('Content-Type', 'image/png')
+          .set('Content-Disposition', 'attachment; filename="a.png"')
+          .send(body),
         'rest_invalid_param',
         400,
       );
@@ -337,10 +506,20 @@ describe('media', () => {
       const res = await t.http
         .post(`${API}/media/${created.body.id}`)
         .set('Authorization', auth('author'))
-        .send({ alt_text: 'New <script>x</script>alt', caption: 'New caption', description: { raw: 'New description' }, post: post.id })
+        .send({
+          alt_text: 'New <script>x</script>alt',
+          caption: 'New caption',
+          description: { raw: 'New description' },
+          post: post.id,
+        })
         .expect(200);
       expect(res.headers.location).toBeUndefined();
-      expect(res.body).toMatchObject({ alt_text: 'New alt', caption: { raw: 'New caption' }, description: { raw: 'New description' }, post: post.id });
+      expect(res.body).toMatchObject({
+        alt_text: 'New alt',
+        caption: { raw: 'New caption' },
+        description: { raw: 'New description' },
+        post: post.id,
+      });
       expect((await t.http.get(`${API}/media/${created.body.id}`).expect(200)).body.alt_text).toBe('New alt');
     });
 
@@ -349,9 +528,17 @@ describe('media', () => {
       const id = created.body.id;
       const before = files().filter((f) => f.includes('doomed'));
       expect(before).toHaveLength(3);
-      expectRestError(await t.http.delete(`${API}/media/${id}`).set('Authorization', auth('author')), 'rest_trash_not_supported', 501);
+      expectRestError(
+        await t.http.delete(`${API}/media/${id}`).set('Authorization', auth('author')),
+        'rest_trash_not_supported',
+        501,
+      );
       expect(files().filter((f) => f.includes('doomed'))).toEqual(before);
-      expectRestError(await t.http.delete(`${API}/media/${id}?force=true`).set('Authorization', auth('contributor')), 'rest_cannot_delete', 403);
+      expectRestError(
+        await t.http.delete(`${API}/media/${id}?force=true`).set('Authorization', auth('contributor')),
+        'rest_cannot_delete',
+        403,
+      );
       const res = await t.http.delete(`${API}/media/${id}?force=true`).set('Authorization', auth('author')).expect(200);
       expect(res.body).toMatchObject({ id, title: { raw: 'doomed' } });
       expect(files().filter((f) => f.includes('doomed'))).toEqual([]);
@@ -363,9 +550,11 @@ describe('media', () => {
       const rows = await t.dataSource.getRepository(PostEntity).countBy({ type: 'attachment' });
       const before = files();
       // The database layer fails the attachment's insert, after its files were stored.
-      const failing = { beforeInsert: (event: { entity?: { type?: string } }) => {
-        if (event.entity?.type === 'attachment') throw new Error('database unavailable');
-      } };
+      const failing = {
+        beforeInsert: (event: { entity?: { type?: string } }) => {
+          if (event.entity?.type === 'attachment') throw new Error('database unavailable');
+        },
+      };
       t.dataSource.subscribers.push(failing as never);
       try {
         expectRestError(await upload(await png(), 'no-database.png'), 'db_update_error', 500);
@@ -389,7 +578,13 @@ describe('media', () => {
   describe('collection', () => {
     it('filters by media_type, mime_type, parent and parent_exclude, and lists inherit only by default', async () => {
       const post = await createPost(t.dataSource, { author: t.users.editor.id, title: 'Gallery' });
-      const image = await t.http.post(`${API}/media?post=${post.id}`).set('Authorization', auth('editor')).set('Content-Type', 'image/png').set('Content-Disposition', 'attachment; filename="in-gallery.png"').send(await png(20, 20)).expect(201);
+      const image = await t.http
+        .post(`${API}/media?post=${post.id}`)
+        .set('Authorization', auth('editor'))
+        .set('Content-Type', 'image/png')
+        .set('Content-Disposition', 'attachment; filename="in-gallery.png"')
+        .send(await png(20, 20))
+        .expect(201);
       const text = await upload(Buffer.from('x,y\n'), 'numbers.csv', 'text/csv').expect(201);
       const ids = async (query: string, role?: keyof TestApp['users']) => {
         let req = t.http.get(`${API}/media?per_page=100&${query}`);
@@ -406,7 +601,11 @@ describe('media', () => {
       expect(await ids(`parent=${post.id}`)).toEqual([image.body.id]);
       expect(await ids(`parent_exclude=${post.id}`)).not.toContain(image.body.id);
       expectRestError(await t.http.get(`${API}/media?status=private`), 'rest_invalid_param', 400);
-      expectRestError(await t.http.get(`${API}/media?status=publish`).set('Authorization', auth('editor')), 'rest_invalid_param', 400);
+      expectRestError(
+        await t.http.get(`${API}/media?status=publish`).set('Authorization', auth('editor')),
+        'rest_invalid_param',
+        400,
+      );
       expect(await ids('status=private', 'editor')).toEqual([]);
       expectRestError(await t.http.get(`${API}/media?media_type=spreadsheet`), 'rest_invalid_param', 400);
     });
@@ -415,8 +614,30 @@ describe('media', () => {
       const res = await t.http.options(`${API}/media`).expect(200);
       expect(Object.keys(res.body.schema.properties).sort()).toEqual(
         [
-          'alt_text', 'author', 'caption', 'comment_status', 'date', 'date_gmt', 'description', 'guid', 'id', 'link', 'media_details', 'media_type', 'meta',
-          'mime_type', 'missing_image_sizes', 'modified', 'modified_gmt', 'ping_status', 'post', 'slug', 'source_url', 'status', 'title', 'type',
+          'alt_text',
+          'author',
+          'caption',
+          'comment_status',
+          'date',
+          'date_gmt',
+          'description',
+          'guid',
+          'id',
+          'link',
+          'media_details',
+          'media_type',
+          'meta',
+          'mime_type',
+          'missing_image_sizes',
+          'modified',
+          'modified_gmt',
+          'ping_status',
+          'post',
+          'slug',
+          'source_url',
+          'status',
+          'title',
+          'type',
         ].sort(),
       );
     });
@@ -427,7 +648,11 @@ describe('media', () => {
       const make = async (n: number) => {
         for (let i = 0; i < n; i++) {
           const media = await upload(await png(320, 240), `featured-${n}-${i}.png`).expect(201);
-          await t.http.post(`${API}/posts`).set('Authorization', auth('author')).send({ title: `Featured ${n} ${i}`, status: 'publish', featured_media: media.body.id }).expect(201);
+          await t.http
+            .post(`${API}/posts`)
+            .set('Authorization', auth('author'))
+            .send({ title: `Featured ${n} ${i}`, status: 'publish', featured_media: media.body.id })
+            .expect(201);
         }
       };
       await make(2);

@@ -4,7 +4,6 @@ import { createPost } from '../factories/post.factory';
 import { createTestApp, TestApp } from '../utils/test-app';
 import { collector } from '../utils/heap';
 
-
 const gc = collector();
 
 /** The memory the process's JavaScript values hold after a full collection: the heap, and buffers outside it. */
@@ -30,7 +29,8 @@ describe('memory held after reading large posts', () => {
   let small: number;
   let ids: number[] = [];
   let baseline = 0;
-  const paragraph = (i: number) => `<!-- wp:paragraph -->\n<p>Paragraph ${i} — the quick brown fox jumps over the lazy dog, "again" and again.</p>\n<!-- /wp:paragraph -->\n\n`;
+  const paragraph = (i: number) =>
+    `<!-- wp:paragraph -->\n<p>Paragraph ${i} — the quick brown fox jumps over the lazy dog, "again" and again.</p>\n<!-- /wp:paragraph -->\n\n`;
   let body = '';
 
   const api = '/cms-json/cms/v2/posts';
@@ -57,7 +57,13 @@ describe('memory held after reading large posts', () => {
     for (let i = 0; i < POSTS; i++) {
       const status = i % 5 === 0 ? 'draft' : 'publish';
       // The excerpt is set: rendering the content is what each read costs.
-      const post = await createPost(t.dataSource, { author: t.users.author.id, status, title: `Large ${i}`, excerpt: `Excerpt ${i}`, content: `Post ${i}. ${body}` });
+      const post = await createPost(t.dataSource, {
+        author: t.users.author.id,
+        status,
+        title: `Large ${i}`,
+        excerpt: `Excerpt ${i}`,
+        content: `Post ${i}. ${body}`,
+      });
       ids.push(post.id);
     }
     expect(ids).toHaveLength(POSTS);
@@ -78,7 +84,10 @@ describe('memory held after reading large posts', () => {
   it('serves them in collections', async () => {
     for (let page = 0; page < POSTS / 10; page++) {
       const include = ids.slice(page * 10, page * 10 + 10);
-      const res = await t.http.get(`${api}?include=${include.join(',')}&orderby=include&status=publish,draft&per_page=10`).set('Authorization', admin()).expect(200);
+      const res = await t.http
+        .get(`${api}?include=${include.join(',')}&orderby=include&status=publish,draft&per_page=10`)
+        .set('Authorization', admin())
+        .expect(200);
       expect(res.body.map((p: { id: number }) => p.id)).toEqual(include);
       expect(res.body[1].content.rendered.length).toBeGreaterThan(CONTENT_CHARS / 2);
     }
@@ -91,7 +100,10 @@ describe('memory held after reading large posts', () => {
   it('keeps each cache within its bound in bytes, and none of the large posts', () => {
     const caches = usage();
     for (const cache of caches) {
-      expect({ name: cache.name, within: cache.bytes <= cache.maxBytes && cache.entries <= cache.maxEntries }).toEqual({ name: cache.name, within: true });
+      expect({ name: cache.name, within: cache.bytes <= cache.maxBytes && cache.entries <= cache.maxEntries }).toEqual({
+        name: cache.name,
+        within: true,
+      });
     }
     const named = (name: string) => caches.filter((c) => c.name === name);
     expect(named('rendered-html').map((c) => c.maxBytes)).toEqual([RENDERED_HTML_CACHE.bytes]);
@@ -108,7 +120,10 @@ describe('memory held after reading large posts', () => {
     // The bound is the sum of the caches' bounds (some 70 MiB); the posts read were about 100 MiB of text as
     // stored, twice that as rendered HTML and JSON.
     expect(bound()).toBeLessThan(100 * MiB);
-    expect({ growthMiB: Math.round(growth / MiB), below: growth < bound() }).toEqual({ growthMiB: expect.any(Number), below: true });
+    expect({ growthMiB: Math.round(growth / MiB), below: growth < bound() }).toEqual({
+      growthMiB: expect.any(Number),
+      below: true,
+    });
   });
 
   it('still reuses what it may keep', async () => {

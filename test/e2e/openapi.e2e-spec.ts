@@ -32,7 +32,8 @@ function schemasOf(doc: Doc): Doc[] {
     const schema = s as Doc;
     out.push(schema);
     if (schema.items) walk(schema.items);
-    if (schema.additionalProperties && typeof schema.additionalProperties === 'object') walk(schema.additionalProperties);
+    if (schema.additionalProperties && typeof schema.additionalProperties === 'object')
+      walk(schema.additionalProperties);
     for (const p of Object.values(schema.properties ?? {})) walk(p);
     for (const k of ['anyOf', 'oneOf']) for (const p of schema[k] ?? []) walk(p);
   };
@@ -41,7 +42,8 @@ function schemasOf(doc: Doc): Doc[] {
     for (const op of Object.values(item) as Doc[]) {
       for (const p of op.parameters ?? []) walk(p.schema);
       for (const c of Object.values(op.requestBody?.content ?? {}) as Doc[]) walk(c.schema);
-      for (const r of Object.values(op.responses) as Doc[]) for (const c of Object.values(r.content ?? {}) as Doc[]) walk(c.schema);
+      for (const r of Object.values(op.responses) as Doc[])
+        for (const c of Object.values(r.content ?? {}) as Doc[]) walk(c.schema);
     }
   }
   return out;
@@ -60,7 +62,10 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'cms-openapi-'));
-    t = await createTestApp('openapi', { extensions: [LibraryExtensionModule], cms: { uploadDir: join(tmp, 'uploads') } });
+    t = await createTestApp('openapi', {
+      extensions: [LibraryExtensionModule],
+      cms: { uploadDir: join(tmp, 'uploads') },
+    });
     doc = (await t.http.get('/cms-json/openapi.json').expect(200)).body;
   });
   afterAll(async () => {
@@ -102,23 +107,43 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
   it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', () => {
     const file = join(tmp, 'openapi.json');
     writeFileSync(file, JSON.stringify(doc));
-    const out = JSON.parse(execFileSync(process.execPath, [join(FIXTURES, 'validate.mjs'), file], { cwd: ROOT, encoding: 'utf8' }));
+    const out = JSON.parse(
+      execFileSync(process.execPath, [join(FIXTURES, 'validate.mjs'), file], { cwd: ROOT, encoding: 'utf8' }),
+    );
     expect(out).toEqual({ valid: true, version: '3.1', errors: null });
     // And the validator does refuse a broken one (a path parameter the path does not have).
     const broken = JSON.parse(JSON.stringify(doc));
     broken.paths['/cms/v2/posts/{id}'].get.parameters[0].in = 'elsewhere';
     writeFileSync(file, JSON.stringify(broken));
-    const refused = JSON.parse(execFileSync(process.execPath, [join(FIXTURES, 'validate.mjs'), file], { cwd: ROOT, encoding: 'utf8' }));
+    const refused = JSON.parse(
+      execFileSync(process.execPath, [join(FIXTURES, 'validate.mjs'), file], { cwd: ROOT, encoding: 'utf8' }),
+    );
     expect(refused.valid).toBe(false);
   });
 
   it('turns route patterns into paths with typed path parameters', () => {
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/', '/cms/v2', '/cms/v2/posts', '/cms/v2/posts/{id}', '/cms/v2/posts/{parent}/revisions/{id}', '/cms/v2/types/{type}', '/cms/v2/users/me']),
+      expect.arrayContaining([
+        '/',
+        '/cms/v2',
+        '/cms/v2/posts',
+        '/cms/v2/posts/{id}',
+        '/cms/v2/posts/{parent}/revisions/{id}',
+        '/cms/v2/types/{type}',
+        '/cms/v2/users/me',
+      ]),
     );
     expect(Object.keys(doc.paths).filter((p) => /[()?\\]/.test(p))).toEqual([]);
-    expect(parameter(doc.paths['/cms/v2/posts/{id}'].get, 'id')).toMatchObject({ in: 'path', required: true, schema: { type: 'integer' } });
-    expect(parameter(doc.paths['/cms/v2/types/{type}'].get, 'type')).toMatchObject({ in: 'path', required: true, schema: { type: 'string', pattern: '^[\\w-]+$' } });
+    expect(parameter(doc.paths['/cms/v2/posts/{id}'].get, 'id')).toMatchObject({
+      in: 'path',
+      required: true,
+      schema: { type: 'integer' },
+    });
+    expect(parameter(doc.paths['/cms/v2/types/{type}'].get, 'type')).toMatchObject({
+      in: 'path',
+      required: true,
+      schema: { type: 'string', pattern: '^[\\w-]+$' },
+    });
     const userId = parameter(doc.paths['/cms/v2/users/{user_id}/application-passwords/{uuid}'].get, 'user_id');
     expect(userId.schema).toEqual({ type: 'string', pattern: '^(?:[\\d]+|me)$' });
     expect(new RegExp(userId.schema.pattern).test('me') && new RegExp(userId.schema.pattern).test('12')).toBe(true);
@@ -126,9 +151,20 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
 
   it('maps GET arguments to query parameters: types, bounds, enums, lists sent comma-separated, required ones', () => {
     const list = doc.paths['/cms/v2/posts'].get;
-    expect(parameter(list, 'per_page')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } });
-    expect(parameter(list, 'context').schema).toEqual({ type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' });
-    expect(parameter(list, 'status')).toMatchObject({ style: 'form', explode: false, schema: { type: 'array', items: { type: 'string' } } });
+    expect(parameter(list, 'per_page')).toMatchObject({
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    });
+    expect(parameter(list, 'context').schema).toEqual({
+      type: 'string',
+      enum: ['view', 'embed', 'edit'],
+      default: 'view',
+    });
+    expect(parameter(list, 'status')).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', items: { type: 'string' } },
+    });
     expect(parameter(list, 'status').schema.items.enum).toContain('publish');
     expect(parameter(list, 'after').schema.pattern).toBeDefined();
     expect(parameter(list, 'after').schema.format).toBeUndefined();
@@ -136,7 +172,10 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     expect(parameter(echo, 'somerequired')).toMatchObject({ required: true, schema: { type: 'string' } });
     expect(parameter(echo, 'someinteger').schema).toEqual({ type: 'integer', minimum: 2, maximum: 10 });
     expect(parameter(echo, 'someobject')).toMatchObject({ style: 'deepObject', explode: true });
-    expect(parameter(echo, 'someip').schema).toEqual({ type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] });
+    expect(parameter(echo, 'someip').schema).toEqual({
+      type: 'string',
+      anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }],
+    });
     expect(parameter(echo, 'someemail').schema).toEqual({ type: 'string', format: 'email' });
     // DELETE arguments are query parameters too.
     expect(parameter(doc.paths['/cms/v2/posts/{id}'].delete, 'force').schema.type).toBe('boolean');
@@ -146,11 +185,16 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     const schemas = schemasOf(doc);
     expect(schemas.length).toBeGreaterThan(500);
     for (const schema of schemas) {
-      expect(Object.keys(schema).filter((k) => ['context', 'readonly', 'arg_options', '$schema', 'validate', 'sanitize'].includes(k))).toEqual([]);
+      expect(
+        Object.keys(schema).filter((k) =>
+          ['context', 'readonly', 'arg_options', '$schema', 'validate', 'sanitize'].includes(k),
+        ),
+      ).toEqual([]);
       if ('required' in schema) expect(Array.isArray(schema.required)).toBe(true);
       if ('exclusiveMinimum' in schema) expect(typeof schema.exclusiveMinimum).toBe('number');
       if (schema.format) expect(['email', 'uri', 'uuid', 'ipv4', 'ipv6', 'binary']).toContain(schema.format);
-      if (Array.isArray(schema.type) && schema.enum) expect(schema.enum.includes(null)).toBe(schema.type.includes('null'));
+      if (Array.isArray(schema.type) && schema.enum)
+        expect(schema.enum.includes(null)).toBe(schema.type.includes('null'));
     }
   });
 
@@ -163,8 +207,12 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     expect(post.required).toEqual(expect.arrayContaining(['id', 'title', 'content', 'status', 'link']));
     expect(post.required).not.toContain('password');
     expect(post.properties._links.readOnly).toBe(true);
-    expect(doc.paths['/cms/v2/posts/{id}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/post' });
-    expect(doc.paths['/cms/v2/pages/{id}'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/page' });
+    expect(doc.paths['/cms/v2/posts/{id}'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/post',
+    });
+    expect(doc.paths['/cms/v2/pages/{id}'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/page',
+    });
   });
 
   it('answers a real post with every property its schema requires', async () => {
@@ -186,9 +234,21 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
 
   it('describes what the API answers: every required property is there, and nothing the schema does not name', async () => {
     const admin = t.users.administrator;
-    const category = await t.http.post('/cms-json/cms/v2/categories').auth(admin.login, admin.appPassword).send({ name: 'Described' }).expect(201);
-    const post = await t.http.post('/cms-json/cms/v2/posts').auth(admin.login, admin.appPassword).send({ title: 'Commented', status: 'publish' }).expect(201);
-    const comment = await t.http.post('/cms-json/cms/v2/comments').auth(admin.login, admin.appPassword).send({ post: post.body.id, content: 'Hi' }).expect(201);
+    const category = await t.http
+      .post('/cms-json/cms/v2/categories')
+      .auth(admin.login, admin.appPassword)
+      .send({ name: 'Described' })
+      .expect(201);
+    const post = await t.http
+      .post('/cms-json/cms/v2/posts')
+      .auth(admin.login, admin.appPassword)
+      .send({ title: 'Commented', status: 'publish' })
+      .expect(201);
+    const comment = await t.http
+      .post('/cms-json/cms/v2/comments')
+      .auth(admin.login, admin.appPassword)
+      .send({ post: post.body.id, content: 'Hi' })
+      .expect(201);
     const checks: Array<[string, string, boolean]> = [
       [`/cms/v2/categories/${category.body.id}`, '/cms/v2/categories/{id}', false],
       [`/cms/v2/comments/${comment.body.id}`, '/cms/v2/comments/{id}', false],
@@ -207,26 +267,41 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
       if (schema.items) schema = schema.items;
       const component = doc.components.schemas[schema.$ref.split('/').pop()];
       for (const item of Array.isArray(res.body) ? res.body : [res.body]) {
-        expect({ url, missing: (component.required ?? []).filter((k: string) => !(k in item)) }).toEqual({ url, missing: [] });
+        expect({ url, missing: (component.required ?? []).filter((k: string) => !(k in item)) }).toEqual({
+          url,
+          missing: [],
+        });
         // The fixture's `rest_prepare_status` filter adds `badge` without a schema: no document can know of it.
-        const unnamed = Object.keys(item).filter((k) => !(k in component.properties) && !(k === 'badge' && path.startsWith('/cms/v2/statuses')));
+        const unnamed = Object.keys(item).filter(
+          (k) => !(k in component.properties) && !(k === 'badge' && path.startsWith('/cms/v2/statuses')),
+        );
         expect({ url, unnamed }).toEqual({ url, unnamed: [] });
       }
     }
   });
 
   it('answers 201 for creates and 200 otherwise; lists are arrays, types/statuses/taxonomies objects by name', () => {
-    const items = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema;
+    const items = (path: string, method: string, status: string) =>
+      doc.paths[path][method].responses[status].content['application/json'].schema;
     expect(items('/cms/v2/posts', 'post', '201')).toEqual({ $ref: '#/components/schemas/post' });
     expect(doc.paths['/cms/v2/posts'].post.responses['200']).toBeUndefined();
     expect(items('/cms/v2/posts/{id}', 'put', '200')).toEqual({ $ref: '#/components/schemas/post' });
     expect(items('/cms/v2/comments', 'post', '201')).toEqual({ $ref: '#/components/schemas/comment' });
     expect(items('/cms/v2/settings', 'post', '200')).toEqual({ $ref: '#/components/schemas/settings' });
     expect(doc.paths['/cms-auth/v1/login'].post.responses['200']).toBeDefined();
-    expect(items('/cms/v2/posts', 'get', '200')).toEqual({ type: 'array', items: { $ref: '#/components/schemas/post' } });
-    expect(items('/cms/v2/types', 'get', '200')).toEqual({ type: 'object', additionalProperties: { $ref: '#/components/schemas/type' } });
+    expect(items('/cms/v2/posts', 'get', '200')).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/post' },
+    });
+    expect(items('/cms/v2/types', 'get', '200')).toEqual({
+      type: 'object',
+      additionalProperties: { $ref: '#/components/schemas/type' },
+    });
     expect(items('/cms/v2/types/{type}', 'get', '200')).toEqual({ $ref: '#/components/schemas/type' });
-    expect(items('/cms/v2/users/{user_id}/application-passwords', 'get', '200')).toEqual({ type: 'array', items: { $ref: '#/components/schemas/application-password' } });
+    expect(items('/cms/v2/users/{user_id}/application-passwords', 'get', '200')).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/application-password' },
+    });
     expect(doc.paths['/cms/v2/types'].get.responses['200'].headers).toBeUndefined();
   });
 
@@ -236,7 +311,10 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     expect(body.properties.id).toBeUndefined();
     expect(body.properties.link).toBeUndefined();
     expect(body.properties.status.enum).toContain('draft');
-    expect(body.properties.title.anyOf).toEqual([{ type: 'string' }, { type: 'object', properties: { raw: expect.objectContaining({ type: 'string' }) } }]);
+    expect(body.properties.title.anyOf).toEqual([
+      { type: 'string' },
+      { type: 'object', properties: { raw: expect.objectContaining({ type: 'string' }) } },
+    ]);
     const users = doc.paths['/cms/v2/users'].post.requestBody.content['application/json'].schema;
     expect(users.required).toEqual(expect.arrayContaining(['username', 'email', 'password']));
     expect(doc.paths['/cms/v2/posts/{id}'].patch.requestBody).toEqual(doc.paths['/cms/v2/posts/{id}'].put.requestBody);
@@ -278,8 +356,11 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
   it('has the error body as a component, used by 400/401/403/404, and the body matches real errors', async () => {
     expect(doc.components.schemas.Error).toMatchObject({ type: 'object', required: ['code', 'message', 'data'] });
     const op = doc.paths['/cms/v2/posts/{id}'].get;
-    for (const status of ['400', '401', '403', '404']) expect(op.responses[status].$ref).toMatch(/^#\/components\/responses\//);
-    expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    for (const status of ['400', '401', '403', '404'])
+      expect(op.responses[status].$ref).toMatch(/^#\/components\/responses\//);
+    expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
     expect(doc.paths['/cms/v2/posts'].get.responses['404']).toBeUndefined();
     const missing = await t.http.get('/cms-json/cms/v2/posts/987654').expect(404);
     expect(Object.keys(missing.body).sort()).toEqual(['code', 'data', 'message']);
@@ -296,15 +377,31 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
   });
 
   it('includes what extensions register: routes, post types, taxonomies, fields', () => {
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/library/v1/shelves', '/library/v1/readers/{id}', '/cms/v2/books', '/cms/v2/books/{id}', '/cms/v2/genre/{id}']));
-    expect(doc.components.schemas.shelf.properties.color).toEqual({ description: 'Colour of the shelf.', type: 'string', enum: ['plain', 'red', 'black'] });
-    expect(doc.paths['/library/v1/shelves'].post.requestBody.content['application/json'].schema.properties.color.enum).toEqual(['plain', 'red', 'black']);
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/library/v1/shelves',
+        '/library/v1/readers/{id}',
+        '/cms/v2/books',
+        '/cms/v2/books/{id}',
+        '/cms/v2/genre/{id}',
+      ]),
+    );
+    expect(doc.components.schemas.shelf.properties.color).toEqual({
+      description: 'Colour of the shelf.',
+      type: 'string',
+      enum: ['plain', 'red', 'black'],
+    });
+    expect(
+      doc.paths['/library/v1/shelves'].post.requestBody.content['application/json'].schema.properties.color.enum,
+    ).toEqual(['plain', 'red', 'black']);
     expect(doc.components.schemas.type.properties.shelf_count).toMatchObject({ type: 'integer', readOnly: true });
     // The taxonomy registered for books is a field of books only.
     expect(doc.components.schemas.book.properties.genre).toMatchObject({ type: 'array', items: { type: 'integer' } });
     expect(doc.components.schemas.post.properties.genre).toBeUndefined();
     expect(parameter(doc.paths['/library/v1/readers/{id}'].get, 'id').schema).toEqual({ type: 'integer' });
-    expect(doc.tags.map((tag: Doc) => tag.name)).toEqual(expect.arrayContaining(['posts', 'books', 'library/v1', 'index']));
+    expect(doc.tags.map((tag: Doc) => tag.name)).toEqual(
+      expect.arrayContaining(['posts', 'books', 'library/v1', 'index']),
+    );
   });
 
   it('operation ids are unique', () => {
@@ -319,11 +416,21 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     beforeAll(() => {
       const source = join(tmp, 'openapi-client.json');
       writeFileSync(source, JSON.stringify(doc));
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), source, '-o', join(tmp, 'cms.d.ts')], { cwd: ROOT, stdio: 'pipe' });
+      execFileSync(
+        process.execPath,
+        [join(ROOT, 'node_modules/openapi-typescript/bin/cli.js'), source, '-o', join(tmp, 'cms.d.ts')],
+        { cwd: ROOT, stdio: 'pipe' },
+      );
       copyFileSync(join(FIXTURES, 'usage.ts'), join(tmp, 'usage.ts'));
       copyFileSync(join(FIXTURES, 'wrong-usage.ts'), join(tmp, 'wrong-usage.ts'));
       diagnostics = (file) => {
-        const program = ts.createProgram([join(tmp, file)], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.CommonJS, types: [] });
+        const program = ts.createProgram([join(tmp, file)], {
+          strict: true,
+          noEmit: true,
+          target: ts.ScriptTarget.ES2022,
+          module: ts.ModuleKind.CommonJS,
+          types: [],
+        });
         return [...ts.getPreEmitDiagnostics(program)];
       };
     }, 60000);
@@ -339,7 +446,9 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
       const wrong = lines.map((line, i) => (line.endsWith('// wrong') ? i : -1)).filter((i) => i >= 0);
       expect(wrong.length).toBe(8);
       const found = diagnostics('wrong-usage.ts').filter((d) => d.file?.fileName === file);
-      const failing = [...new Set(found.map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line))].sort((a, b) => a - b);
+      const failing = [...new Set(found.map((d) => d.file!.getLineAndCharacterOfPosition(d.start!).line))].sort(
+        (a, b) => a - b,
+      );
       expect(failing).toEqual(wrong);
     });
   });

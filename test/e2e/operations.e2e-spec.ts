@@ -57,7 +57,9 @@ describe('health and logs of the standalone server', () => {
     it('is not behind authentication: wrong credentials change nothing', async () => {
       const failures = () => server.lines().filter((line) => line.event === 'authentication_failed').length;
       const before = failures();
-      const ready = await fetch(`${server.base}/health/ready`, { headers: { Authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' } });
+      const ready = await fetch(`${server.base}/health/ready`, {
+        headers: { Authorization: 'Basic bm9ib2R5Om5vdGhpbmc=' },
+      });
       expect(ready.status).toBe(200);
       expect(((await ready.json()) as { status: string }).status).toBe('ok');
       // The credentials were not even checked.
@@ -73,11 +75,19 @@ describe('health and logs of the standalone server', () => {
       const lines = server.lines();
       expect(lines).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ level: 'info', context: 'NestApplication', msg: 'Nest application successfully started', pid: server.child.pid }),
+          expect.objectContaining({
+            level: 'info',
+            context: 'NestApplication',
+            msg: 'Nest application successfully started',
+            pid: server.child.pid,
+          }),
           expect.objectContaining({ level: 'info', msg: `Serving http://localhost:${server.port}/cms-json/` }),
         ]),
       );
-      for (const line of lines) expect(line).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) }));
+      for (const line of lines)
+        expect(line).toEqual(
+          expect.objectContaining({ time: expect.any(String), level: expect.any(String), msg: expect.any(String) }),
+        );
     });
 
     it('logs one line per request: its id (echoed), method, route pattern, status, duration and user; credentials redacted', async () => {
@@ -90,7 +100,9 @@ describe('health and logs of the standalone server', () => {
       expect(login.headers.get('x-request-id')).toBe('ops-login-1');
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
       const { nonce } = (await login.json()) as { nonce: string };
-      const me = await fetch(`${server.base}/cms-json/cms/v2/users/me?_cmsnonce=${nonce}&context=edit`, { headers: { Cookie: cookie } });
+      const me = await fetch(`${server.base}/cms-json/cms/v2/users/me?_cmsnonce=${nonce}&context=edit`, {
+        headers: { Cookie: cookie },
+      });
       expect(me.status).toBe(200);
       const { id } = (await me.json()) as { id: number };
       const requestId = me.headers.get('x-request-id') ?? '';
@@ -108,14 +120,18 @@ describe('health and logs of the standalone server', () => {
       const loginLine = await server.waitForLine((l) => l.req?.id === 'ops-login-1');
       expect(loginLine).toMatchObject({ route: '/cms-auth/v1/login', res: { statusCode: 200 } });
       // No headers either way: no cookie, nonce or Authorization to leak.
-      for (const logged of [line, loginLine]) expect([logged.req.headers, logged.res.headers]).toEqual([undefined, undefined]);
+      for (const logged of [line, loginLine])
+        expect([logged.req.headers, logged.res.headers]).toEqual([undefined, undefined]);
       // Neither the password, the session cookie nor a nonce is anywhere in the output.
       const output = server.output();
-      for (const secret of [ADMIN.CMS_ADMIN_PASSWORD, cookie.split('=')[1], nonce]) expect(output).not.toContain(secret);
+      for (const secret of [ADMIN.CMS_ADMIN_PASSWORD, cookie.split('=')[1], nonce])
+        expect(output).not.toContain(secret);
     });
 
     it('names the route pattern that matched, and 0 as the user of anonymous requests', async () => {
-      const post = await fetch(`${server.base}/cms-json/cms/v2/posts/999999`, { headers: { 'X-Request-Id': 'ops-anonymous-1' } });
+      const post = await fetch(`${server.base}/cms-json/cms/v2/posts/999999`, {
+        headers: { 'X-Request-Id': 'ops-anonymous-1' },
+      });
       expect(post.status).toBe(404);
       expect(await server.waitForLine((l) => l.req?.id === 'ops-anonymous-1')).toMatchObject({
         level: 'info',
@@ -134,14 +150,28 @@ describe('health and logs of the standalone server', () => {
         });
       expect((await attempt('owner')).status).toBe(401);
       const failed = await server.waitForLine((l) => l.event === 'authentication_failed' && l.via === 'login');
-      expect(failed).toMatchObject({ level: 'warn', context: 'CmsAuth', knownUser: true, userId: expect.any(Number), ip: expect.any(String) });
-      const basic = await fetch(`${server.base}/cms-json/cms/v2/users/me`, { headers: { Authorization: `Basic ${Buffer.from('ghost:abcd efgh ijkl').toString('base64')}` } });
+      expect(failed).toMatchObject({
+        level: 'warn',
+        context: 'CmsAuth',
+        knownUser: true,
+        userId: expect.any(Number),
+        ip: expect.any(String),
+      });
+      const basic = await fetch(`${server.base}/cms-json/cms/v2/users/me`, {
+        headers: { Authorization: `Basic ${Buffer.from('ghost:abcd efgh ijkl').toString('base64')}` },
+      });
       expect(basic.status).toBe(401);
-      expect(await server.waitForLine((l) => l.event === 'authentication_failed' && l.via === 'application-password')).toMatchObject({ knownUser: false, level: 'warn' });
+      expect(
+        await server.waitForLine((l) => l.event === 'authentication_failed' && l.via === 'application-password'),
+      ).toMatchObject({ knownUser: false, level: 'warn' });
       // CMS_RATE_LIMIT_MAX=2: the second failure for the account fills its budget, the third attempt is refused.
       expect((await attempt('OWNER')).status).toBe(401);
       expect((await attempt('owner')).status).toBe(429);
-      expect(await server.waitForLine((l) => l.event === 'rate_limited')).toMatchObject({ level: 'warn', blocked: 'account', retryAfter: expect.any(Number) });
+      expect(await server.waitForLine((l) => l.event === 'rate_limited')).toMatchObject({
+        level: 'warn',
+        blocked: 'account',
+        retryAfter: expect.any(Number),
+      });
       const output = server.output();
       expect(output).not.toContain('not-the-password-42');
       expect(output).not.toContain('ghost');
@@ -158,7 +188,13 @@ describe('compression by the standalone server', () => {
     assertBuilt();
     database = await serverDatabase('operations_compression');
     uploadDir = mkdtempSync(join(tmpdir(), 'cms-operations-uploads-'));
-    server = await startServer({ DATABASE_URL: database.url, ...ADMIN, CMS_UPLOAD_DIR: uploadDir, CMS_COMPRESSION_THRESHOLD: '2kb', CMS_REQUEST_LOG: 'off' });
+    server = await startServer({
+      DATABASE_URL: database.url,
+      ...ADMIN,
+      CMS_UPLOAD_DIR: uploadDir,
+      CMS_COMPRESSION_THRESHOLD: '2kb',
+      CMS_REQUEST_LOG: 'off',
+    });
   });
   afterAll(async () => {
     await stopServer(server);
@@ -187,7 +223,12 @@ describe('compression by the standalone server', () => {
     const text = Array.from({ length: 300 }, (_, i) => `${i},row ${i}`).join('\n');
     const created = await fetch(`${server.base}/cms-json/cms/v2/media`, {
       method: 'POST',
-      headers: { Cookie: cookie, 'X-CMS-Nonce': nonce, 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="rows.csv"' },
+      headers: {
+        Cookie: cookie,
+        'X-CMS-Nonce': nonce,
+        'Content-Type': 'text/csv',
+        'Content-Disposition': 'attachment; filename="rows.csv"',
+      },
       body: text,
     });
     expect(created.status).toBe(201);
@@ -230,12 +271,23 @@ describe('readiness of a server whose database is not migrated', () => {
     const ready = await fetch(`${server.base}/health/ready`, { headers: { 'X-Request-Id': 'ops-not-ready' } });
     expect(ready.status).toBe(503);
     expect(ready.headers.get('cache-control')).toBe('no-store');
-    const body = (await ready.json()) as { status: string; error: Record<string, unknown>; info: Record<string, unknown> };
+    const body = (await ready.json()) as {
+      status: string;
+      error: Record<string, unknown>;
+      info: Record<string, unknown>;
+    };
     expect(body.status).toBe('error');
     expect(body.info.database).toMatchObject({ status: 'up' });
-    expect(body.error.migrations).toEqual({ status: 'down', message: `${MIGRATION_NAMES.length} migration(s) not applied`, pending: MIGRATION_NAMES });
+    expect(body.error.migrations).toEqual({
+      status: 'down',
+      message: `${MIGRATION_NAMES.length} migration(s) not applied`,
+      pending: MIGRATION_NAMES,
+    });
     // Logged at error (a 5xx answer); at LOG_LEVEL=warn nothing below warn is written.
-    expect(await server.waitForLine((l) => l.req?.id === 'ops-not-ready')).toMatchObject({ level: 'error', res: { statusCode: 503 } });
+    expect(await server.waitForLine((l) => l.req?.id === 'ops-not-ready')).toMatchObject({
+      level: 'error',
+      res: { statusCode: 503 },
+    });
     expect(server.lines().filter((l) => l.level === 'info' || l.level === 'debug')).toEqual([]);
   });
 });

@@ -16,7 +16,8 @@ class PostMetaExtension implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const meta = (key: string, definition: Parameters<CmsExtensionRegistry['registerMeta']>[2]) => this.cms.registerMeta('post', key, definition);
+    const meta = (key: string, definition: Parameters<CmsExtensionRegistry['registerMeta']>[2]) =>
+      this.cms.registerMeta('post', key, definition);
     meta('test_single', { type: 'string', single: true, showInRest: true });
     meta('test_multi', { type: 'string', single: false, showInRest: true });
     meta('test_bad_auth', { type: 'string', single: true, showInRest: true });
@@ -28,7 +29,11 @@ class PostMetaExtension implements OnModuleInit {
     meta('test_string', { type: 'string', single: true, showInRest: true });
     meta('test_number', { type: 'number', single: true, showInRest: true });
     meta('test_bool', { type: 'boolean', single: true, showInRest: true });
-    meta('test_list', { type: 'array', single: true, showInRest: { schema: { type: 'array', items: { type: 'string' } } } });
+    meta('test_list', {
+      type: 'array',
+      single: true,
+      showInRest: { schema: { type: 'array', items: { type: 'string' } } },
+    });
     this.caps.registerMetaAuth('post', 'test_bad_auth', () => false);
     this.caps.registerMetaAuth('post', 'test_bad_auth_multi', () => false);
   }
@@ -51,9 +56,15 @@ describe('posts: registered meta fields', () => {
 
   /** Stored values of a key, oldest first. */
   const stored = async (key: string, id = post): Promise<Array<string | null>> =>
-    (await t.dataSource.getRepository(PostMetaEntity).find({ where: { postId: id, key }, order: { id: 'ASC' } })).map((r) => r.value);
+    (await t.dataSource.getRepository(PostMetaEntity).find({ where: { postId: id, key }, order: { id: 'ASC' } })).map(
+      (r) => r.value,
+    );
   const get = (id = post) => t.http.get(`${API}/posts/${id}`).expect(200);
-  const write = (meta: Record<string, unknown>, auth: string | null = t.users.editor.authorization, extra: Record<string, unknown> = {}) => {
+  const write = (
+    meta: Record<string, unknown>,
+    auth: string | null = t.users.editor.authorization,
+    extra: Record<string, unknown> = {},
+  ) => {
     const req = t.http.post(`${API}/posts/${post}`);
     if (auth) req.set('Authorization', auth);
     return req.send({ ...extra, meta });
@@ -157,7 +168,11 @@ describe('posts: registered meta fields', () => {
     });
 
     it('stores nothing of a request with a refused key, neither other keys nor post fields', async () => {
-      const res = await write({ test_single: 'allowed', test_multi: ['a'], test_bad_auth: 'refused' }, t.users.editor.authorization, { title: 'Changed' });
+      const res = await write(
+        { test_single: 'allowed', test_multi: ['a'], test_bad_auth: 'refused' },
+        t.users.editor.authorization,
+        { title: 'Changed' },
+      );
       expectRestError(res, 'rest_cannot_update', 403);
       expect(await stored('test_single')).toEqual([]);
       expect(await stored('test_multi')).toEqual([]);
@@ -166,7 +181,9 @@ describe('posts: registered meta fields', () => {
     });
 
     it('ignores unregistered keys and keys not shown in the API', async () => {
-      await write({ test_unregistered: 'x', test_no_rest: 'x', test_rest_disabled: 'x', test_single: 'kept' }).expect(200);
+      await write({ test_unregistered: 'x', test_no_rest: 'x', test_rest_disabled: 'x', test_single: 'kept' }).expect(
+        200,
+      );
       expect(await stored('test_unregistered')).toEqual([]);
       expect(await stored('test_no_rest')).toEqual([]);
       expect(await stored('test_rest_disabled')).toEqual([]);

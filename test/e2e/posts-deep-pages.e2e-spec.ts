@@ -17,8 +17,14 @@ describe('posts: deep pages', () => {
   beforeAll(async () => {
     t = await createTestApp('posts_deep_pages');
     // 320 posts on 28 days: most share their date with others, so the order within a date is the ids'.
-    for (let i = 0; i < POSTS; i++) await createPost(t.dataSource, { author: t.users.author.id, date: `2024-03-${String((i % 28) + 1).padStart(2, '0')} 08:00:00` });
-    const rows = await t.dataSource.getRepository(PostEntity).find({ select: { id: true }, where: { type: 'post', status: 'publish' }, order: { date: 'DESC', id: 'DESC' } });
+    for (let i = 0; i < POSTS; i++)
+      await createPost(t.dataSource, {
+        author: t.users.author.id,
+        date: `2024-03-${String((i % 28) + 1).padStart(2, '0')} 08:00:00`,
+      });
+    const rows = await t.dataSource
+      .getRepository(PostEntity)
+      .find({ select: { id: true }, where: { type: 'post', status: 'publish' }, order: { date: 'DESC', id: 'DESC' } });
     expected = rows.map((r) => r.id);
     expect(expected).toHaveLength(POSTS);
   });
@@ -45,12 +51,16 @@ describe('posts: deep pages', () => {
     const deep = await t.http.get(`${API}/posts`).query({ per_page: 5, page: 60, _embed: 'author' }).expect(200);
     expect(ids(deep.body)).toEqual(expected.slice(295, 300));
     for (const post of deep.body) expect(post._embedded.author[0]).toMatchObject({ id: t.users.author.id });
-    const edit = await t.http.get(`${API}/posts`).query({ per_page: 5, page: 60, context: 'edit' }).set('Authorization', t.users.editor.authorization).expect(200);
+    const edit = await t.http
+      .get(`${API}/posts`)
+      .query({ per_page: 5, page: 60, context: 'edit' })
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200);
     expect(ids(edit.body)).toEqual(expected.slice(295, 300));
     expect(edit.body[0].content.raw).toMatch(/^Content of post \d+\.$/);
   });
 
-  describe('several statuses (an editor\'s list)', () => {
+  describe("several statuses (an editor's list)", () => {
     let mixed: PostEntity[];
     const STATUSES = ['publish', 'draft', 'pending', 'private'];
 
@@ -60,46 +70,64 @@ describe('posts: deep pages', () => {
       const statuses = ['draft', 'pending', 'private'];
       for (let i = 0; i < 60; i++) {
         const day = String((i % 28) + 1).padStart(2, '0');
-        const post = await createPost(t.dataSource, { author: t.users.author.id, status: statuses[i % 3], date: `2024-03-${day} 08:00:00`, menuOrder: i % 7 });
-        await t.dataSource.getRepository(PostEntity).update(post.id, { modified: `2024-04-${String(((i * 5) % 28) + 1).padStart(2, '0')} 09:00:00` });
+        const post = await createPost(t.dataSource, {
+          author: t.users.author.id,
+          status: statuses[i % 3],
+          date: `2024-03-${day} 08:00:00`,
+          menuOrder: i % 7,
+        });
+        await t.dataSource
+          .getRepository(PostEntity)
+          .update(post.id, { modified: `2024-04-${String(((i * 5) % 28) + 1).padStart(2, '0')} 09:00:00` });
       }
-      mixed = await t.dataSource.getRepository(PostEntity).find({ where: STATUSES.map((status) => ({ type: 'post', status })) });
+      mixed = await t.dataSource
+        .getRepository(PostEntity)
+        .find({ where: STATUSES.map((status) => ({ type: 'post', status })) });
       expect(mixed).toHaveLength(POSTS + 60);
     });
 
-    const compare = (key: (p: PostEntity) => string | number, order: 'asc' | 'desc', byIdOnly = false) => (a: PostEntity, b: PostEntity) => {
-      const sign = order === 'asc' ? 1 : -1;
-      const ka = key(a);
-      const kb = key(b);
-      if (!byIdOnly && ka !== kb) return (ka < kb ? -1 : 1) * sign;
-      return (a.id - b.id) * sign;
-    };
+    const compare =
+      (key: (p: PostEntity) => string | number, order: 'asc' | 'desc', byIdOnly = false) =>
+      (a: PostEntity, b: PostEntity) => {
+        const sign = order === 'asc' ? 1 : -1;
+        const ka = key(a);
+        const kb = key(b);
+        if (!byIdOnly && ka !== kb) return (ka < kb ? -1 : 1) * sign;
+        return (a.id - b.id) * sign;
+      };
 
     it.each([
       ['date', 'desc'],
       ['date', 'asc'],
       ['modified', 'desc'],
       ['id', 'desc'],
-    ] as const)('lists every post of every status once, ordered by %s %s, through first and deep pages', async (orderby, order) => {
-      const key = { date: (p: PostEntity) => p.date, modified: (p: PostEntity) => p.modified, id: (p: PostEntity) => p.id }[orderby];
-      const want = [...mixed].sort(compare(key, order, orderby === 'id')).map((p) => p.id);
-      const listed: number[] = [];
-      for (let page = 1; page <= 4; page++) {
-        const res = await t.http
+    ] as const)(
+      'lists every post of every status once, ordered by %s %s, through first and deep pages',
+      async (orderby, order) => {
+        const key = {
+          date: (p: PostEntity) => p.date,
+          modified: (p: PostEntity) => p.modified,
+          id: (p: PostEntity) => p.id,
+        }[orderby];
+        const want = [...mixed].sort(compare(key, order, orderby === 'id')).map((p) => p.id);
+        const listed: number[] = [];
+        for (let page = 1; page <= 4; page++) {
+          const res = await t.http
+            .get(`${API}/posts`)
+            .query({ status: STATUSES.join(','), context: 'edit', orderby, order, per_page: 100, page, _fields: 'id' })
+            .set('Authorization', t.users.editor.authorization)
+            .expect(200);
+          expect(res.headers['x-cms-total']).toBe(String(POSTS + 60));
+          listed.push(...ids(res.body));
+        }
+        expect(listed).toEqual(want);
+        const deep = await t.http
           .get(`${API}/posts`)
-          .query({ status: STATUSES.join(','), context: 'edit', orderby, order, per_page: 100, page, _fields: 'id' })
+          .query({ status: STATUSES.join(','), context: 'edit', orderby, order, per_page: 7, page: 45, _fields: 'id' })
           .set('Authorization', t.users.editor.authorization)
           .expect(200);
-        expect(res.headers['x-cms-total']).toBe(String(POSTS + 60));
-        listed.push(...ids(res.body));
-      }
-      expect(listed).toEqual(want);
-      const deep = await t.http
-        .get(`${API}/posts`)
-        .query({ status: STATUSES.join(','), context: 'edit', orderby, order, per_page: 7, page: 45, _fields: 'id' })
-        .set('Authorization', t.users.editor.authorization)
-        .expect(200);
-      expect(ids(deep.body)).toEqual(want.slice(44 * 7, 45 * 7));
-    });
+        expect(ids(deep.body)).toEqual(want.slice(44 * 7, 45 * 7));
+      },
+    );
   });
 });

@@ -20,8 +20,16 @@ describe('posts: collection items prepared once', () => {
 
   beforeAll(async () => {
     t = await createTestApp('posts_prepared_json');
-    first = (await createPost(t.dataSource, { author: t.users.author.id, title: 'First', content: 'Original text' })).id;
-    locked = (await createPost(t.dataSource, { author: t.users.author.id, title: 'Locked', content: 'Secret text', password: 'pw' })).id;
+    first = (await createPost(t.dataSource, { author: t.users.author.id, title: 'First', content: 'Original text' }))
+      .id;
+    locked = (
+      await createPost(t.dataSource, {
+        author: t.users.author.id,
+        title: 'Locked',
+        content: 'Secret text',
+        password: 'pw',
+      })
+    ).id;
     table = t.dataSource.getMetadata(PostEntity).tableName;
   });
   afterAll(() => t.close());
@@ -49,7 +57,11 @@ describe('posts: collection items prepared once', () => {
 
   it('shows a row changed in the database without a new modified date', async () => {
     await item();
-    await t.dataSource.query(`UPDATE ${table} SET post_content = ?, post_title = ? WHERE ID = ?`, ['Changed text', 'Renamed', first]);
+    await t.dataSource.query(`UPDATE ${table} SET post_content = ?, post_title = ? WHERE ID = ?`, [
+      'Changed text',
+      'Renamed',
+      first,
+    ]);
     const changed = await item();
     expect(changed.content.rendered).toBe('<p>Changed text</p>\n');
     expect(changed.title.rendered).toBe('Renamed');
@@ -92,9 +104,14 @@ describe('posts: collection items prepared once', () => {
     await t.dataSource.query(`UPDATE ${table} SET post_excerpt = ? WHERE ID = ?`, ['Excerpt while hooked', first]);
     const hooks = t.app.get(HookRegistry);
     let remove: (() => void) | undefined;
-    const presenter = PostPresenter.prototype as unknown as { prepareItem: (...args: unknown[]) => Promise<RestResponse> };
+    const presenter = PostPresenter.prototype as unknown as {
+      prepareItem: (...args: unknown[]) => Promise<RestResponse>;
+    };
     const prepareItem = presenter.prepareItem;
-    const spy = jest.spyOn(presenter, 'prepareItem').mockImplementationOnce(function (this: unknown, ...args: unknown[]) {
+    const spy = jest.spyOn(presenter, 'prepareItem').mockImplementationOnce(function (
+      this: unknown,
+      ...args: unknown[]
+    ) {
       remove = hooks.addFilter('rest_prepare_post', (response: RestResponse) => {
         (response.data as Record<string, unknown>).late = true;
         return response;
@@ -124,7 +141,10 @@ describe('posts: collection items prepared once', () => {
 
   it('still filters fields and embeds on request', async () => {
     await item();
-    expect((await list('&_fields=id,title').expect(200)).body[0]).toEqual({ id: first, title: { rendered: 'Retitled' } });
+    expect((await list('&_fields=id,title').expect(200)).body[0]).toEqual({
+      id: first,
+      title: { rendered: 'Retitled' },
+    });
     expect((await item('&_embed=author'))._embedded.author[0].id).toBe(t.users.author.id);
   });
 });

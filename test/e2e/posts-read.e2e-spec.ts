@@ -17,15 +17,33 @@ describe('posts: reading', () => {
   beforeAll(async () => {
     t = await createTestApp('posts_read');
     const author = t.users.author.id;
-    published = (await createPost(t.dataSource, { author, title: 'First "quoted" post', content: 'Line one\n\nLine two', date: '2024-02-01 09:00:00' })).id;
+    published = (
+      await createPost(t.dataSource, {
+        author,
+        title: 'First "quoted" post',
+        content: 'Line one\n\nLine two',
+        date: '2024-02-01 09:00:00',
+      })
+    ).id;
     draft = (await createPost(t.dataSource, { author, status: 'draft', title: 'A draft' })).id;
-    privatePost = (await createPost(t.dataSource, { author: t.users.editor.id, status: 'private', title: 'Private', name: 'private-one' })).id;
-    protectedPost = (await createPost(t.dataSource, { author, title: 'Locked', content: 'Secret text', password: 'secret' })).id;
+    privatePost = (
+      await createPost(t.dataSource, {
+        author: t.users.editor.id,
+        status: 'private',
+        title: 'Private',
+        name: 'private-one',
+      })
+    ).id;
+    protectedPost = (
+      await createPost(t.dataSource, { author, title: 'Locked', content: 'Secret text', password: 'secret' })
+    ).id;
     tagId = await createTerm(t.dataSource, 'post_tag', 'News');
     await assignTerms(t.dataSource, published, 'post_tag', [tagId]);
     await assignTerms(t.dataSource, published, 'category', [1]);
     await setPostMeta(t.dataSource, published, '_thumbnail_id', '0');
-    await t.dataSource.getRepository(OptionEntity).update({ name: 'sticky_posts' }, { value: `a:1:{i:0;i:${published};}` });
+    await t.dataSource
+      .getRepository(OptionEntity)
+      .update({ name: 'sticky_posts' }, { value: `a:1:{i:0;i:${published};}` });
     // Written under the server, as WordPress would: its option cache is dropped (else it sees it within 5 s).
     t.app.get(OptionsService).invalidate();
   });
@@ -40,9 +58,31 @@ describe('posts: reading', () => {
   it('prepares a post with its fields, terms, sticky flag and links', async () => {
     const res = await t.http.get(`/cms-json/cms/v2/posts/${published}`).expect(200);
     expect(Object.keys(res.body)).toEqual([
-      'id', 'date', 'date_gmt', 'guid', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'link', 'title', 'content',
-      'excerpt', 'author', 'featured_media', 'parent', 'comment_status', 'ping_status', 'sticky', 'template', 'format', 'meta',
-      'categories', 'tags', '_links',
+      'id',
+      'date',
+      'date_gmt',
+      'guid',
+      'modified',
+      'modified_gmt',
+      'slug',
+      'status',
+      'type',
+      'link',
+      'title',
+      'content',
+      'excerpt',
+      'author',
+      'featured_media',
+      'parent',
+      'comment_status',
+      'ping_status',
+      'sticky',
+      'template',
+      'format',
+      'meta',
+      'categories',
+      'tags',
+      '_links',
     ]);
     expect(res.body).toMatchObject({
       id: published,
@@ -62,7 +102,10 @@ describe('posts: reading', () => {
     expect(res.body.content.rendered).toBe('<p>Line one</p>\n<p>Line two</p>\n');
     expect(res.body.title.raw).toBeUndefined();
     const links = res.body._links;
-    expect(links.author[0]).toEqual({ embeddable: true, href: `http://example.org/cms-json/cms/v2/users/${t.users.author.id}` });
+    expect(links.author[0]).toEqual({
+      embeddable: true,
+      href: `http://example.org/cms-json/cms/v2/users/${t.users.author.id}`,
+    });
     expect(links['cms:term'].map((l: { taxonomy: string }) => l.taxonomy)).toEqual(['category', 'post_tag']);
     expect(links['version-history'][0]).toMatchObject({ count: 0 });
   });
@@ -71,18 +114,31 @@ describe('posts: reading', () => {
     expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${draft}`), 'rest_forbidden', 401);
     expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`), 'rest_forbidden', 401);
     await t.http.get(`/cms-json/cms/v2/posts/${draft}`).set('Authorization', t.users.author.authorization).expect(200);
-    await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.editor.authorization).expect(200);
-    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.author.authorization), 'rest_forbidden', 403);
+    await t.http
+      .get(`/cms-json/cms/v2/posts/${privatePost}`)
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200);
+    expectRestError(
+      await t.http.get(`/cms-json/cms/v2/posts/${privatePost}`).set('Authorization', t.users.author.authorization),
+      'rest_forbidden',
+      403,
+    );
   });
 
   it('needs edit capabilities for other statuses and context=edit', async () => {
     const forbidden = await t.http.get('/cms-json/cms/v2/posts?status=draft');
     expectRestError(forbidden, 'rest_invalid_param', 400);
     expect(forbidden.body.data.params).toEqual({ status: 'Status is forbidden.' });
-    const drafts = await t.http.get('/cms-json/cms/v2/posts?status=draft').set('Authorization', t.users.editor.authorization).expect(200);
+    const drafts = await t.http
+      .get('/cms-json/cms/v2/posts?status=draft')
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200);
     expect(drafts.body.map((p: { id: number }) => p.id)).toEqual([draft]);
     expectRestError(await t.http.get('/cms-json/cms/v2/posts?context=edit'), 'rest_forbidden_context', 401);
-    const edit = await t.http.get(`/cms-json/cms/v2/posts/${published}?context=edit`).set('Authorization', t.users.author.authorization).expect(200);
+    const edit = await t.http
+      .get(`/cms-json/cms/v2/posts/${published}?context=edit`)
+      .set('Authorization', t.users.author.authorization)
+      .expect(200);
     expect(edit.body.title.raw).toBe('First "quoted" post');
     expect(edit.body.password).toBe('');
   });
@@ -92,15 +148,22 @@ describe('posts: reading', () => {
     expect(locked.body.content).toEqual({ rendered: '', protected: true });
     const open = await t.http.get(`/cms-json/cms/v2/posts/${protectedPost}?password=secret`).expect(200);
     expect(open.body.content.rendered).toBe('<p>Secret text</p>\n');
-    expectRestError(await t.http.get(`/cms-json/cms/v2/posts/${protectedPost}?password=wrong`), 'rest_post_incorrect_password', 403);
+    expectRestError(
+      await t.http.get(`/cms-json/cms/v2/posts/${protectedPost}?password=wrong`),
+      'rest_post_incorrect_password',
+      403,
+    );
   });
 
   it('filters by terms, sticky, search, include and slug', async () => {
-    const ids = async (query: string) => (await t.http.get(`/cms-json/cms/v2/posts?${query}`).expect(200)).body.map((p: { id: number }) => p.id);
+    const ids = async (query: string) =>
+      (await t.http.get(`/cms-json/cms/v2/posts?${query}`).expect(200)).body.map((p: { id: number }) => p.id);
     expect(await ids(`tags=${tagId}`)).toEqual([published]);
     expect(await ids(`tags_exclude=${tagId}`)).toEqual([protectedPost]);
     // A term whose stored count says it has many posts is filtered the other way (probing posts in date order): same rows.
-    await t.dataSource.getRepository(TermTaxonomyEntity).update({ termId: tagId, taxonomy: 'post_tag' }, { count: 5000 });
+    await t.dataSource
+      .getRepository(TermTaxonomyEntity)
+      .update({ termId: tagId, taxonomy: 'post_tag' }, { count: 5000 });
     expect(await ids(`tags=${tagId}`)).toEqual([published]);
     expect(await ids(`tags_exclude=${tagId}`)).toEqual([protectedPost]);
     expect(await ids(`tags=${tagId}&categories=1&tax_relation=OR`)).toEqual([published]);
@@ -109,7 +172,9 @@ describe('posts: reading', () => {
     expect(await ids('sticky=false')).toEqual([protectedPost]);
     expect(await ids('search=quoted')).toEqual([published]);
     expect(await ids(`include=${published}`)).toEqual([published]);
-    expect(await ids(`slug=${(await t.http.get(`/cms-json/cms/v2/posts/${published}`)).body.slug}`)).toEqual([published]);
+    expect(await ids(`slug=${(await t.http.get(`/cms-json/cms/v2/posts/${published}`)).body.slug}`)).toEqual([
+      published,
+    ]);
   });
 
   it('applies the spec filter[<query_var>] parameters, private ones only for editors, and reflects them in the totals', async () => {
@@ -117,7 +182,11 @@ describe('posts: reading', () => {
       const req = t.http.get(`/cms-json/cms/v2/posts?${query}`);
       if (auth) req.set('Authorization', auth);
       const res = await req.expect(200);
-      return { ids: res.body.map((p: { id: number }) => p.id), total: res.headers['x-cms-total'], pages: res.headers['x-cms-totalpages'] };
+      return {
+        ids: res.body.map((p: { id: number }) => p.id),
+        total: res.headers['x-cms-total'],
+        pages: res.headers['x-cms-totalpages'],
+      };
     };
     expect((await ids('filter[s]=quoted')).ids).toEqual([published]);
     expect((await ids('filter[s]=quoted')).total).toBe('1');
@@ -161,10 +230,14 @@ describe('posts: reading', () => {
     // A logged-in reader: its reads are not served from the response cache, so they reach the count.
     const reader = t.users.subscriber.authorization;
     const counts = () => t.queries.statements.filter((sql) => /SELECT COUNT\(\*\) AS n FROM \S*posts/.test(sql)).length;
-    await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=3').set('Authorization', reader).expect(200));
+    await t.queries.during(() =>
+      t.http.get('/cms-json/cms/v2/posts?per_page=3').set('Authorization', reader).expect(200),
+    );
     expect(counts()).toBe(1);
     const again = await t.http.get('/cms-json/cms/v2/posts?per_page=5').set('Authorization', reader);
-    await t.queries.during(() => t.http.get('/cms-json/cms/v2/posts?per_page=3').set('Authorization', reader).expect(200));
+    await t.queries.during(() =>
+      t.http.get('/cms-json/cms/v2/posts?per_page=3').set('Authorization', reader).expect(200),
+    );
     expect(counts()).toBe(0);
     const total = Number(again.headers['x-cms-total']);
     await createPost(t.dataSource, { author: t.users.author.id });
@@ -180,7 +253,12 @@ describe('posts: reading', () => {
       const name = `bulk-${String(i).padStart(3, '0')}`;
       named.push([name, await createTerm(t.dataSource, 'post_tag', name)]);
     }
-    await assignTerms(t.dataSource, post, 'post_tag', named.map(([, id]) => id));
+    await assignTerms(
+      t.dataSource,
+      post,
+      'post_tag',
+      named.map(([, id]) => id),
+    );
     const second = await createTerm(t.dataSource, 'category', 'cat-b');
     const first = await createTerm(t.dataSource, 'category', 'cat-a');
     await assignTerms(t.dataSource, post, 'category', [second, first]);
@@ -193,7 +271,9 @@ describe('posts: reading', () => {
     expect(item.body.categories).toEqual([first, second]);
     expect(item.body.format).toBe('aside');
     const list = await t.http.get(`/cms-json/cms/v2/posts?include=${post},${published}&orderby=include`).expect(200);
-    expect(list.body.map((p: { id: number; tags: number[]; format: string }) => [p.id, p.tags.length, p.format])).toEqual([
+    expect(
+      list.body.map((p: { id: number; tags: number[]; format: string }) => [p.id, p.tags.length, p.format]),
+    ).toEqual([
       [post, 150, 'aside'],
       [published, 1, 'standard'],
     ]);

@@ -22,7 +22,13 @@ class BooksExtension implements OnModuleInit {
       supports: ['title', 'editor', 'author'],
       labels: { name: 'Books', singular_name: 'Book' },
     });
-    this.cms.registerMeta('post', 'isbn', { type: 'string', single: true, default: '', showInRest: true, subtype: 'book' });
+    this.cms.registerMeta('post', 'isbn', {
+      type: 'string',
+      single: true,
+      default: '',
+      showInRest: true,
+      subtype: 'book',
+    });
     this.hooks.addFilter('rest_book_query', (query: { exclude: number[] }) => {
       seen.push('rest_book_query');
       return query;
@@ -55,11 +61,20 @@ describe('posts controller: pages and custom post types', () => {
 
   it('serves pages with parent, menu_order, a hierarchical link and an up link', async () => {
     const res = await t.http.get(`/cms-json/cms/v2/pages/${child}`).expect(200);
-    expect(res.body).toMatchObject({ id: child, parent, menu_order: 1, type: 'page', link: 'http://example.org/about/team/' });
+    expect(res.body).toMatchObject({
+      id: child,
+      parent,
+      menu_order: 1,
+      type: 'page',
+      link: 'http://example.org/about/team/',
+    });
     expect(res.body).not.toHaveProperty('sticky');
     expect(res.body).not.toHaveProperty('format');
     expect(res.body).toHaveProperty('excerpt');
-    expect(res.body._links.up[0]).toEqual({ embeddable: true, href: `http://example.org/cms-json/cms/v2/pages/${parent}` });
+    expect(res.body._links.up[0]).toEqual({
+      embeddable: true,
+      href: `http://example.org/cms-json/cms/v2/pages/${parent}`,
+    });
     expect(res.headers.link).toBe('<http://example.org/about/team/>; rel="alternate"; type=text/html');
   });
 
@@ -75,7 +90,10 @@ describe('posts controller: pages and custom post types', () => {
   });
 
   it('prefixes private titles as the reference does, for those who may read them', async () => {
-    const res = await t.http.get('/cms-json/cms/v2/pages?status=private').set('Authorization', t.users.editor.authorization).expect(200);
+    const res = await t.http
+      .get('/cms-json/cms/v2/pages?status=private')
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200);
     expect(res.body[0].title.rendered).toBe('Private: Hidden');
   });
 
@@ -83,7 +101,12 @@ describe('posts controller: pages and custom post types', () => {
     seen.length = 0;
     const list = await t.http.get('/cms-json/cms/v2/books').expect(200);
     expect(list.body.map((b: { id: number }) => b.id)).toEqual([book]);
-    expect(list.body[0]).toMatchObject({ type: 'book', slug: 'dune', shelf: 'A', link: 'http://example.org/book/dune/' });
+    expect(list.body[0]).toMatchObject({
+      type: 'book',
+      slug: 'dune',
+      shelf: 'A',
+      link: 'http://example.org/book/dune/',
+    });
     expect(Object.keys(list.body[0])).not.toContain('excerpt');
     expect(seen).toEqual(['rest_book_query', 'rest_prepare_book']);
     const options = await t.http.options('/cms-json/cms/v2/books').expect(200);
@@ -94,7 +117,13 @@ describe('posts controller: pages and custom post types', () => {
   it('lists the routes of every post type in the index', async () => {
     const res = await t.http.get('/cms-json/cms/v2').expect(200);
     expect(Object.keys(res.body.routes)).toEqual(
-      expect.arrayContaining(['/cms/v2/posts', '/cms/v2/posts/(?P<id>[\\d]+)', '/cms/v2/pages', '/cms/v2/books', '/cms/v2/books/(?P<id>[\\d]+)']),
+      expect.arrayContaining([
+        '/cms/v2/posts',
+        '/cms/v2/posts/(?P<id>[\\d]+)',
+        '/cms/v2/pages',
+        '/cms/v2/books',
+        '/cms/v2/books/(?P<id>[\\d]+)',
+      ]),
     );
   });
 });

@@ -54,7 +54,8 @@ describe('posts: storage rules on write', () => {
   const at = (iso: string) => jest.spyOn(Date, 'now').mockReturnValue(Date.parse(iso));
   const write = (role: Role, path: string, body: Body = {}) =>
     t.http.post(`${API}/${path}`).set('Authorization', t.users[role].authorization).send(body);
-  const remove = (role: Role, path: string) => t.http.delete(`${API}/${path}`).set('Authorization', t.users[role].authorization);
+  const remove = (role: Role, path: string) =>
+    t.http.delete(`${API}/${path}`).set('Authorization', t.users[role].authorization);
 
   /** Creates through the API and answers the created item (edit context). */
   async function create(role: Role, body: Body, type = 'posts'): Promise<Body & { id: number }> {
@@ -85,14 +86,17 @@ describe('posts: storage rules on write', () => {
   async function termIdsOf(postId: number, taxonomy: string): Promise<number[]> {
     const rels = await t.dataSource.getRepository(TermRelationshipEntity).findBy({ objectId: postId });
     if (!rels.length) return [];
-    const tts = await t.dataSource.getRepository(TermTaxonomyEntity).findBy({ id: In(rels.map((r) => r.termTaxonomyId)), taxonomy });
+    const tts = await t.dataSource
+      .getRepository(TermTaxonomyEntity)
+      .findBy({ id: In(rels.map((r) => r.termTaxonomyId)), taxonomy });
     return tts.map((tt) => Number(tt.termId)).sort((a, b) => a - b);
   }
 
   const countOf = async (termId: number, taxonomy: string) =>
     Number((await t.dataSource.getRepository(TermTaxonomyEntity).findOneByOrFail({ termId, taxonomy })).count);
 
-  const rawOption = async (name: string) => (await t.dataSource.getRepository(OptionEntity).findOneByOrFail({ name })).value;
+  const rawOption = async (name: string) =>
+    (await t.dataSource.getRepository(OptionEntity).findOneByOrFail({ name })).value;
 
   /** Writes an option's stored value as WordPress would, and drops the server's option cache. */
   async function setRawOption(name: string, value: string): Promise<void> {
@@ -104,13 +108,19 @@ describe('posts: storage rules on write', () => {
     await write('administrator', 'settings', body).expect(200);
   }
 
-  const dates = (p: PostEntity) => ({ date: p.date, dateGmt: p.dateGmt, modified: p.modified, modifiedGmt: p.modifiedGmt });
+  const dates = (p: PostEntity) => ({
+    date: p.date,
+    dateGmt: p.dateGmt,
+    modified: p.modified,
+    modifiedGmt: p.modifiedGmt,
+  });
 
   // --- HTML ---
 
   describe('HTML filtering', () => {
     const title = '  <h1>Big</h1> <strong>bold</strong> <a href="https://example.com/" target="_blank">link</a>  ';
-    const content = '<p onclick="steal()">Hello <a href="https://example.com/" target="_blank">out</a></p><script>alert(1)</script>';
+    const content =
+      '<p onclick="steal()">Hello <a href="https://example.com/" target="_blank">out</a></p><script>alert(1)</script>';
     const excerpt = '<em onmouseover="x()">Short</em><script>bad()</script>';
 
     it("limits an author's content and excerpt to wp_kses_post and the title to the short allowed-tags list", async () => {
@@ -124,7 +134,7 @@ describe('posts: storage rules on write', () => {
       expect((post.title as Body).raw).toBe(row.title);
     });
 
-    it('filters an author\'s update the same way', async () => {
+    it("filters an author's update the same way", async () => {
       const post = await create('author', { title: 'Plain', status: 'publish' });
       await update('author', post.id, { content: { raw: content }, title: { raw: '<h2>Sub</h2> title ' } });
       const row = await stored(post.id);
@@ -134,15 +144,20 @@ describe('posts: storage rules on write', () => {
       });
     });
 
-    it.each(['editor', 'administrator'] as const)('keeps the HTML of an %s (unfiltered_html), trims the title, adds rel="noopener"', async (role) => {
-      const post = await create(role, { title, content, excerpt, status: 'publish' });
-      const row = await stored(post.id);
-      expect({ title: row.title, content: row.content, excerpt: row.excerpt }).toEqual({
-        title: '<h1>Big</h1> <strong>bold</strong> <a href="https://example.com/" target="_blank" rel="noopener">link</a>',
-        content: '<p onclick="steal()">Hello <a href="https://example.com/" target="_blank" rel="noopener">out</a></p><script>alert(1)</script>',
-        excerpt,
-      });
-    });
+    it.each(['editor', 'administrator'] as const)(
+      'keeps the HTML of an %s (unfiltered_html), trims the title, adds rel="noopener"',
+      async (role) => {
+        const post = await create(role, { title, content, excerpt, status: 'publish' });
+        const row = await stored(post.id);
+        expect({ title: row.title, content: row.content, excerpt: row.excerpt }).toEqual({
+          title:
+            '<h1>Big</h1> <strong>bold</strong> <a href="https://example.com/" target="_blank" rel="noopener">link</a>',
+          content:
+            '<p onclick="steal()">Hello <a href="https://example.com/" target="_blank" rel="noopener">out</a></p><script>alert(1)</script>',
+          excerpt,
+        });
+      },
+    );
   });
 
   // --- slugs ---
@@ -186,14 +201,18 @@ describe('posts: storage rules on write', () => {
       const againUnderA = await create('editor', { title: 'Child', status: 'publish', parent: a.id }, 'pages');
       expect([underA.slug, underB.slug, againUnderA.slug]).toEqual(['child', 'child', 'child-2']);
       expect((await create('editor', { title: 'Two', slug: '2', status: 'publish' }, 'pages')).slug).toBe('2-2');
-      expect((await create('editor', { title: 'Page three', slug: 'page3', status: 'publish' }, 'pages')).slug).toBe('page3-2');
+      expect((await create('editor', { title: 'Page three', slug: 'page3', status: 'publish' }, 'pages')).slug).toBe(
+        'page3-2',
+      );
     });
 
     it('suffixes post slugs that would clash with date archives (/%postname%/) and the reserved feed and embed', async () => {
       expect((await create('editor', { title: 'Year', slug: '2023', status: 'publish' })).slug).toBe('2023-2');
       expect((await create('editor', { title: 'Feed', slug: 'feed', status: 'publish' })).slug).toBe('feed-2');
       expect((await create('editor', { title: 'Embed', slug: 'embed', status: 'publish' })).slug).toBe('embed-2');
-      expect((await create('editor', { title: 'Feed page', slug: 'feed', status: 'publish' }, 'pages')).slug).toBe('feed-2');
+      expect((await create('editor', { title: 'Feed page', slug: 'feed', status: 'publish' }, 'pages')).slug).toBe(
+        'feed-2',
+      );
     });
 
     it("drops the slug of a contributor's pending post, not an editor's", async () => {
@@ -227,7 +246,11 @@ describe('posts: storage rules on write', () => {
 
     it('reads date without offset as site time, date with an offset as that instant, and date_gmt as UTC', async () => {
       const pairs = [];
-      for (const body of [{ date: '2024-03-10T12:00:00' }, { date: '2024-03-10T12:00:00+02:00' }, { date_gmt: '2024-03-10T12:00:00' }]) {
+      for (const body of [
+        { date: '2024-03-10T12:00:00' },
+        { date: '2024-03-10T12:00:00+02:00' },
+        { date_gmt: '2024-03-10T12:00:00' },
+      ]) {
         const row = await stored((await create('editor', { title: 'Dated', status: 'publish', ...body })).id);
         pairs.push([row.date, row.dateGmt, row.modified]);
       }
@@ -244,7 +267,11 @@ describe('posts: storage rules on write', () => {
         const summer = await create('editor', { title: 'Summer', status: 'publish', date: '2024-07-01T12:00:00' });
         expect([summer.date, summer.date_gmt]).toEqual(['2024-07-01T12:00:00', '2024-07-01T10:00:00']);
         const rows = [];
-        for (const body of [{ date: '2024-07-01T12:00:00' }, { date: '2024-01-15T12:00:00+05:00' }, { date_gmt: '2024-01-15T12:00:00' }]) {
+        for (const body of [
+          { date: '2024-07-01T12:00:00' },
+          { date: '2024-01-15T12:00:00+05:00' },
+          { date_gmt: '2024-01-15T12:00:00' },
+        ]) {
           const row = await stored((await create('editor', { title: 'Paris', status: 'publish', ...body })).id);
           rows.push([row.date, row.dateGmt]);
         }
@@ -271,7 +298,9 @@ describe('posts: storage rules on write', () => {
       try {
         const local = await create('editor', { title: 'Offset', status: 'publish', date: '2024-03-10T12:00:00' });
         expect([local.date, local.date_gmt]).toEqual(['2024-03-10T12:00:00', '2024-03-10T06:30:00']);
-        const utc = await stored((await create('editor', { title: 'Offset', status: 'publish', date_gmt: '2024-03-10T12:00:00' })).id);
+        const utc = await stored(
+          (await create('editor', { title: 'Offset', status: 'publish', date_gmt: '2024-03-10T12:00:00' })).id,
+        );
         expect([utc.date, utc.dateGmt]).toEqual(['2024-03-10 17:30:00', '2024-03-10 12:00:00']);
       } finally {
         await setRawOption('gmt_offset', '0');
@@ -316,7 +345,11 @@ describe('posts: storage rules on write', () => {
       const post = await create('editor', { title: 'Edited later', status: 'publish', date: '2024-03-01T00:00:00' });
       expect((await stored(post.id)).modified).toBe('2024-03-01 00:00:00');
       at('2024-04-02T09:30:00Z');
-      const res = await update('editor', post.id, { title: 'Edited', modified: '2000-01-01T00:00:00', modified_gmt: '2000-01-01T00:00:00' });
+      const res = await update('editor', post.id, {
+        title: 'Edited',
+        modified: '2000-01-01T00:00:00',
+        modified_gmt: '2000-01-01T00:00:00',
+      });
       expect([res.modified, res.modified_gmt]).toEqual(['2024-04-02T09:30:00', '2024-04-02T09:30:00']);
       expect(dates(await stored(post.id))).toEqual({
         date: '2024-03-01 00:00:00',
@@ -342,13 +375,23 @@ describe('posts: storage rules on write', () => {
         const post = await create('editor', { title: 'Timed', ...body });
         statuses.push([post.status, (await stored(post.id)).status]);
       }
-      expect(statuses).toEqual([['publish', 'publish'], ['future', 'future'], ['future', 'future'], ['publish', 'publish']]);
+      expect(statuses).toEqual([
+        ['publish', 'publish'],
+        ['future', 'future'],
+        ['future', 'future'],
+        ['publish', 'publish'],
+      ]);
     });
 
     it('publishes a scheduled post when its time comes, and hides it from anonymous readers until then', async () => {
       const tag = await createTerm(t.dataSource, 'post_tag', 'Scheduled news');
       at('2041-01-01T00:00:00Z');
-      const post = await create('editor', { title: 'Later', status: 'publish', date: '2041-01-02T00:00:00', tags: [tag] });
+      const post = await create('editor', {
+        title: 'Later',
+        status: 'publish',
+        date: '2041-01-02T00:00:00',
+        tags: [tag],
+      });
       expect(post.status).toBe('future');
       expect(await countOf(tag, 'post_tag')).toBe(0);
       // check_read_permission() is false: rest_forbidden, 401 to an anonymous caller (the spec; the 4.x reference said 403).
@@ -363,9 +406,16 @@ describe('posts: storage rules on write', () => {
 
     it('publishes, on a sweep, a scheduled post whose date has passed', async () => {
       const tag = await createTerm(t.dataSource, 'post_tag', 'Swept news');
-      const post = await create('editor', { title: 'Swept', status: 'future', date: '2099-01-01T00:00:00', tags: [tag] });
+      const post = await create('editor', {
+        title: 'Swept',
+        status: 'future',
+        date: '2099-01-01T00:00:00',
+        tags: [tag],
+      });
       expect((await stored(post.id)).status).toBe('future');
-      await t.dataSource.getRepository(PostEntity).update({ id: post.id }, { date: '2020-01-01 00:00:00', dateGmt: '2020-01-01 00:00:00' });
+      await t.dataSource
+        .getRepository(PostEntity)
+        .update({ id: post.id }, { date: '2020-01-01 00:00:00', dateGmt: '2020-01-01 00:00:00' });
       await t.app.get(FuturePosts).sweep();
       expect((await stored(post.id)).status).toBe('publish');
       expect(await countOf(tag, 'post_tag')).toBe(1);
@@ -448,8 +498,14 @@ describe('posts: storage rules on write', () => {
 
   describe('terms', () => {
     it('replaces categories and tags with those sent, and [] clears them', async () => {
-      const [c1, c2] = [await createTerm(t.dataSource, 'category', 'Cat one'), await createTerm(t.dataSource, 'category', 'Cat two')];
-      const [t1, t2] = [await createTerm(t.dataSource, 'post_tag', 'Tag one'), await createTerm(t.dataSource, 'post_tag', 'Tag two')];
+      const [c1, c2] = [
+        await createTerm(t.dataSource, 'category', 'Cat one'),
+        await createTerm(t.dataSource, 'category', 'Cat two'),
+      ];
+      const [t1, t2] = [
+        await createTerm(t.dataSource, 'post_tag', 'Tag one'),
+        await createTerm(t.dataSource, 'post_tag', 'Tag two'),
+      ];
       const post = await create('editor', { title: 'Termed', status: 'publish', categories: [c1, c2], tags: [t1] });
       expect([await termIdsOf(post.id, 'category'), await termIdsOf(post.id, 'post_tag')]).toEqual([[c1, c2], [t1]]);
       await update('editor', post.id, { categories: [c2], tags: [t2] });
@@ -502,7 +558,9 @@ describe('posts: storage rules on write', () => {
       const second = await create('editor', { title: 'Gallery two', status: 'publish', format: 'gallery' });
       expect([first.format, second.format]).toEqual(['gallery', 'gallery']);
       const terms = await t.dataSource.getRepository(TermEntity).findBy({ slug: 'post-format-gallery' });
-      expect(terms.map((term) => ({ name: term.name, slug: term.slug }))).toEqual([{ name: 'post-format-gallery', slug: 'post-format-gallery' }]);
+      expect(terms.map((term) => ({ name: term.name, slug: term.slug }))).toEqual([
+        { name: 'post-format-gallery', slug: 'post-format-gallery' },
+      ]);
       const termId = terms[0].id;
       expect([await termIdsOf(first.id, 'post_format'), await countOf(termId, 'post_format')]).toEqual([[termId], 2]);
       expect((await update('editor', first.id, { format: 'standard' })).format).toBe('standard');
@@ -515,7 +573,14 @@ describe('posts: storage rules on write', () => {
   it('keeps only an image as featured media (_thumbnail_id): 0 removes it, an unknown id changes nothing, a non-image removes it', async () => {
     const attachment = async (mimeType: string, file: string) => {
       const guid = `http://example.org/wp-content/uploads/2024/01/${file}`;
-      const row = await createPost(t.dataSource, { type: 'attachment', status: 'inherit', mimeType, title: file, name: file.replace('.', '-'), guid });
+      const row = await createPost(t.dataSource, {
+        type: 'attachment',
+        status: 'inherit',
+        mimeType,
+        title: file,
+        name: file.replace('.', '-'),
+        guid,
+      });
       await setPostMeta(t.dataSource, row.id, '_wp_attached_file', `2024/01/${file}`);
       return row.id;
     };
@@ -544,13 +609,21 @@ describe('posts: storage rules on write', () => {
       expect(await postCount()).toBe(before);
       const page = await create('editor', { title: 'Adoptable', status: 'publish' }, 'pages');
       const row = await stored(page.id);
-      expectRestError(await write('editor', `pages/${page.id}`, { title: 'Changed', parent: 999999 }), 'rest_post_invalid_id', 400);
+      expectRestError(
+        await write('editor', `pages/${page.id}`, { title: 'Changed', parent: 999999 }),
+        'rest_post_invalid_id',
+        400,
+      );
       expect(await stored(page.id)).toEqual(row);
     });
 
     it('stores parent and menu_order, and resets them to 0', async () => {
       const parent = await create('editor', { title: 'Ordered parent', status: 'publish' }, 'pages');
-      const child = await create('editor', { title: 'Ordered child', status: 'publish', parent: parent.id, menu_order: 5 }, 'pages');
+      const child = await create(
+        'editor',
+        { title: 'Ordered child', status: 'publish', parent: parent.id, menu_order: 5 },
+        'pages',
+      );
       expect([(await stored(child.id)).parent, (await stored(child.id)).menuOrder]).toEqual([parent.id, 5]);
       await update('editor', child.id, { parent: 0, menu_order: 0 }, 'pages');
       expect([(await stored(child.id)).parent, (await stored(child.id)).menuOrder]).toEqual([0, 0]);
@@ -565,9 +638,20 @@ describe('posts: storage rules on write', () => {
     });
 
     it('keeps a template offered by an extension and stores "" for any other', async () => {
-      const page = await create('editor', { title: 'Wide', status: 'publish', template: 'templates/full-width.php' }, 'pages');
-      expect([page.template, (await metaOf(page.id))._wp_page_template]).toEqual(['templates/full-width.php', ['templates/full-width.php']]);
-      const other = await create('editor', { title: 'Unknown template', status: 'publish', template: 'templates/unknown.php' }, 'pages');
+      const page = await create(
+        'editor',
+        { title: 'Wide', status: 'publish', template: 'templates/full-width.php' },
+        'pages',
+      );
+      expect([page.template, (await metaOf(page.id))._wp_page_template]).toEqual([
+        'templates/full-width.php',
+        ['templates/full-width.php'],
+      ]);
+      const other = await create(
+        'editor',
+        { title: 'Unknown template', status: 'publish', template: 'templates/unknown.php' },
+        'pages',
+      );
       expect([other.template, (await metaOf(other.id))._wp_page_template]).toEqual(['', ['']]);
       await update('editor', page.id, { template: '' }, 'pages');
       expect((await metaOf(page.id))._wp_page_template).toEqual(['']);
@@ -587,14 +671,22 @@ describe('posts: storage rules on write', () => {
       at('2024-09-02T10:00:00Z');
       await remove('editor', `posts/${post.id}`).expect(200);
       const row = await stored(post.id);
-      expect([row.status, row.name, row.modified, row.modifiedGmt]).toEqual(['trash', 'bin-me__trashed', '2024-09-02 10:00:00', '2024-09-02 10:00:00']);
+      expect([row.status, row.name, row.modified, row.modifiedGmt]).toEqual([
+        'trash',
+        'bin-me__trashed',
+        '2024-09-02 10:00:00',
+        '2024-09-02 10:00:00',
+      ]);
       expect(await metaOf(post.id)).toEqual({
         _wp_trash_meta_status: ['publish'],
         _wp_trash_meta_time: [String(Date.parse('2024-09-02T10:00:00Z') / 1000)],
         _wp_desired_post_slug: ['bin-me'],
         _wp_trash_meta_comments_status: [`a:2:{i:${c1};s:1:"1";i:${c2};s:1:"0";}`],
       });
-      expect((await comments.findBy({ postId: post.id })).map((c) => c.approved)).toEqual(['post-trashed', 'post-trashed']);
+      expect((await comments.findBy({ postId: post.id })).map((c) => c.approved)).toEqual([
+        'post-trashed',
+        'post-trashed',
+      ]);
 
       const restored = await update('editor', post.id, { status: 'publish' });
       expect(restored.slug).toBe('bin-me');
@@ -620,9 +712,16 @@ describe('posts: storage rules on write', () => {
       const tag = await createTerm(t.dataSource, 'post_tag', 'Doomed');
       const post = await create('editor', { title: 'Doomed', status: 'publish', tags: [tag] });
       await setPostMeta(t.dataSource, post.id, 'extra', 'value');
-      const revision = await createPost(t.dataSource, { type: 'revision', status: 'inherit', parent: post.id, name: `${post.id}-revision-v1` });
+      const revision = await createPost(t.dataSource, {
+        type: 'revision',
+        status: 'inherit',
+        parent: post.id,
+        name: `${post.id}-revision-v1`,
+      });
       await setPostMeta(t.dataSource, revision.id, '_revision_note', 'x');
-      const comment = await t.dataSource.getRepository(CommentEntity).save({ postId: post.id, content: 'Bye', approved: '1' });
+      const comment = await t.dataSource
+        .getRepository(CommentEntity)
+        .save({ postId: post.id, content: 'Bye', approved: '1' });
       await t.dataSource.getRepository(CommentMetaEntity).save({ commentId: comment.id, key: 'rating', value: '5' });
       expect(await countOf(tag, 'post_tag')).toBe(1);
 
@@ -640,14 +739,31 @@ describe('posts: storage rules on write', () => {
 
     it("moves the child pages and attachments of a deleted page up to that page's parent", async () => {
       const grandparent = await create('editor', { title: 'Grandparent', status: 'publish' }, 'pages');
-      const parent = await create('editor', { title: 'Deleted parent', status: 'publish', parent: grandparent.id }, 'pages');
+      const parent = await create(
+        'editor',
+        { title: 'Deleted parent', status: 'publish', parent: grandparent.id },
+        'pages',
+      );
       const child = await create('editor', { title: 'Moved child', status: 'publish', parent: parent.id }, 'pages');
-      const file = await createPost(t.dataSource, { type: 'attachment', status: 'inherit', mimeType: 'image/png', parent: parent.id });
+      const file = await createPost(t.dataSource, {
+        type: 'attachment',
+        status: 'inherit',
+        mimeType: 'image/png',
+        parent: parent.id,
+      });
       await remove('editor', `pages/${parent.id}?force=true`).expect(200);
-      expect([(await stored(child.id)).parent, (await stored(file.id)).parent]).toEqual([grandparent.id, grandparent.id]);
+      expect([(await stored(child.id)).parent, (await stored(file.id)).parent]).toEqual([
+        grandparent.id,
+        grandparent.id,
+      ]);
 
       const post = await create('editor', { title: 'With attachment', status: 'publish' });
-      const attached = await createPost(t.dataSource, { type: 'attachment', status: 'inherit', mimeType: 'image/png', parent: post.id });
+      const attached = await createPost(t.dataSource, {
+        type: 'attachment',
+        status: 'inherit',
+        mimeType: 'image/png',
+        parent: post.id,
+      });
       await remove('editor', `posts/${post.id}?force=true`).expect(200);
       expect((await stored(attached.id)).parent).toBe(0);
     });
@@ -658,11 +774,19 @@ describe('posts: storage rules on write', () => {
   it('writes nothing when a write is refused for a protected meta key', async () => {
     const post = await create('administrator', { title: 'Original', status: 'publish' });
     const before = { row: await stored(post.id), meta: await metaOf(post.id), posts: await postCount() };
-    const refused = await write('administrator', `posts/${post.id}`, { title: 'Changed', sticky: true, meta: { _secret_note: 'x' } });
+    const refused = await write('administrator', `posts/${post.id}`, {
+      title: 'Changed',
+      sticky: true,
+      meta: { _secret_note: 'x' },
+    });
     expectRestError(refused, 'rest_cannot_update', 403);
     expect({ row: await stored(post.id), meta: await metaOf(post.id), posts: await postCount() }).toEqual(before);
     expect(await rawOption('sticky_posts')).not.toContain(`i:${post.id};`);
-    const refusedCreate = await write('administrator', 'posts', { title: 'New', status: 'publish', meta: { _secret_note: 'x' } });
+    const refusedCreate = await write('administrator', 'posts', {
+      title: 'New',
+      status: 'publish',
+      meta: { _secret_note: 'x' },
+    });
     expectRestError(refusedCreate, 'rest_cannot_update', 403);
     expect(await postCount()).toBe(before.posts);
   });

@@ -37,7 +37,11 @@ describe('rate limits shared through Redis', () => {
 
   /** A Redis of this test's own, which it can stop and start again. */
   async function startRedis(): Promise<void> {
-    redis = spawn(REDIS_SERVER, ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn(
+      REDIS_SERVER,
+      ['--port', String(redisPort), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     await until(() => limiter(a).store === 'redis' && limiter(b).store === 'redis');
   }
   async function stopRedis(): Promise<void> {
@@ -51,8 +55,15 @@ describe('rate limits shared through Redis', () => {
   beforeAll(async () => {
     if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is needed for this test (Debian's redis-server)`);
     redisPort = await freePort();
-    databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'cms.sqlite')}` : await testDatabaseUrl('rate_limits_redis');
-    const cms = { rateLimit: { max: 3, windowSeconds: 60 }, redisUrl: `redis://127.0.0.1:${redisPort}`, redisKeyPrefix: prefix };
+    databaseUrl =
+      testDatabaseKind() === 'sqlite'
+        ? `sqlite:${join(dir, 'cms.sqlite')}`
+        : await testDatabaseUrl('rate_limits_redis');
+    const cms = {
+      rateLimit: { max: 3, windowSeconds: 60 },
+      redisUrl: `redis://127.0.0.1:${redisPort}`,
+      redisKeyPrefix: prefix,
+    };
     a = await createTestApp('rate_limits_redis', { databaseUrl, cms });
     b = await createTestApp('rate_limits_redis', { databaseUrl, users: a.users, cms });
     await startRedis();
@@ -65,7 +76,7 @@ describe('rate limits shared through Redis', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('adds up the failures of both nodes: the budget is the fleet\'s, and either node refuses after it', async () => {
+  it("adds up the failures of both nodes: the budget is the fleet's, and either node refuses after it", async () => {
     expect((await login(a, 'editor', 'wrong')).status).toBe(401);
     expect((await login(b, 'editor', 'wrong')).status).toBe(401);
     expect((await login(a, 'editor', 'wrong')).status).toBe(401);
@@ -80,7 +91,7 @@ describe('rate limits shared through Redis', () => {
     expect(limiter(a).health()).toEqual({ rateLimits: { status: 'up', store: 'redis' } });
   });
 
-  it('forgets an account\'s failures after a success on any node', async () => {
+  it("forgets an account's failures after a success on any node", async () => {
     expect((await login(a, 'author', 'wrong')).status).toBe(401);
     expect((await login(b, 'author', 'wrong')).status).toBe(401);
     expect((await login(b, 'author', a.users.author.password)).status).toBe(200);
@@ -90,7 +101,7 @@ describe('rate limits shared through Redis', () => {
     expect((await login(b, 'author', 'wrong')).status).toBe(401);
   });
 
-  it('falls back to each process\'s counters while Redis is down, answering every request, then shares again', async () => {
+  it("falls back to each process's counters while Redis is down, answering every request, then shares again", async () => {
     await stopRedis();
     const started = Date.now();
     expect((await login(a, 'subscriber', a.users.subscriber.password)).status).toBe(200);
@@ -99,7 +110,11 @@ describe('rate limits shared through Redis', () => {
     expect((await login(a, 'subscriber', a.users.subscriber.password)).status).toBe(429);
     expect((await login(b, 'subscriber', a.users.subscriber.password)).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(limiter(a).health().rateLimits).toMatchObject({ status: 'up', store: 'memory', message: expect.stringContaining('Redis cannot be reached') });
+    expect(limiter(a).health().rateLimits).toMatchObject({
+      status: 'up',
+      store: 'memory',
+      message: expect.stringContaining('Redis cannot be reached'),
+    });
     await startRedis();
     expect(a.app.get(CmsRedis, { strict: false }).available).toBe(true);
     expect((await login(b, 'contributor', 'wrong')).status).toBe(401);
@@ -115,9 +130,16 @@ describe('rate limits without Redis', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-rl-local-'));
 
   beforeAll(async () => {
-    const databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'cms.sqlite')}` : await testDatabaseUrl('rate_limits_local');
+    const databaseUrl =
+      testDatabaseKind() === 'sqlite'
+        ? `sqlite:${join(dir, 'cms.sqlite')}`
+        : await testDatabaseUrl('rate_limits_local');
     a = await createTestApp('rate_limits_local', { databaseUrl, cms: { rateLimit: { max: 2, windowSeconds: 60 } } });
-    b = await createTestApp('rate_limits_local', { databaseUrl, users: a.users, cms: { rateLimit: { max: 2, windowSeconds: 60 } } });
+    b = await createTestApp('rate_limits_local', {
+      databaseUrl,
+      users: a.users,
+      cms: { rateLimit: { max: 2, windowSeconds: 60 } },
+    });
   });
   afterAll(async () => {
     await a.app.close();
@@ -127,7 +149,8 @@ describe('rate limits without Redis', () => {
   });
 
   it('counts in each process: failures on one node do not count on the other', async () => {
-    for (let i = 0; i < 2; i++) expect((await a.http.post(LOGIN).send({ username: 'editor', password: 'wrong' })).status).toBe(401);
+    for (let i = 0; i < 2; i++)
+      expect((await a.http.post(LOGIN).send({ username: 'editor', password: 'wrong' })).status).toBe(401);
     expect((await a.http.post(LOGIN).send({ username: 'editor', password: a.users.editor.password })).status).toBe(429);
     expect((await b.http.post(LOGIN).send({ username: 'editor', password: a.users.editor.password })).status).toBe(200);
   });

@@ -47,19 +47,34 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
   };
 
   /** A published post written straight into `database`, its modification date a zero date. */
-  async function insertPost(database: string, title: string, extra: { id?: number; status?: string; dateGmt?: string } = {}): Promise<number> {
+  async function insertPost(
+    database: string,
+    title: string,
+    extra: { id?: number; status?: string; dateGmt?: string } = {},
+  ): Promise<number> {
     const date = extra.dateGmt ?? '2020-01-01 00:00:00';
     const [result] = await admin.query<mysql.ResultSetHeader>(
       `INSERT INTO \`${database}\`.${posts} (ID, post_author, post_date, post_date_gmt, post_content, post_title, post_excerpt, post_status, post_name,
         to_ping, pinged, post_modified, post_modified_gmt, post_content_filtered, post_type)
        VALUES (?, ?, ?, ?, '', ?, '', ?, ?, '', '', '0000-00-00 00:00:00', '0000-00-00 00:00:00', '', 'post')`,
-      [extra.id ?? null, t.users.administrator.id, date, date, title, extra.status ?? 'publish', title.toLowerCase().replace(/\W+/g, '-')],
+      [
+        extra.id ?? null,
+        t.users.administrator.id,
+        date,
+        date,
+        title,
+        extra.status ?? 'publish',
+        title.toLowerCase().replace(/\W+/g, '-'),
+      ],
     );
     return result.insertId;
   }
 
   /** Moves the posts' version stamp in `database`, as a write through the API would. */
-  const bumpPosts = (database: string) => admin.query(`UPDATE \`${database}\`.${versions} SET version = version + 1 WHERE name IN ('posts', 'posts.content')`);
+  const bumpPosts = (database: string) =>
+    admin.query(
+      `UPDATE \`${database}\`.${versions} SET version = version + 1 WHERE name IN ('posts', 'posts.content')`,
+    );
 
   beforeAll(async () => {
     const url = server();
@@ -101,7 +116,8 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     expect([router.lags(), replicaRouterOf(other.dataSource)!.lags()]).toEqual([[0], [0]]);
     // Both nodes' connections to Redis are up (they connect in the background).
     const marks = [t, other].map((node) => replicaRouterOf(node.dataSource)!.marks as RedisCallerMarks);
-    for (let i = 0; i < 200 && !marks.every((each) => each.connected); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let i = 0; i < 200 && !marks.every((each) => each.connected); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
   });
 
   afterAll(async () => {
@@ -115,8 +131,17 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     const scope = await router.scopeFor('GET', 'a reader', 0);
     expect(scope.replica).toBe(0);
     const [viaRunner, viaFastPath] = await router.run(scope, async () => [
-      (await t.dataSource.query('SELECT DATABASE() AS db, @@SESSION.sql_mode AS mode, @@SESSION.group_concat_max_len AS gc'))[0],
-      (await rawQuery<{ db: string; mode: string }>(t.dataSource, 'SELECT DATABASE() AS db, @@SESSION.sql_mode AS mode'))[0],
+      (
+        await t.dataSource.query(
+          'SELECT DATABASE() AS db, @@SESSION.sql_mode AS mode, @@SESSION.group_concat_max_len AS gc',
+        )
+      )[0],
+      (
+        await rawQuery<{ db: string; mode: string }>(
+          t.dataSource,
+          'SELECT DATABASE() AS db, @@SESSION.sql_mode AS mode',
+        )
+      )[0],
     ]);
     for (const session of [viaRunner, viaFastPath]) {
       expect(session.db).toBe(replicaDb);
@@ -128,7 +153,7 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     expect((await t.dataSource.query('SELECT DATABASE() AS db'))[0].db).toBe(primaryDb);
   });
 
-  it('serves anonymous reads from the replica, a cached answer re-made when the replica\'s stamps move (zero dates read)', async () => {
+  it("serves anonymous reads from the replica, a cached answer re-made when the replica's stamps move (zero dates read)", async () => {
     const before = titles((await anonymous('posts?per_page=100').expect(200)).body);
     // An id far from the primary's next ones: the two servers never hold two posts under one id here.
     replicaOnlyId = await insertPost(replicaDb, 'Replica only', { id: 900_001 });
@@ -140,25 +165,38 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
   });
 
   it('writes to the primary; the writer reads its write within the window, others and later reads go to the replica', async () => {
-    const created = await t.http.post(`${API}/posts`).set('Authorization', auth()).send({ title: 'Primary only', status: 'publish' }).expect(201);
+    const created = await t.http
+      .post(`${API}/posts`)
+      .set('Authorization', auth())
+      .send({ title: 'Primary only', status: 'publish' })
+      .expect(201);
     primaryOnlyId = created.body.id;
     // The writer's own read, right after its write: the primary.
     expect((await asWriter(`posts/${primaryOnlyId}`).expect(200)).body.title.rendered).toBe('Primary only');
     const [[inPrimary], [inReplica]] = await Promise.all(
-      [primaryDb, replicaDb].map((db) => admin.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${db}\`.${posts} WHERE ID = ?`, [primaryOnlyId])),
+      [primaryDb, replicaDb].map((db) =>
+        admin.query<mysql.RowDataPacket[]>(`SELECT COUNT(*) AS n FROM \`${db}\`.${posts} WHERE ID = ?`, [
+          primaryOnlyId,
+        ]),
+      ),
     );
     expect([Number(inPrimary[0].n), Number(inReplica[0].n)]).toEqual([1, 0]);
     // On another node of the fleet too (the mark is in Redis).
     const marks = [t, other].map((node) => replicaRouterOf(node.dataSource)!.marks as RedisCallerMarks);
     expect(marks.map((each) => each.connected)).toEqual([true, true]);
-    expect((await other.http.get(`${API}/posts/${primaryOnlyId}`).set('Authorization', auth()).expect(200)).body.title.rendered).toBe('Primary only');
+    expect(
+      (await other.http.get(`${API}/posts/${primaryOnlyId}`).set('Authorization', auth()).expect(200)).body.title
+        .rendered,
+    ).toBe('Primary only');
     // Another caller reads the replica, which has not got it.
     await other.http.get(`${API}/posts/${primaryOnlyId}`).set('X-Forwarded-For', '203.0.113.7').expect(404);
     expect((await anonymous(`posts/${primaryOnlyId}`).expect(404)).body.code).toBe('rest_post_invalid_id');
     expect(titles((await anonymous('posts?per_page=100').expect(200)).body)).not.toContain('Primary only');
     // Replication brings the users' rows over (the application password's `last_used`, written once a day at the
     // writer's first request: a replica without it would have the next read write it again, and so read the primary).
-    await admin.query(`REPLACE INTO \`${replicaDb}\`.${TEST_PREFIX}usermeta SELECT * FROM \`${primaryDb}\`.${TEST_PREFIX}usermeta`);
+    await admin.query(
+      `REPLACE INTO \`${replicaDb}\`.${TEST_PREFIX}usermeta SELECT * FROM \`${primaryDb}\`.${TEST_PREFIX}usermeta`,
+    );
     // Past the window, the writer reads the replica again.
     await new Promise((resolve) => setTimeout(resolve, WINDOW * 1000 + 200));
     await asWriter(`posts/${primaryOnlyId}`).expect(404);
@@ -191,7 +229,11 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     await anonymous('posts?per_page=99').expect(200);
     expect(cache.usage().entries).toBe(entries + 1);
     // A scheduled post now due, on both servers (as replication would have it), and the stamps moved on both.
-    const dueId = await insertPost(primaryDb, 'Due now', { id: 800_001, status: 'future', dateGmt: '2021-01-01 00:00:00' });
+    const dueId = await insertPost(primaryDb, 'Due now', {
+      id: 800_001,
+      status: 'future',
+      dateGmt: '2021-01-01 00:00:00',
+    });
     await insertPost(replicaDb, 'Due now', { id: dueId, status: 'future', dateGmt: '2021-01-01 00:00:00' });
     await Promise.all([bumpPosts(primaryDb), bumpPosts(replicaDb)]);
     // Read from the replica, published on the primary: the answer is right, and not kept.
@@ -199,7 +241,10 @@ mysqlOnly('read replicas (a second database as a stand-in replica)', () => {
     const answer = await anonymous('posts?per_page=98').expect(200);
     expect(titles(answer.body)).toContain('Due now');
     expect(cache.usage().entries).toBeLessThanOrEqual(after);
-    const [[row]] = await admin.query<mysql.RowDataPacket[]>(`SELECT post_status FROM \`${primaryDb}\`.${posts} WHERE ID = ?`, [dueId]);
+    const [[row]] = await admin.query<mysql.RowDataPacket[]>(
+      `SELECT post_status FROM \`${primaryDb}\`.${posts} WHERE ID = ?`,
+      [dueId],
+    );
     expect(row.post_status).toBe('publish');
   });
 });

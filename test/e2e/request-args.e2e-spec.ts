@@ -52,11 +52,20 @@ describe('REST server: arguments from the route schema', () => {
     expect(second.body.sanitized).toBe(first.body.sanitized + 1);
     const sent = await t.http.get(`${defaults}?strict=2&list=7&count=8&scaled=4`).expect(200);
     expect(sent.body).toMatchObject({ list: [7], count: 8, scaled: 40 });
-    expect((await t.http.get(`${defaults}?strict=2&count=x`)).body.data.params).toEqual({ count: 'count is not of type integer' });
+    expect((await t.http.get(`${defaults}?strict=2&count=x`)).body.data.params).toEqual({
+      count: 'count is not of type integer',
+    });
   });
 
   it('accepts the boolean spellings of the reference', async () => {
-    for (const [value, expected] of [['true', true], ['TRUE', true], ['1', true], ['false', false], ['False', false], ['0', false]] as const) {
+    for (const [value, expected] of [
+      ['true', true],
+      ['TRUE', true],
+      ['1', true],
+      ['false', false],
+      ['False', false],
+      ['0', false],
+    ] as const) {
       const res = await t.http.get(`${echo}?somerequired=1&someboolean=${value}`).expect(200);
       expect(res.body.params.someboolean).toBe(expected);
     }
@@ -78,7 +87,9 @@ describe('REST server: arguments from the route schema', () => {
   });
 
   it('names every invalid argument in data.params with the reference messages', async () => {
-    const params = await invalid('someinteger=abc&someenum=d&somestring[]=x&someemail=nope&somedate=2010-18-18T12:00:00');
+    const params = await invalid(
+      'someinteger=abc&someenum=d&somestring[]=x&someemail=nope&somedate=2010-18-18T12:00:00',
+    );
     expect(params).toEqual({
       someinteger: 'someinteger is not of type integer',
       someenum: 'someenum is not one of a, b, c.',
@@ -89,30 +100,48 @@ describe('REST server: arguments from the route schema', () => {
   });
 
   it('checks minimum and maximum', async () => {
-    expect(await invalid('someinteger=1')).toEqual({ someinteger: 'someinteger must be between 2 (inclusive) and 10 (inclusive)' });
-    expect(await invalid('someinteger=11')).toEqual({ someinteger: 'someinteger must be between 2 (inclusive) and 10 (inclusive)' });
+    expect(await invalid('someinteger=1')).toEqual({
+      someinteger: 'someinteger must be between 2 (inclusive) and 10 (inclusive)',
+    });
+    expect(await invalid('someinteger=11')).toEqual({
+      someinteger: 'someinteger must be between 2 (inclusive) and 10 (inclusive)',
+    });
     await t.http.get(`${echo}?somerequired=1&someinteger=10`).expect(200);
   });
 
   it('sanitizes uri arguments as esc_url_raw does: a protocol that is not allowed leaves nothing', async () => {
-    const js = await t.http.get(`${echo}?somerequired=1&someuri=${encodeURIComponent('javascript:alert(1)')}`).expect(200);
+    const js = await t.http
+      .get(`${echo}?somerequired=1&someuri=${encodeURIComponent('javascript:alert(1)')}`)
+      .expect(200);
     expect(js.body.params.someuri).toBe('');
-    const ok = await t.http.get(`${echo}?somerequired=1&someuri=${encodeURIComponent('https://example.org/a b')}`).expect(200);
+    const ok = await t.http
+      .get(`${echo}?somerequired=1&someuri=${encodeURIComponent('https://example.org/a b')}`)
+      .expect(200);
     expect(ok.body.params.someuri).toBe('https://example.org/a%20b');
   });
 
   it('validates ip formats; uri is not validated (as in the reference), only sanitized', async () => {
-    const loose = await t.http.get(`${echo}?somerequired=1&someuri=${encodeURIComponent('example.org/~guest')}`).expect(200);
+    const loose = await t.http
+      .get(`${echo}?somerequired=1&someuri=${encodeURIComponent('example.org/~guest')}`)
+      .expect(200);
     expect(loose.body.params.someuri).toBe('http://example.org/~guest');
     expect(await invalid('someip=999.1.1.1')).toEqual({ someip: '999.1.1.1 is not a valid IP address.' });
-    await t.http.get(`${echo}?somerequired=1&someuri=https://example.org/x&someip=10.0.0.1&somedate=2010-01-01T12:00:00Z`).expect(200);
+    await t.http
+      .get(`${echo}?somerequired=1&someuri=https://example.org/x&someip=10.0.0.1&somedate=2010-01-01T12:00:00Z`)
+      .expect(200);
   });
 
   it('keeps the last value of a name repeated without brackets, as PHP does; brackets make a list', async () => {
-    const res = await t.http.get(`${echo}?somerequired=1&someinteger=100&someinteger=3&somearray[]=1&somearray[]=2`).expect(200);
+    const res = await t.http
+      .get(`${echo}?somerequired=1&someinteger=100&someinteger=3&somearray[]=1&somearray[]=2`)
+      .expect(200);
     expect(res.body.params.someinteger).toBe(3);
     expect(res.body.params.somearray).toEqual([1, 2]);
-    const form = await t.http.post(echo).type('form').send('somerequired=1&somestring=first&somestring=last').expect(200);
+    const form = await t.http
+      .post(echo)
+      .type('form')
+      .send('somerequired=1&somestring=first&somestring=last')
+      .expect(200);
     expect(form.body.params.somestring).toBe('last');
   });
 
@@ -121,7 +150,12 @@ describe('REST server: arguments from the route schema', () => {
       .post(`${echo}?somestring=from-query&someenum=a`)
       .send({ somerequired: 'json', somestring: 'from-json', someinteger: 3, someobject: { s: 'deep' } })
       .expect(200);
-    expect(res.body.params).toMatchObject({ somestring: 'from-json', someenum: 'a', someinteger: 3, someobject: { s: 'deep' } });
+    expect(res.body.params).toMatchObject({
+      somestring: 'from-json',
+      someenum: 'a',
+      someinteger: 3,
+      someobject: { s: 'deep' },
+    });
   });
 
   it('reads urlencoded bodies with bracket keys', async () => {

@@ -13,27 +13,45 @@ describe('a resource module added as docs/architecture.md shows', () => {
 
   it('serves its routes, listed in the index with their arguments and schema', async () => {
     const list = await t.http.get(`${API}/notes`).expect(200);
-    expect(list.body).toEqual([{ id: 1, text: 'Hello', _links: { self: [{ href: `http://example.org${API}/notes/1` }] } }]);
+    expect(list.body).toEqual([
+      { id: 1, text: 'Hello', _links: { self: [{ href: `http://example.org${API}/notes/1` }] } },
+    ]);
     expect(list.headers['x-cms-total']).toBe('1');
     const index = await t.http.get(`${API}?context=help`).expect(200);
     expect(index.body.routes['/cms/v2/notes'].methods).toEqual(['GET', 'POST']);
     expect(index.body.routes['/cms/v2/notes'].schema.title).toBe('note');
-    expect([...index.body.routes['/cms/v2/notes/(?P<id>[\\d]+)'].endpoints[0].args.context.enum].sort()).toEqual(['edit', 'embed', 'view']);
-    await t.http.get(`${API}/notes/1?context=embed`).expect(200, { id: 1, _links: { self: [{ href: `http://example.org${API}/notes/1` }] } });
+    expect([...index.body.routes['/cms/v2/notes/(?P<id>[\\d]+)'].endpoints[0].args.context.enum].sort()).toEqual([
+      'edit',
+      'embed',
+      'view',
+    ]);
+    await t.http
+      .get(`${API}/notes/1?context=embed`)
+      .expect(200, { id: 1, _links: { self: [{ href: `http://example.org${API}/notes/1` }] } });
     expectRestError(await t.http.get(`${API}/notes/9`), 'rest_note_invalid_id', 404);
   });
 
   it('validates arguments before its guard policy, which answers 401 anonymous and 403 logged in', async () => {
     expectRestError(await t.http.post(`${API}/notes`).send({}), 'rest_missing_callback_param', 400);
     expectRestError(await t.http.post(`${API}/notes`).send({ text: 'x' }), 'rest_cannot_create', 401);
-    expectRestError(await t.http.post(`${API}/notes`).set('Authorization', t.users.author.authorization).send({ text: 'x' }), 'rest_cannot_create', 403);
-    const created = await t.http.post(`${API}/notes`).set('Authorization', t.users.editor.authorization).send({ text: 'Second' }).expect(201);
+    expectRestError(
+      await t.http.post(`${API}/notes`).set('Authorization', t.users.author.authorization).send({ text: 'x' }),
+      'rest_cannot_create',
+      403,
+    );
+    const created = await t.http
+      .post(`${API}/notes`)
+      .set('Authorization', t.users.editor.authorization)
+      .send({ text: 'Second' })
+      .expect(201);
     expect(created.headers.location).toBe(`http://example.org${API}/notes/2`);
     expect(created.body).toMatchObject({ id: 2, text: 'Second' });
   });
 
   it('answers OPTIONS with Allow from the same policy', async () => {
     expect((await t.http.options(`${API}/notes`)).headers.allow).toBe('GET');
-    expect((await t.http.options(`${API}/notes`).set('Authorization', t.users.editor.authorization)).headers.allow).toBe('GET, POST');
+    expect(
+      (await t.http.options(`${API}/notes`).set('Authorization', t.users.editor.authorization)).headers.allow,
+    ).toBe('GET, POST');
   });
 });

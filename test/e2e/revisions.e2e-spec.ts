@@ -5,12 +5,27 @@ import { createPost } from '../factories/post.factory';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 
 const API = '/cms-json/cms/v2';
-const VIEW_KEYS = ['author', 'content', 'date', 'date_gmt', 'excerpt', 'guid', 'id', 'modified', 'modified_gmt', 'parent', 'slug', 'title'];
+const VIEW_KEYS = [
+  'author',
+  'content',
+  'date',
+  'date_gmt',
+  'excerpt',
+  'guid',
+  'id',
+  'modified',
+  'modified_gmt',
+  'parent',
+  'slug',
+  'title',
+];
 const EMBED_KEYS = ['author', 'date', 'excerpt', 'id', 'parent', 'slug', 'title'];
 
 /** The revisions of a post as stored, oldest first. */
 async function storedRevisions(t: TestApp, parent: number): Promise<PostEntity[]> {
-  const rows = await t.dataSource.getRepository(PostEntity).find({ where: { parent, type: 'revision' }, order: { id: 'ASC' } });
+  const rows = await t.dataSource
+    .getRepository(PostEntity)
+    .find({ where: { parent, type: 'revision' }, order: { id: 'ASC' } });
   return rows.map((r) => ({ ...r, id: Number(r.id), author: Number(r.author), parent: Number(r.parent) }));
 }
 
@@ -28,12 +43,25 @@ describe('revisions', () => {
 
   beforeAll(async () => {
     t = await createTestApp('revisions');
-    post = (await createPost(t.dataSource, { author: t.users.editor.id, title: 'Original title', content: 'Original content.' })).id;
+    post = (
+      await createPost(t.dataSource, {
+        author: t.users.editor.id,
+        title: 'Original title',
+        content: 'Original content.',
+      })
+    ).id;
     // Two updates of the text: two revisions, each holding the post as it was saved.
     await update(t, 'posts', post, { content: 'This content is better.', excerpt: 'Better excerpt.' });
     await update(t, 'posts', post, { content: 'This content is marvelous.', excerpt: 'Marvelous excerpt.' });
     [revision1, revision2] = await storedRevisions(t, post);
-    page = (await createPost(t.dataSource, { type: 'page', author: t.users.editor.id, title: 'A page', content: 'Page text.' })).id;
+    page = (
+      await createPost(t.dataSource, {
+        type: 'page',
+        author: t.users.editor.id,
+        title: 'A page',
+        content: 'Page text.',
+      })
+    ).id;
   });
   afterAll(() => t.close());
 
@@ -54,11 +82,17 @@ describe('revisions', () => {
         ['Original title', 'This content is better.', 'Better excerpt.'],
         ['Original title', 'This content is marvelous.', 'Marvelous excerpt.'],
       ]);
-      expect(revisions[0]).toMatchObject({ status: 'inherit', name: `${post}-revision-v1`, author: t.users.editor.id, parent: post });
+      expect(revisions[0]).toMatchObject({
+        status: 'inherit',
+        name: `${post}-revision-v1`,
+        author: t.users.editor.id,
+        parent: post,
+      });
     });
 
     it('stores a revision on the first update even without a text change, then only when title, content or excerpt change', async () => {
-      const id = (await createPost(t.dataSource, { author: t.users.editor.id, title: 'Quiet', content: 'Quiet text.' })).id;
+      const id = (await createPost(t.dataSource, { author: t.users.editor.id, title: 'Quiet', content: 'Quiet text.' }))
+        .id;
       await update(t, 'posts', id, { comment_status: 'closed' });
       expect(await storedRevisions(t, id)).toHaveLength(1);
       await update(t, 'posts', id, { comment_status: 'open', ping_status: 'closed' });
@@ -71,7 +105,11 @@ describe('revisions', () => {
 
     it('stores revisions through POST on the item route too', async () => {
       const id = (await createPost(t.dataSource, { author: t.users.editor.id, title: 'Posted' })).id;
-      await t.http.post(`${API}/posts/${id}`).set('Authorization', t.users.editor.authorization).send({ title: 'Posted again' }).expect(200);
+      await t.http
+        .post(`${API}/posts/${id}`)
+        .set('Authorization', t.users.editor.authorization)
+        .send({ title: 'Posted again' })
+        .expect(200);
       expect((await storedRevisions(t, id)).map((r) => r.title)).toEqual(['Posted again']);
     });
 
@@ -95,7 +133,10 @@ describe('revisions', () => {
         ]),
       );
       expect(res.body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/revisions'].methods).toEqual(['GET']);
-      expect(res.body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)'].methods).toEqual(['GET', 'DELETE']);
+      expect(res.body.routes['/cms/v2/posts/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)'].methods).toEqual([
+        'GET',
+        'DELETE',
+      ]);
     });
 
     it('offers a context param defaulting to view with the view, edit and embed values', async () => {
@@ -111,16 +152,33 @@ describe('revisions', () => {
       const res = await t.http.options(`${API}/posts/${post}/revisions`).expect(200);
       const args = res.body.endpoints[0].args;
       expect(Object.keys(args)).toEqual(
-        expect.arrayContaining(['context', 'page', 'per_page', 'search', 'exclude', 'include', 'offset', 'order', 'orderby']),
+        expect.arrayContaining([
+          'context',
+          'page',
+          'per_page',
+          'search',
+          'exclude',
+          'include',
+          'offset',
+          'order',
+          'orderby',
+        ]),
       );
       expect(args.per_page.default).toBeUndefined();
     });
 
     it('answers POST on the collection and item routes with rest_no_route', async () => {
       const editor = t.users.editor.authorization;
-      expectRestError(await t.http.post(`${API}/posts/${post}/revisions`).set('Authorization', editor).send({ title: 'x' }), 'rest_no_route', 404);
       expectRestError(
-        await t.http.post(`${API}/posts/${post}/revisions/${revision1.id}`).set('Authorization', editor).send({ title: 'x' }),
+        await t.http.post(`${API}/posts/${post}/revisions`).set('Authorization', editor).send({ title: 'x' }),
+        'rest_no_route',
+        404,
+      );
+      expectRestError(
+        await t.http
+          .post(`${API}/posts/${post}/revisions/${revision1.id}`)
+          .set('Authorization', editor)
+          .send({ title: 'x' }),
         'rest_no_route',
         404,
       );
@@ -131,7 +189,10 @@ describe('revisions', () => {
     it('lists the revisions newest first with their fields and a parent link only', async () => {
       const res = await list(post, '', t.users.editor.authorization).expect(200);
       expect(res.body.map((r: { id: number }) => r.id)).toEqual([revision2.id, revision1.id]);
-      for (const [data, revision] of [[res.body[0], revision2], [res.body[1], revision1]] as const) {
+      for (const [data, revision] of [
+        [res.body[0], revision2],
+        [res.body[1], revision1],
+      ] as const) {
         expect(data).toMatchObject({
           author: t.users.editor.id,
           id: revision.id,
@@ -165,11 +226,16 @@ describe('revisions', () => {
     });
 
     it('answers a page beyond the last with rest_revision_invalid_page_number', async () => {
-      expectRestError(await list(post, '?per_page=1&page=3', t.users.editor.authorization), 'rest_revision_invalid_page_number', 400);
+      expectRestError(
+        await list(post, '?per_page=1&page=3', t.users.editor.authorization),
+        'rest_revision_invalid_page_number',
+        400,
+      );
     });
 
     it('applies order, include, exclude, offset and search', async () => {
-      const ids = async (query: string) => (await list(post, query, t.users.editor.authorization).expect(200)).body.map((r: { id: number }) => r.id);
+      const ids = async (query: string) =>
+        (await list(post, query, t.users.editor.authorization).expect(200)).body.map((r: { id: number }) => r.id);
       expect(await ids('?order=asc')).toEqual([revision1.id, revision2.id]);
       expect(await ids(`?include=${revision1.id}`)).toEqual([revision1.id]);
       expect(await ids(`?exclude=${revision1.id}`)).toEqual([revision2.id]);
@@ -193,7 +259,10 @@ describe('revisions', () => {
     it('serves the revisions of pages under pages/<id>/revisions', async () => {
       await update(t, 'pages', page, { content: 'New page text.' });
       const [pageRevision] = await storedRevisions(t, page);
-      const res = await t.http.get(`${API}/pages/${page}/revisions`).set('Authorization', t.users.editor.authorization).expect(200);
+      const res = await t.http
+        .get(`${API}/pages/${page}/revisions`)
+        .set('Authorization', t.users.editor.authorization)
+        .expect(200);
       expect(res.body.map((r: { id: number }) => r.id)).toEqual([pageRevision.id]);
       expect(res.body[0]._links.parent[0].href).toBe(`http://example.org${API}/pages/${page}`);
       expectRestError(
@@ -243,8 +312,16 @@ describe('revisions', () => {
     });
 
     it('answers a missing parent or a parent of another type with rest_post_invalid_parent', async () => {
-      expectRestError(await item(99999999, revision1.id, '', t.users.editor.authorization), 'rest_post_invalid_parent', 404);
-      expectRestError(await item(page, revision1.id, '', t.users.editor.authorization), 'rest_post_invalid_parent', 404);
+      expectRestError(
+        await item(99999999, revision1.id, '', t.users.editor.authorization),
+        'rest_post_invalid_parent',
+        404,
+      );
+      expectRestError(
+        await item(page, revision1.id, '', t.users.editor.authorization),
+        'rest_post_invalid_parent',
+        404,
+      );
     });
 
     it('answers an id that is not a revision with rest_post_invalid_id', async () => {
@@ -254,7 +331,9 @@ describe('revisions', () => {
 
     it('links the post to its revisions with their count and to the latest one', async () => {
       const res = await t.http.get(`${API}/posts/${post}`).expect(200);
-      expect(res.body._links['version-history']).toEqual([{ count: 2, href: `http://example.org${API}/posts/${post}/revisions` }]);
+      expect(res.body._links['version-history']).toEqual([
+        { count: 2, href: `http://example.org${API}/posts/${post}/revisions` },
+      ]);
       expect(res.body._links['predecessor-version']).toEqual([
         { id: revision2.id, href: `http://example.org${API}/posts/${post}/revisions/${revision2.id}` },
       ]);
@@ -297,8 +376,16 @@ describe('revisions', () => {
 
     it('answers an id that is not a revision with rest_post_invalid_id', async () => {
       const editor = t.users.editor.authorization;
-      expectRestError(await t.http.delete(`${API}/posts/${doomed}/revisions/99999999?force=true`).set('Authorization', editor), 'rest_post_invalid_id', 404);
-      expectRestError(await t.http.delete(`${API}/posts/${doomed}/revisions/${doomed}?force=true`).set('Authorization', editor), 'rest_post_invalid_id', 404);
+      expectRestError(
+        await t.http.delete(`${API}/posts/${doomed}/revisions/99999999?force=true`).set('Authorization', editor),
+        'rest_post_invalid_id',
+        404,
+      );
+      expectRestError(
+        await t.http.delete(`${API}/posts/${doomed}/revisions/${doomed}?force=true`).set('Authorization', editor),
+        'rest_post_invalid_id',
+        404,
+      );
     });
   });
 
@@ -344,8 +431,14 @@ describe('revisions: registered fields', () => {
     await update(t, 'posts', post, { content: 'Changed.' });
     const [revision] = await storedRevisions(t, post);
     const options = await t.http.options(`${API}/posts/${post}/revisions`).expect(200);
-    expect(options.body.schema.properties.my_custom_int).toMatchObject({ type: 'integer', description: 'Some integer of mine' });
-    const res = await t.http.get(`${API}/posts/${post}/revisions/${revision.id}`).set('Authorization', t.users.editor.authorization).expect(200);
+    expect(options.body.schema.properties.my_custom_int).toMatchObject({
+      type: 'integer',
+      description: 'Some integer of mine',
+    });
+    const res = await t.http
+      .get(`${API}/posts/${post}/revisions/${revision.id}`)
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200);
     expect(res.body.my_custom_int).toBe(revision.id * 2);
   });
 });

@@ -27,11 +27,28 @@ describe('security regressions', () => {
     t = await createTestApp('security_regressions');
     const author = t.users.author.id;
     authorPost = (await createPost(t.dataSource, { author, title: 'Open post', content: 'Plain words' })).id;
-    lockedByAuthor = (await createPost(t.dataSource, { author, title: 'Locked one', content: 'The zanzibarite ledger', password: 'pw1' })).id;
-    lockedByEditor = (await createPost(t.dataSource, { author: t.users.editor.id, title: 'Locked two', content: 'The quokkaberry ledger', excerpt: 'quokkaexcerpt', password: 'pw2' })).id;
+    lockedByAuthor = (
+      await createPost(t.dataSource, {
+        author,
+        title: 'Locked one',
+        content: 'The zanzibarite ledger',
+        password: 'pw1',
+      })
+    ).id;
+    lockedByEditor = (
+      await createPost(t.dataSource, {
+        author: t.users.editor.id,
+        title: 'Locked two',
+        content: 'The quokkaberry ledger',
+        excerpt: 'quokkaexcerpt',
+        password: 'pw2',
+      })
+    ).id;
     draft = (await createPost(t.dataSource, { author, status: 'draft', title: 'Draft' })).id;
     pending = (await createPost(t.dataSource, { author, status: 'pending', title: 'Pending' })).id;
-    future = (await createPost(t.dataSource, { author, status: 'future', title: 'Future', date: '2090-01-01 00:00:00' })).id;
+    future = (
+      await createPost(t.dataSource, { author, status: 'future', title: 'Future', date: '2090-01-01 00:00:00' })
+    ).id;
     privatePost = (await createPost(t.dataSource, { author, status: 'private', title: 'Private' })).id;
     page = (await createPost(t.dataSource, { author, type: 'page', title: 'A page' })).id;
     draftPage = (await createPost(t.dataSource, { author, type: 'page', status: 'draft', title: 'A draft page' })).id;
@@ -51,28 +68,40 @@ describe('security regressions', () => {
   afterAll(() => t.close());
 
   describe('user-written text passes WordPress save filters', () => {
-    it.each(['author', 'subscriber'] as const)('strips script from the bio and javascript: from the URL of a %s profile, for every reader', async (role) => {
-      const user = t.users[role];
-      const res = await t.http
-        .post(`${API}/users/me`)
-        .set('Authorization', user.authorization)
-        .send({ description: 'Hi<script>alert(1)</script> <b>bold</b> <a href="javascript:alert(2)">x</a>', url: 'javascript:alert(1)' })
-        .expect(200);
-      expect(res.body.description).toBe('Hialert(1) <b>bold</b> <a href="alert(2)">x</a>');
-      expect(res.body.url).toBe('');
+    it.each(['author', 'subscriber'] as const)(
+      'strips script from the bio and javascript: from the URL of a %s profile, for every reader',
+      async (role) => {
+        const user = t.users[role];
+        const res = await t.http
+          .post(`${API}/users/me`)
+          .set('Authorization', user.authorization)
+          .send({
+            description: 'Hi<script>alert(1)</script> <b>bold</b> <a href="javascript:alert(2)">x</a>',
+            url: 'javascript:alert(1)',
+          })
+          .expect(200);
+        expect(res.body.description).toBe('Hialert(1) <b>bold</b> <a href="alert(2)">x</a>');
+        expect(res.body.url).toBe('');
 
-      const anonymous = await t.http.get(`${API}/users/${user.id}`).expect(200);
-      expect(anonymous.body.description).not.toMatch(/<script|javascript:/i);
-      expect(anonymous.body.url).toBe('');
-      const embedded = await t.http.get(`${API}/posts?author=${user.id}&_embed=author`).expect(200);
-      const embeddedAuthor = embedded.body[0]._embedded.author[0];
-      expect(JSON.stringify(embeddedAuthor)).not.toMatch(/<script|javascript:/i);
-      expect(embeddedAuthor.url).toBe('');
-    });
+        const anonymous = await t.http.get(`${API}/users/${user.id}`).expect(200);
+        expect(anonymous.body.description).not.toMatch(/<script|javascript:/i);
+        expect(anonymous.body.url).toBe('');
+        const embedded = await t.http.get(`${API}/posts?author=${user.id}&_embed=author`).expect(200);
+        const embeddedAuthor = embedded.body[0]._embedded.author[0];
+        expect(JSON.stringify(embeddedAuthor)).not.toMatch(/<script|javascript:/i);
+        expect(embeddedAuthor.url).toBe('');
+      },
+    );
 
     it('keeps URLs of allowed protocols and refuses data:, vbscript: and javascript: in any case', async () => {
       const set = async (url: string) =>
-        (await t.http.post(`${API}/users/me`).set('Authorization', t.users.author.authorization).send({ url }).expect(200)).body.url;
+        (
+          await t.http
+            .post(`${API}/users/me`)
+            .set('Authorization', t.users.author.authorization)
+            .send({ url })
+            .expect(200)
+        ).body.url;
       expect(await set('https://example.com/a?b=1')).toBe('https://example.com/a?b=1');
       expect(await set('data:text/html,<script>alert(1)</script>')).toBe('');
       expect(await set('vbscript:msgbox(1)')).toBe('');
@@ -84,7 +113,11 @@ describe('security regressions', () => {
       const res = await t.http
         .post(`${API}/users/me`)
         .set('Authorization', t.users.author.authorization)
-        .send({ name: 'Tom <img src=x onerror=alert(1)>& Jerry', first_name: '<script>x</script>Ann', nickname: 'a > b' })
+        .send({
+          name: 'Tom <img src=x onerror=alert(1)>& Jerry',
+          first_name: '<script>x</script>Ann',
+          nickname: 'a > b',
+        })
         .expect(200);
       expect(res.body.name).toBe('Tom &amp; Jerry');
       expect(res.body.first_name).toBe('Ann');
@@ -95,34 +128,47 @@ describe('security regressions', () => {
       const res = await t.http
         .post(`${API}/users`)
         .set('Authorization', t.users.administrator.authorization)
-        .send({ username: 'filtered', email: 'filtered@example.org', password: 'secret-pass', description: '<script>x</script>bio', url: 'javascript:x' })
+        .send({
+          username: 'filtered',
+          email: 'filtered@example.org',
+          password: 'secret-pass',
+          description: '<script>x</script>bio',
+          url: 'javascript:x',
+        })
         .expect(201);
       expect(res.body.description).toBe('xbio');
       expect(res.body.url).toBe('');
     });
 
-    it.each(['subscriber', 'anonymous'] as const)('strips script and javascript: from a comment by a %s caller, for every reader', async (who) => {
-      const role = who === 'subscriber' ? who : undefined;
-      // Earlier comments from this address are out of the 15 s flood window.
-      await t.dataSource.query(`UPDATE ${TEST_PREFIX}comments SET comment_date_gmt = '2020-01-01 00:00:00'`);
-      let req = t.http.post(`${API}/comments`);
-      if (role) req = req.set('Authorization', t.users[role].authorization);
-      const res = await req
-        .send({
+    it.each(['subscriber', 'anonymous'] as const)(
+      'strips script and javascript: from a comment by a %s caller, for every reader',
+      async (who) => {
+        const role = who === 'subscriber' ? who : undefined;
+        // Earlier comments from this address are out of the 15 s flood window.
+        await t.dataSource.query(`UPDATE ${TEST_PREFIX}comments SET comment_date_gmt = '2020-01-01 00:00:00'`);
+        let req = t.http.post(`${API}/comments`);
+        if (role) req = req.set('Authorization', t.users[role].authorization);
+        const res = await req.send({
           post: authorPost,
           content: `Nice<script>alert(1)</script> <b>bold</b> <a href="javascript:alert(2)">x</a> ${role ?? 'anonymous'}`,
           author_name: role ? undefined : 'Visitor <img src=x onerror=alert(3)>',
           author_email: role ? undefined : 'visitor@example.org',
           author_url: 'javascript:alert(4)',
         });
-      expect([res.status, res.body.code]).toEqual([201, undefined]);
-      const id = res.body.id;
-      const stored = await t.http.get(`${API}/comments/${id}?context=edit`).set('Authorization', t.users.administrator.authorization).expect(200);
-      expect(stored.body.content.raw).toBe(`Nicealert(1) <b>bold</b> <a href="alert(2)" rel="nofollow ugc">x</a> ${role ?? 'anonymous'}`);
-      expect(stored.body.author_url).toBe('');
-      expect(stored.body.author_name).not.toMatch(/<img|onerror/i);
-      expect(stored.body.content.rendered).not.toMatch(/<script|javascript:/i);
-    });
+        expect([res.status, res.body.code]).toEqual([201, undefined]);
+        const id = res.body.id;
+        const stored = await t.http
+          .get(`${API}/comments/${id}?context=edit`)
+          .set('Authorization', t.users.administrator.authorization)
+          .expect(200);
+        expect(stored.body.content.raw).toBe(
+          `Nicealert(1) <b>bold</b> <a href="alert(2)" rel="nofollow ugc">x</a> ${role ?? 'anonymous'}`,
+        );
+        expect(stored.body.author_url).toBe('');
+        expect(stored.body.author_name).not.toMatch(/<img|onerror/i);
+        expect(stored.body.content.rendered).not.toMatch(/<script|javascript:/i);
+      },
+    );
   });
 
   describe('handlers read declared parameters only', () => {
@@ -137,8 +183,20 @@ describe('security regressions', () => {
       const registry = t.app.get(RouteRegistry);
       const routes = registry.all();
       // Every parameter any endpoint declares is one some handler reads.
-      const names = new Set<string>(['id', 'parent', 'parent_exclude', 'password', 'force', 'context', 'filter', 'meta', 'roles', 'sticky']);
-      for (const route of routes) for (const endpoint of route.endpoints) for (const name of Object.keys(endpoint.args)) names.add(name);
+      const names = new Set<string>([
+        'id',
+        'parent',
+        'parent_exclude',
+        'password',
+        'force',
+        'context',
+        'filter',
+        'meta',
+        'roles',
+        'sticky',
+      ]);
+      for (const route of routes)
+        for (const endpoint of route.endpoints) for (const name of Object.keys(endpoint.args)) names.add(name);
       const values: Array<(name: string) => [string, unknown]> = [
         (n) => [`${n}=1`, 1],
         (n) => [`${n}[]=x&${n}[]=-5`, ['x', -5]],
@@ -170,7 +228,10 @@ describe('security regressions', () => {
                 if (method !== 'GET') req = req.send(body);
                 const res = await req;
                 requests++;
-                if (res.status >= 500) failures.push(`${method} ${path} ${who ? 'admin' : 'anonymous'}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+                if (res.status >= 500)
+                  failures.push(
+                    `${method} ${path} ${who ? 'admin' : 'anonymous'}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
+                  );
               }
             }
           }
@@ -185,7 +246,13 @@ describe('security regressions', () => {
     const ids = (res: { body: Array<{ id: number }> }) => res.body.map((p) => p.id);
 
     it('leaves protected posts out of search and filter[s] for anonymous callers, totals included', async () => {
-      for (const q of ['search=zanzibarite', 'filter[s]=zanzibarite', 'search=quokkaexcerpt', 'search=Locked', 'search=ledger&orderby=relevance']) {
+      for (const q of [
+        'search=zanzibarite',
+        'filter[s]=zanzibarite',
+        'search=quokkaexcerpt',
+        'search=Locked',
+        'search=ledger&orderby=relevance',
+      ]) {
         const res = await t.http.get(`${API}/posts?${q}`).expect(200);
         expect(ids(res)).toEqual([]);
         expect(res.headers['x-cms-total']).toBe('0');
@@ -196,7 +263,8 @@ describe('security regressions', () => {
     });
 
     it('lets the author find their own protected post, but not another author\u2019s', async () => {
-      const as = (q: string, role: 'author' | 'contributor' | 'subscriber' | 'editor') => t.http.get(`${API}/posts?${q}`).set('Authorization', t.users[role].authorization).expect(200);
+      const as = (q: string, role: 'author' | 'contributor' | 'subscriber' | 'editor') =>
+        t.http.get(`${API}/posts?${q}`).set('Authorization', t.users[role].authorization).expect(200);
       expect(ids(await as('search=zanzibarite', 'author'))).toEqual([lockedByAuthor]);
       expect(ids(await as('filter[s]=zanzibarite', 'author'))).toEqual([lockedByAuthor]);
       expect(ids(await as('search=quokkaberry', 'author'))).toEqual([]);
@@ -221,7 +289,11 @@ describe('security regressions', () => {
       ['draft page', () => `pages/${draftPage}`],
     ])('a %s post', async (_label, path) => {
       expectRestError(await t.http.get(`${API}/${path()}`), 'rest_forbidden', 401);
-      expectRestError(await t.http.get(`${API}/${path()}`).set('Authorization', t.users.subscriber.authorization), 'rest_forbidden', 403);
+      expectRestError(
+        await t.http.get(`${API}/${path()}`).set('Authorization', t.users.subscriber.authorization),
+        'rest_forbidden',
+        403,
+      );
     });
 
     it('every refusal of every route answers 401 to an anonymous caller and 403 to a subscriber', async () => {
@@ -260,7 +332,10 @@ describe('security regressions', () => {
       ];
       const wrong: string[] = [];
       for (const [method, path, body] of cases) {
-        for (const [who, expected] of [[undefined, 401], [t.users.subscriber.authorization, 403]] as const) {
+        for (const [who, expected] of [
+          [undefined, 401],
+          [t.users.subscriber.authorization, 403],
+        ] as const) {
           let req = t.http[method as 'get'](`${API}/${path}`);
           if (who) req = req.set('Authorization', who);
           const res = await (body ? req.send(body) : req);
@@ -276,7 +351,11 @@ describe('security regressions', () => {
       for (const who of [undefined, t.users.subscriber.authorization, t.users.editor.authorization]) {
         let req = t.http.post(`${API}/users`);
         if (who) req = req.set('Authorization', who);
-        expectRestError(await req.send({ username: 'x', email: 'x@example.org', password: 'x' }), 'rest_cannot_create_user', 401);
+        expectRestError(
+          await req.send({ username: 'x', email: 'x@example.org', password: 'x' }),
+          'rest_cannot_create_user',
+          401,
+        );
       }
     });
   });
@@ -284,7 +363,10 @@ describe('security regressions', () => {
   describe('where the reference is stricter than current WordPress (kept, listed in docs/differences.md)', () => {
     it('refuses sticky from an author: edit_others_posts, as the reference checks it', async () => {
       expectRestError(
-        await t.http.post(`${API}/posts`).set('Authorization', t.users.author.authorization).send({ title: 'Sticky?', sticky: true }),
+        await t.http
+          .post(`${API}/posts`)
+          .set('Authorization', t.users.author.authorization)
+          .send({ title: 'Sticky?', sticky: true }),
         'rest_cannot_assign_sticky',
         403,
       );
@@ -292,14 +374,29 @@ describe('security regressions', () => {
 
     it('refuses new tags from contributors and authors: manage_terms, as the reference checks it', async () => {
       for (const role of ['contributor', 'author'] as const) {
-        expectRestError(await t.http.post(`${API}/tags`).set('Authorization', t.users[role].authorization).send({ name: `by-${role}` }), 'rest_cannot_create', 403);
+        expectRestError(
+          await t.http
+            .post(`${API}/tags`)
+            .set('Authorization', t.users[role].authorization)
+            .send({ name: `by-${role}` }),
+          'rest_cannot_create',
+          403,
+        );
       }
-      await t.http.post(`${API}/tags`).set('Authorization', t.users.editor.authorization).send({ name: 'by-editor' }).expect(201);
+      await t.http
+        .post(`${API}/tags`)
+        .set('Authorization', t.users.editor.authorization)
+        .send({ name: 'by-editor' })
+        .expect(201);
     });
 
     it('gives the edit context of taxonomies to manage_terms only, as the spec says', async () => {
       for (const role of ['contributor', 'author'] as const) {
-        expectRestError(await t.http.get(`${API}/taxonomies?context=edit`).set('Authorization', t.users[role].authorization), 'rest_cannot_view', 403);
+        expectRestError(
+          await t.http.get(`${API}/taxonomies?context=edit`).set('Authorization', t.users[role].authorization),
+          'rest_cannot_view',
+          403,
+        );
       }
       await t.http.get(`${API}/taxonomies?context=edit`).set('Authorization', t.users.editor.authorization).expect(200);
     });

@@ -20,7 +20,13 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
         authentication: [],
       });
       expect(Object.keys(res.body.routes)).toEqual(
-        expect.arrayContaining(['/', '/cms/v2', '/cms/v2/types', '/cms/v2/types/(?P<type>[\\w-]+)', '/library/v1/echo']),
+        expect.arrayContaining([
+          '/',
+          '/cms/v2',
+          '/cms/v2/types',
+          '/cms/v2/types/(?P<type>[\\w-]+)',
+          '/library/v1/echo',
+        ]),
       );
       expect(res.body._links.help[0].href).toMatch(/^https:\/\//);
     });
@@ -34,7 +40,11 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       const res = await t.http.get('/cms-json/').expect(200);
       const types = res.body.routes['/cms/v2/types'];
       expect(types).toMatchObject({ namespace: 'cms/v2', methods: ['GET'] });
-      expect(types.endpoints[0].args.context).toMatchObject({ default: 'view', enum: ['view', 'embed', 'edit'], required: false });
+      expect(types.endpoints[0].args.context).toMatchObject({
+        default: 'view',
+        enum: ['view', 'embed', 'edit'],
+        required: false,
+      });
       expect(types._links.self[0].href).toBe('http://example.org/cms-json/cms/v2/types');
       expect(res.body.routes['/cms/v2/types/(?P<type>[\\w-]+)']._links).toBeUndefined();
       expect(res.body.routes['/library/v1/echo'].endpoints[0].args.somerequired.required).toBe(true);
@@ -78,7 +88,11 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expectRestError(await t.http.get('/cms-json/cms/v2/nothing'), 'rest_no_route', 404);
       expectRestError(await t.http.delete('/cms-json/cms/v2/types'), 'rest_no_route', 404);
       const res = await t.http.get('/cms-json/nope/v9/x');
-      expect(res.body).toEqual({ code: 'rest_no_route', message: 'No route was found matching the URL and request method', data: { status: 404 } });
+      expect(res.body).toEqual({
+        code: 'rest_no_route',
+        message: 'No route was found matching the URL and request method',
+        data: { status: 404 },
+      });
     });
 
     it('hides internals of unexpected failures behind a 500', async () => {
@@ -89,16 +103,26 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
 
     it('answers rest_forbidden (401 anonymous, 403 logged in) when a permission check refuses without an error of its own', async () => {
       expectRestError(await t.http.get('/cms-json/library/v1/closed'), 'rest_forbidden', 401);
-      expectRestError(await t.http.get('/cms-json/library/v1/closed').set('Authorization', t.users.subscriber.authorization), 'rest_forbidden', 403);
+      expectRestError(
+        await t.http.get('/cms-json/library/v1/closed').set('Authorization', t.users.subscriber.authorization),
+        'rest_forbidden',
+        403,
+      );
     });
 
     it('passes a permission check error through with its status', async () => {
       expectRestError(await t.http.get('/cms-json/library/v1/private'), 'rest_forbidden', 401);
-      await t.http.get('/cms-json/library/v1/private').set('Authorization', t.users.subscriber.authorization).expect(200);
+      await t.http
+        .get('/cms-json/library/v1/private')
+        .set('Authorization', t.users.subscriber.authorization)
+        .expect(200);
     });
 
     it('rejects malformed JSON bodies with rest_invalid_json', async () => {
-      const res = await t.http.post('/cms-json/library/v1/echo').set('Content-Type', 'application/json').send('{"somerequired": ');
+      const res = await t.http
+        .post('/cms-json/library/v1/echo')
+        .set('Content-Type', 'application/json')
+        .send('{"somerequired": ');
       expectRestError(res, 'rest_invalid_json', 400);
     });
 
@@ -114,7 +138,11 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       const res = await t.http.options('/cms-json/cms/v2/types/post').expect(200);
       expect(res.body).toMatchObject({ namespace: 'cms/v2', methods: ['GET'] });
       expect(res.body.endpoints[0]).toMatchObject({ methods: ['GET'], args: { context: { default: 'view' } } });
-      expect(res.body.schema).toMatchObject({ $schema: 'http://json-schema.org/draft-04/schema#', title: 'type', type: 'object' });
+      expect(res.body.schema).toMatchObject({
+        $schema: 'http://json-schema.org/draft-04/schema#',
+        title: 'type',
+        type: 'object',
+      });
       expect(res.body.schema.properties.slug).toMatchObject({ type: 'string', readonly: true });
       expect(res.headers.allow).toBe('GET');
     });
@@ -122,7 +150,9 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
     it('lists only the methods whose permission check passes in Allow', async () => {
       const anon = await t.http.options('/cms-json/library/v1/private').expect(200);
       expect(anon.headers.allow).toBeUndefined();
-      const user = await t.http.options('/cms-json/library/v1/private').set('Authorization', t.users.editor.authorization);
+      const user = await t.http
+        .options('/cms-json/library/v1/private')
+        .set('Authorization', t.users.editor.authorization);
       expect(user.headers.allow).toBe('GET');
       const echo = await t.http.get('/cms-json/library/v1/echo?somerequired=1').expect(200);
       expect(echo.headers.allow).toBe('GET, POST');
@@ -156,7 +186,7 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expect(res.headers['access-control-expose-headers']).toBe('X-CMS-Total, X-CMS-TotalPages, Link, ETag');
     });
 
-    it('sends the discovery Link header on the site\'s home page, and on no other page of the host', async () => {
+    it("sends the discovery Link header on the site's home page, and on no other page of the host", async () => {
       const home = await t.http.get('/');
       expect(home.headers.link).toBe('<http://example.org/cms-json/>; rel="https://api.w.org/"');
       const res = await t.http.get('/some-page');
@@ -169,14 +199,21 @@ describe('REST server: index, route forms, OPTIONS, HEAD and headers', () => {
       expect(res.headers['access-control-allow-origin']).toBe('https://other.example');
       expect(res.headers['access-control-allow-credentials']).toBe('true');
       expect(res.headers.vary).toMatch(/Origin/);
-      const preflight = await t.http.options('/cms-json/cms/v2/types').set('Origin', 'https://other.example').expect(200);
+      const preflight = await t.http
+        .options('/cms-json/cms/v2/types')
+        .set('Origin', 'https://other.example')
+        .expect(200);
       expect(preflight.headers['access-control-allow-methods']).toContain('DELETE');
     });
 
     it('tells authenticators when a request comes from another origin, so cookies cannot carry it', async () => {
       const cookie = 'library_session=reader';
       await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).expect(200);
-      await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).set('Origin', 'http://example.org').expect(200);
+      await t.http
+        .get('/cms-json/library/v1/private')
+        .set('Cookie', cookie)
+        .set('Origin', 'http://example.org')
+        .expect(200);
       expectRestError(
         await t.http.get('/cms-json/library/v1/private').set('Cookie', cookie).set('Origin', 'https://evil.example'),
         'rest_forbidden',

@@ -45,15 +45,31 @@ const WP_SCHEMA_PROPERTIES = {
   timezone: { type: 'string', description: 'A city in the same timezone as you.', default: null },
   date_format: { type: 'string', description: 'A date format for all date strings.', default: null },
   time_format: { type: 'string', description: 'A time format for all time strings.', default: null },
-  start_of_week: { type: 'integer', description: 'A day number of the week that the week should start on.', default: null },
+  start_of_week: {
+    type: 'integer',
+    description: 'A day number of the week that the week should start on.',
+    default: null,
+  },
   language: { type: 'string', description: 'WordPress locale code.', default: 'en_US' },
-  use_smilies: { type: 'boolean', description: 'Convert emoticons like :-) and :-P to graphics on display.', default: true },
+  use_smilies: {
+    type: 'boolean',
+    description: 'Convert emoticons like :-) and :-P to graphics on display.',
+    default: true,
+  },
   default_category: { type: 'integer', description: 'Default post category.', default: null },
   default_post_format: { type: 'string', description: 'Default post format.', default: null },
   posts_per_page: { type: 'integer', description: 'Blog pages show at most.', default: 10 },
   show_on_front: { type: 'string', description: 'What to show on the front page', default: null },
-  page_on_front: { type: 'integer', description: 'The ID of the page that should be displayed on the front page', default: null },
-  page_for_posts: { type: 'integer', description: 'The ID of the page that should display the latest posts', default: null },
+  page_on_front: {
+    type: 'integer',
+    description: 'The ID of the page that should be displayed on the front page',
+    default: null,
+  },
+  page_for_posts: {
+    type: 'integer',
+    description: 'The ID of the page that should display the latest posts',
+    default: null,
+  },
   default_ping_status: {
     type: 'string',
     description: 'Allow link notifications from other blogs (pingbacks and trackbacks) on new articles.',
@@ -97,7 +113,12 @@ const FRESH_SITE = {
 
 /** Settings registered by the fixture extension, and the values they show on a fresh site. */
 const FIXTURE_KEYS = ['mycustomsettinginrest', 'fixture_color', 'fixture_ratio', 'fixture_tags'];
-const FIXTURE_FRESH = { mycustomsettinginrest: 'validvalue1', fixture_color: 'blue', fixture_ratio: 1.5, fixture_tags: ['news'] };
+const FIXTURE_FRESH = {
+  mycustomsettinginrest: 'validvalue1',
+  fixture_color: 'blue',
+  fixture_ratio: 1.5,
+  fixture_tags: ['news'],
+};
 
 /** A small extension registering settings in `onModuleInit`, exposed or not, renamed or not, with a sanitiser. */
 @Injectable()
@@ -118,7 +139,12 @@ class FixtureSettingsExtension implements OnModuleInit {
       showInRest: { schema: { maxLength: 12 } },
       sanitize: (value) => String(value).trim().toLowerCase(),
     });
-    this.cms.registerSetting('fixture_ratio', { type: 'number', description: 'A ratio.', default: 1.5, showInRest: true });
+    this.cms.registerSetting('fixture_ratio', {
+      type: 'number',
+      description: 'A ratio.',
+      default: 1.5,
+      showInRest: true,
+    });
     this.cms.registerSetting('fixture_tags', {
       type: 'array',
       description: 'Tags.',
@@ -201,7 +227,11 @@ function get(as?: Role) {
 }
 
 /** An update request, by an administrator unless `as` says otherwise (`null`: anonymous). */
-function update(body: Record<string, unknown>, as: Role | null = 'administrator', method: 'post' | 'put' | 'patch' = 'put') {
+function update(
+  body: Record<string, unknown>,
+  as: Role | null = 'administrator',
+  method: 'post' | 'put' | 'patch' = 'put',
+) {
   const req = t.http[method](ROUTE).send(body);
   return as ? req.set('Authorization', t.users[as].authorization) : req;
 }
@@ -227,9 +257,12 @@ describe('route and permissions', () => {
     expect(res.body.message).toBe('Sorry, you are not allowed to do that.');
   });
 
-  it.each<Role>(['subscriber', 'contributor', 'author', 'editor'])('refuses GET to the %s role with rest_forbidden 403', async (role) => {
-    expectRestError(await get(role), 'rest_forbidden', 403);
-  });
+  it.each<Role>(['subscriber', 'contributor', 'author', 'editor'])(
+    'refuses GET to the %s role with rest_forbidden 403',
+    async (role) => {
+      expectRestError(await get(role), 'rest_forbidden', 403);
+    },
+  );
 
   it.each<[string, number, Role | null]>([
     ['an anonymous caller', 401, null],
@@ -250,7 +283,9 @@ describe('GET', () => {
 
   it('shows the registered default while the option has no row, and a stored value cast to its type', async () => {
     try {
-      await optionRepo().delete({ name: In(['posts_per_page', 'use_smilies', 'start_of_week', 'default_post_format']) });
+      await optionRepo().delete({
+        name: In(['posts_per_page', 'use_smilies', 'start_of_week', 'default_post_format']),
+      });
       await storeOption('site_logo', '12');
       await storeOption('fixture_ratio', '2.25');
       await storeOption('mycustomsetting', 'validvalue2');
@@ -299,36 +334,39 @@ describe('update', () => {
     expect(await storedOption('blogname')).toBe('The new title!');
   });
 
-  it.each<'post' | 'put' | 'patch'>(['post', 'put', 'patch'])('updates several settings with %s and keeps them', async (method) => {
-    const changes = {
-      description: 'Just another site',
-      url: 'https://cms.example.com',
-      email: 'owner@example.com',
-      timezone: 'Europe/Paris',
-      date_format: 'Y-m-d',
-      time_format: 'H:i',
-      start_of_week: 0,
-      use_smilies: false,
-      default_category: 5,
-      default_post_format: 'aside',
-      posts_per_page: 25,
-      show_on_front: 'page',
-      page_on_front: 7,
-      page_for_posts: 8,
-      default_ping_status: 'closed',
-      default_comment_status: 'closed',
-      site_logo: 11,
-      site_icon: 12,
-    };
-    const res = await update(changes, 'administrator', method).expect(200);
-    expect(res.body).toEqual({ ...FRESH_SITE, ...FIXTURE_FRESH, ...changes });
-    expect((await get('administrator').expect(200)).body).toEqual(res.body);
-    expect(await storedOption('blogdescription')).toBe('Just another site');
-    expect(await storedOption('timezone_string')).toBe('Europe/Paris');
-    expect(await storedOption('posts_per_page')).toBe('25');
-    expect(await storedOption('use_smilies')).toBe(''); // false, stored as WordPress stores it
-    expect(await storedOption('site_logo')).toBe('11');
-  });
+  it.each<'post' | 'put' | 'patch'>(['post', 'put', 'patch'])(
+    'updates several settings with %s and keeps them',
+    async (method) => {
+      const changes = {
+        description: 'Just another site',
+        url: 'https://cms.example.com',
+        email: 'owner@example.com',
+        timezone: 'Europe/Paris',
+        date_format: 'Y-m-d',
+        time_format: 'H:i',
+        start_of_week: 0,
+        use_smilies: false,
+        default_category: 5,
+        default_post_format: 'aside',
+        posts_per_page: 25,
+        show_on_front: 'page',
+        page_on_front: 7,
+        page_for_posts: 8,
+        default_ping_status: 'closed',
+        default_comment_status: 'closed',
+        site_logo: 11,
+        site_icon: 12,
+      };
+      const res = await update(changes, 'administrator', method).expect(200);
+      expect(res.body).toEqual({ ...FRESH_SITE, ...FIXTURE_FRESH, ...changes });
+      expect((await get('administrator').expect(200)).body).toEqual(res.body);
+      expect(await storedOption('blogdescription')).toBe('Just another site');
+      expect(await storedOption('timezone_string')).toBe('Europe/Paris');
+      expect(await storedOption('posts_per_page')).toBe('25');
+      expect(await storedOption('use_smilies')).toBe(''); // false, stored as WordPress stores it
+      expect(await storedOption('site_logo')).toBe('11');
+    },
+  );
 
   it('coerces values sent as strings (form body) to the setting types', async () => {
     const res = await t.http
@@ -362,7 +400,12 @@ describe('update', () => {
   });
 
   it('leaves an option unchanged when WordPress would refuse the value (time zone, language, non-http URL)', async () => {
-    const res = await update({ timezone: 'Nowhere/Atlantis', language: 'fr_FR', url: 'ftp://files.example.com', title: 'Kept' }).expect(200);
+    const res = await update({
+      timezone: 'Nowhere/Atlantis',
+      language: 'fr_FR',
+      url: 'ftp://files.example.com',
+      title: 'Kept',
+    }).expect(200);
     expect(res.body).toMatchObject({ timezone: '', language: 'en_US', url: 'http://example.org', title: 'Kept' });
     expect(await storedOption('timezone_string')).toBe('');
     expect(await storedOption('WPLANG')).toBeNull();
@@ -383,7 +426,9 @@ describe('update', () => {
     await storeOption('start_of_week', 'monday');
     const res = await update({ title: 'Not written', start_of_week: null });
     expectRestError(res, 'rest_invalid_stored_value', 500);
-    expect(res.body.message).toBe('The start_of_week property has an invalid stored value, and cannot be updated to null.');
+    expect(res.body.message).toBe(
+      'The start_of_week property has an invalid stored value, and cannot be updated to null.',
+    );
     expect(await storedOption('start_of_week')).toBe('monday');
     expect(await storedOption('blogname')).toBe('My CMS Site');
     // Like WordPress, an option without a row counts as false: null is refused for a non-boolean setting.
@@ -403,7 +448,15 @@ describe('update', () => {
     });
     expectRestError(res, 'rest_invalid_param', 400);
     expect(Object.keys(res.body.data.params).sort()).toEqual(
-      ['default_ping_status', 'email', 'fixture_color', 'mycustomsettinginrest', 'posts_per_page', 'title', 'use_smilies'].sort(),
+      [
+        'default_ping_status',
+        'email',
+        'fixture_color',
+        'mycustomsettinginrest',
+        'posts_per_page',
+        'title',
+        'use_smilies',
+      ].sort(),
     );
     expect(res.body.data.params.title).toMatch(/title is not of type string/);
     expect(await storedOption('blogdescription')).toBe('');
@@ -412,7 +465,12 @@ describe('update', () => {
   });
 
   it('ignores unknown keys and settings that are not exposed', async () => {
-    const res = await update({ not_a_setting: 'x', fixture_hidden: 'changed', fixture_not_rest: 'changed', blogname: 'raw' }).expect(200);
+    const res = await update({
+      not_a_setting: 'x',
+      fixture_hidden: 'changed',
+      fixture_not_rest: 'changed',
+      blogname: 'raw',
+    }).expect(200);
     expect(res.body).toEqual({ ...FRESH_SITE, ...FIXTURE_FRESH });
     expect(await storedOption('fixture_hidden')).toBeNull();
     expect(await storedOption('blogname')).toBe('My CMS Site');
@@ -459,7 +517,10 @@ describe('settings registered by an extension', () => {
     expect(await storedOption('fixture_color')).toBe('green');
     expect(await storedOption('mycustomsetting')).toBe('validvalue2');
     expect(await storedOption('fixture_tags')).toBe('a:2:{i:0;s:1:"a";i:1;s:1:"b";}');
-    expect((await get('administrator').expect(200)).body).toMatchObject({ fixture_color: 'green', fixture_tags: ['a', 'b'] });
+    expect((await get('administrator').expect(200)).body).toMatchObject({
+      fixture_color: 'green',
+      fixture_tags: ['a', 'b'],
+    });
     const reset = await update({ fixture_color: null }).expect(200);
     expect(reset.body.fixture_color).toBe('blue');
   });
@@ -469,7 +530,11 @@ describe('OPTIONS', () => {
   it("publishes the settings schema: WordPress 6.1's properties, then the extensions'", async () => {
     const res = await options('administrator').expect(200);
     const schema = res.body.schema;
-    expect(schema).toMatchObject({ $schema: 'http://json-schema.org/draft-04/schema#', title: 'settings', type: 'object' });
+    expect(schema).toMatchObject({
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      title: 'settings',
+      type: 'object',
+    });
     expect(Object.keys(schema.properties)).toEqual([...WP_KEYS, ...FIXTURE_KEYS]);
     expect(Object.fromEntries(WP_KEYS.map((key) => [key, schema.properties[key]]))).toEqual(WP_SCHEMA_PROPERTIES);
     expect(Object.keys(schema.properties.email)).toEqual(['type', 'description', 'default', 'format']);
@@ -479,7 +544,12 @@ describe('OPTIONS', () => {
       default: 'validvalue1',
       enum: ['validvalue1', 'validvalue2'],
     });
-    expect(schema.properties.fixture_color).toEqual({ type: 'string', description: 'Favourite colour.', default: 'blue', maxLength: 12 });
+    expect(schema.properties.fixture_color).toEqual({
+      type: 'string',
+      description: 'Favourite colour.',
+      default: 'blue',
+      maxLength: 12,
+    });
     expect(schema.properties.fixture_ratio).toEqual({ type: 'number', description: 'A ratio.', default: 1.5 });
     expect(schema.properties.fixture_tags).toEqual({
       type: 'array',
@@ -495,7 +565,10 @@ describe('OPTIONS', () => {
   it('describes GET with context only (the spec refuses an invalid context on every GET) and the update endpoint with one optional argument per setting', async () => {
     const res = await options('administrator').expect(200);
     expect(res.body.methods).toEqual(['GET', 'POST', 'PUT', 'PATCH']);
-    expect(res.body.endpoints.map((e: { methods: string[] }) => e.methods)).toEqual([['GET'], ['POST', 'PUT', 'PATCH']]);
+    expect(res.body.endpoints.map((e: { methods: string[] }) => e.methods)).toEqual([
+      ['GET'],
+      ['POST', 'PUT', 'PATCH'],
+    ]);
     expect(Object.keys(res.body.endpoints[0].args)).toEqual(['context']);
     const args = res.body.endpoints[1].args;
     expect(Object.keys(args)).toEqual([...WP_KEYS, ...FIXTURE_KEYS]);
@@ -512,7 +585,12 @@ describe('OPTIONS', () => {
       enum: ['open', 'closed'],
       required: false,
     });
-    expect(args.fixture_color).toEqual({ description: 'Favourite colour.', type: 'string', maxLength: 12, required: false });
+    expect(args.fixture_color).toEqual({
+      description: 'Favourite colour.',
+      type: 'string',
+      maxLength: 12,
+      required: false,
+    });
   });
 
   it('sends Allow: GET, POST, PUT, PATCH to administrators only', async () => {

@@ -44,12 +44,27 @@ describe('spec clauses followed over current WordPress', () => {
 
     it('takes parent on create and update, reads it back, and refuses a parent that does not exist', async () => {
       const parent = await createPost(t.dataSource, { title: 'Parent' });
-      const created = await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Child', status: 'publish', parent: parent.id }).expect(201);
+      const created = await t.http
+        .post(`${API}/posts`)
+        .set('Authorization', auth('editor'))
+        .send({ title: 'Child', status: 'publish', parent: parent.id })
+        .expect(201);
       expect(created.body.parent).toBe(parent.id);
       expect((await t.http.get(`${API}/posts/${created.body.id}`).expect(200)).body.parent).toBe(parent.id);
-      const updated = await t.http.post(`${API}/posts/${created.body.id}`).set('Authorization', auth('editor')).send({ parent: 0 }).expect(200);
+      const updated = await t.http
+        .post(`${API}/posts/${created.body.id}`)
+        .set('Authorization', auth('editor'))
+        .send({ parent: 0 })
+        .expect(200);
       expect(updated.body.parent).toBe(0);
-      expectRestError(await t.http.post(`${API}/posts`).set('Authorization', auth('editor')).send({ title: 'Orphan', parent: 999999 }), 'rest_post_invalid_id', 400);
+      expectRestError(
+        await t.http
+          .post(`${API}/posts`)
+          .set('Authorization', auth('editor'))
+          .send({ title: 'Orphan', parent: 999999 }),
+        'rest_post_invalid_id',
+        400,
+      );
     });
   });
 
@@ -62,7 +77,9 @@ describe('spec clauses followed over current WordPress', () => {
       const parent = await createPost(t.dataSource, { title: 'Exclude parent' });
       const child = await createPost(t.dataSource, { title: 'Excluded child', parent: parent.id });
       const all = (await t.http.get(`${API}/posts?per_page=100`).expect(200)).body.map((p: { id: number }) => p.id);
-      const without = (await t.http.get(`${API}/posts?per_page=100&parent_exclude=${parent.id}`).expect(200)).body.map((p: { id: number }) => p.id);
+      const without = (await t.http.get(`${API}/posts?per_page=100&parent_exclude=${parent.id}`).expect(200)).body.map(
+        (p: { id: number }) => p.id,
+      );
       expect(all).toContain(child.id);
       expect(without).not.toContain(child.id);
       expect(without).toContain(parent.id);
@@ -84,19 +101,40 @@ describe('spec clauses followed over current WordPress', () => {
     });
 
     it('honours post__in, post__not_in, post_parent, author__in and date_query for anonymous callers, not post_status', async () => {
-      const a = await createPost(t.dataSource, { title: 'Filter A', author: t.users.author.id, date: '2020-03-10 10:00:00' });
-      const b = await createPost(t.dataSource, { title: 'Filter B', author: t.users.editor.id, date: '2020-03-12 10:00:00', parent: a.id });
+      const a = await createPost(t.dataSource, {
+        title: 'Filter A',
+        author: t.users.author.id,
+        date: '2020-03-10 10:00:00',
+      });
+      const b = await createPost(t.dataSource, {
+        title: 'Filter B',
+        author: t.users.editor.id,
+        date: '2020-03-12 10:00:00',
+        parent: a.id,
+      });
       const draft = await createPost(t.dataSource, { title: 'Filter draft', status: 'draft' });
-      const ids = async (query: string) => (await t.http.get(`${API}/posts?per_page=100&${query}`).expect(200)).body.map((p: { id: number }) => p.id).sort();
+      const ids = async (query: string) =>
+        (await t.http.get(`${API}/posts?per_page=100&${query}`).expect(200)).body
+          .map((p: { id: number }) => p.id)
+          .sort();
       expect(await ids(`filter[post__in][]=${a.id}&filter[post__in][]=${b.id}`)).toEqual([a.id, b.id].sort());
       expect(await ids(`filter[post__in]=${a.id},${b.id}&filter[post__not_in][]=${a.id}`)).toEqual([b.id]);
       expect(await ids(`filter[post_parent]=${a.id}`)).toEqual([b.id]);
       expect(await ids(`filter[post__in]=${a.id},${b.id}&filter[author__in][]=${t.users.author.id}`)).toEqual([a.id]);
       expect(await ids(`filter[date_query][after]=2020-03-11&filter[date_query][before]=2020-03-13`)).toEqual([b.id]);
-      expect(await ids(`filter[date_query][0][after]=2020-03-09&filter[date_query][0][before]=2020-03-11`)).toEqual([a.id]);
+      expect(await ids(`filter[date_query][0][after]=2020-03-09&filter[date_query][0][before]=2020-03-11`)).toEqual([
+        a.id,
+      ]);
       // A private query variable stays the type's edit_posts': ignored for anonymous callers.
       expect(await ids('filter[post_status]=draft')).not.toContain(draft.id);
-      expect((await t.http.get(`${API}/posts?per_page=100&filter[post_status]=draft`).set('Authorization', auth('editor')).expect(200)).body.map((p: { id: number }) => p.id)).toContain(draft.id);
+      expect(
+        (
+          await t.http
+            .get(`${API}/posts?per_page=100&filter[post_status]=draft`)
+            .set('Authorization', auth('editor'))
+            .expect(200)
+        ).body.map((p: { id: number }) => p.id),
+      ).toContain(draft.id);
     });
     it('takes filter[paged] from anyone, counted in the page size, and leaves it out of the Link header so page moves on', async () => {
       const all = (await t.http.get(`${API}/posts?per_page=100`).expect(200)).body.map((p: { id: number }) => p.id);
@@ -115,7 +153,10 @@ describe('spec clauses followed over current WordPress', () => {
     it('floats sticky posts to the top of the first page with filter[ignore_sticky_posts]=0, as WP_Query does, and only then', async () => {
       const options = t.app.get(OptionsService);
       const old = await createPost(t.dataSource, { title: 'Old sticky', date: '2001-01-01 00:00:00' });
-      const onPage = await createPost(t.dataSource, { title: 'Sticky zephyr on the page', date: '2030-01-01 00:00:00' });
+      const onPage = await createPost(t.dataSource, {
+        title: 'Sticky zephyr on the page',
+        date: '2030-01-01 00:00:00',
+      });
       const draft = await createPost(t.dataSource, { title: 'Sticky draft', status: 'draft' });
       const page = await createPost(t.dataSource, { title: 'Sticky page', type: 'page' });
       await options.set('sticky_posts', [old.id, onPage.id, draft.id, page.id]);
@@ -136,15 +177,25 @@ describe('spec clauses followed over current WordPress', () => {
         // Not on a later page, not in a search or a term archive, not excluded ones, and not by default.
         const second = await t.http.get(`${API}/posts?per_page=3&page=2&filter[ignore_sticky_posts]=0`).expect(200);
         expect(second.body.map((p: { id: number }) => p.id)).not.toContain(old.id);
-        const search = await t.http.get(`${API}/posts?per_page=3&search=zephyr&filter[ignore_sticky_posts]=0`).expect(200);
+        const search = await t.http
+          .get(`${API}/posts?per_page=3&search=zephyr&filter[ignore_sticky_posts]=0`)
+          .expect(200);
         expect(search.body.map((p: { id: number }) => p.id)).toEqual([onPage.id]);
         const term = await createTerm(t.dataSource, 'category', 'Sticky archive');
         await assignTerms(t.dataSource, onPage.id, 'category', [term]);
-        const category = await t.http.get(`${API}/posts?per_page=3&categories=${term}&filter[ignore_sticky_posts]=0`).expect(200);
+        const category = await t.http
+          .get(`${API}/posts?per_page=3&categories=${term}&filter[ignore_sticky_posts]=0`)
+          .expect(200);
         expect(category.body.map((p: { id: number }) => p.id)).toEqual([onPage.id]);
-        const excluded = await t.http.get(`${API}/posts?per_page=3&exclude=${old.id}&filter[ignore_sticky_posts]=0`).expect(200);
+        const excluded = await t.http
+          .get(`${API}/posts?per_page=3&exclude=${old.id}&filter[ignore_sticky_posts]=0`)
+          .expect(200);
         expect(excluded.body.map((p: { id: number }) => p.id)).not.toContain(old.id);
-        expect((await t.http.get(`${API}/posts?per_page=3&filter[ignore_sticky_posts]=1`).expect(200)).body.map((p: { id: number }) => p.id)).toEqual(plain);
+        expect(
+          (await t.http.get(`${API}/posts?per_page=3&filter[ignore_sticky_posts]=1`).expect(200)).body.map(
+            (p: { id: number }) => p.id,
+          ),
+        ).toEqual(plain);
       } finally {
         await options.set('sticky_posts', []);
       }
@@ -155,7 +206,9 @@ describe('spec clauses followed over current WordPress', () => {
     it('lists the site roles, with the ones extensions add, as the enum of roles in OPTIONS and context=help', async () => {
       const options = await t.http.options(`${API}/users`).expect(200);
       const enumOf = options.body.schema.properties.roles.items.enum;
-      expect(enumOf).toEqual(expect.arrayContaining(['administrator', 'editor', 'author', 'contributor', 'subscriber', 'shop_manager']));
+      expect(enumOf).toEqual(
+        expect.arrayContaining(['administrator', 'editor', 'author', 'contributor', 'subscriber', 'shop_manager']),
+      );
       const help = await t.http.get('/cms-json/?context=help').expect(200);
       const usersRoute = help.body.routes['/cms/v2/users'];
       expect(usersRoute.schema.properties.roles.items.enum).toEqual(enumOf);
@@ -165,7 +218,12 @@ describe('spec clauses followed over current WordPress', () => {
       const created = await t.http
         .post(`${API}/users`)
         .set('Authorization', auth('administrator'))
-        .send({ username: 'manager', email: 'manager@example.org', password: 'manager-password', roles: ['shop_manager'] });
+        .send({
+          username: 'manager',
+          email: 'manager@example.org',
+          password: 'manager-password',
+          roles: ['shop_manager'],
+        });
       expect([created.status, created.body.code, created.body.message]).toEqual([201, undefined, undefined]);
       expect(created.body.roles).toEqual(['shop_manager']);
       const refused = await t.http
@@ -179,7 +237,11 @@ describe('spec clauses followed over current WordPress', () => {
 
   describe('other clauses found going through the spec', () => {
     it('refuses an invalid context on settings, as on every GET', async () => {
-      expectRestError(await t.http.get(`${API}/settings?context=bogus`).set('Authorization', auth('administrator')), 'rest_invalid_param', 400);
+      expectRestError(
+        await t.http.get(`${API}/settings?context=bogus`).set('Authorization', auth('administrator')),
+        'rest_invalid_param',
+        400,
+      );
       await t.http.get(`${API}/settings?context=view`).set('Authorization', auth('administrator')).expect(200);
     });
 
@@ -187,8 +249,12 @@ describe('spec clauses followed over current WordPress', () => {
       for (const name of ['Offset A', 'Offset B', 'Offset C']) {
         await t.http.post(`${API}/categories`).set('Authorization', auth('administrator')).send({ name }).expect(201);
       }
-      const all = (await t.http.get(`${API}/categories?per_page=100`).expect(200)).body.map((c: { id: number }) => c.id);
-      const offset = (await t.http.get(`${API}/categories?per_page=100&offset=2`).expect(200)).body.map((c: { id: number }) => c.id);
+      const all = (await t.http.get(`${API}/categories?per_page=100`).expect(200)).body.map(
+        (c: { id: number }) => c.id,
+      );
+      const offset = (await t.http.get(`${API}/categories?per_page=100&offset=2`).expect(200)).body.map(
+        (c: { id: number }) => c.id,
+      );
       expect(offset).toEqual(all.slice(2));
       expect((await t.http.get(`${API}/categories?offset=1000`).expect(200)).body).toEqual([]);
     });

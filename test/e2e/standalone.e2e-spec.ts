@@ -11,7 +11,10 @@ const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 /** Runs the built server (`node dist/main`) with an environment and collects its output. */
 function startServer(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = '';
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d) => (output += String(d)));
   child.stderr?.on('data', (d) => (output += String(d)));
   return { child, output: () => output };
@@ -38,12 +41,21 @@ describe('standalone server (node dist/main)', () => {
   it('starts from the environment, migrates an empty database and serves the API', async () => {
     const port = String(40000 + Math.floor(Math.random() * 10000));
     const databaseUrl = await testDatabaseUrl('standalone');
-    const server = startServer({ PORT: port, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: 'cms_', CMS_SITE_TITLE: 'Standalone' });
+    const server = startServer({
+      PORT: port,
+      DATABASE_URL: databaseUrl,
+      CMS_TABLE_PREFIX: 'cms_',
+      CMS_SITE_TITLE: 'Standalone',
+    });
     try {
       const res = await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { name: string; url: string; namespaces: string[] };
-      expect(body).toMatchObject({ name: 'Standalone', url: `http://localhost:${port}`, namespaces: ['cms/v2', 'cms-auth/v1'] });
+      expect(body).toMatchObject({
+        name: 'Standalone',
+        url: `http://localhost:${port}`,
+        namespaces: ['cms/v2', 'cms-auth/v1'],
+      });
       const types = await fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/types`);
       expect(Object.keys((await types.json()) as object)).toEqual(['post', 'page', 'attachment']);
       // Requests outside the API prefix still reach the app: the home page and the `?rest_route=` form.
@@ -64,9 +76,12 @@ describe('standalone server (node dist/main)', () => {
     const server = startServer({ PORT: port, DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: 'cms_', CMS_WORKERS: '2' });
     try {
       await waitForServer(`http://127.0.0.1:${port}/cms-json/`, server);
-      for (let i = 0; i < 50 && !server.output().includes('with 2 workers'); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && !server.output().includes('with 2 workers'); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(server.output()).toContain('with 2 workers');
-      const answers = await Promise.all(Array.from({ length: 10 }, () => fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/posts`)));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => fetch(`http://127.0.0.1:${port}/cms-json/cms/v2/posts`)),
+      );
       expect(answers.map((r) => r.status)).toEqual(new Array(10).fill(200));
       // Two processes besides the supervisor have started Nest (the log is JSON lines: stdout is no terminal).
       // Nest's lines wait for the logger: a worker's appear once its app is created.
@@ -102,14 +117,23 @@ describe('standalone server (node dist/main)', () => {
     const base = `http://127.0.0.1:${port}`;
     try {
       await waitForServer(`${base}/cms-json/`, server);
-      const login = await fetch(`${base}/cms-json/cms-auth/v1/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ username: 'owner', password: 'owner-password-1' }) });
+      const login = await fetch(`${base}/cms-json/cms-auth/v1/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'owner', password: 'owner-password-1' }),
+      });
       expect(login.status).toBe(200);
       const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
       const { nonce } = (await login.json()) as { nonce: string };
       const text = Buffer.from('id,name\n1,one\n2,two\n');
       const created = await fetch(`${base}/cms-json/cms/v2/media`, {
         method: 'POST',
-        headers: { Cookie: cookie, 'X-CMS-Nonce': nonce, 'Content-Type': 'text/csv', 'Content-Disposition': 'attachment; filename="table.csv"' },
+        headers: {
+          Cookie: cookie,
+          'X-CMS-Nonce': nonce,
+          'Content-Type': 'text/csv',
+          'Content-Disposition': 'attachment; filename="table.csv"',
+        },
         body: text,
       });
       expect(created.status).toBe(201);
@@ -152,7 +176,11 @@ describe('standalone server (node dist/main)', () => {
     ['CMS_UPLOAD_LIMIT', 'huge'],
     ['CMS_UPLOADS_URL', 'cdn.example.com'],
   ])('refuses to start when %s is invalid, naming the variable', async (name, value) => {
-    const server = startServer({ [name]: value, DATABASE_URL: 'sqlite::memory:', ...(name === 'DATABASE_URL' ? { DATABASE_URL: value } : {}) });
+    const server = startServer({
+      [name]: value,
+      DATABASE_URL: 'sqlite::memory:',
+      ...(name === 'DATABASE_URL' ? { DATABASE_URL: value } : {}),
+    });
     const [code] = await once(server.child, 'exit');
     expect(code).toBe(1);
     expect(server.output()).toContain(name);

@@ -22,15 +22,65 @@ const SCHEMA_CONTEXTS: Record<string, string[]> = {
 
 /** Edit-context data of the statuses an editor of posts may see, as WordPress 6.1 registers them. */
 const EDIT_DATA: Record<string, Record<string, unknown>> = {
-  publish: { name: 'Published', private: false, protected: false, public: true, queryable: true, show_in_list: true, date_floating: false },
-  future: { name: 'Scheduled', private: false, protected: true, public: false, queryable: false, show_in_list: true, date_floating: false },
-  draft: { name: 'Draft', private: false, protected: true, public: false, queryable: false, show_in_list: true, date_floating: true },
-  pending: { name: 'Pending', private: false, protected: true, public: false, queryable: false, show_in_list: true, date_floating: true },
-  private: { name: 'Private', private: true, protected: false, public: false, queryable: false, show_in_list: true, date_floating: false },
-  trash: { name: 'Trash', private: false, protected: false, public: false, queryable: false, show_in_list: false, date_floating: false },
+  publish: {
+    name: 'Published',
+    private: false,
+    protected: false,
+    public: true,
+    queryable: true,
+    show_in_list: true,
+    date_floating: false,
+  },
+  future: {
+    name: 'Scheduled',
+    private: false,
+    protected: true,
+    public: false,
+    queryable: false,
+    show_in_list: true,
+    date_floating: false,
+  },
+  draft: {
+    name: 'Draft',
+    private: false,
+    protected: true,
+    public: false,
+    queryable: false,
+    show_in_list: true,
+    date_floating: true,
+  },
+  pending: {
+    name: 'Pending',
+    private: false,
+    protected: true,
+    public: false,
+    queryable: false,
+    show_in_list: true,
+    date_floating: true,
+  },
+  private: {
+    name: 'Private',
+    private: true,
+    protected: false,
+    public: false,
+    queryable: false,
+    show_in_list: true,
+    date_floating: false,
+  },
+  trash: {
+    name: 'Trash',
+    private: false,
+    protected: false,
+    public: false,
+    queryable: false,
+    show_in_list: false,
+    date_floating: false,
+  },
 };
 
-const archives = (slug: string) => ({ archives: [{ href: slug === 'publish' ? `${API}/posts` : `${API}/posts?status=${slug}` }] });
+const archives = (slug: string) => ({
+  archives: [{ href: slug === 'publish' ? `${API}/posts` : `${API}/posts?status=${slug}` }],
+});
 
 let t: TestApp;
 
@@ -53,13 +103,16 @@ describe('routes and arguments', () => {
     expect(res.body.routes[ITEM_ROUTE]).toMatchObject({ namespace: 'cms/v2', methods: ['GET'] });
   });
 
-  it.each([['/statuses'], ['/statuses/publish']])('declares context (default view, enum view/embed/edit) on %s', async (path) => {
-    const res = await t.http.options(`/cms-json/cms/v2${path}`);
-    expect(res.status).toBe(200);
-    const context = res.body.endpoints[0].args.context;
-    expect(context.default).toBe('view');
-    expect(context.enum).toEqual(['view', 'embed', 'edit']);
-  });
+  it.each([['/statuses'], ['/statuses/publish']])(
+    'declares context (default view, enum view/embed/edit) on %s',
+    async (path) => {
+      const res = await t.http.options(`/cms-json/cms/v2${path}`);
+      expect(res.status).toBe(200);
+      const context = res.body.endpoints[0].args.context;
+      expect(context.default).toBe('view');
+      expect(context.enum).toEqual(['view', 'embed', 'edit']);
+    },
+  );
 
   it('publishes the WordPress 6.1 item schema with 8 read-only properties incl. date_floating', async () => {
     const res = await t.http.options('/cms-json/cms/v2/statuses/publish');
@@ -68,18 +121,25 @@ describe('routes and arguments', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(SCHEMA_CONTEXTS).sort());
     expect(Object.keys(schema.properties)).toHaveLength(8);
     for (const [name, prop] of Object.entries<Record<string, unknown>>(schema.properties)) {
-      expect({ name, readonly: prop.readonly, context: prop.context }).toEqual({ name, readonly: true, context: SCHEMA_CONTEXTS[name] });
+      expect({ name, readonly: prop.readonly, context: prop.context }).toEqual({
+        name,
+        readonly: true,
+        context: SCHEMA_CONTEXTS[name],
+      });
     }
     expect(schema.properties.date_floating.type).toBe('boolean');
     const collection = await t.http.options('/cms-json/cms/v2/statuses');
     expect(collection.body.schema).toEqual(schema);
   });
 
-  it.each([['/statuses'], ['/statuses/publish']])('rejects context=banana on %s with rest_invalid_param 400', async (path) => {
-    const res = await get(`${path}?context=banana`);
-    expectRestError(res, 'rest_invalid_param', 400);
-    expect(typeof res.body.data.params.context).toBe('string');
-  });
+  it.each([['/statuses'], ['/statuses/publish']])(
+    'rejects context=banana on %s with rest_invalid_param 400',
+    async (path) => {
+      const res = await get(`${path}?context=banana`);
+      expectRestError(res, 'rest_invalid_param', 400);
+      expect(typeof res.body.data.params.context).toBe('string');
+    },
+  );
 });
 
 describe('GET /statuses', () => {

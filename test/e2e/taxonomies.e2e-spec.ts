@@ -68,13 +68,16 @@ describe('routes and arguments', () => {
     expect(res.body.routes[ITEM_ROUTE]).toMatchObject({ namespace: 'cms/v2', methods: ['GET'] });
   });
 
-  it.each([['/taxonomies'], ['/taxonomies/post_tag']])('declares context (default view, enum view/embed/edit) on %s', async (path) => {
-    const res = await t.http.options(`/cms-json/cms/v2${path}`);
-    expect(res.status).toBe(200);
-    const context = res.body.endpoints[0].args.context;
-    expect(context.default).toBe('view');
-    expect(context.enum).toEqual(['view', 'embed', 'edit']);
-  });
+  it.each([['/taxonomies'], ['/taxonomies/post_tag']])(
+    'declares context (default view, enum view/embed/edit) on %s',
+    async (path) => {
+      const res = await t.http.options(`/cms-json/cms/v2${path}`);
+      expect(res.status).toBe(200);
+      const context = res.body.endpoints[0].args.context;
+      expect(context.default).toBe('view');
+      expect(context.enum).toEqual(['view', 'embed', 'edit']);
+    },
+  );
 
   it('accepts a type argument on the collection', async () => {
     const res = await t.http.options('/cms-json/cms/v2/taxonomies');
@@ -87,17 +90,24 @@ describe('routes and arguments', () => {
     expect(schema.title).toBe('taxonomy');
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(SCHEMA_CONTEXTS).sort());
     for (const [name, prop] of Object.entries<Record<string, unknown>>(schema.properties)) {
-      expect({ name, readonly: prop.readonly, context: prop.context }).toEqual({ name, readonly: true, context: SCHEMA_CONTEXTS[name] });
+      expect({ name, readonly: prop.readonly, context: prop.context }).toEqual({
+        name,
+        readonly: true,
+        context: SCHEMA_CONTEXTS[name],
+      });
     }
     const collection = await t.http.options('/cms-json/cms/v2/taxonomies');
     expect(collection.body.schema).toEqual(schema);
   });
 
-  it.each([['/taxonomies'], ['/taxonomies/category']])('rejects context=banana on %s with rest_invalid_param 400', async (path) => {
-    const res = await get(`${path}?context=banana`);
-    expectRestError(res, 'rest_invalid_param', 400);
-    expect(typeof res.body.data.params.context).toBe('string');
-  });
+  it.each([['/taxonomies'], ['/taxonomies/category']])(
+    'rejects context=banana on %s with rest_invalid_param 400',
+    async (path) => {
+      const res = await get(`${path}?context=banana`);
+      expectRestError(res, 'rest_invalid_param', 400);
+      expect(typeof res.body.data.params.context).toBe('string');
+    },
+  );
 });
 
 describe('GET /taxonomies', () => {
@@ -105,7 +115,12 @@ describe('GET /taxonomies', () => {
     const res = await get('/taxonomies');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['category', 'post_tag']);
-    expect(res.body.category).toMatchObject({ name: 'Categories', slug: 'category', hierarchical: true, types: ['post'] });
+    expect(res.body.category).toMatchObject({
+      name: 'Categories',
+      slug: 'category',
+      hierarchical: true,
+      types: ['post'],
+    });
     expect(res.body.post_tag).toMatchObject({ name: 'Tags', slug: 'post_tag', hierarchical: false, types: ['post'] });
     expect(res.body.category._links).toEqual(taxonomyLinks('categories'));
     expect(res.body.post_tag._links).toEqual(taxonomyLinks('tags'));
@@ -159,7 +174,10 @@ describe('GET /taxonomies', () => {
   });
 
   it('checks manage_terms only on the taxonomies of the requested type', async () => {
-    expect(Object.keys((await get('/taxonomies?type=post&context=edit', 'editor')).body)).toEqual(['category', 'post_tag']);
+    expect(Object.keys((await get('/taxonomies?type=post&context=edit', 'editor')).body)).toEqual([
+      'category',
+      'post_tag',
+    ]);
     expectRestError(await get('/taxonomies?type=page&context=edit', 'editor'), 'rest_cannot_view', 403);
   });
 
@@ -227,7 +245,11 @@ describe('GET /taxonomies/<taxonomy>', () => {
         show_ui: true,
       },
     });
-    expect(res.body.labels).toMatchObject({ name: 'Categories', singular_name: 'Category', parent_item: 'Parent Category' });
+    expect(res.body.labels).toMatchObject({
+      name: 'Categories',
+      singular_name: 'Category',
+      parent_item: 'Parent Category',
+    });
   });
 
   it('refuses context=edit to anonymous callers with rest_forbidden_context 401', async () => {

@@ -31,7 +31,12 @@ class TermRulesExtension implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.cms.registerPostType('record', { public: true, show_in_rest: true, rest_base: 'records', supports: ['title', 'editor'] });
+    this.cms.registerPostType('record', {
+      public: true,
+      show_in_rest: true,
+      rest_base: 'records',
+      supports: ['title', 'editor'],
+    });
     this.cms.registerPostType('ledger', { public: false, show_in_rest: false, supports: ['title'] });
     this.cms.registerTaxonomy('genre', ['post', 'record', 'ledger'], {
       show_in_rest: true,
@@ -52,13 +57,17 @@ class TermRulesExtension implements OnModuleInit {
     this.caps.registerMetaAuth('term', '_blessed', () => true);
 
     const hooked = (name: string | undefined) => String(name ?? '').startsWith('Hooked');
-    this.hooks.addFilter('rest_pre_insert_category', (input: { name?: string; description?: string; slug?: string }) => {
-      if (!hooked(input.name)) return input;
-      events.push(`pre_insert:${input.name}`);
-      return { ...input, description: 'Set by rest_pre_insert_category', slug: `${input.slug ?? 'hooked'}-by-hook` };
-    });
+    this.hooks.addFilter(
+      'rest_pre_insert_category',
+      (input: { name?: string; description?: string; slug?: string }) => {
+        if (!hooked(input.name)) return input;
+        events.push(`pre_insert:${input.name}`);
+        return { ...input, description: 'Set by rest_pre_insert_category', slug: `${input.slug ?? 'hooked'}-by-hook` };
+      },
+    );
     this.hooks.addAction('rest_insert_category', (term: TermRow, req: RestRequest, creating: boolean) => {
-      if (hooked(term.name)) events.push(`insert:${term.termId}:${term.name}:${creating}:${req instanceof RestRequest}`);
+      if (hooked(term.name))
+        events.push(`insert:${term.termId}:${term.name}:${creating}:${req instanceof RestRequest}`);
     });
     this.hooks.addAction('rest_delete_category', (term: TermRow, previous: RestResponse) => {
       if (hooked(term.name)) events.push(`delete:${term.termId}:${(previous.data as { name: string }).name}`);
@@ -84,17 +93,32 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     const req = t.http[method](`${API}${path}`);
     return role === 'anonymous' ? req : req.set('Authorization', t.users[role].authorization);
   };
-  const names = async (path: string, role: Role = 'anonymous') => (await call('get', path, role).expect(200)).body.map((x: { name: string }) => x.name);
-  const ids = async (path: string, role: Role = 'anonymous') => (await call('get', path, role).expect(200)).body.map((x: { id: number }) => x.id);
+  const names = async (path: string, role: Role = 'anonymous') =>
+    (await call('get', path, role).expect(200)).body.map((x: { name: string }) => x.name);
+  const ids = async (path: string, role: Role = 'anonymous') =>
+    (await call('get', path, role).expect(200)).body.map((x: { id: number }) => x.id);
   const stored = (termId: number) => t.dataSource.getRepository(TermEntity).findOneBy({ id: termId });
-  const storedTt = (termId: number, taxonomy: string) => t.dataSource.getRepository(TermTaxonomyEntity).findOneBy({ termId, taxonomy });
+  const storedTt = (termId: number, taxonomy: string) =>
+    t.dataSource.getRepository(TermTaxonomyEntity).findOneBy({ termId, taxonomy });
 
   /** A term with chosen slug, description, count and parent, written straight into the tables. */
-  const term = async (taxonomy: string, name: string, fields: { slug?: string; description?: string; count?: number; parent?: number } = {}) => {
-    const saved = await t.dataSource.getRepository(TermEntity).save({ name, slug: fields.slug ?? name.toLowerCase().replace(/\W+/g, '-'), group: 0 });
+  const term = async (
+    taxonomy: string,
+    name: string,
+    fields: { slug?: string; description?: string; count?: number; parent?: number } = {},
+  ) => {
+    const saved = await t.dataSource
+      .getRepository(TermEntity)
+      .save({ name, slug: fields.slug ?? name.toLowerCase().replace(/\W+/g, '-'), group: 0 });
     await t.dataSource
       .getRepository(TermTaxonomyEntity)
-      .save({ termId: saved.id, taxonomy, description: fields.description ?? '', parent: fields.parent ?? 0, count: fields.count ?? 0 });
+      .save({
+        termId: saved.id,
+        taxonomy,
+        description: fields.description ?? '',
+        parent: fields.parent ?? 0,
+        count: fields.count ?? 0,
+      });
     return saved.id;
   };
 
@@ -110,7 +134,13 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       for (const base of ['categories', 'tags', 'genres', 'moods']) {
         expect(routes).toEqual(expect.arrayContaining([`/cms/v2/${base}`, `/cms/v2/${base}/(?P<id>[\\d]+)`]));
         expect(res.body.routes[`/cms/v2/${base}`].methods).toEqual(['GET', 'POST']);
-        expect(res.body.routes[`/cms/v2/${base}/(?P<id>[\\d]+)`].methods).toEqual(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+        expect(res.body.routes[`/cms/v2/${base}/(?P<id>[\\d]+)`].methods).toEqual([
+          'GET',
+          'POST',
+          'PUT',
+          'PATCH',
+          'DELETE',
+        ]);
       }
       expect(routes.filter((r) => /secret|\/terms\b/.test(r))).toEqual([]);
       expectRestError(await call('get', '/secrets'), 'rest_no_route', 404);
@@ -121,16 +151,43 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
 
     it('lists the categories query params: context, exclude, hide_empty, include, offset (the spec gives every terms collection offset), order, orderby, page, parent, per_page, post, search, slug', async () => {
       const res = await call('options', '/categories').expect(200);
-      expect(Object.keys(res.body.endpoints[0].args).sort()).toEqual(
-        ['context', 'exclude', 'hide_empty', 'include', 'offset', 'order', 'orderby', 'page', 'parent', 'per_page', 'post', 'search', 'slug'],
-      );
+      expect(Object.keys(res.body.endpoints[0].args).sort()).toEqual([
+        'context',
+        'exclude',
+        'hide_empty',
+        'include',
+        'offset',
+        'order',
+        'orderby',
+        'page',
+        'parent',
+        'per_page',
+        'post',
+        'search',
+        'slug',
+      ]);
       expect(Object.keys((await call('options', '/genres').expect(200)).body.endpoints[0].args)).toContain('parent');
     });
 
     it('lists the tags query params with offset instead of parent (and the same for the flat moods)', async () => {
-      const expected = ['context', 'exclude', 'hide_empty', 'include', 'offset', 'order', 'orderby', 'page', 'per_page', 'post', 'search', 'slug'];
+      const expected = [
+        'context',
+        'exclude',
+        'hide_empty',
+        'include',
+        'offset',
+        'order',
+        'orderby',
+        'page',
+        'per_page',
+        'post',
+        'search',
+        'slug',
+      ];
       expect(Object.keys((await call('options', '/tags').expect(200)).body.endpoints[0].args).sort()).toEqual(expected);
-      expect(Object.keys((await call('options', '/moods').expect(200)).body.endpoints[0].args).sort()).toEqual(expected);
+      expect(Object.keys((await call('options', '/moods').expect(200)).body.endpoints[0].args).sort()).toEqual(
+        expected,
+      );
     });
 
     it('gives the context param default view and enum view, embed, edit on collection and item routes', async () => {
@@ -144,8 +201,20 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       const schema = async (base: string) => (await call('options', `/${base}`).expect(200)).body.schema;
       const category = await schema('categories');
       expect(category.title).toBe('category');
-      expect(Object.keys(category.properties).sort()).toEqual(['count', 'description', 'id', 'link', 'meta', 'name', 'parent', 'slug', 'taxonomy']);
-      expect(category.properties.taxonomy.enum).toEqual(expect.arrayContaining(['category', 'post_tag', 'genre', 'mood', 'secret']));
+      expect(Object.keys(category.properties).sort()).toEqual([
+        'count',
+        'description',
+        'id',
+        'link',
+        'meta',
+        'name',
+        'parent',
+        'slug',
+        'taxonomy',
+      ]);
+      expect(category.properties.taxonomy.enum).toEqual(
+        expect.arrayContaining(['category', 'post_tag', 'genre', 'mood', 'secret']),
+      );
       const tag = await schema('tags');
       expect(tag.title).toBe('tag');
       expect(Object.keys(tag.properties)).toHaveLength(8);
@@ -162,7 +231,10 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
   describe('permissions by role', () => {
     let fixtures: Record<string, number>;
     beforeAll(async () => {
-      fixtures = { categories: await createTerm(t.dataSource, 'category', 'Matrix Cat'), tags: await createTerm(t.dataSource, 'post_tag', 'Matrix Tag') };
+      fixtures = {
+        categories: await createTerm(t.dataSource, 'category', 'Matrix Cat'),
+        tags: await createTerm(t.dataSource, 'post_tag', 'Matrix Tag'),
+      };
     });
     const expectAllowedOr = (res: { status: number; body: unknown }, role: Role, ok: number, code: string) => {
       if (TERM_MANAGERS.includes(role)) expect(res.status).toBe(ok);
@@ -170,38 +242,58 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     };
 
     describe.each(['categories', 'tags'])('%s', (base) => {
-      it.each(ROLES)('create as %s: 201 for administrator and editor, else rest_cannot_create (401 anonymous, 403 logged in)', async (role) => {
-        const res = await call('post', `/${base}`, role).send({ name: `Created ${base} by ${role}` });
-        expectAllowedOr(res, role, 201, 'rest_cannot_create');
-        if (res.status === 201) expect(res.body.name).toBe(`Created ${base} by ${role}`);
-      });
+      it.each(ROLES)(
+        'create as %s: 201 for administrator and editor, else rest_cannot_create (401 anonymous, 403 logged in)',
+        async (role) => {
+          const res = await call('post', `/${base}`, role).send({ name: `Created ${base} by ${role}` });
+          expectAllowedOr(res, role, 201, 'rest_cannot_create');
+          if (res.status === 201) expect(res.body.name).toBe(`Created ${base} by ${role}`);
+        },
+      );
 
-      it.each(ROLES)('update as %s: 200 for administrator and editor, else rest_cannot_update (401 anonymous, 403 logged in)', async (role) => {
-        const res = await call('put', `/${base}/${fixtures[base]}`, role).send({ description: `by ${role}` });
-        expectAllowedOr(res, role, 200, 'rest_cannot_update');
-        const tt = await storedTt(fixtures[base], base === 'tags' ? 'post_tag' : 'category');
-        if (res.status === 200) expect(tt!.description).toBe(`by ${role}`);
-        else expect(tt!.description).not.toBe(`by ${role}`);
-      });
+      it.each(ROLES)(
+        'update as %s: 200 for administrator and editor, else rest_cannot_update (401 anonymous, 403 logged in)',
+        async (role) => {
+          const res = await call('put', `/${base}/${fixtures[base]}`, role).send({ description: `by ${role}` });
+          expectAllowedOr(res, role, 200, 'rest_cannot_update');
+          const tt = await storedTt(fixtures[base], base === 'tags' ? 'post_tag' : 'category');
+          if (res.status === 200) expect(tt!.description).toBe(`by ${role}`);
+          else expect(tt!.description).not.toBe(`by ${role}`);
+        },
+      );
 
-      it.each(ROLES)('delete as %s: 200 for administrator and editor, else rest_cannot_delete (401 anonymous, 403 logged in)', async (role) => {
-        const taxonomy = base === 'tags' ? 'post_tag' : 'category';
-        const id = await createTerm(t.dataSource, taxonomy, `Doomed ${base} ${role}`);
-        const res = await call('delete', `/${base}/${id}?force=true`, role);
-        expectAllowedOr(res, role, 200, 'rest_cannot_delete');
-        expect(Boolean(await storedTt(id, taxonomy))).toBe(!TERM_MANAGERS.includes(role));
-      });
+      it.each(ROLES)(
+        'delete as %s: 200 for administrator and editor, else rest_cannot_delete (401 anonymous, 403 logged in)',
+        async (role) => {
+          const taxonomy = base === 'tags' ? 'post_tag' : 'category';
+          const id = await createTerm(t.dataSource, taxonomy, `Doomed ${base} ${role}`);
+          const res = await call('delete', `/${base}/${id}?force=true`, role);
+          expectAllowedOr(res, role, 200, 'rest_cannot_delete');
+          expect(Boolean(await storedTt(id, taxonomy))).toBe(!TERM_MANAGERS.includes(role));
+        },
+      );
 
-      it.each(ROLES)('context=edit on the list and an item as %s: 200 with edit_terms, else rest_forbidden_context 401/403', async (role) => {
-        const list = await call('get', `/${base}?context=edit`, role);
-        const item = await call('get', `/${base}/${fixtures[base]}?context=edit`, role);
-        for (const res of [list, item]) expectAllowedOr(res, role, 200, 'rest_forbidden_context');
-        if (item.status === 200) expect(item.body).toMatchObject({ id: fixtures[base], name: base === 'tags' ? 'Matrix Tag' : 'Matrix Cat' });
-      });
+      it.each(ROLES)(
+        'context=edit on the list and an item as %s: 200 with edit_terms, else rest_forbidden_context 401/403',
+        async (role) => {
+          const list = await call('get', `/${base}?context=edit`, role);
+          const item = await call('get', `/${base}/${fixtures[base]}?context=edit`, role);
+          for (const res of [list, item]) expectAllowedOr(res, role, 200, 'rest_forbidden_context');
+          if (item.status === 200)
+            expect(item.body).toMatchObject({
+              id: fixtures[base],
+              name: base === 'tags' ? 'Matrix Tag' : 'Matrix Cat',
+            });
+        },
+      );
     });
 
     it.each(ROLES)('refuses to delete the default category (id 1) as %s with rest_cannot_delete', async (role) => {
-      expectRestError(await call('delete', '/categories/1?force=true', role), 'rest_cannot_delete', role === 'anonymous' ? 401 : 403);
+      expectRestError(
+        await call('delete', '/categories/1?force=true', role),
+        'rest_cannot_delete',
+        role === 'anonymous' ? 401 : 403,
+      );
       expect(await storedTt(1, 'category')).not.toBeNull();
     });
   });
@@ -271,7 +363,9 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       ['description', 'desc', ['D', 'A', 'C', 'E', 'B']],
     ] as Array<[string, string, string[]]>)('orders tags by %s %s', async (orderby, order, expected) => {
       const byLetter: Record<string, number> = { A, B, C, D, E };
-      expect(await ids(`/tags?search=fruit&orderby=${orderby}&order=${order}`)).toEqual(expected.map((l) => byLetter[l]));
+      expect(await ids(`/tags?search=fruit&orderby=${orderby}&order=${order}`)).toEqual(
+        expected.map((l) => byLetter[l]),
+      );
     });
 
     it('orders by include (C, A, E; reversed with order=desc) and by include_slugs (date, banana)', async () => {
@@ -279,7 +373,11 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       expect(await ids(`/tags?include=${C},${A},${E}`)).toEqual([A, C, E]);
       expect(await ids('/tags?slug=fruit-date,fruit-banana&orderby=include_slugs')).toEqual([D, A]);
       expect(await ids('/tags?slug[]=fruit-date&slug[]=fruit-banana')).toEqual([A, D]);
-      expect(await ids(`/tags?include[]=${C}&include[]=${A}&include[]=${E}&orderby=include&order=desc`)).toEqual([E, A, C]);
+      expect(await ids(`/tags?include[]=${C}&include[]=${A}&include[]=${E}&orderby=include&order=desc`)).toEqual([
+        E,
+        A,
+        C,
+      ]);
     });
 
     it('searches names and slugs, case-insensitively: zz finds Apple by slug, CHERR finds Cherry by name, nothing finds []', async () => {
@@ -360,19 +458,26 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
   describe('items', () => {
     it('uses the term id, not the term_taxonomy id, as id (a term whose term_taxonomy_id differs)', async () => {
       const menu = await createTerm(t.dataSource, 'nav_menu', 'Main Menu');
-      await t.dataSource.getRepository(TermTaxonomyEntity).save({ termId: menu, taxonomy: 'link_category', description: '', parent: 0, count: 0 });
+      await t.dataSource
+        .getRepository(TermTaxonomyEntity)
+        .save({ termId: menu, taxonomy: 'link_category', description: '', parent: 0, count: 0 });
       const created = await call('post', '/categories', 'editor').send({ name: 'Offset Id' }).expect(201);
       const termId = created.body.id;
       const tt = await storedTt(termId, 'category');
       expect(tt).not.toBeNull();
       expect(tt!.id).not.toBe(termId);
       expect(created.headers.location).toBe(`${ROOT}/categories/${termId}`);
-      expect((await call('get', `/categories/${termId}`).expect(200)).body).toMatchObject({ id: termId, name: 'Offset Id' });
+      expect((await call('get', `/categories/${termId}`).expect(200)).body).toMatchObject({
+        id: termId,
+        name: 'Offset Id',
+      });
       expect(await ids(`/categories?include=${termId}`)).toEqual([termId]);
       const byTt = await call('get', `/categories/${tt!.id}`);
       expect(byTt.body.id).not.toBe(termId);
 
-      const post = await call('post', '/posts', 'editor').send({ title: 'Filed by term id', status: 'publish', categories: [termId] }).expect(201);
+      const post = await call('post', '/posts', 'editor')
+        .send({ title: 'Filed by term id', status: 'publish', categories: [termId] })
+        .expect(201);
       expect(post.body.categories).toEqual([termId]);
       expect(await ids(`/posts?categories=${termId}`)).toEqual([post.body.id]);
       expect(await ids(`/categories?post=${post.body.id}`)).toEqual([termId]);
@@ -383,15 +488,24 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       const a = await term('category', 'Link A', { slug: 'link-a' });
       const b = await term('category', 'Link B', { slug: 'link-b', parent: a });
       const c = await term('category', 'Link C', { slug: 'link-c', parent: b });
-      expect((await call('get', `/categories/${c}`).expect(200)).body.link).toBe('http://example.org/category/link-a/link-b/link-c/');
+      expect((await call('get', `/categories/${c}`).expect(200)).body.link).toBe(
+        'http://example.org/category/link-a/link-b/link-c/',
+      );
       const tag = await term('post_tag', 'Link Tag', { slug: 'link-tag' });
       expect((await call('get', `/tags/${tag}`).expect(200)).body.link).toBe('http://example.org/tag/link-tag/');
       const rock = await term('genre', 'Rock', { slug: 'rock' });
       const punk = await term('genre', 'Punk', { slug: 'punk', parent: rock });
       expect((await call('get', `/genres/${rock}`).expect(200)).body.link).toBe('http://example.org/music-genre/rock/');
-      expect((await call('get', `/genres/${punk}`).expect(200)).body).toMatchObject({ link: 'http://example.org/music-genre/punk/', parent: rock, taxonomy: 'genre' });
+      expect((await call('get', `/genres/${punk}`).expect(200)).body).toMatchObject({
+        link: 'http://example.org/music-genre/punk/',
+        parent: rock,
+        taxonomy: 'genre',
+      });
       const calm = await term('mood', 'Calm', { slug: 'calm' });
-      expect((await call('get', `/moods/${calm}`).expect(200)).body).toMatchObject({ link: 'http://example.org/?mood=calm', taxonomy: 'mood' });
+      expect((await call('get', `/moods/${calm}`).expect(200)).body).toMatchObject({
+        link: 'http://example.org/?mood=calm',
+        taxonomy: 'mood',
+      });
       expect((await call('get', `/moods/${calm}`).expect(200)).body.parent).toBeUndefined();
     });
 
@@ -429,7 +543,13 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       const up = res.body._embedded.up;
       expect(up).toHaveLength(1);
       expect(Object.keys(up[0]).filter((k) => k !== '_links')).toEqual(['id', 'link', 'name', 'slug', 'taxonomy']);
-      expect(up[0]).toMatchObject({ id: parent, link: 'http://example.org/category/embed-parent/', name: 'Embed Parent', slug: 'embed-parent', taxonomy: 'category' });
+      expect(up[0]).toMatchObject({
+        id: parent,
+        link: 'http://example.org/category/embed-parent/',
+        name: 'Embed Parent',
+        slug: 'embed-parent',
+        taxonomy: 'category',
+      });
       const list = await call('get', `/categories?include=${child}&_embed`).expect(200);
       expect(list.body[0]._embedded.up[0].id).toBe(parent);
     });
@@ -444,23 +564,35 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       expect((await stored(amp.body.id))!.name).toBe('Tom &amp; Jerry');
       const less = await call('post', '/tags', 'editor').send({ name: 'a < b' }).expect(201);
       expect((await stored(less.body.id))!.name).toBe('a &lt; b');
-      const renamed = await call('put', `/tags/${amp.body.id}`, 'editor').send({ name: 'Tom &amp; Jerry & Co' }).expect(200);
+      const renamed = await call('put', `/tags/${amp.body.id}`, 'editor')
+        .send({ name: 'Tom &amp; Jerry & Co' })
+        .expect(200);
       expect(renamed.body.name).toBe('Tom &amp; Jerry &amp; Co');
     });
 
     it('runs the description through kses: script tags go, and for terms only the basic inline tags stay', async () => {
       const description = '<p>Para <em>em</em> <strong>s</strong></p><script>alert(1)</script><h2>Head</h2>';
-      const res = await call('post', '/categories', 'administrator').send({ name: 'Described', description }).expect(201);
+      const res = await call('post', '/categories', 'administrator')
+        .send({ name: 'Described', description })
+        .expect(201);
       expect(res.body.description).toBe('Para <em>em</em> <strong>s</strong>alert(1)Head');
-      expect((await storedTt(res.body.id, 'category'))!.description).toBe('Para <em>em</em> <strong>s</strong>alert(1)Head');
-      const updated = await call('put', `/categories/${res.body.id}`, 'editor').send({ description: '<em>ok</em><script>x</script>' }).expect(200);
+      expect((await storedTt(res.body.id, 'category'))!.description).toBe(
+        'Para <em>em</em> <strong>s</strong>alert(1)Head',
+      );
+      const updated = await call('put', `/categories/${res.body.id}`, 'editor')
+        .send({ description: '<em>ok</em><script>x</script>' })
+        .expect(200);
       expect(updated.body.description).toBe('<em>ok</em>x');
     });
 
     it('sanitizes a given slug with sanitize_title and makes slugs unique in the taxonomy with -2, -3', async () => {
-      const custom = await call('post', '/tags', 'editor').send({ name: 'Slugged', slug: 'My Custom Slug!' }).expect(201);
+      const custom = await call('post', '/tags', 'editor')
+        .send({ name: 'Slugged', slug: 'My Custom Slug!' })
+        .expect(201);
       expect(custom.body.slug).toBe('my-custom-slug');
-      const second = await call('post', '/tags', 'editor').send({ name: 'Slugged Two', slug: 'my-custom-slug' }).expect(201);
+      const second = await call('post', '/tags', 'editor')
+        .send({ name: 'Slugged Two', slug: 'my-custom-slug' })
+        .expect(201);
       expect(second.body.slug).toBe('my-custom-slug-2');
       const third = await call('post', '/tags', 'editor').send({ name: 'My Custom Slug' }).expect(201);
       expect(third.body.slug).toBe('my-custom-slug-3');
@@ -494,10 +626,18 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     it('allows the same category name under another parent, its slug suffixed with the parent slug', async () => {
       const one = await call('post', '/categories', 'editor').send({ name: 'Branch One' }).expect(201);
       const two = await call('post', '/categories', 'editor').send({ name: 'Branch Two' }).expect(201);
-      const leafOne = await call('post', '/categories', 'editor').send({ name: 'Leaf', parent: one.body.id }).expect(201);
+      const leafOne = await call('post', '/categories', 'editor')
+        .send({ name: 'Leaf', parent: one.body.id })
+        .expect(201);
       expect(leafOne.body.slug).toBe('leaf');
-      const leafTwo = await call('post', '/categories', 'editor').send({ name: 'Leaf', parent: two.body.id }).expect(201);
-      expectRestError(await call('post', '/categories', 'editor').send({ name: 'Leaf', parent: two.body.id }), 'term_exists', 400);
+      const leafTwo = await call('post', '/categories', 'editor')
+        .send({ name: 'Leaf', parent: two.body.id })
+        .expect(201);
+      expectRestError(
+        await call('post', '/categories', 'editor').send({ name: 'Leaf', parent: two.body.id }),
+        'term_exists',
+        400,
+      );
       expect(leafTwo.body).toMatchObject({ name: 'Leaf', parent: two.body.id, slug: 'leaf-branch-two' });
       expect(leafTwo.body.link).toBe('http://example.org/category/branch-two/leaf-branch-two/');
     });
@@ -506,12 +646,18 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       await term('post_tag', 'Taken Slug', { slug: 'taken-slug' });
       await term('category', 'Taken Elsewhere', { slug: 'taken-elsewhere' });
       const mine = await call('post', '/tags', 'editor').send({ name: 'Wants Slug' }).expect(201);
-      expectRestError(await call('put', `/tags/${mine.body.id}`, 'editor').send({ slug: 'taken-slug' }), 'duplicate_term_slug', 400);
+      expectRestError(
+        await call('put', `/tags/${mine.body.id}`, 'editor').send({ slug: 'taken-slug' }),
+        'duplicate_term_slug',
+        400,
+      );
       expect((await stored(mine.body.id))!.slug).toBe('wants-slug');
       const ok = await call('put', `/tags/${mine.body.id}`, 'editor').send({ slug: 'taken-elsewhere' }).expect(200);
       expect(ok.body.slug).toBe('taken-elsewhere');
       // Its own slug again is not a conflict.
-      await call('put', `/tags/${mine.body.id}`, 'editor').send({ slug: 'taken-elsewhere', name: 'Wants Slug' }).expect(200);
+      await call('put', `/tags/${mine.body.id}`, 'editor')
+        .send({ slug: 'taken-elsewhere', name: 'Wants Slug' })
+        .expect(200);
     });
 
     it('regenerates the slug from the name when an update sends an empty slug', async () => {
@@ -530,9 +676,17 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     it('refuses an empty name with empty_term_name 400 on create and on update', async () => {
       expectRestError(await call('post', '/tags', 'editor').send({ name: '   ' }), 'empty_term_name', 400);
       expectRestError(await call('post', '/tags', 'editor').send({ name: '<b></b>' }), 'empty_term_name', 400);
-      expectRestError(await call('post', '/tags', 'editor').send({ description: 'no name' }), 'rest_missing_callback_param', 400);
+      expectRestError(
+        await call('post', '/tags', 'editor').send({ description: 'no name' }),
+        'rest_missing_callback_param',
+        400,
+      );
       const created = await call('post', '/tags', 'editor').send({ name: 'Keeps Its Name' }).expect(201);
-      expectRestError(await call('put', `/tags/${created.body.id}`, 'editor').send({ name: '' }), 'empty_term_name', 400);
+      expectRestError(
+        await call('put', `/tags/${created.body.id}`, 'editor').send({ name: '' }),
+        'empty_term_name',
+        400,
+      );
       expect((await stored(created.body.id))!.name).toBe('Keeps Its Name');
     });
 
@@ -545,26 +699,41 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       expect(await ids(`/categories?parent=${a}`)).toEqual([]);
       expect(await ids(`/categories?parent=${b}`)).toEqual([c]);
       expect((await call('put', `/categories/${c}`, 'editor').send({ parent: 0 }).expect(200)).body.parent).toBe(0);
-      expectRestError(await call('put', `/categories/${c}`, 'editor').send({ parent: 999999 }), 'rest_term_invalid', 400);
+      expectRestError(
+        await call('put', `/categories/${c}`, 'editor').send({ parent: 999999 }),
+        'rest_term_invalid',
+        400,
+      );
       const tag = await term('post_tag', 'Not A Parent');
       expectRestError(await call('put', `/categories/${c}`, 'editor').send({ parent: tag }), 'rest_term_invalid', 400);
-      expectRestError(await call('put', `/tags/${tag}`, 'editor').send({ parent: 0 }), 'rest_taxonomy_not_hierarchical', 400);
+      expectRestError(
+        await call('put', `/tags/${tag}`, 'editor').send({ parent: 0 }),
+        'rest_taxonomy_not_hierarchical',
+        400,
+      );
       expect((await storedTt(c, 'category'))!.parent).toBe(0);
     });
 
     it('keeps a category set as its own parent at parent 0 (wp_check_term_hierarchy_for_loops)', async () => {
       const self = (await call('post', '/categories', 'editor').send({ name: 'Loop Self' }).expect(201)).body.id;
-      expect((await call('put', `/categories/${self}`, 'editor').send({ parent: self }).expect(200)).body.parent).toBe(0);
+      expect((await call('put', `/categories/${self}`, 'editor').send({ parent: self }).expect(200)).body.parent).toBe(
+        0,
+      );
       expect(Number((await storedTt(self, 'category'))!.parent)).toBe(0);
     });
 
     it('keeps a category moved under its own child at parent 0, the child staying below it', async () => {
       const top = (await call('post', '/categories', 'editor').send({ name: 'Loop Top' }).expect(201)).body.id;
-      const below = (await call('post', '/categories', 'editor').send({ name: 'Loop Below', parent: top }).expect(201)).body.id;
-      expect((await call('put', `/categories/${top}`, 'editor').send({ parent: below }).expect(200)).body.parent).toBe(0);
+      const below = (await call('post', '/categories', 'editor').send({ name: 'Loop Below', parent: top }).expect(201))
+        .body.id;
+      expect((await call('put', `/categories/${top}`, 'editor').send({ parent: below }).expect(200)).body.parent).toBe(
+        0,
+      );
       expect(Number((await storedTt(top, 'category'))!.parent)).toBe(0);
       expect(Number((await storedTt(below, 'category'))!.parent)).toBe(top);
-      expect((await call('get', `/categories/${below}`).expect(200)).body.link).toBe('http://example.org/category/loop-top/loop-below/');
+      expect((await call('get', `/categories/${below}`).expect(200)).body.link).toBe(
+        'http://example.org/category/loop-top/loop-below/',
+      );
     });
   });
 
@@ -574,7 +743,9 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       cat = await term('category', `Meta Holder ${Date.now()}-${Math.random()}`);
     });
     const metaRows = async (key: string, termId = cat) =>
-      (await t.dataSource.getRepository(TermMetaEntity).find({ where: { termId, key }, order: { id: 'ASC' } })).map((r) => r.value);
+      (await t.dataSource.getRepository(TermMetaEntity).find({ where: { termId, key }, order: { id: 'ASC' } })).map(
+        (r) => r.value,
+      );
 
     it('describes the registered term meta in OPTIONS: color string, ratings integer list, bpm only on genres', async () => {
       const schema = (await call('options', '/categories').expect(200)).body.schema.properties.meta;
@@ -604,30 +775,42 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     });
 
     it('writes meta on update, deletes a key sent as null', async () => {
-      const res = await call('put', `/categories/${cat}`, 'editor').send({ meta: { color: 'red', ratings: [3, 5] } }).expect(200);
+      const res = await call('put', `/categories/${cat}`, 'editor')
+        .send({ meta: { color: 'red', ratings: [3, 5] } })
+        .expect(200);
       expect(res.body.meta).toMatchObject({ color: 'red', ratings: [3, 5] });
       expect(await metaRows('color')).toEqual(['red']);
       expect(await metaRows('ratings')).toEqual(['3', '5']);
-      const again = await call('put', `/categories/${cat}`, 'editor').send({ meta: { color: null, ratings: [5] } }).expect(200);
+      const again = await call('put', `/categories/${cat}`, 'editor')
+        .send({ meta: { color: null, ratings: [5] } })
+        .expect(200);
       expect(again.body.meta).toMatchObject({ color: null, ratings: [5] });
       expect(await metaRows('color')).toEqual([]);
       expect(await metaRows('ratings')).toEqual(['5']);
     });
 
     it('writes meta on create', async () => {
-      const res = await call('post', '/tags', 'editor').send({ name: 'Born With Meta', meta: { color: 'blue', ratings: [1] } }).expect(201);
+      const res = await call('post', '/tags', 'editor')
+        .send({ name: 'Born With Meta', meta: { color: 'blue', ratings: [1] } })
+        .expect(201);
       expect(res.body.meta).toMatchObject({ color: 'blue', ratings: [1] });
       expect(await metaRows('color', res.body.id)).toEqual(['blue']);
-      const genre = await call('post', '/genres', 'editor').send({ name: 'Drum and Bass', meta: { bpm: 174 } }).expect(201);
+      const genre = await call('post', '/genres', 'editor')
+        .send({ name: 'Drum and Bass', meta: { bpm: 174 } })
+        .expect(201);
       expect(genre.body.meta.bpm).toBe(174);
     });
 
     it('refuses a protected key with rest_cannot_update 403 and writes nothing; an auth callback opens one', async () => {
-      const refused = await call('put', `/categories/${cat}`, 'administrator').send({ meta: { _secret: 'x', color: 'red' } });
+      const refused = await call('put', `/categories/${cat}`, 'administrator').send({
+        meta: { _secret: 'x', color: 'red' },
+      });
       expectRestError(refused, 'rest_cannot_update', 403);
       expect(refused.body.data.key).toBe('_secret');
       expect(await metaRows('_secret')).toEqual([]);
-      const blessed = await call('put', `/categories/${cat}`, 'administrator').send({ meta: { _blessed: 'yes' } }).expect(200);
+      const blessed = await call('put', `/categories/${cat}`, 'administrator')
+        .send({ meta: { _blessed: 'yes' } })
+        .expect(200);
       expect(blessed.body.meta._blessed).toBe('yes');
       expect(await metaRows('_blessed')).toEqual(['yes']);
     });
@@ -639,8 +822,14 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     });
 
     it('lets rest_pre_insert_category change the term before it is saved, and fires rest_insert_category with creating true then false', async () => {
-      const res = await call('post', '/categories', 'editor').send({ name: 'Hooked One', description: 'from the client' }).expect(201);
-      expect(res.body).toMatchObject({ name: 'Hooked One', slug: 'hooked-one-by-hook', description: 'Set by rest_pre_insert_category' });
+      const res = await call('post', '/categories', 'editor')
+        .send({ name: 'Hooked One', description: 'from the client' })
+        .expect(201);
+      expect(res.body).toMatchObject({
+        name: 'Hooked One',
+        slug: 'hooked-one-by-hook',
+        description: 'Set by rest_pre_insert_category',
+      });
       expect((await storedTt(res.body.id, 'category'))!.description).toBe('Set by rest_pre_insert_category');
       await call('put', `/categories/${res.body.id}`, 'editor').send({ name: 'Hooked Again' }).expect(200);
       expect(events).toEqual([
@@ -675,7 +864,8 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
 
   describe('term counts', () => {
     const count = async (base: string, id: number) => (await call('get', `/${base}/${id}`).expect(200)).body.count;
-    const publishedWith = async (id: number) => Number((await call('get', `/posts?categories=${id}`).expect(200)).headers['x-cms-total']);
+    const publishedWith = async (id: number) =>
+      Number((await call('get', `/posts?categories=${id}`).expect(200)).headers['x-cms-total']);
 
     it('keeps count equal to the published posts with the term through create, publish, trash, delete and reassignment', async () => {
       const cat = (await call('post', '/categories', 'editor').send({ name: 'Counted' }).expect(201)).body.id;
@@ -703,7 +893,8 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       await check(1);
       await write({ categories: [1], tags: [] }, p1).expect(200);
       await check(0);
-      const priv = (await write({ title: 'Private', status: 'private', categories: [cat], tags: [tag] }).expect(201)).body.id;
+      const priv = (await write({ title: 'Private', status: 'private', categories: [cat], tags: [tag] }).expect(201))
+        .body.id;
       await check(0);
       await write({ status: 'draft' }, priv).expect(200);
       await check(0);
@@ -712,7 +903,11 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     it('moves the posts of a deleted category to the default category and recounts it', async () => {
       const doomed = (await call('post', '/categories', 'editor').send({ name: 'Counted Doomed' }).expect(201)).body.id;
       const before = await count('categories', 1);
-      const post = (await call('post', '/posts', 'editor').send({ title: 'Orphaned', status: 'publish', categories: [doomed] }).expect(201)).body.id;
+      const post = (
+        await call('post', '/posts', 'editor')
+          .send({ title: 'Orphaned', status: 'publish', categories: [doomed] })
+          .expect(201)
+      ).body.id;
       expect(await count('categories', doomed)).toBe(1);
       await call('delete', `/categories/${doomed}?force=true`, 'editor').expect(200);
       expect((await call('get', `/posts/${post}`).expect(200)).body.categories).toEqual([1]);
@@ -723,7 +918,9 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
       const x = (await call('post', '/categories', 'editor').send({ name: 'Agree X' }).expect(201)).body.id;
       const y = (await call('post', '/categories', 'editor').send({ name: 'Agree Y' }).expect(201)).body.id;
       const g = (await call('post', '/genres', 'editor').send({ name: 'Agree Genre' }).expect(201)).body.id;
-      const post = await call('post', '/posts', 'editor').send({ title: 'Agreeing', status: 'publish', categories: [y, x], genres: [g] }).expect(201);
+      const post = await call('post', '/posts', 'editor')
+        .send({ title: 'Agreeing', status: 'publish', categories: [y, x], genres: [g] })
+        .expect(201);
       expect([...post.body.categories].sort((a: number, b: number) => a - b)).toEqual([x, y].sort((a, b) => a - b));
       expect(await ids(`/categories?post=${post.body.id}`)).toEqual([x, y]);
       expect(await ids(`/posts?categories=${x}`)).toEqual([post.body.id]);

@@ -60,17 +60,23 @@ describe('routes and arguments', () => {
     const routes = res.body.routes;
     expect(routes['/cms/v2/types']).toMatchObject({ namespace: 'cms/v2', methods: ['GET'] });
     expect(routes[ITEM_ROUTE]).toMatchObject({ namespace: 'cms/v2', methods: ['GET'] });
-    expect(routes['/cms/v2/types'].endpoints[0].args.context).toMatchObject({ default: 'view', enum: ['view', 'embed', 'edit'] });
+    expect(routes['/cms/v2/types'].endpoints[0].args.context).toMatchObject({
+      default: 'view',
+      enum: ['view', 'embed', 'edit'],
+    });
   });
 
-  it.each([['/types'], ['/types/post']])('declares context (default view, enum view/embed/edit) on %s', async (path) => {
-    const res = await options(path);
-    expect(res.status).toBe(200);
-    const context = res.body.endpoints[0].args.context;
-    expect(context.default).toBe('view');
-    expect(context.enum).toEqual(['view', 'embed', 'edit']);
-    expect(context.required).toBe(false);
-  });
+  it.each([['/types'], ['/types/post']])(
+    'declares context (default view, enum view/embed/edit) on %s',
+    async (path) => {
+      const res = await options(path);
+      expect(res.status).toBe(200);
+      const context = res.body.endpoints[0].args.context;
+      expect(context.default).toBe('view');
+      expect(context.enum).toEqual(['view', 'embed', 'edit']);
+      expect(context.required).toBe(false);
+    },
+  );
 
   it('publishes the WordPress 6.1 item schema, every property read-only, on both routes', async () => {
     const collection = await options('/types');
@@ -80,7 +86,11 @@ describe('routes and arguments', () => {
     expect(schema.$schema).toBe('http://json-schema.org/draft-04/schema#');
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(SCHEMA_CONTEXTS).sort());
     for (const [name, prop] of Object.entries<Record<string, unknown>>(schema.properties)) {
-      expect({ name, readonly: prop.readonly, context: prop.context }).toEqual({ name, readonly: true, context: SCHEMA_CONTEXTS[name] });
+      expect({ name, readonly: prop.readonly, context: prop.context }).toEqual({
+        name,
+        readonly: true,
+        context: SCHEMA_CONTEXTS[name],
+      });
     }
     expect(collection.body.schema).toEqual(schema);
   });
@@ -106,13 +116,23 @@ describe('GET /types', () => {
     ['post', 'Posts', false, 'posts'],
     ['page', 'Pages', true, 'pages'],
     ['attachment', 'Media', false, 'media'],
-  ])('describes %s with its label, slug, description, hierarchy and links', async (slug, label, hierarchical, restBase) => {
-    const res = await get('/types');
-    const item = res.body[slug];
-    expect(item).toMatchObject({ name: label, slug, description: '', hierarchical, rest_base: restBase, rest_namespace: 'cms/v2' });
-    expect(item._links).toEqual(typeLinks(restBase));
-    expect(item._links.collection[0].href).toBe('http://example.org/cms-json/cms/v2/types');
-  });
+  ])(
+    'describes %s with its label, slug, description, hierarchy and links',
+    async (slug, label, hierarchical, restBase) => {
+      const res = await get('/types');
+      const item = res.body[slug];
+      expect(item).toMatchObject({
+        name: label,
+        slug,
+        description: '',
+        hierarchical,
+        rest_base: restBase,
+        rest_namespace: 'cms/v2',
+      });
+      expect(item._links).toEqual(typeLinks(restBase));
+      expect(item._links.collection[0].href).toBe('http://example.org/cms-json/cms/v2/types');
+    },
+  );
 
   it('shows only view fields in the default context', async () => {
     const res = await get('/types');
@@ -152,8 +172,16 @@ describe('GET /types', () => {
     expect(Object.keys(res.body)).toEqual(['post', 'page', 'attachment']);
     const { post, page, attachment } = res.body;
     expect(Object.keys(post).sort()).toEqual([...fieldsOf('edit'), '_links'].sort());
-    expect(post.capabilities).toMatchObject({ edit_post: 'edit_post', edit_posts: 'edit_posts', create_posts: 'edit_posts' });
-    expect(page.capabilities).toMatchObject({ edit_post: 'edit_page', edit_posts: 'edit_pages', publish_posts: 'publish_pages' });
+    expect(post.capabilities).toMatchObject({
+      edit_post: 'edit_post',
+      edit_posts: 'edit_posts',
+      create_posts: 'edit_posts',
+    });
+    expect(page.capabilities).toMatchObject({
+      edit_post: 'edit_page',
+      edit_posts: 'edit_pages',
+      publish_posts: 'publish_pages',
+    });
     expect(attachment.capabilities.create_posts).toBe('upload_files');
     expect(post.labels).toMatchObject({ name: 'Posts', singular_name: 'Post' });
     expect(page.labels).toMatchObject({ name: 'Pages', singular_name: 'Page' });
@@ -224,7 +252,7 @@ describe('GET /types/<type>', () => {
     expectRestError(await get('/types/post?context=edit'), 'rest_forbidden_context', 401);
   });
 
-  it('refuses context=edit to callers without the type\'s edit_posts with rest_forbidden_context 403', async () => {
+  it("refuses context=edit to callers without the type's edit_posts with rest_forbidden_context 403", async () => {
     expectRestError(await get('/types/post?context=edit', 'subscriber'), 'rest_forbidden_context', 403);
     expectRestError(await get('/types/page?context=edit', 'author'), 'rest_forbidden_context', 403);
     expect((await get('/types/post?context=edit', 'author')).status).toBe(200);

@@ -62,7 +62,16 @@ function oracleApplicationPasswords(): string {
   try {
     const out = execFileSync(
       'mariadb',
-      ['-uroot', '-h127.0.0.1', '-N', '-B', '-r', 'wp_oracle', '-e', "select meta_value from wp_usermeta where meta_key='_application_passwords' order by umeta_id limit 1"],
+      [
+        '-uroot',
+        '-h127.0.0.1',
+        '-N',
+        '-B',
+        '-r',
+        'wp_oracle',
+        '-e',
+        "select meta_value from wp_usermeta where meta_key='_application_passwords' order by umeta_id limit 1",
+      ],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10000 },
     ).trim();
     return out || ORACLE_APPLICATION_PASSWORDS;
@@ -123,8 +132,18 @@ describe('sanitizers (ports of WordPress)', () => {
   });
 
   it('is_email()', () => {
-    for (const ok of ['a@b.co', 'first.last+tag@sub.example.org', 'admin@localhost.localdomain']) expect(isEmail(ok)).toBe(true);
-    for (const bad of ['', 'a@b.c', '@example.com', 'a@localhost', 'a b@example.com', 'a@-x.com', 'a@x..com', 'a@x.com.']) {
+    for (const ok of ['a@b.co', 'first.last+tag@sub.example.org', 'admin@localhost.localdomain'])
+      expect(isEmail(ok)).toBe(true);
+    for (const bad of [
+      '',
+      'a@b.c',
+      '@example.com',
+      'a@localhost',
+      'a b@example.com',
+      'a@-x.com',
+      'a@x..com',
+      'a@x.com.',
+    ]) {
       expect(isEmail(bad)).toBe(false);
     }
   });
@@ -172,7 +191,13 @@ describe('createUser (wp_insert_user)', () => {
   });
 
   it('gives each default role its capabilities entry and user level', async () => {
-    const levels: Record<string, string> = { administrator: '10', editor: '7', author: '2', contributor: '1', subscriber: '0' };
+    const levels: Record<string, string> = {
+      administrator: '10',
+      editor: '7',
+      author: '2',
+      contributor: '1',
+      subscriber: '0',
+    };
     for (const [role, level] of Object.entries(levels)) {
       const user = await accounts.createUser({ login: `lvl-${role}`, email: `lvl-${role}@example.com`, roles: [role] });
       expect(await meta(user.id, `${TEST_PREFIX}capabilities`)).toBe(phpSerialize({ [role]: true }));
@@ -230,21 +255,37 @@ describe('createUser (wp_insert_user)', () => {
     await rejects(accounts.createUser({ login: ' padded', email: 'e1@example.com' }), 'invalid_username', 400);
     await rejects(accounts.createUser({ login: 'noemail', email: '' }), 'empty_email', 400);
     await rejects(accounts.createUser({ login: 'bademail', email: 'not-an-email' }), 'invalid_email', 400);
-    await rejects(accounts.createUser({ login: 'badurl', email: 'bu@example.com', url: `https://${'u'.repeat(100)}` }), 'user_url_too_long', 400);
+    await rejects(
+      accounts.createUser({ login: 'badurl', email: 'bu@example.com', url: `https://${'u'.repeat(100)}` }),
+      'user_url_too_long',
+      400,
+    );
   });
 
   it('rejects an existing login or e-mail (case-insensitive, as on MySQL)', async () => {
     await accounts.createUser({ login: 'taken', email: 'taken@example.com' });
-    const error = await rejects(accounts.createUser({ login: 'taken', email: 'other@example.com' }), 'existing_user_login', 400);
+    const error = await rejects(
+      accounts.createUser({ login: 'taken', email: 'other@example.com' }),
+      'existing_user_login',
+      400,
+    );
     expect(error.message).toBe('Sorry, that username already exists!');
     await rejects(accounts.createUser({ login: 'TAKEN', email: 'other@example.com' }), 'existing_user_login', 400);
-    const dup = await rejects(accounts.createUser({ login: 'other', email: 'Taken@Example.com' }), 'existing_user_email', 400);
+    const dup = await rejects(
+      accounts.createUser({ login: 'other', email: 'Taken@Example.com' }),
+      'existing_user_email',
+      400,
+    );
     expect(dup.message).toBe('Sorry, that email address is already used!');
   });
 
   it('rejects an unknown role and writes nothing', async () => {
     const before = await accounts.countUsers();
-    await rejects(accounts.createUser({ login: 'ghost', email: 'ghost@example.com', roles: ['overlord'] }), 'rest_user_invalid_role', 400);
+    await rejects(
+      accounts.createUser({ login: 'ghost', email: 'ghost@example.com', roles: ['overlord'] }),
+      'rest_user_invalid_role',
+      400,
+    );
     expect(await accounts.countUsers()).toBe(before);
     expect(await accounts.findUserByLogin('ghost')).toBeNull();
   });
@@ -254,7 +295,10 @@ describe('createUser (wp_insert_user)', () => {
     const metaCount = await t.dataSource.getRepository(UserMetaEntity).count();
     await expect(
       t.dataSource.transaction(async (manager) => {
-        const user = await accounts.createUser({ login: 'rolled', email: 'rolled@example.com', roles: ['author'] }, manager);
+        const user = await accounts.createUser(
+          { login: 'rolled', email: 'rolled@example.com', roles: ['author'] },
+          manager,
+        );
         expect(await manager.getRepository(UserEntity).existsBy({ id: user.id })).toBe(true);
         throw new Error('roll back');
       }),
@@ -269,9 +313,14 @@ describe('setRoles, setPassword, listUsers, countUsers', () => {
     const user = await accounts.createUser({ login: 'promoted', email: 'promoted@example.com', roles: ['subscriber'] });
     await t.dataSource
       .getRepository(UserMetaEntity)
-      .update({ userId: user.id, key: `${TEST_PREFIX}capabilities` }, { value: maybeSerialize({ subscriber: true, upload_files: true }) });
+      .update(
+        { userId: user.id, key: `${TEST_PREFIX}capabilities` },
+        { value: maybeSerialize({ subscriber: true, upload_files: true }) },
+      );
     await accounts.setRoles(user.id, ['author', 'editor']);
-    expect(await meta(user.id, `${TEST_PREFIX}capabilities`)).toBe(phpSerialize({ upload_files: true, author: true, editor: true }));
+    expect(await meta(user.id, `${TEST_PREFIX}capabilities`)).toBe(
+      phpSerialize({ upload_files: true, author: true, editor: true }),
+    );
     expect(await meta(user.id, `${TEST_PREFIX}user_level`)).toBe('7');
     await accounts.setRoles(user.id, []);
     expect(await meta(user.id, `${TEST_PREFIX}capabilities`)).toBe(phpSerialize({ upload_files: true }));
@@ -295,8 +344,17 @@ describe('setRoles, setPassword, listUsers, countUsers', () => {
     const list = await accounts.listUsers();
     expect(list.length).toBe(await accounts.countUsers());
     expect(list.map((u) => u.id)).toEqual([...list.map((u) => u.id)].sort((a, b) => a - b));
-    expect(list[0]).toEqual({ id: t.users.administrator.id, login: 'administrator', email: 'administrator@example.org', displayName: 'administrator', roles: ['administrator'] });
-    expect(list.find((u) => u.login === 'erin.editor')).toMatchObject({ displayName: 'Erin Editor', roles: ['editor'] });
+    expect(list[0]).toEqual({
+      id: t.users.administrator.id,
+      login: 'administrator',
+      email: 'administrator@example.org',
+      displayName: 'administrator',
+      roles: ['administrator'],
+    });
+    expect(list.find((u) => u.login === 'erin.editor')).toMatchObject({
+      displayName: 'Erin Editor',
+      roles: ['editor'],
+    });
     expect(list.find((u) => u.login === 'norole')?.roles).toEqual([]);
   });
 });
@@ -328,13 +386,18 @@ describe('application passwords (WP_Application_Passwords)', () => {
     expect(stored).toBe(phpSerialize([item]));
     // Same keys, order and types as WordPress (a fresh item has last_used/last_ip null; the oracle's was used).
     const oracle = oracleApplicationPasswords();
-    const used = stored.replace('s:9:"last_used";N;s:7:"last_ip";N;', 's:9:"last_used";i:1795237795;s:7:"last_ip";s:9:"127.0.0.1";');
+    const used = stored.replace(
+      's:9:"last_used";N;s:7:"last_ip";N;',
+      's:9:"last_used";i:1795237795;s:7:"last_ip";s:9:"127.0.0.1";',
+    );
     expect(shape(used)).toBe(shape(oracle));
     expect(Object.keys((phpUnserialize(stored) as ApplicationPasswordItem[])[0])).toEqual(
       Object.keys((phpUnserialize(oracle) as ApplicationPasswordItem[])[0]),
     );
 
-    const inUse = await t.dataSource.getRepository(OptionEntity).findOneByOrFail({ name: 'using_application_passwords' });
+    const inUse = await t.dataSource
+      .getRepository(OptionEntity)
+      .findOneByOrFail({ name: 'using_application_passwords' });
     expect({ value: inUse.value, autoload: inUse.autoload }).toEqual({ value: '1', autoload: 'no' });
   });
 
@@ -343,7 +406,9 @@ describe('application passwords (WP_Application_Passwords)', () => {
     const auth = `Basic ${Buffer.from(`appuser:${password}`).toString('base64')}`;
     const res = await t.http.get('/cms-json/cms/v2/types?context=edit').set('Authorization', auth);
     expect(res.status).toBe(200);
-    const wrong = await t.http.get('/cms-json/cms/v2/types?context=edit').set('Authorization', `Basic ${Buffer.from('appuser:nope').toString('base64')}`);
+    const wrong = await t.http
+      .get('/cms-json/cms/v2/types?context=edit')
+      .set('Authorization', `Basic ${Buffer.from('appuser:nope').toString('base64')}`);
     expect(wrong.status).toBe(401);
   });
 
@@ -351,7 +416,11 @@ describe('application passwords (WP_Application_Passwords)', () => {
     await rejects(accounts.createApplicationPassword(userId, ''), 'application_password_empty_name', 400);
     await rejects(accounts.createApplicationPassword(userId, ' <b></b> '), 'application_password_empty_name', 400);
     await rejects(accounts.createApplicationPassword(userId, 'WP-Oracle'), 'application_password_duplicate_name', 409);
-    const { item } = await accounts.createApplicationPassword(userId, '  My\nApp  ', 'e5d6f7a8-0000-4000-8000-000000000000');
+    const { item } = await accounts.createApplicationPassword(
+      userId,
+      '  My\nApp  ',
+      'e5d6f7a8-0000-4000-8000-000000000000',
+    );
     expect(item).toMatchObject({ name: 'My App', app_id: 'e5d6f7a8-0000-4000-8000-000000000000' });
     await rejects(accounts.createApplicationPassword(999999, 'x'), 'rest_user_invalid_id', 404);
   });
@@ -368,10 +437,20 @@ describe('application passwords (WP_Application_Passwords)', () => {
     expect(await accounts.findApplicationPassword(userId, 'x'.repeat(24))).toBeNull();
     expect(await accounts.findApplicationPassword(userId, '')).toBeNull();
 
-    expect(await accounts.updateApplicationPassword(userId, item.uuid, { name: ' renamed ' })).toEqual({ ...item, name: 'renamed' });
+    expect(await accounts.updateApplicationPassword(userId, item.uuid, { name: ' renamed ' })).toEqual({
+      ...item,
+      name: 'renamed',
+    });
     expect((await accounts.getApplicationPassword(userId, item.uuid))?.name).toBe('renamed');
-    expect(await accounts.updateApplicationPassword(userId, item.uuid, { name: '' })).toEqual({ ...item, name: 'renamed' });
-    await rejects(accounts.updateApplicationPassword(userId, item.uuid, { name: 'HTTP' }), 'application_password_duplicate_name', 409);
+    expect(await accounts.updateApplicationPassword(userId, item.uuid, { name: '' })).toEqual({
+      ...item,
+      name: 'renamed',
+    });
+    await rejects(
+      accounts.updateApplicationPassword(userId, item.uuid, { name: 'HTTP' }),
+      'application_password_duplicate_name',
+      409,
+    );
     expect(await accounts.updateApplicationPassword(userId, 'nope', { name: 'x' })).toBeNull();
   });
 
@@ -388,7 +467,9 @@ describe('application passwords (WP_Application_Passwords)', () => {
     // A day later the next use is recorded.
     const list = phpUnserialize((await meta(userId, '_application_passwords'))!) as ApplicationPasswordItem[];
     const aged = list.map((i) => (i.uuid === item.uuid ? { ...i, last_used: now - 86401 } : i));
-    await t.dataSource.getRepository(UserMetaEntity).update({ userId, key: '_application_passwords' }, { value: phpSerialize(aged) });
+    await t.dataSource
+      .getRepository(UserMetaEntity)
+      .update({ userId, key: '_application_passwords' }, { value: phpSerialize(aged) });
     expect(await accounts.recordApplicationPasswordUse(userId, item.uuid, '198.51.100.7')).toBe(true);
     const second = (await accounts.getApplicationPassword(userId, item.uuid))!;
     expect(second.last_ip).toBe('198.51.100.7');
@@ -415,7 +496,14 @@ describe('application passwords (WP_Application_Passwords)', () => {
   it('reads lists WordPress wrote with gaps in the keys, and adds a uuid to items without one', async () => {
     const user = (await accounts.createUser({ login: 'legacy', email: 'legacy@example.com' })).id;
     const password = generatePassword();
-    const legacy = { app_id: '', name: 'old', password: hashApplicationPassword(password), created: 1600000000, last_used: null, last_ip: null };
+    const legacy = {
+      app_id: '',
+      name: 'old',
+      password: hashApplicationPassword(password),
+      created: 1600000000,
+      last_used: null,
+      last_ip: null,
+    };
     await t.dataSource
       .getRepository(UserMetaEntity)
       .insert({ userId: user, key: '_application_passwords', value: `a:1:{i:3;${phpSerialize(legacy)}}` });
@@ -429,6 +517,8 @@ describe('application passwords (WP_Application_Passwords)', () => {
     const used = (await accounts.getApplicationPassword(user, item.uuid))!;
     expect(used.last_ip).toBe('::1');
     const added = (await accounts.createApplicationPassword(user, 'new')).item;
-    expect(await meta(user, '_application_passwords')).toBe(`a:2:{i:3;${phpSerialize(used)}i:4;${phpSerialize(added)}}`);
+    expect(await meta(user, '_application_passwords')).toBe(
+      `a:2:{i:3;${phpSerialize(used)}i:4;${phpSerialize(added)}}`,
+    );
   });
 });

@@ -33,7 +33,10 @@ class UserHooksRecorder implements OnModuleInit {
       calls.push({ hook: 'rest_prepare_user', id: user.id });
       return response;
     });
-    this.hooks.addFilter('rest_user_query', (query: { exclude: number[] }) => ({ ...query, exclude: [...query.exclude, 1] }));
+    this.hooks.addFilter('rest_user_query', (query: { exclude: number[] }) => ({
+      ...query,
+      exclude: [...query.exclude, 1],
+    }));
   }
 }
 
@@ -56,7 +59,11 @@ describe('users: hooks and registered meta', () => {
       .set('Authorization', admin)
       .send({ username: 'hooked', email: 'hooked@example.org', password: 'pw-hooked' })
       .expect(201);
-    await t.http.put(`/cms-json/cms/v2/users/${created.body.id}`).set('Authorization', admin).send({ name: 'Hooked' }).expect(200);
+    await t.http
+      .put(`/cms-json/cms/v2/users/${created.body.id}`)
+      .set('Authorization', admin)
+      .send({ name: 'Hooked' })
+      .expect(200);
     expect(calls.filter((c) => c.hook === 'rest_insert_user')).toEqual([
       { hook: 'rest_insert_user', id: created.body.id, extra: true },
       { hook: 'rest_insert_user', id: created.body.id, extra: false },
@@ -64,13 +71,19 @@ describe('users: hooks and registered meta', () => {
   });
 
   it('passes every prepared user through rest_prepare_user', async () => {
-    const res = await t.http.get(`/cms-json/cms/v2/users/${t.users.editor.id}`).set('Authorization', t.users.administrator.authorization).expect(200);
+    const res = await t.http
+      .get(`/cms-json/cms/v2/users/${t.users.editor.id}`)
+      .set('Authorization', t.users.administrator.authorization)
+      .expect(200);
     expect(res.body.prepared_by_hook).toBe(true);
     expect(calls).toEqual([{ hook: 'rest_prepare_user', id: t.users.editor.id }]);
   });
 
   it('lets rest_user_query change the collection query', async () => {
-    const res = await t.http.get('/cms-json/cms/v2/users?per_page=100').set('Authorization', t.users.administrator.authorization).expect(200);
+    const res = await t.http
+      .get('/cms-json/cms/v2/users?per_page=100')
+      .set('Authorization', t.users.administrator.authorization)
+      .expect(200);
     expect(res.body.map((u: { id: number }) => u.id)).not.toContain(1);
   });
 
@@ -82,8 +95,13 @@ describe('users: hooks and registered meta', () => {
       .send({ username: 'doomed', email: 'doomed@example.org', password: 'pw-doomed' })
       .expect(201);
     calls.length = 0;
-    await t.http.delete(`/cms-json/cms/v2/users/${created.body.id}?force=true&reassign=false`).set('Authorization', admin).expect(200);
-    expect(calls.filter((c) => c.hook === 'rest_delete_user')).toEqual([{ hook: 'rest_delete_user', id: created.body.id, extra: created.body.id }]);
+    await t.http
+      .delete(`/cms-json/cms/v2/users/${created.body.id}?force=true&reassign=false`)
+      .set('Authorization', admin)
+      .expect(200);
+    expect(calls.filter((c) => c.hook === 'rest_delete_user')).toEqual([
+      { hook: 'rest_delete_user', id: created.body.id, extra: created.body.id },
+    ]);
   });
 
   it('exposes registered user meta in the schema and the response, and stores sanitised values sent in meta', async () => {
@@ -93,7 +111,10 @@ describe('users: hooks and registered meta', () => {
       colour: { type: 'string', description: 'Favourite colour.', default: 'blue', context: ['view', 'edit'] },
       badges: { type: 'array', items: { type: 'string' }, description: '', default: null, context: ['view', 'edit'] },
     });
-    const before = await t.http.get(`/cms-json/cms/v2/users/${t.users.editor.id}?context=edit`).set('Authorization', admin).expect(200);
+    const before = await t.http
+      .get(`/cms-json/cms/v2/users/${t.users.editor.id}?context=edit`)
+      .set('Authorization', admin)
+      .expect(200);
     expect(before.body.meta).toEqual({ colour: 'blue', badges: [] });
     const after = await t.http
       .put(`/cms-json/cms/v2/users/${t.users.editor.id}`)

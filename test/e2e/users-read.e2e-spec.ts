@@ -16,8 +16,25 @@ type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber'
 const VIEW_KEYS = ['id', 'name', 'url', 'description', 'link', 'slug', 'avatar_urls', 'meta', '_links'];
 const EMBED_KEYS = ['id', 'name', 'url', 'description', 'link', 'slug', 'avatar_urls', '_links'];
 const EDIT_KEYS = [
-  'id', 'username', 'name', 'first_name', 'last_name', 'email', 'url', 'description', 'link', 'locale', 'nickname', 'slug',
-  'roles', 'registered_date', 'capabilities', 'extra_capabilities', 'avatar_urls', 'meta', '_links',
+  'id',
+  'username',
+  'name',
+  'first_name',
+  'last_name',
+  'email',
+  'url',
+  'description',
+  'link',
+  'locale',
+  'nickname',
+  'slug',
+  'roles',
+  'registered_date',
+  'capabilities',
+  'extra_capabilities',
+  'avatar_urls',
+  'meta',
+  '_links',
 ];
 
 let t: TestApp;
@@ -36,16 +53,32 @@ async function addPost(author: number, type = 'post', status = 'publish'): Promi
   const date = '2024-01-01 00:00:00';
   postCount++;
   await t.dataSource.getRepository(PostEntity).insert({
-    author, type, status, title: `Post ${postCount}`, name: `post-${postCount}`, date, dateGmt: date, modified: date, modifiedGmt: date,
+    author,
+    type,
+    status,
+    title: `Post ${postCount}`,
+    name: `post-${postCount}`,
+    date,
+    dateGmt: date,
+    modified: date,
+    modifiedGmt: date,
   });
 }
 
 beforeAll(async () => {
   t = await createTestApp('users_read');
   // The levels WordPress gives each role (the factory writes 0), so `who=authors` sees real data.
-  const levels: Record<Role, string> = { administrator: '10', editor: '7', author: '2', contributor: '1', subscriber: '0' };
+  const levels: Record<Role, string> = {
+    administrator: '10',
+    editor: '7',
+    author: '2',
+    contributor: '1',
+    subscriber: '0',
+  };
   for (const role of Object.keys(levels) as Role[]) {
-    await t.dataSource.getRepository(UserMetaEntity).update({ userId: t.users[role].id, key: `${TEST_PREFIX}user_level` }, { value: levels[role] });
+    await t.dataSource
+      .getRepository(UserMetaEntity)
+      .update({ userId: t.users[role].id, key: `${TEST_PREFIX}user_level` }, { value: levels[role] });
   }
   // Distinct urls and registration dates so that every orderby has one answer.
   const rows: [Role, string, string][] = [
@@ -55,7 +88,8 @@ beforeAll(async () => {
     ['contributor', 'https://b.example', '2024-01-04 00:00:00'],
     ['subscriber', 'https://c.example', '2024-01-02 00:00:00'],
   ];
-  for (const [role, url, registered] of rows) await t.dataSource.getRepository(UserEntity).update({ id: t.users[role].id }, { url, registered });
+  for (const [role, url, registered] of rows)
+    await t.dataSource.getRepository(UserEntity).update({ id: t.users[role].id }, { url, registered });
   await t.dataSource.getRepository(UserMetaEntity).insert([
     { userId: t.users.editor.id, key: 'first_name', value: 'Eddie' },
     { userId: t.users.editor.id, key: 'description', value: 'Edits things.' },
@@ -88,7 +122,9 @@ describe('collection', () => {
 
     const middle = await get('/users?per_page=2&page=2', 'administrator').expect(200);
     expect(names(middle)).toEqual(['contributor', 'editor']);
-    expect(middle.headers.link).toBe(`<${users}?per_page=2&page=1>; rel="prev", <${users}?per_page=2&page=3>; rel="next"`);
+    expect(middle.headers.link).toBe(
+      `<${users}?per_page=2&page=1>; rel="prev", <${users}?per_page=2&page=3>; rel="next"`,
+    );
 
     const last = await get('/users?per_page=2&page=3', 'administrator').expect(200);
     expect(names(last)).toEqual(['subscriber']);
@@ -100,18 +136,27 @@ describe('collection', () => {
     expect(beyond.headers.link).toBe(`<${users}?per_page=2&page=3>; rel="prev"`);
   });
 
-  it.each(['per_page=0', 'per_page=101', 'per_page=abc', 'page=0', 'page=-1', 'offset=abc', 'order=up', 'orderby=password', 'context=full'])(
-    'rejects %s with rest_invalid_param 400',
-    async (query) => {
-      expectRestError(await get(`/users?${query}`, 'administrator'), 'rest_invalid_param', 400);
-    },
-  );
+  it.each([
+    'per_page=0',
+    'per_page=101',
+    'per_page=abc',
+    'page=0',
+    'page=-1',
+    'offset=abc',
+    'order=up',
+    'orderby=password',
+    'context=full',
+  ])('rejects %s with rest_invalid_param 400', async (query) => {
+    expectRestError(await get(`/users?${query}`, 'administrator'), 'rest_invalid_param', 400);
+  });
 
   it('searches with wildcards on both sides (dit finds editor), and by ID', async () => {
     expect(names(await get('/users?search=dit', 'administrator').expect(200))).toEqual(['editor']);
     expect(names(await get('/users?search=ubscr', 'administrator').expect(200))).toEqual(['subscriber']);
     expect((await get('/users?search=yololololo', 'administrator').expect(200)).body).toEqual([]);
-    expect(names(await get(`/users?search=${t.users.contributor.id}`, 'administrator').expect(200))).toEqual(['contributor']);
+    expect(names(await get(`/users?search=${t.users.contributor.id}`, 'administrator').expect(200))).toEqual([
+      'contributor',
+    ]);
   });
 
   it('searches only ID, login, slug and display name for callers without list_users (no e-mail, no url)', async () => {
@@ -129,7 +174,10 @@ describe('collection', () => {
     const include = await get(`/users?include=${subscriber.id},${author.id}`, 'administrator').expect(200);
     expect(names(include)).toEqual(['author', 'subscriber']);
     expect(include.headers['x-cms-total']).toBe('2');
-    const ordered = await get(`/users?include[]=${subscriber.id}&include[]=${author.id}&orderby=include`, 'administrator').expect(200);
+    const ordered = await get(
+      `/users?include[]=${subscriber.id}&include[]=${author.id}&orderby=include`,
+      'administrator',
+    ).expect(200);
     expect(names(ordered)).toEqual(['subscriber', 'author']);
     const exclude = await get(`/users?exclude=${editor.id},${author.id}`, 'administrator').expect(200);
     expect(names(exclude)).toEqual(['administrator', 'contributor', 'subscriber']);
@@ -138,14 +186,25 @@ describe('collection', () => {
   });
 
   it('skips offset users (offset overrides page)', async () => {
-    expect(names(await get('/users?offset=1', 'administrator').expect(200))).toEqual(['author', 'contributor', 'editor', 'subscriber']);
-    expect(names(await get('/users?offset=1&per_page=2', 'administrator').expect(200))).toEqual(['author', 'contributor']);
+    expect(names(await get('/users?offset=1', 'administrator').expect(200))).toEqual([
+      'author',
+      'contributor',
+      'editor',
+      'subscriber',
+    ]);
+    expect(names(await get('/users?offset=1&per_page=2', 'administrator').expect(200))).toEqual([
+      'author',
+      'contributor',
+    ]);
     const paged = await get('/users?offset=3&per_page=2&page=2', 'administrator').expect(200);
     expect(names(paged)).toEqual(['editor', 'subscriber']);
     expect(paged.headers['x-cms-total']).toBe('5');
     expect((await get('/users?offset=10', 'administrator').expect(200)).body).toEqual([]);
     // An empty offset (0) leaves page in charge, as WordPress's `! empty( $request['offset'] )`.
-    expect(names(await get('/users?offset=0&per_page=2&page=2', 'administrator').expect(200))).toEqual(['contributor', 'editor']);
+    expect(names(await get('/users?offset=0&per_page=2&page=2', 'administrator').expect(200))).toEqual([
+      'contributor',
+      'editor',
+    ]);
   });
 
   it('derives the Link page from offset: ceil(offset / per_page + 1)', async () => {
@@ -178,7 +237,10 @@ describe('collection', () => {
   it('filters by slug, one or several (array or CSV)', async () => {
     expect(names(await get('/users?slug=editor', 'administrator').expect(200))).toEqual(['editor']);
     expect(names(await get('/users?slug=editor,author', 'administrator').expect(200))).toEqual(['author', 'editor']);
-    expect(names(await get('/users?slug[]=subscriber&slug[]=contributor', 'administrator').expect(200))).toEqual(['contributor', 'subscriber']);
+    expect(names(await get('/users?slug[]=subscriber&slug[]=contributor', 'administrator').expect(200))).toEqual([
+      'contributor',
+      'subscriber',
+    ]);
     expect((await get('/users?slug=nobody', 'administrator').expect(200)).body).toEqual([]);
   });
 
@@ -199,7 +261,12 @@ describe('collection', () => {
     expect(names(all)).toEqual(['administrator', 'author', 'contributor', 'editor']);
     // who=authors replaces the public-user rule (WordPress sets has_published_posts only when who is not given):
     // whoever may edit posts sees every author, published or not.
-    expect(names(await get('/users?who=authors', 'contributor').expect(200))).toEqual(['administrator', 'author', 'contributor', 'editor']);
+    expect(names(await get('/users?who=authors', 'contributor').expect(200))).toEqual([
+      'administrator',
+      'author',
+      'contributor',
+      'editor',
+    ]);
     expectRestError(await get('/users?who=authors'), 'rest_forbidden_who', 401);
     expectRestError(await get('/users?who=authors', 'subscriber'), 'rest_forbidden_who', 403);
   });
@@ -245,7 +312,13 @@ describe('contexts', () => {
     });
     // No user meta is registered: PHP's empty array, `[]` on the wire (WordPress 6.1).
     expect(res.body.meta).toEqual([]);
-    expect(res.body.capabilities).toMatchObject({ editor: true, edit_others_posts: true, moderate_comments: true, read: true, level_7: true });
+    expect(res.body.capabilities).toMatchObject({
+      editor: true,
+      edit_others_posts: true,
+      moderate_comments: true,
+      read: true,
+      level_7: true,
+    });
     expect(res.body.capabilities.list_users).toBeUndefined();
     expect(res.body.capabilities.manage_options).toBeUndefined();
     expect(res.body).not.toHaveProperty('password');
@@ -268,7 +341,13 @@ describe('contexts', () => {
   it('answers view (the default) and embed contexts with the public fields only', async () => {
     const view = await get(`/users/${t.users.editor.id}`, 'administrator').expect(200);
     expect(Object.keys(view.body)).toEqual(VIEW_KEYS);
-    expect(view.body).toMatchObject({ name: 'editor', url: 'https://a.example', description: 'Edits things.', slug: 'editor', meta: [] });
+    expect(view.body).toMatchObject({
+      name: 'editor',
+      url: 'https://a.example',
+      description: 'Edits things.',
+      slug: 'editor',
+      meta: [],
+    });
     const embed = await get(`/users/${t.users.editor.id}?context=embed`, 'administrator').expect(200);
     expect(Object.keys(embed.body)).toEqual(EMBED_KEYS);
     const list = await get('/users?context=edit', 'administrator').expect(200);
@@ -277,7 +356,9 @@ describe('contexts', () => {
 
   it('gives users without capabilities empty objects, not arrays', async () => {
     const bare = await createUser(t.dataSource, TEST_PREFIX, 'bare', 'subscriber');
-    await t.dataSource.getRepository(UserMetaEntity).update({ userId: bare.id, key: `${TEST_PREFIX}capabilities` }, { value: 'a:0:{}' });
+    await t.dataSource
+      .getRepository(UserMetaEntity)
+      .update({ userId: bare.id, key: `${TEST_PREFIX}capabilities` }, { value: 'a:0:{}' });
     const res = await get(`/users/${bare.id}?context=edit`, 'administrator').expect(200);
     expect(res.body.roles).toEqual([]);
     // PHP's `(object) array()`: `{}` on the wire, not `[]`.
@@ -327,7 +408,12 @@ describe('the public-user rule', () => {
   it('always lets a user read themselves, in any context', async () => {
     const { subscriber } = t.users;
     const res = await get(`/users/${subscriber.id}?context=edit`, 'subscriber').expect(200);
-    expect(res.body).toMatchObject({ id: subscriber.id, username: 'subscriber', email: 'subscriber@example.org', roles: ['subscriber'] });
+    expect(res.body).toMatchObject({
+      id: subscriber.id,
+      username: 'subscriber',
+      email: 'subscriber@example.org',
+      roles: ['subscriber'],
+    });
     await get(`/users/${subscriber.id}`, 'subscriber').expect(200);
   });
 
@@ -355,13 +441,18 @@ describe('users/me', () => {
 
 describe('cost', () => {
   it('reads a collection of 20 users in a fixed, small number of queries', async () => {
-    for (let i = 0; i < 15; i++) await createUser(t.dataSource, TEST_PREFIX, `bulk${String(i).padStart(2, '0')}`, 'author');
+    for (let i = 0; i < 15; i++)
+      await createUser(t.dataSource, TEST_PREFIX, `bulk${String(i).padStart(2, '0')}`, 'author');
     // Warm-up: the first authenticated request records the application password's use.
     await get('/users', 'administrator').expect(200);
     let small: { body: unknown } = { body: [] };
     let large: { body: unknown } = { body: [] };
-    const five = await t.queries.during(async () => (small = await get('/users?per_page=5&context=edit', 'administrator').expect(200)));
-    const twenty = await t.queries.during(async () => (large = await get('/users?per_page=20&context=edit', 'administrator').expect(200)));
+    const five = await t.queries.during(
+      async () => (small = await get('/users?per_page=5&context=edit', 'administrator').expect(200)),
+    );
+    const twenty = await t.queries.during(
+      async () => (large = await get('/users?per_page=20&context=edit', 'administrator').expect(200)),
+    );
     expect((small.body as unknown[]).length).toBe(5);
     expect((large.body as unknown[]).length).toBe(20);
     expect(twenty).toBe(five);

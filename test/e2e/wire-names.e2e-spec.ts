@@ -46,7 +46,10 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     const res = await wp.http.get('/wp-json/').expect(200);
     expect(res.headers.link).toBe('<http://example.org/wp-json/>; rel="https://api.w.org/"');
     expect(res.body.namespaces).toEqual(['wp/v2', 'cms-auth/v1']);
-    expect(res.body.routes['/wp/v2/posts']).toMatchObject({ namespace: 'wp/v2', _links: { self: [{ href: 'http://example.org/wp-json/wp/v2/posts' }] } });
+    expect(res.body.routes['/wp/v2/posts']).toMatchObject({
+      namespace: 'wp/v2',
+      _links: { self: [{ href: 'http://example.org/wp-json/wp/v2/posts' }] },
+    });
     expect(res.body.routes['/wp/v2/posts/(?P<id>[\\d]+)']).toMatchObject({ namespace: 'wp/v2' });
     expect(Object.keys(res.body.routes).filter((route) => route.startsWith('/cms/'))).toEqual([]);
 
@@ -69,11 +72,17 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     const [post] = res.body;
     expect(post.id).toBe(postId);
     expect(post._links.self).toEqual([{ href: `http://example.org/wp-json/wp/v2/posts/${postId}` }]);
-    expect(post._links['wp:term'][0]).toEqual({ taxonomy: 'category', embeddable: true, href: `http://example.org/wp-json/wp/v2/categories?post=${postId}` });
+    expect(post._links['wp:term'][0]).toEqual({
+      taxonomy: 'category',
+      embeddable: true,
+      href: `http://example.org/wp-json/wp/v2/categories?post=${postId}`,
+    });
     expect(post._links['wp:attachment']).toEqual([{ href: `http://example.org/wp-json/wp/v2/media?parent=${postId}` }]);
     expect(post._links.curies).toEqual([{ name: 'wp', href: 'https://api.w.org/{rel}', templated: true }]);
     expect(Object.keys(post._links).filter((rel) => rel.startsWith('cms:'))).toEqual([]);
-    expect(post._embedded['wp:term'][0]).toEqual([expect.objectContaining({ id: categoryId, name: 'News', taxonomy: 'category' })]);
+    expect(post._embedded['wp:term'][0]).toEqual([
+      expect.objectContaining({ id: categoryId, name: 'News', taxonomy: 'category' }),
+    ]);
 
     const page = await wp.http.get('/wp-json/wp/v2/categories?per_page=1&page=1').expect(200);
     expect(page.headers['x-wp-totalpages']).toBe('2');
@@ -91,9 +100,15 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     expect(options.body).toMatchObject({ namespace: 'wp/v2', schema: { title: 'category' } });
     expect(options.body._links).toEqual({ self: [{ href: 'http://example.org/wp-json/wp/v2/categories' }] });
 
-    const created = await wp.http.post('/wp-json/wp/v2/tags').set('Authorization', wp.users.editor.authorization).send({ name: 'Wire' }).expect(201);
+    const created = await wp.http
+      .post('/wp-json/wp/v2/tags')
+      .set('Authorization', wp.users.editor.authorization)
+      .send({ name: 'Wire' })
+      .expect(201);
     expect(created.headers.location).toBe(`http://example.org/wp-json/wp/v2/tags/${created.body.id}`);
-    expect(created.body._links['wp:post_type']).toEqual([{ href: `http://example.org/wp-json/wp/v2/posts?tags=${created.body.id}` }]);
+    expect(created.body._links['wp:post_type']).toEqual([
+      { href: `http://example.org/wp-json/wp/v2/posts?tags=${created.body.id}` },
+    ]);
 
     const simple = await wp.http.get('/?rest_route=/wp/v2/categories').expect(200);
     expect(simple.headers['x-wp-total']).toBe('2');
@@ -106,7 +121,10 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
   });
 
   it('keeps the session routes in cms-auth/v1, with the nonce in X-WP-Nonce and _wpnonce only', async () => {
-    const login = await wp.http.post('/wp-json/cms-auth/v1/login').send({ username: 'editor', password: wp.users.editor.password }).expect(200);
+    const login = await wp.http
+      .post('/wp-json/cms-auth/v1/login')
+      .send({ username: 'editor', password: wp.users.editor.password })
+      .expect(200);
     const cookie = sessionCookie(login);
     const nonce = login.body.nonce as string;
     expect(login.headers['x-wp-nonce']).toBe(nonce);
@@ -116,7 +134,11 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     expect(ok.headers['x-wp-nonce']).toMatch(/^[0-9a-f]{10}$/);
     await wp.http.get(`${editOnly}&_wpnonce=${nonce}`).set('Cookie', cookie).expect(200);
     // The spec's names are not read with WordPress's: the cookie alone is anonymous.
-    expectRestError(await wp.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', nonce), 'rest_cannot_view', 401);
+    expectRestError(
+      await wp.http.get(editOnly).set('Cookie', cookie).set('X-CMS-Nonce', nonce),
+      'rest_cannot_view',
+      401,
+    );
     expectRestError(await wp.http.get(`${editOnly}&_cmsnonce=${nonce}`).set('Cookie', cookie), 'rest_cannot_view', 401);
 
     const fresh = await wp.http.get('/wp-json/cms-auth/v1/nonce').set('Cookie', cookie).expect(200);
@@ -126,16 +148,22 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     await wp.http.get(editOnly).set('Cookie', cookie).set('X-WP-Nonce', fresh.text).expect(200);
   });
 
-  it('describes the API with WordPress\'s names in openapi.json, and serves the docs page at wp-json/docs/', async () => {
+  it("describes the API with WordPress's names in openapi.json, and serves the docs page at wp-json/docs/", async () => {
     const doc = (await wp.http.get('/wp-json/openapi.json').expect(200)).body;
     expect(doc.servers).toEqual([{ url: 'http://example.org/wp-json' }]);
     expect(Object.keys(doc.paths)).toContain('/wp/v2/posts/{id}');
     expect(Object.keys(doc.paths).filter((path) => path.startsWith('/cms/v2/'))).toEqual([]);
-    expect(Object.keys(doc.paths['/wp/v2/posts'].get.responses['200'].headers).sort()).toEqual(['X-WP-Total', 'X-WP-TotalPages']);
+    expect(Object.keys(doc.paths['/wp/v2/posts'].get.responses['200'].headers).sort()).toEqual([
+      'X-WP-Total',
+      'X-WP-TotalPages',
+    ]);
     expect(doc.components.securitySchemes.nonce.name).toBe('X-WP-Nonce');
     const spec = (await cms.http.get('/cms-json/openapi.json').expect(200)).body;
     expect(Object.keys(spec.paths)).toContain('/cms/v2/posts/{id}');
-    expect(Object.keys(spec.paths['/cms/v2/posts'].get.responses['200'].headers).sort()).toEqual(['X-CMS-Total', 'X-CMS-TotalPages']);
+    expect(Object.keys(spec.paths['/cms/v2/posts'].get.responses['200'].headers).sort()).toEqual([
+      'X-CMS-Total',
+      'X-CMS-TotalPages',
+    ]);
     const page = await wp.http.get('/wp-json/docs/').expect(200);
     expect(page.text).toContain('swagger-ui');
   });
@@ -148,10 +176,17 @@ describe('WordPress wire names (wireNames: wordpress) on the same database as th
     expect((await wp.http.get('/?rest_route=/').expect(200)).headers.etag).toBe(b.headers.etag);
 
     const before = await wp.http.get('/wp-json/wp/v2/posts').expect(200);
-    const created = await cms.http.post('/cms-json/cms/v2/posts').set('Authorization', cms.users.editor.authorization).send({ title: 'Through cms', status: 'publish' }).expect(201);
+    const created = await cms.http
+      .post('/cms-json/cms/v2/posts')
+      .set('Authorization', cms.users.editor.authorization)
+      .send({ title: 'Through cms', status: 'publish' })
+      .expect(201);
     const after = await wp.http.get('/wp-json/wp/v2/posts').expect(200);
     expect(Number(after.headers['x-wp-total'])).toBe(Number(before.headers['x-wp-total']) + 1);
-    expect(after.body[0]).toMatchObject({ id: created.body.id, _links: { self: [{ href: `http://example.org/wp-json/wp/v2/posts/${created.body.id}` }] } });
+    expect(after.body[0]).toMatchObject({
+      id: created.body.id,
+      _links: { self: [{ href: `http://example.org/wp-json/wp/v2/posts/${created.body.id}` }] },
+    });
   });
 });
 
@@ -165,7 +200,10 @@ describe('cookie nonces under the spec names', () => {
   afterAll(() => t.close());
 
   async function login(role: 'editor' | 'author') {
-    const res = await t.http.post('/cms-json/cms-auth/v1/login').send({ username: role, password: t.users[role].password }).expect(200);
+    const res = await t.http
+      .post('/cms-json/cms-auth/v1/login')
+      .send({ username: role, password: t.users[role].password })
+      .expect(200);
     return { cookie: sessionCookie(res), nonce: res.body.nonce as string, res };
   }
 
@@ -176,8 +214,17 @@ describe('cookie nonces under the spec names', () => {
     expect(ok.headers['x-cms-nonce']).toMatch(/^[0-9a-f]{10}$/);
     expect(ok.headers['x-wp-nonce']).toBeUndefined();
     await t.http.get(`${editOnly}&_wpnonce=${nonce}`).set('Cookie', cookie).expect(200);
-    await t.http.post('/cms-json/cms/v2/tags').type('form').set('Cookie', cookie).send({ name: 'Alias', _wpnonce: nonce }).expect(201);
-    expectRestError(await t.http.get(editOnly).set('Cookie', cookie).set('X-WP-Nonce', '0123456789'), 'rest_cookie_invalid_nonce', 403);
+    await t.http
+      .post('/cms-json/cms/v2/tags')
+      .type('form')
+      .set('Cookie', cookie)
+      .send({ name: 'Alias', _wpnonce: nonce })
+      .expect(201);
+    expectRestError(
+      await t.http.get(editOnly).set('Cookie', cookie).set('X-WP-Nonce', '0123456789'),
+      'rest_cookie_invalid_nonce',
+      403,
+    );
     expect(ok.headers['access-control-allow-headers']).toContain('X-CMS-Nonce, X-WP-Nonce');
   });
 
@@ -189,16 +236,28 @@ describe('cookie nonces under the spec names', () => {
     expect(res.headers.expires).toBe('Wed, 11 Jan 1984 05:00:00 GMT');
     expect(res.text).toMatch(/^[0-9a-f]{10}$/);
     expect(res.headers['x-cms-nonce']).toBe(res.text);
-    const me = await t.http.get('/cms-json/cms/v2/users/me').set('Cookie', cookie).set('X-CMS-Nonce', res.text).expect(200);
+    const me = await t.http
+      .get('/cms-json/cms/v2/users/me')
+      .set('Cookie', cookie)
+      .set('X-CMS-Nonce', res.text)
+      .expect(200);
     expect(me.body.id).toBe(t.users.author.id);
 
     // Without a session: a JSON error, and nothing of the session's answer was kept for anonymous callers.
     const anonymous = await t.http.get('/cms-json/cms-auth/v1/nonce');
     expectRestError(anonymous, 'rest_not_logged_in', 401);
     expect(anonymous.headers['content-type']).toBe('application/json; charset=UTF-8');
-    expectRestError(await t.http.get('/cms-json/cms-auth/v1/nonce').set('Cookie', 'cms_logged_in=author|1|forged|mac'), 'rest_not_logged_in', 401);
+    expectRestError(
+      await t.http.get('/cms-json/cms-auth/v1/nonce').set('Cookie', 'cms_logged_in=author|1|forged|mac'),
+      'rest_not_logged_in',
+      401,
+    );
     // A page of another origin never gets a nonce through the cookie.
-    expectRestError(await t.http.get('/cms-json/cms-auth/v1/nonce').set('Cookie', cookie).set('Origin', 'https://evil.example'), 'rest_not_logged_in', 401);
+    expectRestError(
+      await t.http.get('/cms-json/cms-auth/v1/nonce').set('Cookie', cookie).set('Origin', 'https://evil.example'),
+      'rest_not_logged_in',
+      401,
+    );
   });
 
   it('ends with the session: no nonce after logout', async () => {
@@ -217,7 +276,10 @@ describe('WordPress wire names in a host app (CmsModule.forRootAsync)', () => {
       imports: [
         TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl, tablePrefix: 'cms_' })),
         // wireNames is structure, given to forRootAsync itself: the factory's is ignored.
-        CmsModule.forRootAsync({ wireNames: 'wordpress', useFactory: () => ({ baseUrl: 'https://host.example', wireNames: 'cms' as const }) }),
+        CmsModule.forRootAsync({
+          wireNames: 'wordpress',
+          useFactory: () => ({ baseUrl: 'https://host.example', wireNames: 'cms' as const }),
+        }),
       ],
     }).compile();
     app = moduleRef.createNestApplication({ logger: ['error'] });
@@ -242,7 +304,10 @@ describe("extensions under WordPress's wire names", () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp('wire_names_ext', { cms: { wireNames: 'wordpress' }, extensions: [NotesModule, LibraryExtensionModule] });
+    t = await createTestApp('wire_names_ext', {
+      cms: { wireNames: 'wordpress' },
+      extensions: [NotesModule, LibraryExtensionModule],
+    });
   });
   afterAll(() => t.close());
 
@@ -252,17 +317,29 @@ describe("extensions under WordPress's wire names", () => {
     const notes = await t.http.get('/wp-json/wp/v2/notes').expect(200);
     expect(notes.headers['x-wp-total']).toBe('1');
     expect(notes.body[0]._links.self).toEqual([{ href: 'http://example.org/wp-json/wp/v2/notes/1' }]);
-    const created = await t.http.post('/wp-json/wp/v2/notes').set('Authorization', t.users.editor.authorization).send({ text: 'Hi' }).expect(201);
+    const created = await t.http
+      .post('/wp-json/wp/v2/notes')
+      .set('Authorization', t.users.editor.authorization)
+      .send({ text: 'Hi' })
+      .expect(201);
     expect(created.headers.location).toBe(`http://example.org/wp-json/wp/v2/notes/${created.body.id}`);
 
-    const book = await t.http.post('/wp-json/wp/v2/books').set('Authorization', t.users.editor.authorization).send({ title: 'Dune', status: 'publish' }).expect(201);
+    const book = await t.http
+      .post('/wp-json/wp/v2/books')
+      .set('Authorization', t.users.editor.authorization)
+      .send({ title: 'Dune', status: 'publish' })
+      .expect(201);
     expect(book.body._links.about).toEqual([{ href: 'http://example.org/wp-json/wp/v2/types/book' }]);
     expect((await t.http.get('/wp-json/wp/v2/types/book').expect(200)).body.rest_namespace).toBe('wp/v2');
 
     const shelves = await t.http.get('/wp-json/library/v1/shelves?per_page=1&total=2').expect(200);
     expect(shelves.headers['x-wp-totalpages']).toBe('2');
-    expect(shelves.headers.link).toBe('<http://example.org/wp-json/library/v1/shelves?per_page=1&total=2&page=2>; rel="next"');
-    expect(shelves.body[0]._links['wp:post_type']).toEqual([{ embeddable: true, href: 'http://example.org/wp-json/wp/v2/types/post' }]);
+    expect(shelves.headers.link).toBe(
+      '<http://example.org/wp-json/library/v1/shelves?per_page=1&total=2&page=2>; rel="next"',
+    );
+    expect(shelves.body[0]._links['wp:post_type']).toEqual([
+      { embeddable: true, href: 'http://example.org/wp-json/wp/v2/types/post' },
+    ]);
   });
 });
 
@@ -277,9 +354,16 @@ describe('the standalone server with CMS_WIRE_NAMES=wordpress (node dist/main)',
   it('logs, discovers and serves the API at wp-json', async () => {
     if (!existsSync(main)) throw new Error('dist/main.js is missing: npm test builds it first (pretest)');
     const port = String(40000 + Math.floor(Math.random() * 10000));
-    const databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${file}` : await testDatabaseUrl('wire_names_standalone');
+    const databaseUrl =
+      testDatabaseKind() === 'sqlite' ? `sqlite:${file}` : await testDatabaseUrl('wire_names_standalone');
     const child = spawn(process.execPath, [main], {
-      env: { PATH: process.env.PATH ?? '', PORT: port, DATABASE_URL: databaseUrl, CMS_WIRE_NAMES: 'wordpress', CMS_SERVE_UPLOADS: 'false' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: port,
+        DATABASE_URL: databaseUrl,
+        CMS_WIRE_NAMES: 'wordpress',
+        CMS_SERVE_UPLOADS: 'false',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -289,7 +373,9 @@ describe('the standalone server with CMS_WIRE_NAMES=wordpress (node dist/main)',
       let home: Response | undefined;
       for (let i = 0; i < 100 && !home; i++) {
         if (child.exitCode !== null) throw new Error(`server exited: ${output}`);
-        home = await fetch(`http://127.0.0.1:${port}/`).catch(() => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)));
+        home = await fetch(`http://127.0.0.1:${port}/`).catch(
+          () => new Promise<undefined>((r) => setTimeout(() => r(undefined), 100)),
+        );
       }
       expect(home?.headers.get('link')).toBe(`<http://127.0.0.1:${port}/wp-json/>; rel="https://api.w.org/"`);
       expect(output).toContain(`Serving http://localhost:${port}/wp-json/`);

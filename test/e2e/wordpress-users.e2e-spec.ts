@@ -69,15 +69,29 @@ it('reads the user with role editor, its capabilities and its profile meta', asy
     extra_capabilities: { editor: true },
   });
   expect(res.body.capabilities).toMatchObject({
-    editor: true, edit_posts: true, edit_others_posts: true, publish_pages: true, manage_categories: true, moderate_comments: true, level_7: true, read: true,
+    editor: true,
+    edit_posts: true,
+    edit_others_posts: true,
+    publish_pages: true,
+    manage_categories: true,
+    moderate_comments: true,
+    level_7: true,
+    read: true,
   });
   expect(res.body.capabilities.list_users).toBeUndefined();
-  expect(names(await get('/users?roles=editor', t.users.administrator.authorization).expect(200)).sort()).toEqual(['Erin Editor', 'editor']);
+  expect(names(await get('/users?roles=editor', t.users.administrator.authorization).expect(200)).sort()).toEqual([
+    'Erin Editor',
+    'editor',
+  ]);
 });
 
 it('reads a role plus a directly granted capability from the serialized array', async () => {
   const res = await get(`/users/${subscriberId}?context=edit`, t.users.administrator.authorization).expect(200);
-  expect(res.body).toMatchObject({ roles: ['subscriber'], extra_capabilities: { subscriber: true, upload_files: true }, locale: 'en_US' });
+  expect(res.body).toMatchObject({
+    roles: ['subscriber'],
+    extra_capabilities: { subscriber: true, upload_files: true },
+    locale: 'en_US',
+  });
   expect(res.body.capabilities).toMatchObject({ subscriber: true, read: true, upload_files: true });
   expect(res.body.capabilities.edit_posts).toBeUndefined();
 });
@@ -94,28 +108,49 @@ it('lets the WordPress editor do editor things, and nothing more', async () => {
 it('lists the application password WordPress stored, without its hash', async () => {
   const res = await get('/users/me/application-passwords', asEditor()).expect(200);
   expect(res.body).toHaveLength(1);
-  expect(res.body[0]).toMatchObject({ uuid: WORDPRESS_APPLICATION_PASSWORD_UUID, app_id: '', name: 'wp-oracle', created: '2026-11-21T05:09:55' });
+  expect(res.body[0]).toMatchObject({
+    uuid: WORDPRESS_APPLICATION_PASSWORD_UUID,
+    app_id: '',
+    name: 'wp-oracle',
+    created: '2026-11-21T05:09:55',
+  });
   expect(JSON.stringify(res.body)).not.toContain('$P$');
 });
 
 it('logs in with the password behind the phpass hash', async () => {
-  const res = await t.http.post('/cms-json/cms-auth/v1/login').send({ username: 'erin.editor', password: WORDPRESS_EDITOR_PASSWORD }).expect(200);
+  const res = await t.http
+    .post('/cms-json/cms-auth/v1/login')
+    .send({ username: 'erin.editor', password: WORDPRESS_EDITOR_PASSWORD })
+    .expect(200);
   expect(res.body).toMatchObject({ id: editorId, username: 'erin.editor', name: 'Erin Editor', roles: ['editor'] });
-  const login = await t.http.post('/cms-json/cms-auth/v1/login').send({ username: 'sam.subscriber', password: WORDPRESS_EDITOR_PASSWORD }).expect(200);
+  const login = await t.http
+    .post('/cms-json/cms-auth/v1/login')
+    .send({ username: 'sam.subscriber', password: WORDPRESS_EDITOR_PASSWORD })
+    .expect(200);
   expect(login.body.roles).toEqual(['subscriber']);
 });
 
 it('changes roles in the serialized array as WordPress does, keeping directly granted capabilities', async () => {
   const admin = t.users.administrator.authorization;
-  const editor = await t.http.put(`/cms-json/cms/v2/users/${editorId}`).set('Authorization', admin).send({ roles: ['author'] }).expect(200);
+  const editor = await t.http
+    .put(`/cms-json/cms/v2/users/${editorId}`)
+    .set('Authorization', admin)
+    .send({ roles: ['author'] })
+    .expect(200);
   expect(editor.body.roles).toEqual(['author']);
   expect(await meta(editorId, `${TEST_PREFIX}capabilities`)).toBe('a:1:{s:6:"author";b:1;}');
   expect(await meta(editorId, `${TEST_PREFIX}user_level`)).toBe('2');
   expectRestError(await get('/taxonomies?context=edit', asEditor()), 'rest_cannot_view', 403);
 
-  const sub = await t.http.put(`/cms-json/cms/v2/users/${subscriberId}`).set('Authorization', admin).send({ roles: ['contributor'] }).expect(200);
+  const sub = await t.http
+    .put(`/cms-json/cms/v2/users/${subscriberId}`)
+    .set('Authorization', admin)
+    .send({ roles: ['contributor'] })
+    .expect(200);
   expect(sub.body.extra_capabilities).toEqual({ upload_files: true, contributor: true });
-  expect(await meta(subscriberId, `${TEST_PREFIX}capabilities`)).toBe('a:2:{s:12:"upload_files";b:1;s:11:"contributor";b:1;}');
+  expect(await meta(subscriberId, `${TEST_PREFIX}capabilities`)).toBe(
+    'a:2:{s:12:"upload_files";b:1;s:11:"contributor";b:1;}',
+  );
   expect(await meta(subscriberId, `${TEST_PREFIX}user_level`)).toBe('1');
 });
 

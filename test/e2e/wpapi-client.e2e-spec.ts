@@ -25,10 +25,14 @@ describe('the wpapi client against a running server', () => {
     const api = site.namespace('cms/v2');
 
     const listed = await api.users().context('edit').perPage(100);
-    expect(listed.map((u: { username: string }) => u.username)).toEqual(expect.arrayContaining(['administrator', 'editor', 'subscriber']));
+    expect(listed.map((u: { username: string }) => u.username)).toEqual(
+      expect.arrayContaining(['administrator', 'editor', 'subscriber']),
+    );
     expect(listed).toHaveLength(5);
 
-    const created = await api.users().create({ username: 'wpapi-user', email: 'wpapi@example.org', password: 'correct horse', roles: ['author'] });
+    const created = await api
+      .users()
+      .create({ username: 'wpapi-user', email: 'wpapi@example.org', password: 'correct horse', roles: ['author'] });
     expect(created).toMatchObject({ username: 'wpapi-user', roles: ['author'] });
 
     const updated = await api.users().id(created.id).update({ name: 'Written by wpapi', description: 'hello' });

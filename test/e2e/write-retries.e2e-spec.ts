@@ -20,9 +20,16 @@ describe('writeTransaction and lock conflicts', () => {
     ds = new DataSource({ ...buildDataSourceOptions({ databaseUrl, tablePrefix: 'cms_' }), entities: [OptionEntity] });
     await ds.initialize();
     table = ds.getMetadata(OptionEntity).tableName;
-    const id = ds.options.type === 'mysql' ? 'BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY' : 'INTEGER PRIMARY KEY AUTOINCREMENT';
-    await ds.query(`CREATE TABLE ${table} (option_id ${id}, option_name VARCHAR(191) NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload VARCHAR(20) NOT NULL)`);
-    await ds.query(`INSERT INTO ${table} (option_name, option_value, autoload) VALUES ('a', '0', 'no'), ('b', '0', 'no')`);
+    const id =
+      ds.options.type === 'mysql'
+        ? 'BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY'
+        : 'INTEGER PRIMARY KEY AUTOINCREMENT';
+    await ds.query(
+      `CREATE TABLE ${table} (option_id ${id}, option_name VARCHAR(191) NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload VARCHAR(20) NOT NULL)`,
+    );
+    await ds.query(
+      `INSERT INTO ${table} (option_name, option_value, autoload) VALUES ('a', '0', 'no'), ('b', '0', 'no')`,
+    );
   });
 
   afterAll(async () => {
@@ -30,7 +37,8 @@ describe('writeTransaction and lock conflicts', () => {
     await dropTestDatabase('write_retries');
   });
 
-  const value = async (name: string) => String((await ds.query(`SELECT option_value AS v FROM ${table} WHERE option_name = ?`, [name]))[0].v);
+  const value = async (name: string) =>
+    String((await ds.query(`SELECT option_value AS v FROM ${table} WHERE option_name = ?`, [name]))[0].v);
 
   onMysql('runs the deadlock victim again, and both transactions commit their work once', async () => {
     let runs = 0;
@@ -56,7 +64,10 @@ describe('writeTransaction and lock conflicts', () => {
 
   onMysql('passes the conflict on after the bounded retries', async () => {
     let runs = 0;
-    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+    const deadlock = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
+      code: 'ER_LOCK_DEADLOCK',
+      errno: 1213,
+    });
     await expect(
       writeTransaction(ds, async () => {
         runs++;

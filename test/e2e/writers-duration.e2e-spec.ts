@@ -40,7 +40,16 @@ describe('the reliability write load (node dist/main)', () => {
       stoppedAt = performance.now();
     });
     try {
-      const result = await chaosRun({ databaseUrl: database.url, uploadDir: uploads, port: await freePort(), seed: 20, kills: 0, seconds: 5, writers: 4, contendedNames: true });
+      const result = await chaosRun({
+        databaseUrl: database.url,
+        uploadDir: uploads,
+        port: await freePort(),
+        seed: 20,
+        kills: 0,
+        seconds: 5,
+        writers: 4,
+        contendedNames: true,
+      });
       const measured = (stoppedAt - startedAt) / 1000;
       expect({ starts: start.mock.calls.length, stops: stop.mock.calls.length }).toEqual({ starts: 1, stops: 1 });
       expect(measured).toBeGreaterThanOrEqual(5);

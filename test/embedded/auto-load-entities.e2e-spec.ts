@@ -18,7 +18,11 @@ describe('CmsModule in a host with autoLoadEntities', () => {
     const databaseUrl = await testDatabaseUrl('embedded_autoload');
     const moduleRef = await Test.createTestingModule({
       imports: [
-        TypeOrmModule.forRoot({ ...buildDataSourceOptions({ databaseUrl, tablePrefix: 'cms_' }), entities: [], autoLoadEntities: true }),
+        TypeOrmModule.forRoot({
+          ...buildDataSourceOptions({ databaseUrl, tablePrefix: 'cms_' }),
+          entities: [],
+          autoLoadEntities: true,
+        }),
         CmsModule.forRoot({ baseUrl: 'https://host.example' }),
       ],
     }).compile();

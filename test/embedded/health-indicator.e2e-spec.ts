@@ -36,7 +36,9 @@ describe('CmsHealthIndicator in a host app', () => {
   it('reports the database and the migrations up once CmsModule has migrated', async () => {
     const health = app.get(CmsHealthIndicator);
     expect(await health.database()).toEqual({ database: { status: 'up', responseTime: expect.any(Number) } });
-    expect(await health.migrations('cms-migrations')).toEqual({ 'cms-migrations': { status: 'up', applied: names.length } });
+    expect(await health.migrations('cms-migrations')).toEqual({
+      'cms-migrations': { status: 'up', applied: names.length },
+    });
   });
 
   it('reports a migration missing from the migrations table as pending', async () => {
@@ -44,11 +46,21 @@ describe('CmsHealthIndicator in a host app', () => {
     const table = dataSource.options.migrationsTableName as string;
     expect(table).toBe('host_cms_migrations');
     const last = names[names.length - 1];
-    const rows = (await dataSource.query(`SELECT * FROM ${dataSource.driver.escape(table)} WHERE ${dataSource.driver.escape('name')} = ?`, [last])) as Array<Record<string, unknown>>;
+    const rows = (await dataSource.query(
+      `SELECT * FROM ${dataSource.driver.escape(table)} WHERE ${dataSource.driver.escape('name')} = ?`,
+      [last],
+    )) as Array<Record<string, unknown>>;
     expect(rows).toHaveLength(1);
-    await dataSource.query(`DELETE FROM ${dataSource.driver.escape(table)} WHERE ${dataSource.driver.escape('name')} = ?`, [last]);
+    await dataSource.query(
+      `DELETE FROM ${dataSource.driver.escape(table)} WHERE ${dataSource.driver.escape('name')} = ?`,
+      [last],
+    );
     try {
-      expect((await app.get(CmsHealthIndicator).migrations()).migrations).toEqual({ status: 'down', message: '1 migration(s) not applied', pending: [last] });
+      expect((await app.get(CmsHealthIndicator).migrations()).migrations).toEqual({
+        status: 'down',
+        message: '1 migration(s) not applied',
+        pending: [last],
+      });
     } finally {
       const { id: _id, ...row } = rows[0];
       const columns = Object.keys(row);

@@ -58,7 +58,9 @@ describe('CmsModule embedded in a host Nest app', () => {
     app = moduleRef.createNestApplication({ logger: ['error'] });
     await app.init();
     // The host's own table is the host's business: create it the way its own migrations would.
-    await app.get(DataSource).query('CREATE TABLE IF NOT EXISTS cms_host_notes (id INTEGER PRIMARY KEY, text VARCHAR(100))');
+    await app
+      .get(DataSource)
+      .query('CREATE TABLE IF NOT EXISTS cms_host_notes (id INTEGER PRIMARY KEY, text VARCHAR(100))');
   });
   afterAll(async () => {
     await app.close();
@@ -85,7 +87,11 @@ describe('CmsModule embedded in a host Nest app', () => {
       .send({ somerequired: 'host-json', someinteger: 4 })
       .expect(200);
     expect(res.body.params).toMatchObject({ somerequired: 'host-json', someinteger: 4 });
-    const form = await request(app.getHttpServer()).post('/api/cms-json/library/v1/echo').type('form').send('somerequired=f').expect(200);
+    const form = await request(app.getHttpServer())
+      .post('/api/cms-json/library/v1/echo')
+      .type('form')
+      .send('somerequired=f')
+      .expect(200);
     expect(form.body.params.somerequired).toBe('f');
   });
 
@@ -95,6 +101,10 @@ describe('CmsModule embedded in a host Nest app', () => {
       .set('Content-Type', 'application/json')
       .send('{"broken": ');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 'rest_invalid_json', message: 'Invalid JSON body passed.', data: { status: 400 } });
+    expect(res.body).toEqual({
+      code: 'rest_invalid_json',
+      message: 'Invalid JSON body passed.',
+      data: { status: 400 },
+    });
   });
 });

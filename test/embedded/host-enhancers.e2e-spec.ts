@@ -25,7 +25,11 @@ import { LibraryExtensionModule } from '../fixtures/extensions/library.extension
 import { dropTestDatabase, testDatabaseUrl } from '../utils/test-db';
 
 /** What the host's global enhancers saw. */
-const seen = { guarded: [] as string[], intercepted: [] as Array<{ url: string; route?: string }>, filtered: [] as unknown[] };
+const seen = {
+  guarded: [] as string[],
+  intercepted: [] as Array<{ url: string; route?: string }>,
+  filtered: [] as unknown[],
+};
 
 /** A company's auth or tenant guard: refuses requests that carry `X-Host-Deny`. */
 @Injectable()
@@ -66,13 +70,18 @@ class HelloController {
   }
 }
 
-async function hostApp(name: string, options: { globalPrefix?: string; mountUnder?: string; users?: typeof UsersService } = {}): Promise<INestApplication> {
+async function hostApp(
+  name: string,
+  options: { globalPrefix?: string; mountUnder?: string; users?: typeof UsersService } = {},
+): Promise<INestApplication> {
   const databaseUrl = await testDatabaseUrl(name);
   let builder = Test.createTestingModule({
     imports: [
       TypeOrmModule.forRoot(buildDataSourceOptions({ databaseUrl, tablePrefix: 'cms_' })),
       CmsModule.forRoot({ baseUrl: 'https://host.example', extensions: [LibraryExtensionModule] }),
-      ThrottlerModule.forRoot([{ ttl: 60_000, limit: 3, skipIf: (ctx) => !ctx.switchToHttp().getRequest<Request>().headers['x-throttle'] }]),
+      ThrottlerModule.forRoot([
+        { ttl: 60_000, limit: 3, skipIf: (ctx) => !ctx.switchToHttp().getRequest<Request>().headers['x-throttle'] },
+      ]),
       ...(options.mountUnder ? [RouterModule.register([{ path: options.mountUnder, module: CmsModule }])] : []),
     ],
     controllers: [HelloController],
@@ -158,7 +167,9 @@ describe('mounting the API below a host path', () => {
     const app = await hostApp('embedded_global_prefix', { globalPrefix: 'api' });
     try {
       const index = await request(app.getHttpServer()).get('/api/cms-json/').expect(200);
-      expect(index.body.routes['/cms/v2/types']._links.self[0].href).toBe('https://host.example/api/cms-json/cms/v2/types');
+      expect(index.body.routes['/cms/v2/types']._links.self[0].href).toBe(
+        'https://host.example/api/cms-json/cms/v2/types',
+      );
       const types = await request(app.getHttpServer()).get('/api/cms-json/cms/v2/types').expect(200);
       expect(types.headers.link).toBe('<https://host.example/api/cms-json/>; rel="https://api.w.org/"');
       expect(types.body.post._links.collection[0].href).toBe('https://host.example/api/cms-json/cms/v2/types');

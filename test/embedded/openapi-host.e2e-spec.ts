@@ -28,7 +28,10 @@ describe('OpenAPI and docs in a host app (setGlobalPrefix)', () => {
   });
 
   it('serves the document under the prefixes, its server being the API root the host mounts', async () => {
-    const res = await request(app.getHttpServer()).get('/api/content/openapi.json').set('Host', 'host.example:8080').expect(200);
+    const res = await request(app.getHttpServer())
+      .get('/api/content/openapi.json')
+      .set('Host', 'host.example:8080')
+      .expect(200);
     expect(res.body.servers).toEqual([{ url: 'http://host.example:8080/api/content' }]);
     expect(res.body.paths['/cms/v2/posts/{id}']).toBeDefined();
     expect(res.body.paths['/library/v1/readers/{id}']).toBeDefined();

@@ -42,16 +42,27 @@ export async function createPost(dataSource: DataSource, fields: Partial<PostEnt
 
 /** Creates a term of a taxonomy and returns its term id. */
 export async function createTerm(dataSource: DataSource, taxonomy: string, name: string, parent = 0): Promise<number> {
-  const term = await dataSource.getRepository(TermEntity).save({ name, slug: name.toLowerCase().replace(/\W+/g, '-'), group: 0 });
-  await dataSource.getRepository(TermTaxonomyEntity).save({ termId: term.id, taxonomy, description: '', parent, count: 0 });
+  const term = await dataSource
+    .getRepository(TermEntity)
+    .save({ name, slug: name.toLowerCase().replace(/\W+/g, '-'), group: 0 });
+  await dataSource
+    .getRepository(TermTaxonomyEntity)
+    .save({ termId: term.id, taxonomy, description: '', parent, count: 0 });
   return term.id;
 }
 
 /** Assigns terms (by term id) to a post. */
-export async function assignTerms(dataSource: DataSource, postId: number, taxonomy: string, termIds: number[]): Promise<void> {
+export async function assignTerms(
+  dataSource: DataSource,
+  postId: number,
+  taxonomy: string,
+  termIds: number[],
+): Promise<void> {
   for (const termId of termIds) {
     const tt = await dataSource.getRepository(TermTaxonomyEntity).findOneByOrFail({ termId, taxonomy });
-    await dataSource.getRepository(TermRelationshipEntity).save({ objectId: postId, termTaxonomyId: tt.id, termOrder: 0 });
+    await dataSource
+      .getRepository(TermRelationshipEntity)
+      .save({ objectId: postId, termTaxonomyId: tt.id, termOrder: 0 });
   }
 }
 

@@ -17,7 +17,12 @@ export interface TestUser {
 }
 
 /** Writes a user with a role and an application password straight into the WordPress tables. */
-export async function createUser(dataSource: DataSource, prefix: string, login: string, role: string): Promise<TestUser> {
+export async function createUser(
+  dataSource: DataSource,
+  prefix: string,
+  login: string,
+  role: string,
+): Promise<TestUser> {
   const appPassword = randomBytes(12).toString('base64url');
   const password = `password-${login}`;
   const saved = await dataSource.getRepository(UserEntity).save({
@@ -39,7 +44,15 @@ export async function createUser(dataSource: DataSource, prefix: string, login: 
       userId: saved.id,
       key: '_application_passwords',
       value: maybeSerialize([
-        { uuid: `uuid-${login}`, app_id: '', name: 'tests', password: hashWordPressPassword(appPassword), created: 1, last_used: null, last_ip: null },
+        {
+          uuid: `uuid-${login}`,
+          app_id: '',
+          name: 'tests',
+          password: hashWordPressPassword(appPassword),
+          created: 1,
+          last_used: null,
+          last_ip: null,
+        },
       ]),
     },
   ]);

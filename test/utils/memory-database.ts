@@ -4,7 +4,10 @@ import { DataSource } from 'typeorm';
  * An in-memory SQLite DataSource for unit specs, with one entity's table made by `createTable` (SQL of that table
  * only, `{table}` standing for its prefixed name). Returns the DataSource and the table name; destroy it after.
  */
-export async function memoryDatabase(entity: Function, createTable: string): Promise<{ ds: DataSource; table: string }> {
+export async function memoryDatabase(
+  entity: Function,
+  createTable: string,
+): Promise<{ ds: DataSource; table: string }> {
   const ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [entity] });
   await ds.initialize();
   const table = ds.getMetadata(entity).tableName;

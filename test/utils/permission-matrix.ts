@@ -19,9 +19,18 @@ export const PROTECTED_MARKER = 'matrix-protected-7f3a9c';
 const PROTECTED_READERS: readonly Caller[] = ['editor', 'administrator'];
 
 /** Property names only callers with edit rights may see. */
-const PRIVATE_KEYS = new Set(['raw', 'email', 'password', 'capabilities', 'extra_capabilities', 'author_email', 'author_ip']);
+const PRIVATE_KEYS = new Set([
+  'raw',
+  'email',
+  'password',
+  'capabilities',
+  'extra_capabilities',
+  'author_email',
+  'author_ip',
+]);
 /** Password and application-password hashes (phpass, WordPress 6.8 bcrypt, bcrypt, argon2) and the columns that hold them. */
-const SECRETS = /\$P\$[./0-9A-Za-z]{8}|\$H\$[./0-9A-Za-z]{8}|\$wp\$2|\$2[aby]\$\d\d\$|\$argon2|user_pass|user_activation_key/;
+const SECRETS =
+  /\$P\$[./0-9A-Za-z]{8}|\$H\$[./0-9A-Za-z]{8}|\$wp\$2|\$2[aby]\$\d\d\$|\$argon2|user_pass|user_activation_key/;
 
 export type Fixtures = Record<string, string | number>;
 
@@ -79,7 +88,8 @@ export function uncovered(registry: RouteRegistry, rows: readonly MatrixRow[]): 
         }
         if (method !== 'GET') continue;
         for (const context of contextsOf(route, method)) {
-          if (context === 'edit' && !matching.some((r) => r.edit)) missing.push(`${method} ${route.route} context=edit`);
+          if (context === 'edit' && !matching.some((r) => r.edit))
+            missing.push(`${method} ${route.route} context=edit`);
         }
       }
     }
@@ -131,17 +141,51 @@ export async function makeFixtures(t: TestApp): Promise<{ fixtures: Fixtures; ot
     draftByContributor: await post({ author: contributor.id, status: 'draft' }),
     pendingByContributor: await post({ author: contributor.id, status: 'pending' }),
     privateByEditor: await post({ author: editor.id, status: 'private' }),
-    protectedByEditor: await post({ author: editor.id, status: 'publish', password: 'secret', content: `<p>${PROTECTED_MARKER}</p>`, excerpt: `${PROTECTED_MARKER} excerpt` }),
+    protectedByEditor: await post({
+      author: editor.id,
+      status: 'publish',
+      password: 'secret',
+      content: `<p>${PROTECTED_MARKER}</p>`,
+      excerpt: `${PROTECTED_MARKER} excerpt`,
+    }),
     pubPageByEditor: await post({ author: editor.id, status: 'publish', type: 'page' }),
     draftPageByEditor: await post({ author: editor.id, status: 'draft', type: 'page' }),
   };
-  f.revisionOfPubByAuthor = await post({ author: author.id, status: 'inherit', type: 'revision', parent: Number(f.pubByAuthor), name: `${f.pubByAuthor}-revision-v1` });
-  f.revisionOfPubPage = await post({ author: editor.id, status: 'inherit', type: 'revision', parent: Number(f.pubPageByEditor), name: `${f.pubPageByEditor}-revision-v1` });
+  f.revisionOfPubByAuthor = await post({
+    author: author.id,
+    status: 'inherit',
+    type: 'revision',
+    parent: Number(f.pubByAuthor),
+    name: `${f.pubByAuthor}-revision-v1`,
+  });
+  f.revisionOfPubPage = await post({
+    author: editor.id,
+    status: 'inherit',
+    type: 'revision',
+    parent: Number(f.pubPageByEditor),
+    name: `${f.pubPageByEditor}-revision-v1`,
+  });
   f.mediaByAuthor = await attachment(t, author.id, 0);
   f.mediaOnDraftPage = await attachment(t, editor.id, Number(f.draftPageByEditor));
-  f.approvedComment = (await insertComment(ds, { postId: Number(f.pubByAuthor), approved: '1', authorEmail: 'guest@example.net', authorIp: '192.0.2.7' })).id;
-  f.heldBySubscriber = (await insertComment(ds, { postId: Number(f.pubByAuthor), approved: '0', userId: subscriber.id, authorEmail: `${subscriber.login}@example.org` })).id;
-  f.spamComment = (await insertComment(ds, { postId: Number(f.pubByAuthor), approved: 'spam', authorIp: '192.0.2.9' })).id;
+  f.approvedComment = (
+    await insertComment(ds, {
+      postId: Number(f.pubByAuthor),
+      approved: '1',
+      authorEmail: 'guest@example.net',
+      authorIp: '192.0.2.7',
+    })
+  ).id;
+  f.heldBySubscriber = (
+    await insertComment(ds, {
+      postId: Number(f.pubByAuthor),
+      approved: '0',
+      userId: subscriber.id,
+      authorEmail: `${subscriber.login}@example.org`,
+    })
+  ).id;
+  f.spamComment = (
+    await insertComment(ds, { postId: Number(f.pubByAuthor), approved: 'spam', authorIp: '192.0.2.9' })
+  ).id;
   f.categoriesTerm = await createTerm(ds, 'category', 'Matrix category');
   f.tagsTerm = await createTerm(ds, 'post_tag', 'Matrix tag');
   Object.assign(f, {
@@ -157,7 +201,16 @@ export async function makeFixtures(t: TestApp): Promise<{ fixtures: Fixtures; ot
 
 async function attachment(t: TestApp, author: number, parent: number): Promise<number> {
   const file = `2024/01/matrix-${author}-${parent}.png`;
-  const id = (await createPost(t.dataSource, { author, parent, status: 'inherit', type: 'attachment', mimeType: 'image/png', guid: `http://example.org/wp-content/uploads/${file}` })).id;
+  const id = (
+    await createPost(t.dataSource, {
+      author,
+      parent,
+      status: 'inherit',
+      type: 'attachment',
+      mimeType: 'image/png',
+      guid: `http://example.org/wp-content/uploads/${file}`,
+    })
+  ).id;
   await setPostMeta(t.dataSource, id, '_wp_attached_file', file);
   return id;
 }
@@ -178,7 +231,15 @@ async function makeFresh(t: TestApp, kind: FreshKind, caller: Caller, f: Fixture
     case 'revisionOfPubByAuthor':
     case 'revisionOfPubPage': {
       const parent = Number(kind === 'revisionOfPubByAuthor' ? f.pubByAuthor : f.pubPageByEditor);
-      return (await createPost(ds, { author: t.users.author.id, status: 'inherit', type: 'revision', parent, name: `${parent}-revision-v${n + 1}` })).id;
+      return (
+        await createPost(ds, {
+          author: t.users.author.id,
+          status: 'inherit',
+          type: 'revision',
+          parent,
+          name: `${parent}-revision-v${n + 1}`,
+        })
+      ).id;
     }
     case 'comment':
       return (await insertComment(ds, { postId: Number(f.pubByAuthor), approved: '1' })).id;
@@ -190,7 +251,12 @@ async function makeFresh(t: TestApp, kind: FreshKind, caller: Caller, f: Fixture
       return (await createUser(ds, TEST_PREFIX, `matrix-fresh-${n}`, 'subscriber')).id;
     case 'ownAppPassword':
     case 'othersAppPassword': {
-      const owner = kind === 'othersAppPassword' ? Number(f.otherId) : caller === 'anonymous' ? Number(f.otherId) : t.users[caller].id;
+      const owner =
+        kind === 'othersAppPassword'
+          ? Number(f.otherId)
+          : caller === 'anonymous'
+            ? Number(f.otherId)
+            : t.users[caller].id;
       return (await t.app.get(UserAccountsService).createApplicationPassword(owner, `Fresh ${n}`)).item.uuid;
     }
   }
@@ -250,7 +316,11 @@ function privileged(cell: MatrixCell): boolean {
 
 async function runCell(t: TestApp, cell: MatrixCell, fixtures: Fixtures): Promise<CellResult> {
   const { row, method, caller } = cell;
-  const values: Fixtures = { ...fixtures, self: caller === 'anonymous' ? 0 : t.users[caller].id, selfUuid: caller === 'anonymous' ? 'none' : `uuid-${t.users[caller].login}` };
+  const values: Fixtures = {
+    ...fixtures,
+    self: caller === 'anonymous' ? 0 : t.users[caller].id,
+    selfUuid: caller === 'anonymous' ? 'none' : `uuid-${t.users[caller].login}`,
+  };
   if (row.fresh) values.fresh = await makeFresh(t, row.fresh, caller, fixtures);
   const params: string[] = [];
   if (cell.context) params.push(`context=${cell.context}`);
@@ -263,13 +333,21 @@ async function runCell(t: TestApp, cell: MatrixCell, fixtures: Fixtures): Promis
   if (row.body) req = req.send(fillBody(row.body(caller, method), values));
   const res = await req;
   const code = (res.body as { code?: unknown } | undefined)?.code;
-  const actual = res.status >= 200 && res.status < 300 ? String(res.status) : `${res.status}${typeof code === 'string' ? ` ${code}` : ''}`;
+  const actual =
+    res.status >= 200 && res.status < 300
+      ? String(res.status)
+      : `${res.status}${typeof code === 'string' ? ` ${code}` : ''}`;
   const leaks = scan(cell, res.status, res.body, res.text ?? '', privileged(cell));
   return { cell, url: `${method} ${url}`, actual, leaks };
 }
 
 /** Runs every cell: the ones that do not change shared fixtures in small parallel batches, comment writes one by one. */
-export async function runMatrix(t: TestApp, rows: readonly MatrixRow[], fixtures: Fixtures, batch = 8): Promise<{ results: CellResult[]; run: MatrixRun }> {
+export async function runMatrix(
+  t: TestApp,
+  rows: readonly MatrixRow[],
+  fixtures: Fixtures,
+  batch = 8,
+): Promise<{ results: CellResult[]; run: MatrixRun }> {
   const registry = t.app.get(RouteRegistry);
   const cells = cellsOf(registry, rows);
   const results: CellResult[] = [];
@@ -304,6 +382,9 @@ export async function runMatrix(t: TestApp, rows: readonly MatrixRow[], fixtures
 /** One line per failed cell, for a failure message. */
 export function describeCells(results: readonly CellResult[]): string {
   return results
-    .map((r) => `${r.cell.caller.padEnd(13)} ${r.url}  expected ${r.cell.expected}, got ${r.actual}${r.leaks.length ? `; leaks ${r.leaks.join(', ')}` : ''}`)
+    .map(
+      (r) =>
+        `${r.cell.caller.padEnd(13)} ${r.url}  expected ${r.cell.expected}, got ${r.actual}${r.leaks.length ? `; leaks ${r.leaks.join(', ')}` : ''}`,
+    )
     .join('\n');
 }

@@ -21,8 +21,7 @@ export class QueryCounter implements TypeOrmLogger {
     else if (query === SQLITE_CHANGE_STATEMENTS[1]) return;
     else if (/^SELECT name, version FROM \S*cms_versions/.test(query)) {
       if (previous !== SQLITE_CHANGE_STATEMENTS[1]) this.stampReads++;
-    }
-    else if (/^SELECT post_id, version FROM \S*cms_post_versions/.test(query)) this.objectReads++;
+    } else if (/^SELECT post_id, version FROM \S*cms_post_versions/.test(query)) this.objectReads++;
     else this.count++;
   }
   logQueryError(): void {}

@@ -56,7 +56,10 @@ export async function startServer(env: Record<string, string>): Promise<Standalo
   const port = Number(env.PORT ?? (await freePort()));
   let stdout = '';
   let output = '';
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d) => {
     stdout += String(d);
     output += String(d);

@@ -45,8 +45,16 @@ export async function createTestApp(
   const queries = new QueryCounter();
   const moduleRef = await Test.createTestingModule({
     imports: [
-      TypeOrmModule.forRoot({ ...buildDataSourceOptions({ ...options.dataSource, databaseUrl, tablePrefix: TEST_PREFIX, logger: queries }), logging: ['query'] }),
-      CmsModule.forRoot({ baseUrl: TEST_BASE_URL, restRouteQuery: true, ...options.cms, extensions: options.extensions }),
+      TypeOrmModule.forRoot({
+        ...buildDataSourceOptions({ ...options.dataSource, databaseUrl, tablePrefix: TEST_PREFIX, logger: queries }),
+        logging: ['query'],
+      }),
+      CmsModule.forRoot({
+        baseUrl: TEST_BASE_URL,
+        restRouteQuery: true,
+        ...options.cms,
+        extensions: options.extensions,
+      }),
     ],
   }).compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, logger: ['error', 'warn'] });
@@ -76,7 +84,12 @@ export async function createTestApp(
 /** Asserts a response is an error with the given code and status, in the API's error shape. */
 export function expectRestError(res: { status: number; body: unknown }, code: string, status: number): void {
   const body = res.body as { code?: string; message?: unknown; data?: { status?: number } };
-  expect({ status: res.status, code: body.code, dataStatus: body.data?.status, messageType: typeof body.message }).toEqual({
+  expect({
+    status: res.status,
+    code: body.code,
+    dataStatus: body.data?.status,
+    messageType: typeof body.message,
+  }).toEqual({
     status,
     code,
     dataStatus: status,

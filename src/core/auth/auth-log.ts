@@ -14,12 +14,35 @@ function userIdOf(subject: RateLimitSubject | undefined): number | undefined {
 }
 
 /** A login or an application password that did not check out. */
-export function logFailedAuthentication(via: 'login' | 'application-password', ip: string, subject: RateLimitSubject): void {
+export function logFailedAuthentication(
+  via: 'login' | 'application-password',
+  ip: string,
+  subject: RateLimitSubject,
+): void {
   const userId = userIdOf(subject);
-  logger.warn({ event: 'authentication_failed', via, ip, userId, knownUser: userId !== undefined, msg: `Failed ${via === 'login' ? 'login' : 'application-password authentication'} from ${ip}` });
+  logger.warn({
+    event: 'authentication_failed',
+    via,
+    ip,
+    userId,
+    knownUser: userId !== undefined,
+    msg: `Failed ${via === 'login' ? 'login' : 'application-password authentication'} from ${ip}`,
+  });
 }
 
 /** An attempt refused by the rate limiter (429). */
-export function logRateLimited(ip: string, subject: RateLimitSubject | undefined, blocked: 'ip' | 'account' | 'name', retryAfter: number): void {
-  logger.warn({ event: 'rate_limited', ip, userId: userIdOf(subject), blocked, retryAfter, msg: `Rate limit reached for ${blocked === 'ip' ? `IP ${ip}` : blocked}: attempt refused` });
+export function logRateLimited(
+  ip: string,
+  subject: RateLimitSubject | undefined,
+  blocked: 'ip' | 'account' | 'name',
+  retryAfter: number,
+): void {
+  logger.warn({
+    event: 'rate_limited',
+    ip,
+    userId: userIdOf(subject),
+    blocked,
+    retryAfter,
+    msg: `Rate limit reached for ${blocked === 'ip' ? `IP ${ip}` : blocked}: attempt refused`,
+  });
 }

@@ -24,7 +24,9 @@ export interface AuthenticationInput {
  * Resolves the user of a request: returns a user, `null` when the request carries none of its credentials,
  * or throws/returns a RestException when the credentials it handles are wrong.
  */
-export type Authenticator = (input: AuthenticationInput) => Promise<CurrentUser | null | RestException> | CurrentUser | null | RestException;
+export type Authenticator = (
+  input: AuthenticationInput,
+) => Promise<CurrentUser | null | RestException> | CurrentUser | null | RestException;
 
 const INPUT = Symbol('cms-auth-input');
 
@@ -67,7 +69,11 @@ export class AuthenticationService {
   }
 
   /** Registers an authenticator function (see {@link useStrategy} for `recognizes`). */
-  register(authenticator: Authenticator, name = `cms-authenticator-${this.strategies.length + 1}`, recognizes?: Recognizes): void {
+  register(
+    authenticator: Authenticator,
+    name = `cms-authenticator-${this.strategies.length + 1}`,
+    recognizes?: Recognizes,
+  ): void {
     this.useStrategy(
       name,
       new CustomStrategy((req, done) => {

@@ -49,14 +49,25 @@ describe('CapabilityService (SQLite)', () => {
 
   beforeAll(async () => {
     dataSource = new DataSource(
-      buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'cms_', logger: recorder, logging: ['query'] }),
+      buildDataSourceOptions({
+        databaseUrl: 'sqlite::memory:',
+        tablePrefix: 'cms_',
+        logger: recorder,
+        logging: ['query'],
+      }),
     );
     await dataSource.initialize();
     await dataSource.runMigrations();
     await installSite(dataSource, { tablePrefix: 'cms_', siteUrl: 'http://localhost' });
 
     const users = dataSource.getRepository(UserEntity);
-    for (const [id, login] of [[1, 'admin'], [2, 'editor'], [3, 'author'], [4, 'contributor'], [5, 'subscriber']] as const) {
+    for (const [id, login] of [
+      [1, 'admin'],
+      [2, 'editor'],
+      [3, 'author'],
+      [4, 'contributor'],
+      [5, 'subscriber'],
+    ] as const) {
       await users.insert({ id, login, email: `${login}@example.com`, nicename: login });
     }
 
@@ -162,7 +173,10 @@ describe('CapabilityService (SQLite)', () => {
   });
 
   it('reads options: the privacy policy page needs manage_options', async () => {
-    expect(await caps.mapMetaCap(editor, 'edit_post', ids.privacyPage)).toEqual(['edit_published_pages', 'manage_options']);
+    expect(await caps.mapMetaCap(editor, 'edit_post', ids.privacyPage)).toEqual([
+      'edit_published_pages',
+      'manage_options',
+    ]);
     expect(await caps.userCan(editor, 'edit_post', ids.privacyPage)).toBe(false);
     expect(await caps.userCan(admin, 'edit_post', ids.privacyPage)).toBe(true);
   });
@@ -227,7 +241,9 @@ describe('CapabilityService (SQLite)', () => {
       return ['edit_anything'];
     });
     expect(await own.userCan(admin, 'edit_post', ids.authorDraft)).toBe(false);
-    expect(await own.userCan(userWithRole(9, 'subscriber', { edit_anything: true }), 'edit_post', ids.authorDraft)).toBe(true);
+    expect(
+      await own.userCan(userWithRole(9, 'subscriber', { edit_anything: true }), 'edit_post', ids.authorDraft),
+    ).toBe(true);
     // read_post of someone else's draft maps through the override too.
     expect(await own.userCan(admin, 'read_post', ids.editorDraft)).toBe(false);
     expect(seen[0]).toEqual([1, ids.authorDraft]);

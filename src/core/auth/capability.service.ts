@@ -66,7 +66,12 @@ export class CapabilityService {
    * @example
    * caps.registerMetaAuth('post', '_my_flag', () => true, 'post');
    */
-  registerMetaAuth(objectType: 'post' | 'comment' | 'term' | 'user', metaKey: string, callback: MetaAuthCallback, subtype?: string): void {
+  registerMetaAuth(
+    objectType: 'post' | 'comment' | 'term' | 'user',
+    metaKey: string,
+    callback: MetaAuthCallback,
+    subtype?: string,
+  ): void {
     this.metaAuth.set(subtype ? `${objectType}\0${metaKey}\0${subtype}` : `${objectType}\0${metaKey}`, callback);
   }
 

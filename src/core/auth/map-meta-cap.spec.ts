@@ -230,7 +230,12 @@ const TABLE: Row[] = [
   ['edit_book (post type meta cap)', 'edit_book', [32], NOBODY],
   // Post meta
   ['edit a public meta key of a published post', 'edit_post_meta', [11, 'color'], AEAu],
-  ['add a public meta key to a contributor draft', 'add_post_meta', [14, 'color'], ['administrator', 'editor', 'contributor']],
+  [
+    'add a public meta key to a contributor draft',
+    'add_post_meta',
+    [14, 'color'],
+    ['administrator', 'editor', 'contributor'],
+  ],
   ['delete a public meta key of the editor’s post', 'delete_post_meta', [12, 'color'], AE],
   ['edit a protected meta key', 'edit_post_meta', [11, '_secret'], NOBODY],
   ['edit meta of a post that does not exist', 'edit_post_meta', [999, 'color'], NOBODY],
@@ -337,8 +342,20 @@ describe('mapMetaCap: the primitive capabilities it maps to', () => {
     ["others' published page", author, 'edit_page', [20], ['edit_others_pages', 'edit_published_pages']],
     ["others' private post (delete)", author, 'delete_post', [13], ['delete_others_posts', 'delete_private_posts']],
     ['the front page (delete)', admin, 'delete_post', [29], ['manage_options']],
-    ['the privacy policy page', admin, 'edit_post', [30], ['edit_others_pages', 'edit_published_pages', 'manage_options']],
-    ['the privacy policy page (delete)', admin, 'delete_post', [30], ['delete_others_pages', 'delete_published_pages', 'manage_options']],
+    [
+      'the privacy policy page',
+      admin,
+      'edit_post',
+      [30],
+      ['edit_others_pages', 'edit_published_pages', 'manage_options'],
+    ],
+    [
+      'the privacy policy page (delete)',
+      admin,
+      'delete_post',
+      [30],
+      ['delete_others_pages', 'delete_published_pages', 'manage_options'],
+    ],
     ['a revision maps to its parent', author, 'edit_post', [22], ['edit_published_posts']],
     ['a revision cannot be deleted', admin, 'delete_post', [22], ['do_not_allow']],
     ['unregistered post type', author, 'edit_post', [27], ['edit_others_posts']],
@@ -426,9 +443,24 @@ describe('mapMetaCap: lookups', () => {
 
   it('resolves attachment statuses like get_post_status()', async () => {
     const { lookups } = memoryLookups();
-    expect(await getPostStatus(POSTS.find((p) => p.id === 24)!, lookups)).toBe('private');
-    expect(await getPostStatus(POSTS.find((p) => p.id === 25)!, lookups)).toBe('publish');
-    expect(await getPostStatus(POSTS.find((p) => p.id === 26)!, lookups)).toBe('publish');
+    expect(
+      await getPostStatus(
+        POSTS.find((p) => p.id === 24)!,
+        lookups,
+      ),
+    ).toBe('private');
+    expect(
+      await getPostStatus(
+        POSTS.find((p) => p.id === 25)!,
+        lookups,
+      ),
+    ).toBe('publish');
+    expect(
+      await getPostStatus(
+        POSTS.find((p) => p.id === 26)!,
+        lookups,
+      ),
+    ).toBe('publish');
     expect(await getPostStatus(post(600, 1, 'draft', 'attachment'), lookups)).toBe('publish');
     expect(await getPostStatus(post(601, 1, 'private', 'attachment'), lookups)).toBe('private');
     expect(await getPostStatus(post(602, 1, 'inherit', 'attachment', 602), lookups)).toBe('publish');
@@ -447,9 +479,12 @@ describe('mapMetaCap: lookups', () => {
 
   it('lets an auth callback allow a protected meta key or deny a public one', async () => {
     const { lookups } = memoryLookups({
-      authMeta: (request) => (request.metaKey === '_allowed' ? true : request.metaKey === 'denied' ? false : request.allowed),
+      authMeta: (request) =>
+        request.metaKey === '_allowed' ? true : request.metaKey === 'denied' ? false : request.allowed,
     });
-    expect(await mapMetaCap('edit_post_meta', USERS.author, [11, '_allowed'], lookups)).toEqual(['edit_published_posts']);
+    expect(await mapMetaCap('edit_post_meta', USERS.author, [11, '_allowed'], lookups)).toEqual([
+      'edit_published_posts',
+    ]);
     expect(await mapMetaCap('edit_post_meta', USERS.author, [11, 'denied'], lookups)).toEqual([
       'edit_published_posts',
       'do_not_allow',

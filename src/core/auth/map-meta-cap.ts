@@ -101,7 +101,11 @@ export interface MetaCapLookups {
    * Replaces the mapping of a capability (for extensions): consulted first for every capability mapped,
    * including those mapped recursively; `undefined` means "no override".
    */
-  override?(cap: string, user: MetaCapUser, args: readonly unknown[]): Promise<string[] | undefined> | string[] | undefined;
+  override?(
+    cap: string,
+    user: MetaCapUser,
+    args: readonly unknown[],
+  ): Promise<string[] | undefined> | string[] | undefined;
   /** Decides whether a meta key may be written (WordPress's `auth_*_meta_*` filters); resolves to `allowed` by default. */
   authMeta?(request: MetaAuthRequest): Promise<boolean> | boolean;
 }
@@ -265,7 +269,9 @@ async function privacyPageCaps(
   recurse: (cap: string, args: readonly unknown[]) => Promise<string[]>,
 ): Promise<string[]> {
   // A post not stored yet (id 0, e.g. checked before it is created) is never the privacy page.
-  return post.id > 0 && phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id ? recurse('manage_privacy_options', []) : [];
+  return post.id > 0 && phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id
+    ? recurse('manage_privacy_options', [])
+    : [];
 }
 
 const META_CAPS = new WeakMap<MetaCapRegistry, { types: number; map: Map<string, string> }>();
@@ -381,7 +387,10 @@ async function map(
       if (!postType) return ['edit_others_posts'];
       if (!postType.map_meta_cap) return [typeCap(postType, cap)];
 
-      return [...(await ownershipCaps('delete', post, postType, user, lookups)), ...(await privacyPageCaps(post, lookups, recurse))];
+      return [
+        ...(await ownershipCaps('delete', post, postType, user, lookups)),
+        ...(await privacyPageCaps(post, lookups, recurse)),
+      ];
     }
 
     case 'edit_post':
@@ -397,7 +406,10 @@ async function map(
       if (!postType) return ['edit_others_posts'];
       if (!postType.map_meta_cap) return [typeCap(postType, cap)];
 
-      return [...(await ownershipCaps('edit', post, postType, user, lookups)), ...(await privacyPageCaps(post, lookups, recurse))];
+      return [
+        ...(await ownershipCaps('edit', post, postType, user, lookups)),
+        ...(await privacyPageCaps(post, lookups, recurse)),
+      ];
     }
 
     case 'read_post':
@@ -647,7 +659,10 @@ export function userHasPrimitiveCap(user: Pick<MetaCapUser, 'hasCap'>, cap: stri
       return false;
     case 'install_languages':
       return (
-        user.hasCap(cap) || user.hasCap('update_core') || user.hasCap('install_plugins') || user.hasCap('install_themes')
+        user.hasCap(cap) ||
+        user.hasCap('update_core') ||
+        user.hasCap('install_plugins') ||
+        user.hasCap('install_themes')
       );
     case 'resume_plugins':
       return user.hasCap(cap) || user.hasCap('activate_plugins');

@@ -1,5 +1,12 @@
 import bcrypt from 'bcryptjs';
-import { dummyPasswordHash, hashPassword, hashWordPressPassword, isSlowPasswordHash, MAX_PASSWORD_BYTES, verifyWordPressPassword } from './password-hash';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  hashWordPressPassword,
+  isSlowPasswordHash,
+  MAX_PASSWORD_BYTES,
+  verifyWordPressPassword,
+} from './password-hash';
 
 /**
  * Hashes made by WordPress and PHP, pasted as literals. The application password and its hash come from the local,
@@ -165,7 +172,16 @@ describe('malformed bcrypt hashes', () => {
 
 describe('isSlowPasswordHash', () => {
   it('is true for well-formed bcrypt and phpass hashes', () => {
-    for (const hash of [WP_BCRYPT_SECRET, WP_BCRYPT_UNICODE, BCRYPT_2Y_SECRET, BCRYPT_2A_SECRET, PHPASS_SECRET, PHPASS_H_SECRET, PHPASS_SECRET_LOW_COUNT, ORACLE_APP_PASSWORD_HASH]) {
+    for (const hash of [
+      WP_BCRYPT_SECRET,
+      WP_BCRYPT_UNICODE,
+      BCRYPT_2Y_SECRET,
+      BCRYPT_2A_SECRET,
+      PHPASS_SECRET,
+      PHPASS_H_SECRET,
+      PHPASS_SECRET_LOW_COUNT,
+      ORACLE_APP_PASSWORD_HASH,
+    ]) {
       expect([hash, isSlowPasswordHash(hash)]).toEqual([hash, true]);
     }
     expect(isSlowPasswordHash(hashPassword('x', 'bcrypt'))).toBe(true);
@@ -173,8 +189,19 @@ describe('isSlowPasswordHash', () => {
   });
 
   it('is false for no hash, malformed or unknown ones, and the (fast) bare MD5', () => {
-    for (const hash of [undefined, null, '', MD5_SECRET, 'secret', PHPASS_SECRET.slice(0, -1), '$P$Babc', `$P$4${PHPASS_SECRET.slice(4)}`,
-      `$2y$99$${'a'.repeat(53)}`, `$2y$10$${'a'.repeat(52)}`, `$argon2id$v=19$m=65536,t=4,p=1$${'x'.repeat(40)}`]) {
+    for (const hash of [
+      undefined,
+      null,
+      '',
+      MD5_SECRET,
+      'secret',
+      PHPASS_SECRET.slice(0, -1),
+      '$P$Babc',
+      `$P$4${PHPASS_SECRET.slice(4)}`,
+      `$2y$99$${'a'.repeat(53)}`,
+      `$2y$10$${'a'.repeat(52)}`,
+      `$argon2id$v=19$m=65536,t=4,p=1$${'x'.repeat(40)}`,
+    ]) {
       expect([hash, isSlowPasswordHash(hash)]).toEqual([hash, false]);
     }
   });
@@ -212,7 +239,8 @@ describe('dummyPasswordHash', () => {
   it('verifies no typical password, and costs a bcrypt check of cost 10', () => {
     const compare = jest.spyOn(bcrypt, 'compareSync');
     try {
-      for (const password of ['', 'secret', 'password', 'admin']) expect(verifyWordPressPassword(password, dummyPasswordHash('bcrypt'))).toBe(false);
+      for (const password of ['', 'secret', 'password', 'admin'])
+        expect(verifyWordPressPassword(password, dummyPasswordHash('bcrypt'))).toBe(false);
       expect(compare).toHaveBeenCalledTimes(4);
       expect(compare.mock.calls[0][1]).toMatch(/^\$2b\$10\$/);
     } finally {

@@ -27,9 +27,13 @@ function phpassCrypt(password: string, setting: string): string | null {
   const salt = setting.slice(4, 12);
   if (salt.length !== 8) return null;
   const pass = Buffer.from(password, 'utf8');
-  let hash = createHash('md5').update(Buffer.concat([Buffer.from(salt, 'binary'), pass])).digest();
+  let hash = createHash('md5')
+    .update(Buffer.concat([Buffer.from(salt, 'binary'), pass]))
+    .digest();
   for (let count = 1 << countLog2; count > 0; count--) {
-    hash = createHash('md5').update(Buffer.concat([hash, pass])).digest();
+    hash = createHash('md5')
+      .update(Buffer.concat([hash, pass]))
+      .digest();
   }
   return setting.slice(0, 12) + encode64(hash, 16);
 }
@@ -93,7 +97,8 @@ export function hashPhpass(password: string): string {
 
 /** Hashes a login password in the configured format. */
 export function hashPassword(password: string, format: PasswordHashFormat = 'bcrypt'): string {
-  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES) throw new RangeError(`A password is at most ${MAX_PASSWORD_BYTES} bytes long.`);
+  if (Buffer.byteLength(password) > MAX_PASSWORD_BYTES)
+    throw new RangeError(`A password is at most ${MAX_PASSWORD_BYTES} bytes long.`);
   return format === 'phpass' ? hashPhpass(password) : hashWordPressPassword(password);
 }
 

@@ -40,9 +40,15 @@ describe('RateLimiter', () => {
     const account = rateLimitSubject({ id: 1 }, 'author');
     for (let i = 0; i < 3; i++) {
       expect(await blocked(() => l.assertAllowed('10.0.0.1', account, NOW))).toBeNull();
-      await l.recordFailure(`10.0.0.${i + 1}`, rateLimitSubject({ id: 1 }, ['author', 'AUTHOR', 'author@example.org'][i]), NOW);
+      await l.recordFailure(
+        `10.0.0.${i + 1}`,
+        rateLimitSubject({ id: 1 }, ['author', 'AUTHOR', 'author@example.org'][i]),
+        NOW,
+      );
     }
-    const error = await blocked(() => l.assertAllowed('10.0.0.9', rateLimitSubject({ id: 1 }, 'Author@Example.org'), NOW + 1000));
+    const error = await blocked(() =>
+      l.assertAllowed('10.0.0.9', rateLimitSubject({ id: 1 }, 'Author@Example.org'), NOW + 1000),
+    );
     expect(error).toMatchObject({ code: 'rest_too_many_attempts', status: 429, data: { retry_after: 59 } });
     // Another account, and the same IP for another account, are not blocked.
     expect(await blocked(() => l.assertAllowed('10.0.0.1', rateLimitSubject({ id: 2 }, 'editor'), NOW))).toBeNull();
@@ -65,7 +71,9 @@ describe('RateLimiter', () => {
     const l = limiter();
     for (let i = 0; i < 15; i++) await l.recordFailure('10.0.0.1', rateLimitSubject(null, `guess${i}`), NOW);
     expect((await blocked(() => l.assertAllowed('10.0.0.1', undefined, NOW)))?.status).toBe(429);
-    expect((await blocked(() => l.assertAllowed('10.0.0.1', rateLimitSubject({ id: 1 }, 'author'), NOW)))?.status).toBe(429);
+    expect((await blocked(() => l.assertAllowed('10.0.0.1', rateLimitSubject({ id: 1 }, 'author'), NOW)))?.status).toBe(
+      429,
+    );
     expect(await blocked(() => l.assertAllowed('10.0.0.2', rateLimitSubject({ id: 1 }, 'author'), NOW))).toBeNull();
   });
 
@@ -106,7 +114,12 @@ describe('RateLimiter with Redis (a real server at 127.0.0.1:6379)', () => {
   const prefix = `cms-test:${process.pid}:${Date.now()}:`;
   let redis: CmsRedis;
   let shared: RateLimiter[];
-  const options = (max = 3) => ({ rateLimit: { max, windowSeconds: 60 }, redisUrl: 'redis://127.0.0.1:6379', redisKeyPrefix: prefix }) as unknown as ResolvedCmsOptions;
+  const options = (max = 3) =>
+    ({
+      rateLimit: { max, windowSeconds: 60 },
+      redisUrl: 'redis://127.0.0.1:6379',
+      redisKeyPrefix: prefix,
+    }) as unknown as ResolvedCmsOptions;
 
   beforeAll(async () => {
     redis = new CmsRedis(options());
@@ -153,7 +166,11 @@ describe('RateLimiter with Redis (a real server at 127.0.0.1:6379)', () => {
     for (let i = 0; i < 3; i++) await l.recordFailure('10.3.0.1', account);
     expect((await blocked(() => l.assertAllowed('10.3.0.1', account)))?.status).toBe(429);
     expect(l.size).toBe(2);
-    expect(l.health().rateLimits).toMatchObject({ status: 'up', store: 'memory', message: expect.stringContaining('Redis cannot be reached') });
+    expect(l.health().rateLimits).toMatchObject({
+      status: 'up',
+      store: 'memory',
+      message: expect.stringContaining('Redis cannot be reached'),
+    });
     await away.onApplicationShutdown();
   });
 });

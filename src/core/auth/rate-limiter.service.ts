@@ -32,7 +32,10 @@ export type RateLimitSubject = string & { readonly __rateLimitSubject: true };
  * and any letter case share one budget; a name that is no user counts on its own (`name:<digest of the name,
  * trimmed and lower-cased>`), so that guessing unknown names is limited too.
  */
-export function rateLimitSubject(user: { id: number | string } | null | undefined, typedName: string): RateLimitSubject {
+export function rateLimitSubject(
+  user: { id: number | string } | null | undefined,
+  typedName: string,
+): RateLimitSubject {
   if (user) return `account:${Number(user.id)}` as RateLimitSubject;
   return `name:${digest(typedName.trim().toLowerCase())}` as RateLimitSubject;
 }
@@ -98,7 +101,8 @@ export class RateLimiter {
   health<K extends string = 'rateLimits'>(key: K = 'rateLimits' as K): HealthIndicatorResult<K> {
     const store = this.store;
     const detail: Record<string, unknown> = { status: 'up', store };
-    if (this.redis?.client && store === 'memory') detail.message = `${this.redis.problem}; counting failed logins in each process`;
+    if (this.redis?.client && store === 'memory')
+      detail.message = `${this.redis.problem}; counting failed logins in each process`;
     return { [key]: detail } as HealthIndicatorResult<K>;
   }
 
@@ -111,8 +115,15 @@ export class RateLimiter {
   }
 
   private refuse(ip: string, subject: RateLimitSubject | undefined, key: string, retryAfter: number): never {
-    logRateLimited(ip, subject, key === subject ? (subject.startsWith('account:') ? 'account' : 'name') : 'ip', retryAfter);
-    throw new RestException('rest_too_many_attempts', 'Too many failed attempts. Try again later.', 429, { retry_after: retryAfter });
+    logRateLimited(
+      ip,
+      subject,
+      key === subject ? (subject.startsWith('account:') ? 'account' : 'name') : 'ip',
+      retryAfter,
+    );
+    throw new RestException('rest_too_many_attempts', 'Too many failed attempts. Try again later.', 429, {
+      retry_after: retryAfter,
+    });
   }
 
   /** The Redis client when it can be used now. */
@@ -148,7 +159,8 @@ export class RateLimiter {
     }
     for (const key of keys) {
       const w = this.windows.get(key);
-      if (w && w.resetAt > now && w.count >= this.maxOf(key, subject)) this.refuse(ip, subject, key, Math.ceil((w.resetAt - now) / 1000));
+      if (w && w.resetAt > now && w.count >= this.maxOf(key, subject))
+        this.refuse(ip, subject, key, Math.ceil((w.resetAt - now) / 1000));
     }
     const own = subject ? this.windows.get(subject) : undefined;
     return own && own.resetAt > now ? own.count : 0;
@@ -160,7 +172,12 @@ export class RateLimiter {
     const redis = this.shared();
     if (redis) {
       try {
-        await redis.eval(REDIS_FAIL, keys.length, ...keys.map((k) => this.redisKey(k)), String(this.options.rateLimit.windowSeconds * 1000));
+        await redis.eval(
+          REDIS_FAIL,
+          keys.length,
+          ...keys.map((k) => this.redisKey(k)),
+          String(this.options.rateLimit.windowSeconds * 1000),
+        );
         return;
       } catch {
         // Counted in this process instead.

@@ -43,7 +43,10 @@ export class RolesService {
 }
 
 /** The union of the capabilities the named roles grant among `roles`, plus each role name as a capability. */
-export function capabilitiesOf(roles: Record<string, RoleDefinition>, roleNames: readonly string[]): Record<string, boolean> {
+export function capabilitiesOf(
+  roles: Record<string, RoleDefinition>,
+  roleNames: readonly string[],
+): Record<string, boolean> {
   const caps: Record<string, boolean> = {};
   for (const role of roleNames) {
     const def = roles[role];

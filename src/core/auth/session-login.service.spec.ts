@@ -18,13 +18,26 @@ function loginRoute(format: 'bcrypt' | 'phpass', users: Partial<UserEntity>[]): 
   const lower = (text?: string) => (text ?? '').toLowerCase();
   const identity = {
     findByLoginOrEmail: async (name: string) =>
-      (users.find((u) => lower(u.login) === lower(name) || (name.includes('@') && lower(u.email) === lower(name))) as UserEntity) ?? null,
+      (users.find(
+        (u) => lower(u.login) === lower(name) || (name.includes('@') && lower(u.email) === lower(name)),
+      ) as UserEntity) ?? null,
     toCurrentUser: async () => ({ roles: [] }),
   };
   const sessions = { create: async () => ({ token: 'token', cookie: 'cookie' }), createNonce: async () => 'nonce' };
-  const options = { rateLimit: { max: 2, windowSeconds: 60 }, passwordHash: format, baseUrl: 'http://example.org', wire: WireNames.of('cms') } as ResolvedCmsOptions;
+  const options = {
+    rateLimit: { max: 2, windowSeconds: 60 },
+    passwordHash: format,
+    baseUrl: 'http://example.org',
+    wire: WireNames.of('cms'),
+  } as ResolvedCmsOptions;
   const dataSource = { getRepository: () => ({ update: async () => undefined }) };
-  const login = new SessionLogin(sessions as never, identity as never, new RateLimiter(options), dataSource as never, options);
+  const login = new SessionLogin(
+    sessions as never,
+    identity as never,
+    new RateLimiter(options),
+    dataSource as never,
+    options,
+  );
   return (username, password, ip = '10.0.0.1') =>
     login.login({
       get: (key: string) => ({ username, password })[key],
@@ -54,13 +67,16 @@ describe('SessionLogin login', () => {
   afterEach(() => hashing.mockRestore());
 
   describe('equal hashing work, whether or not the user exists', () => {
-    it.each(['bcrypt', 'phpass'] as const)('checks the password of an unknown name once, against a %s dummy hash of the cost of new passwords', async (format) => {
-      const login = loginRoute(format, []);
-      expect(await refusal(login('nobody', 'guess'))).toEqual(INVALID);
-      expect(hashing).toHaveBeenCalledTimes(1);
-      expect(hashing.mock.calls[0]).toEqual(['guess', passwordHash.dummyPasswordHash(format)]);
-      expect(hashing.mock.calls[0][1]).toMatch(format === 'bcrypt' ? /^\$wp\$2y\$10\$/ : /^\$P\$B/);
-    });
+    it.each(['bcrypt', 'phpass'] as const)(
+      'checks the password of an unknown name once, against a %s dummy hash of the cost of new passwords',
+      async (format) => {
+        const login = loginRoute(format, []);
+        expect(await refusal(login('nobody', 'guess'))).toEqual(INVALID);
+        expect(hashing).toHaveBeenCalledTimes(1);
+        expect(hashing.mock.calls[0]).toEqual(['guess', passwordHash.dummyPasswordHash(format)]);
+        expect(hashing.mock.calls[0][1]).toMatch(format === 'bcrypt' ? /^\$wp\$2y\$10\$/ : /^\$P\$B/);
+      },
+    );
 
     it("checks an existing user's password once, against the user's hash", async () => {
       const pass = passwordHash.hashPassword('right', 'bcrypt');
@@ -90,7 +106,9 @@ describe('SessionLogin login', () => {
   });
 
   describe('rate limit per account', () => {
-    const users = () => [{ id: 5, login: 'author', email: 'author@example.org', pass: passwordHash.hashPhpass('right') }];
+    const users = () => [
+      { id: 5, login: 'author', email: 'author@example.org', pass: passwordHash.hashPhpass('right') },
+    ];
 
     it('blocks the account whichever name form the failures and the next attempt use', async () => {
       const login = loginRoute('phpass', users());

@@ -9,7 +9,14 @@ import { parseCookies } from '../http/api-http.service';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import { PlainText } from '../rest/plain-text';
-import { dummyPasswordHash, hashPassword, isSlowPasswordHash, needsRehash, PasswordHashFormat, verifyWordPressPassword } from './password-hash';
+import {
+  dummyPasswordHash,
+  hashPassword,
+  isSlowPasswordHash,
+  needsRehash,
+  PasswordHashFormat,
+  verifyWordPressPassword,
+} from './password-hash';
 import { logFailedAuthentication } from './auth-log';
 import { RateLimiter, rateLimitSubject } from './rate-limiter.service';
 import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
@@ -74,7 +81,13 @@ export class SessionLogin {
     const session = await this.sessions.create(user, ip, req.header('user-agent') ?? '');
     const current = await this.identity.toCurrentUser(user);
     const nonce = await this.sessions.createNonce(user.id, session.token);
-    const response = new RestResponse({ id: user.id, username: user.login, name: user.displayName, roles: current.roles, nonce });
+    const response = new RestResponse({
+      id: user.id,
+      username: user.login,
+      name: user.displayName,
+      roles: current.roles,
+      nonce,
+    });
     response.header('Set-Cookie', this.cookie(session.cookie, SESSION_SECONDS, req));
     response.header(this.options.wire.nonceHeader, nonce);
     return response;

@@ -55,11 +55,18 @@ export class SessionService {
   }
 
   private async hmac(data: string): Promise<string> {
-    return createHmac('sha256', await this.key()).update(data).digest('hex');
+    return createHmac('sha256', await this.key())
+      .update(data)
+      .digest('hex');
   }
 
   /** Starts a session for the user; returns the cookie value and its expiry. */
-  async create(user: UserEntity, ip: string, userAgent: string, now = Date.now()): Promise<{ cookie: string; expiration: number; token: string }> {
+  async create(
+    user: UserEntity,
+    ip: string,
+    userAgent: string,
+    now = Date.now(),
+  ): Promise<{ cookie: string; expiration: number; token: string }> {
     const token = randomBytes(32).toString('base64url');
     const expiration = Math.floor(now / 1000) + SESSION_SECONDS;
     await this.updateSessions(user.id, (sessions) => {
@@ -111,17 +118,25 @@ export class SessionService {
   }
 
   private async sessions(userId: number): Promise<Record<string, StoredSession>> {
-    const row = await this.dataSource.getRepository(UserMetaEntity).findOne({ where: { userId, key: 'session_tokens' } });
+    const row = await this.dataSource
+      .getRepository(UserMetaEntity)
+      .findOne({ where: { userId, key: 'session_tokens' } });
     const value = row ? maybeUnserialize(row.value) : null;
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, StoredSession>) : {};
   }
 
-  private async updateSessions(userId: number, change: (sessions: Record<string, StoredSession>) => void): Promise<void> {
+  private async updateSessions(
+    userId: number,
+    change: (sessions: Record<string, StoredSession>) => void,
+  ): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
       const repo = em.getRepository(UserMetaEntity);
       const row = await repo.findOne({ where: { userId, key: 'session_tokens' } });
       const current = row ? maybeUnserialize(row.value) : null;
-      const sessions = current && typeof current === 'object' && !Array.isArray(current) ? (current as Record<string, StoredSession>) : {};
+      const sessions =
+        current && typeof current === 'object' && !Array.isArray(current)
+          ? (current as Record<string, StoredSession>)
+          : {};
       const nowSeconds = Math.floor(Date.now() / 1000);
       for (const [k, s] of Object.entries(sessions)) if (s.expiration < nowSeconds) delete sessions[k];
       change(sessions);

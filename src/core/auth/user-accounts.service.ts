@@ -138,7 +138,6 @@ export { isEmail };
 /** PHP 8 `strtolower()` (ASCII only). */
 const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (c) => c.toLowerCase());
 
-
 /** `mb_strlen()` / `mb_substr()`: counts code points, not UTF-16 units. */
 const mbLength = (text: string): number => [...text].length;
 const mbSubstr = (text: string, length: number): string => [...text].slice(0, length).join('');
@@ -178,7 +177,10 @@ const MANAGE_USERS = ['edit_users', 'promote_users'] as const;
 function managesUsers(stored: unknown, known: Record<string, RoleDefinition>): boolean {
   const grants = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
   const has = (key: string) => Object.prototype.hasOwnProperty.call(known, key);
-  const caps = capabilitiesOf(known, Object.keys(grants).filter((key) => grants[key] && has(key)));
+  const caps = capabilitiesOf(
+    known,
+    Object.keys(grants).filter((key) => grants[key] && has(key)),
+  );
   // As WP_User::get_role_caps(): a capability given to the user directly adds to the roles', or takes away.
   for (const [key, granted] of Object.entries(grants)) if (!has(key)) caps[key] = Boolean(granted);
   return MANAGE_USERS.every((cap) => caps[cap]);
@@ -211,7 +213,10 @@ export class UserAccountsService {
   }
 
   /** Runs `work` in the given manager, or in a new transaction. */
-  private inTransaction<T>(manager: EntityManager | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private inTransaction<T>(
+    manager: EntityManager | undefined,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
     return manager ? work(manager) : writeTransaction(this.dataSource, work);
   }
 
@@ -222,9 +227,12 @@ export class UserAccountsService {
 
   /** The site's role definitions, read fresh from the `<prefix>user_roles` option (in the transaction). */
   private async roleDefinitions(manager: EntityManager): Promise<Record<string, RoleDefinition>> {
-    const row = await manager.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } });
+    const row = await manager
+      .getRepository(OptionEntity)
+      .findOne({ where: { name: `${this.prefix.value}user_roles` } });
     const value = row ? maybeUnserialize(row.value) : null;
-    const stored = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, RoleDefinition>) : {};
+    const stored =
+      value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, RoleDefinition>) : {};
     // Roles extensions register in code count too (a stored one of the same name wins).
     return { ...this.roles.registeredRoles(), ...stored };
   }
@@ -311,7 +319,11 @@ export class UserAccountsService {
     if (!this.isMysql) return;
     const row = await manager
       .getRepository(OptionEntity)
-      .findOne({ where: { name: `${this.prefix.value}user_roles` }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
+      .findOne({
+        where: { name: `${this.prefix.value}user_roles` },
+        lock: { mode: 'pessimistic_write' },
+        select: { id: true },
+      });
     if (!row) await takeWriteTurn(manager);
   }
 
@@ -320,8 +332,15 @@ export class UserAccountsService {
    * locking read on MySQL, which sees past the transaction's snapshot). Only rows naming a role that grants a
    * capability to manage users, or such a capability, are read.
    */
-  private async userManagers(manager: EntityManager, known: Record<string, RoleDefinition>, userId?: number): Promise<number[]> {
-    const names = [...MANAGE_USERS, ...Object.keys(known).filter((role) => MANAGE_USERS.some((cap) => known[role]?.capabilities?.[cap]))];
+  private async userManagers(
+    manager: EntityManager,
+    known: Record<string, RoleDefinition>,
+    userId?: number,
+  ): Promise<number[]> {
+    const names = [
+      ...MANAGE_USERS,
+      ...Object.keys(known).filter((role) => MANAGE_USERS.some((cap) => known[role]?.capabilities?.[cap])),
+    ];
     const meta = this.dataSource.getMetadata(UserMetaEntity).tableName;
     const users = this.dataSource.getMetadata(UserEntity).tableName;
     const params: unknown[] = [this.capabilitiesKey, ...names.map((name) => `%"${escapeLike(name)}"%`)];
@@ -377,7 +396,8 @@ export class UserAccountsService {
       throw new RestException('invalid_email', 'The email address is not correct.', 400);
     }
     const url = input.url ?? '';
-    if (mbLength(url) > 100) throw new RestException('user_url_too_long', 'User URL may not be longer than 100 characters.', 400);
+    if (mbLength(url) > 100)
+      throw new RestException('user_url_too_long', 'User URL may not be longer than 100 characters.', 400);
     let nicename = sanitizeNicename(input.nicename ? sanitizeUserLogin(input.nicename) : mbSubstr(login, 50));
     if (mbLength(nicename) > 50) {
       throw new RestException('user_nicename_too_long', 'Nicename may not be longer than 50 characters.', 400);
@@ -386,9 +406,15 @@ export class UserAccountsService {
 
     return this.inTransaction(manager, async (em) => {
       const users = em.getRepository(UserEntity);
-      const loginTaken = await users.createQueryBuilder('u').where(this.equalsIgnoreCase('u', 'user_login'), { value: login }).getExists();
+      const loginTaken = await users
+        .createQueryBuilder('u')
+        .where(this.equalsIgnoreCase('u', 'user_login'), { value: login })
+        .getExists();
       if (loginTaken) throw new RestException('existing_user_login', 'Sorry, that username already exists!', 400);
-      const emailTaken = await users.createQueryBuilder('u').where(this.equalsIgnoreCase('u', 'user_email'), { value: email }).getExists();
+      const emailTaken = await users
+        .createQueryBuilder('u')
+        .where(this.equalsIgnoreCase('u', 'user_email'), { value: email })
+        .getExists();
       if (emailTaken) throw new RestException('existing_user_email', 'Sorry, that email address is already used!', 400);
 
       let roles = input.roles;
@@ -417,8 +443,7 @@ export class UserAccountsService {
       const firstName = input.firstName ?? '';
       const lastName = input.lastName ?? '';
       const displayName =
-        input.displayName ||
-        (firstName && lastName ? `${firstName} ${lastName}` : firstName || lastName || login);
+        input.displayName || (firstName && lastName ? `${firstName} ${lastName}` : firstName || lastName || login);
 
       const result = await users.insert({
         login,
@@ -516,7 +541,8 @@ export class UserAccountsService {
       .getRepository(UserMetaEntity)
       .find({ where: { key: this.capabilitiesKey }, order: { id: 'ASC' } });
     const grantsByUser = new Map<number, unknown>();
-    for (const row of metaRows) if (!grantsByUser.has(Number(row.userId))) grantsByUser.set(Number(row.userId), maybeUnserialize(row.value));
+    for (const row of metaRows)
+      if (!grantsByUser.has(Number(row.userId))) grantsByUser.set(Number(row.userId), maybeUnserialize(row.value));
     const known = await this.roles.roles();
     return users.map((user) => {
       const grants = grantsByUser.get(Number(user.id));
@@ -575,13 +601,20 @@ export class UserAccountsService {
   }
 
   /** Read-modify-write of the list in a transaction, the user row locked (MySQL) so concurrent writes queue. */
-  private async modifyList<T>(userId: number, change: (list: StoredList, manager: EntityManager) => Promise<{ result: T; save: boolean }> | { result: T; save: boolean }): Promise<T> {
+  private async modifyList<T>(
+    userId: number,
+    change: (
+      list: StoredList,
+      manager: EntityManager,
+    ) => Promise<{ result: T; save: boolean }> | { result: T; save: boolean },
+  ): Promise<T> {
     return writeTransaction(this.dataSource, async (em) => {
       await this.lockUser(em, userId);
       const row = await this.getMeta(em, userId, APPLICATION_PASSWORDS_META_KEY);
       const { list, repaired } = UserAccountsService.parseList(row?.value);
       const { result, save } = await change(list, em);
-      if (save || repaired) await this.updateMeta(em, userId, APPLICATION_PASSWORDS_META_KEY, UserAccountsService.serializeList(list));
+      if (save || repaired)
+        await this.updateMeta(em, userId, APPLICATION_PASSWORDS_META_KEY, UserAccountsService.serializeList(list));
       return result;
     });
   }
@@ -597,7 +630,11 @@ export class UserAccountsService {
   async createApplicationPassword(userId: number, name: string, appId = ''): Promise<CreatedApplicationPassword> {
     const cleanName = sanitizeTextField(String(name ?? ''));
     if (!cleanName) {
-      throw new RestException('application_password_empty_name', 'An application name is required to create an application password.', 400);
+      throw new RestException(
+        'application_password_empty_name',
+        'An application name is required to create an application password.',
+        400,
+      );
     }
     const password = generatePassword(24);
     const hash = hashApplicationPassword(password);
@@ -629,14 +666,22 @@ export class UserAccountsService {
     const row = await repo.findOne({ where: { name: APPLICATION_PASSWORDS_IN_USE_OPTION } });
     if (!row) {
       // Another request creating an application password may add it meanwhile.
-      await repo.createQueryBuilder().insert().values({ name: APPLICATION_PASSWORDS_IN_USE_OPTION, value: '1', autoload: 'no' }).orIgnore().execute();
+      await repo
+        .createQueryBuilder()
+        .insert()
+        .values({ name: APPLICATION_PASSWORDS_IN_USE_OPTION, value: '1', autoload: 'no' })
+        .orIgnore()
+        .execute();
     } else if (!row.value || row.value === '0') {
       await repo.update({ id: row.id }, { value: '1' });
     }
   }
 
   /** The user's application passwords (hashes included), in stored order. */
-  async listApplicationPasswords(userId: number, stored?: { value: string | null }): Promise<ApplicationPasswordItem[]> {
+  async listApplicationPasswords(
+    userId: number,
+    stored?: { value: string | null },
+  ): Promise<ApplicationPasswordItem[]> {
     return [...(await this.readList(userId, stored)).values()];
   }
 
@@ -651,7 +696,11 @@ export class UserAccountsService {
    * @returns the item, or `null` when the user has no application password with that UUID.
    * @throws RestException `application_password_duplicate_name` (409) when another one has that name.
    */
-  async updateApplicationPassword(userId: number, uuid: string, update: { name?: string }): Promise<ApplicationPasswordItem | null> {
+  async updateApplicationPassword(
+    userId: number,
+    uuid: string,
+    update: { name?: string },
+  ): Promise<ApplicationPasswordItem | null> {
     const name = update.name ? sanitizeTextField(update.name) : '';
     return this.modifyList(userId, (list) => {
       const entry = [...list].find(([, item]) => item.uuid === uuid);
@@ -660,7 +709,11 @@ export class UserAccountsService {
       if (!name || item.name === name) return { result: item, save: false };
       for (const [otherKey, other] of list) {
         if (otherKey !== key && asciiLower(String(other.name)) === asciiLower(name)) {
-          throw new RestException('application_password_duplicate_name', 'Each application name should be unique.', 409);
+          throw new RestException(
+            'application_password_duplicate_name',
+            'Each application name should be unique.',
+            409,
+          );
         }
       }
       const updated = { ...item, name };

@@ -32,10 +32,16 @@ export class UserIdentityService {
    * the login before the e-mail), with the stored text of the first row of each of `metaKeys` (`null`: none), in
    * one statement.
    */
-  async findWithMeta(name: string, metaKeys: readonly string[]): Promise<{ user: UserEntity; meta: Map<string, string | null> } | null> {
+  async findWithMeta(
+    name: string,
+    metaKeys: readonly string[],
+  ): Promise<{ user: UserEntity; meta: Map<string, string | null> } | null> {
     const users = this.dataSource.getMetadata(UserEntity);
     const usermeta = this.dataSource.getMetadata(UserMetaEntity).tableName;
-    const columns = metaKeys.map((_, i) => `(SELECT m.meta_value FROM ${usermeta} m WHERE m.user_id = u.ID AND m.meta_key = ? ORDER BY m.umeta_id LIMIT 1) AS x_meta_${i}`);
+    const columns = metaKeys.map(
+      (_, i) =>
+        `(SELECT m.meta_value FROM ${usermeta} m WHERE m.user_id = u.ID AND m.meta_key = ? ORDER BY m.umeta_id LIMIT 1) AS x_meta_${i}`,
+    );
     const byEmail = name.includes('@');
     const rows = await rawQuery<Record<string, unknown>>(
       this.dataSource,
@@ -45,7 +51,12 @@ export class UserIdentityService {
     );
     if (!rows.length) return null;
     const [user] = hydrate<UserEntity>(users, rows);
-    const meta = new Map(metaKeys.map((key, i) => [key, rows[0][`x_meta_${i}`] === null || rows[0][`x_meta_${i}`] === undefined ? null : String(rows[0][`x_meta_${i}`])]));
+    const meta = new Map(
+      metaKeys.map((key, i) => [
+        key,
+        rows[0][`x_meta_${i}`] === null || rows[0][`x_meta_${i}`] === undefined ? null : String(rows[0][`x_meta_${i}`]),
+      ]),
+    );
     return { user, meta };
   }
 
@@ -56,8 +67,16 @@ export class UserIdentityService {
   }
 
   /** `capabilities`: the stored `<prefix>capabilities` text when the caller read it already (`null`: none). */
-  async toCurrentUser(user: UserEntity, applicationPassword?: string, capabilities?: { stored: string | null }): Promise<CurrentUser> {
-    const stored = capabilities ? (capabilities.stored === null ? undefined : maybeUnserialize(capabilities.stored)) : await this.meta(user.id, this.prefix.capabilitiesKey);
+  async toCurrentUser(
+    user: UserEntity,
+    applicationPassword?: string,
+    capabilities?: { stored: string | null },
+  ): Promise<CurrentUser> {
+    const stored = capabilities
+      ? capabilities.stored === null
+        ? undefined
+        : maybeUnserialize(capabilities.stored)
+      : await this.meta(user.id, this.prefix.capabilitiesKey);
     const grants = stored && typeof stored === 'object' ? (stored as Record<string, unknown>) : {};
     const known = await this.roles.roles();
     const roleNames = Object.keys(grants).filter((k) => grants[k] && known[k]);

@@ -38,7 +38,11 @@ export class VerifiedCallers {
   /** Set once the version stamps keep this cache exact (never otherwise: it has no time bound of its own). */
   validated = false;
   private readonly entries = new Map<string, Entry>();
-  private readonly pool = new ByteLru<Entry>('verified-callers', VERIFIED_CALLERS_CACHE.bytes, VERIFIED_CALLERS_CACHE.entries);
+  private readonly pool = new ByteLru<Entry>(
+    'verified-callers',
+    VERIFIED_CALLERS_CACHE.bytes,
+    VERIFIED_CALLERS_CACHE.entries,
+  );
   /** Moves on every {@link clear}: a check that started before one is not kept (it may have read what changed). */
   private clears = 0;
 

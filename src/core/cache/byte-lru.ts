@@ -64,7 +64,8 @@ export class ByteLru<E extends LruEntry = LruEntry> {
   admit(entry: E): boolean {
     if (!(entry.size <= this.maxEntryBytes)) return false;
     if (this.order.has(entry)) return true;
-    while (this.order.size > 0 && (this.total + entry.size > this.maxBytes || this.order.size >= this.maxEntries)) this.evictOldest();
+    while (this.order.size > 0 && (this.total + entry.size > this.maxBytes || this.order.size >= this.maxEntries))
+      this.evictOldest();
     this.order.add(entry);
     this.total += entry.size;
     entry.used = ++this.clock;
@@ -145,7 +146,14 @@ export function cacheUsage(): CacheUsage[] {
   const out: CacheUsage[] = [];
   for (const ref of LIVE) {
     const pool = ref.deref();
-    if (pool) out.push({ name: pool.name, bytes: pool.bytes, entries: pool.entries, maxBytes: pool.maxBytes, maxEntries: pool.maxEntries });
+    if (pool)
+      out.push({
+        name: pool.name,
+        bytes: pool.bytes,
+        entries: pool.entries,
+        maxBytes: pool.maxBytes,
+        maxEntries: pool.maxEntries,
+      });
   }
   return out;
 }

@@ -114,7 +114,13 @@ export class ResponseCache {
    * The key of a GET: the wire names (`cms` or `wordpress`: headers, namespaces and curies differ), the base URL and
    * API root (links are written with them), the route, and the query as sent.
    */
-  keyOf(baseUrl: string, mount: string, route: string, query: Record<string, unknown>, wire: WireNames = WireNames.of('cms')): string {
+  keyOf(
+    baseUrl: string,
+    mount: string,
+    route: string,
+    query: Record<string, unknown>,
+    wire: WireNames = WireNames.of('cms'),
+  ): string {
     // The query keeps the order it was sent in: the Link header repeats it.
     return `${wire.mode}\n${baseUrl}\n${mount}\n${route}\n${JSON.stringify(query)}`;
   }
@@ -141,7 +147,8 @@ export class ResponseCache {
     if (entry.content !== stamps.content) {
       if (!entry.posts) return this.dropped(entry);
       const written = this.stamps.postsWrittenAfter(entry.posts, entry.built, entry.content);
-      if (written === undefined) return this.showsUnchanged(entry).then((same) => (same ? this.hit(entry, stamps) : this.dropped(entry)));
+      if (written === undefined)
+        return this.showsUnchanged(entry).then((same) => (same ? this.hit(entry, stamps) : this.dropped(entry)));
       return written ? this.dropped(entry) : this.hit(entry, stamps);
     }
     return this.hit(entry, stamps);
@@ -166,7 +173,8 @@ export class ResponseCache {
   private async showsUnchanged(entry: CachedAnswer): Promise<boolean> {
     if (!entry.posts?.size) return entry.posts !== null;
     const place = contentSequence(entry.built);
-    for (const version of (await this.stamps.posts([...entry.posts])).values()) if (contentSequence(version) > place) return false;
+    for (const version of (await this.stamps.posts([...entry.posts])).values())
+      if (contentSequence(version) > place) return false;
     return true;
   }
 
@@ -196,9 +204,26 @@ export class ResponseCache {
   ): CachedAnswer | undefined {
     // An answer made from rows of a read replica and of the primary (a request that wrote) names no one state.
     if (sources.uncacheable || servedFromTwoServers()) return undefined;
-    const posts = this.stamps.postVersions && !sources.readsAllContent && !this.contentShapedElsewhere() ? new Set(sources.posts) : null;
+    const posts =
+      this.stamps.postVersions && !sources.readsAllContent && !this.contentShapedElsewhere()
+        ? new Set(sources.posts)
+        : null;
     const size = ENTRY_BYTES + key.length * 2 + body.length + headerBytes(headers) + (posts ? posts.size * 24 : 0);
-    const entry = new CachedAnswer(this, key, stamps.token, stamps.content, stamps.content, posts, status, headers, body, this.etagOf(key, stamps), size, matchedRoute, this.hooks.generation);
+    const entry = new CachedAnswer(
+      this,
+      key,
+      stamps.token,
+      stamps.content,
+      stamps.content,
+      posts,
+      status,
+      headers,
+      body,
+      this.etagOf(key, stamps),
+      size,
+      matchedRoute,
+      this.hooks.generation,
+    );
     const old = this.entries.get(key);
     if (old) this.drop(old);
     if (this.pool.admit(entry)) this.entries.set(key, entry);
@@ -212,8 +237,15 @@ export class ResponseCache {
    * (their key is marked), as their headers are not kept; what each was made from is noted on `into`, the request's
    * sources, whether found or built.
    */
-  embeddedAnswers(baseUrl: string, mount: string, wire: WireNames, stamps: Stamps, into: AnswerSources): EmbeddedAnswers {
-    const keyOf = (route: string, query: Record<string, unknown>) => `${EMBEDDED}${this.keyOf(baseUrl, mount, route, query, wire)}`;
+  embeddedAnswers(
+    baseUrl: string,
+    mount: string,
+    wire: WireNames,
+    stamps: Stamps,
+    into: AnswerSources,
+  ): EmbeddedAnswers {
+    const keyOf = (route: string, query: Record<string, unknown>) =>
+      `${EMBEDDED}${this.keyOf(baseUrl, mount, route, query, wire)}`;
     const found = (entry: CachedAnswer | undefined) => {
       if (!entry) return undefined;
       into.noteKept(entry.posts);

@@ -14,7 +14,14 @@ import { TermEntity } from '../database/entities/term.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
 import { UserEntity } from '../database/entities/user.entity';
 import { isMySql } from '../database/query-helpers';
-import { API_SESSION_FLAG, CONTENT_SEQUENCE, CONTENT_STAMP, POST_VERSIONS_TABLE, StampGroup, VERSIONS_TABLE } from './version-stamps';
+import {
+  API_SESSION_FLAG,
+  CONTENT_SEQUENCE,
+  CONTENT_STAMP,
+  POST_VERSIONS_TABLE,
+  StampGroup,
+  VERSIONS_TABLE,
+} from './version-stamps';
 
 /** The name every stamp trigger starts with, after the table prefix. */
 export const TRIGGER_NAME = 'cms_stamp_';
@@ -29,14 +36,32 @@ export const QUIET_OPTIONS = ['!_transient!_%', '!_site!_transient!_%', 'cron'];
 export const QUIET_POST_META = ['!_edit!_lock'];
 
 /** User meta no answer shows and WordPress writes on logins and in wp-admin (sessions, screen settings). */
-export const QUIET_USER_META = ['session!_tokens', '%user-settings', '%user-settings-time', '%dashboard!_quick!_press!_last!_post!_id', 'community-events-location'];
+export const QUIET_USER_META = [
+  'session!_tokens',
+  '%user-settings',
+  '%user-settings-time',
+  '%dashboard!_quick!_press!_last!_post!_id',
+  'community-events-location',
+];
 
 /**
  * The columns that place a post among the others (the same as an edit in place through the API keeps, see
  * `VersionStamps.narrow`): an update that changes none of them moves the posts' content version and that post's own
  * version, not the `posts` group's.
  */
-const PLACE_COLUMNS = ['ID', 'post_name', 'post_status', 'post_date', 'post_date_gmt', 'post_parent', 'post_author', 'menu_order', 'post_password', 'post_type', 'post_mime_type'];
+const PLACE_COLUMNS = [
+  'ID',
+  'post_name',
+  'post_status',
+  'post_date',
+  'post_date_gmt',
+  'post_parent',
+  'post_author',
+  'menu_order',
+  'post_password',
+  'post_type',
+  'post_mime_type',
+];
 
 type Event = 'insert' | 'update' | 'delete';
 
@@ -59,7 +84,12 @@ interface TablePlan {
 
 const PLANS: TablePlan[] = [
   { entity: PostEntity, groups: ['posts'], post: 'ID' },
-  { entity: PostMetaEntity, groups: ['posts'], post: 'post_id', quiet: { column: 'meta_key', patterns: QUIET_POST_META } },
+  {
+    entity: PostMetaEntity,
+    groups: ['posts'],
+    post: 'post_id',
+    quiet: { column: 'meta_key', patterns: QUIET_POST_META },
+  },
   { entity: TermEntity, groups: ['terms'] },
   { entity: TermTaxonomyEntity, groups: ['terms'] },
   { entity: TermMetaEntity, groups: ['terms'] },
@@ -97,7 +127,8 @@ export function stampTriggers(dataSource: DataSource): StampTrigger[] {
   const prefix = (dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
   const versions = d.quote(`${prefix}${VERSIONS_TABLE}`);
   const postVersions = d.quote(`${prefix}${POST_VERSIONS_TABLE}`);
-  const bump = (groups: StampGroup[]) => `UPDATE ${versions} SET version = version + 1 WHERE name IN (${groups.map((g) => `'${g}'`).join(', ')})`;
+  const bump = (groups: StampGroup[]) =>
+    `UPDATE ${versions} SET version = version + 1 WHERE name IN (${groups.map((g) => `'${g}'`).join(', ')})`;
   const sequence = mysql ? `version DIV ${CONTENT_SEQUENCE}` : `version / ${CONTENT_SEQUENCE}`;
   const narrow = (post: string) => [
     `UPDATE ${versions} SET version = (${sequence} + 1) * ${CONTENT_SEQUENCE} WHERE name = '${CONTENT_STAMP}'`,
@@ -114,7 +145,8 @@ export function stampTriggers(dataSource: DataSource): StampTrigger[] {
       if (plan.quiet) {
         // A write moves something unless every row it touches is quiet (an update may rename a row out of quiet).
         const { column, patterns } = plan.quiet;
-        const quiet = (row: string) => `(${patterns.map((p) => `${row}.${column} LIKE '${p}' ESCAPE '!'`).join(' OR ')})`;
+        const quiet = (row: string) =>
+          `(${patterns.map((p) => `${row}.${column} LIKE '${p}' ESCAPE '!'`).join(' OR ')})`;
         conditions.push(`NOT (${rows.map(quiet).join(' AND ')})`);
       }
       // Groups moved, or statements of an edit in place (posts tables), with their condition.
@@ -123,14 +155,27 @@ export function stampTriggers(dataSource: DataSource): StampTrigger[] {
         const revisionParent = (row: string) => `${row}.post_type = 'revision' AND ${row}.post_parent > 0`;
         if (event === 'update') {
           const keeps = PLACE_COLUMNS.map((c) => d.same(`NEW.${c}`, `OLD.${c}`)).join(' AND ');
-          body = branch(d, keeps, [...narrow('NEW.ID'), ...when(d, revisionParent('NEW'), narrow('NEW.post_parent'))], [bump(plan.groups)]);
+          body = branch(
+            d,
+            keeps,
+            [...narrow('NEW.ID'), ...when(d, revisionParent('NEW'), narrow('NEW.post_parent'))],
+            [bump(plan.groups)],
+          );
         } else {
           // A revision added or removed (autosaves included) changes its parent alone, as an edit in place does.
           const row = rows[0];
-          body = branch(d, revisionParent(row), [...narrow(`${row}.post_parent`), ...narrow(`${row}.ID`)], [bump(plan.groups)]);
+          body = branch(
+            d,
+            revisionParent(row),
+            [...narrow(`${row}.post_parent`), ...narrow(`${row}.ID`)],
+            [bump(plan.groups)],
+          );
         }
       } else if (plan.post === 'post_id') {
-        body = event === 'update' ? branch(d, d.same('NEW.post_id', 'OLD.post_id'), narrow('NEW.post_id'), [bump(plan.groups)]) : narrow(`${rows[0]}.post_id`);
+        body =
+          event === 'update'
+            ? branch(d, d.same('NEW.post_id', 'OLD.post_id'), narrow('NEW.post_id'), [bump(plan.groups)])
+            : narrow(`${rows[0]}.post_id`);
       } else {
         body = [bump(plan.groups)];
       }
@@ -180,8 +225,13 @@ async function existing(dataSource: DataSource): Promise<string[]> {
   const prefix = (dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
   const like = `${prefix}${TRIGGER_NAME}`.replace(/[!_%]/g, (c) => `!${c}`) + '%';
   const rows: Array<{ name: string }> = isMySql(dataSource)
-    ? await dataSource.query(`SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE ? ESCAPE '!'`, [like])
-    : await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '!'`, [like]);
+    ? await dataSource.query(
+        `SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE ? ESCAPE '!'`,
+        [like],
+      )
+    : await dataSource.query(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '!'`, [
+        like,
+      ]);
   return rows.map((r) => r.name);
 }
 
@@ -209,10 +259,14 @@ export async function installStampTriggers(dataSource: DataSource): Promise<numb
     await dataSource.query(`SELECT version FROM ${quote(`${prefix}${VERSIONS_TABLE}`)} WHERE name = ?`, ['posts']);
     await dataSource.query(`SELECT version FROM ${quote(`${prefix}${POST_VERSIONS_TABLE}`)} WHERE post_id = ?`, [0]);
   } catch {
-    throw new Error(`The version tables (${prefix}${VERSIONS_TABLE}, ${prefix}${POST_VERSIONS_TABLE}) are missing: run the migrations first.`);
+    throw new Error(
+      `The version tables (${prefix}${VERSIONS_TABLE}, ${prefix}${POST_VERSIONS_TABLE}) are missing: run the migrations first.`,
+    );
   }
   await dataSource.query(
-    mysql ? `INSERT IGNORE INTO ${quote(`${prefix}${VERSIONS_TABLE}`)} (name, version) VALUES (?, 0)` : `INSERT OR IGNORE INTO ${quote(`${prefix}${VERSIONS_TABLE}`)} (name, version) VALUES (?, 0)`,
+    mysql
+      ? `INSERT IGNORE INTO ${quote(`${prefix}${VERSIONS_TABLE}`)} (name, version) VALUES (?, 0)`
+      : `INSERT OR IGNORE INTO ${quote(`${prefix}${VERSIONS_TABLE}`)} (name, version) VALUES (?, 0)`,
     [CONTENT_STAMP],
   );
   try {
@@ -224,7 +278,9 @@ export async function installStampTriggers(dataSource: DataSource): Promise<numb
     const reason = (error as { sqlMessage?: string }).sqlMessage ?? (error as Error).message;
     throw new Error(
       `Could not install the stamp triggers: ${reason}` +
-        (mysql ? ' (they need the TRIGGER privilege and, with binary logging, log_bin_trust_function_creators=1 or SUPER)' : ''),
+        (mysql
+          ? ' (they need the TRIGGER privilege and, with binary logging, log_bin_trust_function_creators=1 or SUPER)'
+          : ''),
     );
   }
   return triggers.length;
@@ -254,8 +310,12 @@ export class StampTriggersService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.options.memos) return;
     const status = await this.status().catch(() => null);
-    if (status?.state === 'installed') this.logger.log('Stamp triggers installed: writes made outside this API move the version stamps too.');
-    else if (status?.state === 'partial') this.logger.warn(`Stamp triggers incomplete (missing: ${status.missing.join(', ')}): run "npm run cms -- triggers install".`);
+    if (status?.state === 'installed')
+      this.logger.log('Stamp triggers installed: writes made outside this API move the version stamps too.');
+    else if (status?.state === 'partial')
+      this.logger.warn(
+        `Stamp triggers incomplete (missing: ${status.missing.join(', ')}): run "npm run cms -- triggers install".`,
+      );
   }
 
   status(): Promise<StampTriggersStatus> {

@@ -8,7 +8,13 @@ import { SQLITE_CHANGE_STATEMENTS } from '../database/raw-query';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { AnswerSources } from './answer-sources';
 import { matchHits, noneMatchHits, ResponseCache } from './response-cache';
-import { CONTENT_CHANGES_KEPT, CONTENT_SEQUENCE, CONTENT_STAMP, contentSequence, VersionStamps } from './version-stamps';
+import {
+  CONTENT_CHANGES_KEPT,
+  CONTENT_SEQUENCE,
+  CONTENT_STAMP,
+  contentSequence,
+  VersionStamps,
+} from './version-stamps';
 
 describe('VersionStamps', () => {
   let ds: DataSource;
@@ -38,8 +44,16 @@ describe('VersionStamps', () => {
     expect(stamps.groupsOf('UPDATE wp_usermeta SET meta_value = ?')).toEqual(['users']);
     // Tables of no group, the lock probe, and multi-table statements (every group).
     expect(stamps.groupsOf('DELETE FROM sqlite_stat4')).toBeNull();
-    expect(stamps.groupsOf('/* cms:no-stamp */ UPDATE wp_options SET option_id = option_id WHERE option_id = -1')).toBeNull();
-    expect(stamps.groupsOf('DELETE p, m FROM wp_posts p JOIN wp_postmeta m')).toEqual(['posts', 'terms', 'comments', 'users', 'options']);
+    expect(
+      stamps.groupsOf('/* cms:no-stamp */ UPDATE wp_options SET option_id = option_id WHERE option_id = -1'),
+    ).toBeNull();
+    expect(stamps.groupsOf('DELETE p, m FROM wp_posts p JOIN wp_postmeta m')).toEqual([
+      'posts',
+      'terms',
+      'comments',
+      'users',
+      'options',
+    ]);
   });
 
   it('moves the versions of what a transaction wrote when it commits, and of nothing when it rolls back', async () => {
@@ -75,7 +89,9 @@ describe('VersionStamps', () => {
     await stamps.current();
     seen.length = 0;
     // Another node's write (its bump, outside this process's data source): seen by the next read.
-    const raw = (ds.driver as unknown as { databaseConnection: { prepare(sql: string): { run(...p: unknown[]): unknown } } }).databaseConnection;
+    const raw = (
+      ds.driver as unknown as { databaseConnection: { prepare(sql: string): { run(...p: unknown[]): unknown } } }
+    ).databaseConnection;
     raw.prepare("UPDATE wp_cms_versions SET version = version + 7 WHERE name = 'comments'").run();
     expect(seen).toEqual([]);
     await stamps.current();
@@ -151,14 +167,18 @@ describe('VersionStamps', () => {
     for (const id of [4, 5, 6]) cache.store(`shows ${id}`, built, showing(id), 200, {}, Buffer.from('[]'));
     // Another node edits post 5 in place: its commit, written outside this process's data source.
     const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 3;
-    raw().exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (5, ${next})`);
+    raw().exec(
+      `UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (5, ${next})`,
+    );
     const reads = jest.spyOn(stamps, 'posts');
     const after = await stamps.current();
     expect(after.content).toBe(next);
     expect(stamps.postsWrittenAfter([4, 6], built.content, built.content)).toBe(false);
     expect(stamps.postsWrittenAfter([4, 5], built.content, built.content)).toBe(true);
     // Known only for answers checked since the first read: an older one is not told.
-    expect(stamps.postsWrittenAfter([4], built.content - CONTENT_SEQUENCE * 1000, built.content - CONTENT_SEQUENCE * 1000)).toBeUndefined();
+    expect(
+      stamps.postsWrittenAfter([4], built.content - CONTENT_SEQUENCE * 1000, built.content - CONTENT_SEQUENCE * 1000),
+    ).toBeUndefined();
     expect(await cache.lookup('shows 4', after)).toBeDefined();
     expect(await cache.lookup('shows 5', after)).toBeUndefined();
     expect(await cache.lookup('shows 6', after)).toBeDefined();
@@ -174,7 +194,9 @@ describe('VersionStamps', () => {
     // More posts written since the last read than a process keeps (post 8 among them).
     const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 5;
     const rows = Array.from({ length: CONTENT_CHANGES_KEPT + 1 }, (_, i) => `(${i === 0 ? 8 : 100000 + i}, ${next})`);
-    raw().exec(`UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES ${rows.join(', ')}`);
+    raw().exec(
+      `UPDATE wp_cms_versions SET version = ${next} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES ${rows.join(', ')}`,
+    );
     const after = await stamps.current();
     expect(after.content).toBe(next);
     expect(after.token).toBe(built.token);
@@ -189,7 +211,9 @@ describe('VersionStamps', () => {
     reads.mockRestore();
     // Posts written after that are told from the stamps' read again.
     const again = (contentSequence(next) + 1) * CONTENT_SEQUENCE + 9;
-    raw().exec(`UPDATE wp_cms_versions SET version = ${again} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (7, ${again})`);
+    raw().exec(
+      `UPDATE wp_cms_versions SET version = ${again} WHERE name = '${CONTENT_STAMP}'; INSERT OR REPLACE INTO wp_cms_post_versions (post_id, version) VALUES (7, ${again})`,
+    );
     const last = await stamps.current();
     expect(stamps.postsWrittenAfter([7], built.content, next)).toBe(true);
     expect(await cache.lookup('shows 7', last)).toBeUndefined();
@@ -207,8 +231,17 @@ describe('VersionStamps on a SQLite file shared by two connections', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'cms-stamps-'));
     const file = join(dir, 'site.sqlite');
-    const logger = { logQuery: (sql: string) => void statements.push(sql), logQueryError() {}, logQuerySlow() {}, logSchemaBuild() {}, logMigration() {}, log() {} };
-    ds = new DataSource(buildDataSourceOptions({ databaseUrl: `sqlite:${file}`, tablePrefix: 'wp_', logger, logging: true }));
+    const logger = {
+      logQuery: (sql: string) => void statements.push(sql),
+      logQueryError() {},
+      logQuerySlow() {},
+      logSchemaBuild() {},
+      logMigration() {},
+      log() {},
+    };
+    ds = new DataSource(
+      buildDataSourceOptions({ databaseUrl: `sqlite:${file}`, tablePrefix: 'wp_', logger, logging: true }),
+    );
     await ds.initialize();
     await ds.runMigrations();
     stamps = new VersionStamps(ds, resolveCmsOptions({}));
@@ -236,7 +269,9 @@ describe('VersionStamps on a SQLite file shared by two connections', () => {
     expect((await stamps.current()).versions.comments).toBe(77);
     expect(versionReads()).toBe(1);
     // A write of its own connection that went around the instrumented query runners.
-    (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection.exec("UPDATE wp_cms_versions SET version = 78 WHERE name = 'users'");
+    (ds.driver as unknown as { databaseConnection: { exec(sql: string): unknown } }).databaseConnection.exec(
+      "UPDATE wp_cms_versions SET version = 78 WHERE name = 'users'",
+    );
     expect((await stamps.current()).versions.users).toBe(78);
     expect(versionReads()).toBe(2);
     expect((await stamps.current()).versions.users).toBe(78);

@@ -107,7 +107,8 @@ const TABLE_GROUPS: ReadonlyArray<[Function, StampGroup[]]> = [
 ];
 
 /** The verb and table of a write statement, as TypeORM and this server write them. */
-const WRITE = /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE|OR\s+\w+))*\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE|OR\s+\w+))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM)\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)[`"]?(\s*,)?/i;
+const WRITE =
+  /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE|OR\s+\w+))*\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE|OR\s+\w+))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM)\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)[`"]?(\s*,)?/i;
 
 /** Per query runner: the groups its open transaction wrote. */
 const RUNNER_STATE = Symbol('cms-version-stamps');
@@ -130,7 +131,11 @@ interface ContentChanges {
   versions: Map<number, number>;
 }
 
-type Instrumented = QueryRunner & { [RUNNER_STATE]?: RunnerState; transactionDepth?: number; databaseConnection?: object };
+type Instrumented = QueryRunner & {
+  [RUNNER_STATE]?: RunnerState;
+  transactionDepth?: number;
+  databaseConnection?: object;
+};
 
 /** The MySQL connections that set {@link API_SESSION_FLAG}. */
 const FLAGGED = new WeakSet<object>();
@@ -192,8 +197,10 @@ export class VersionStamps implements OnApplicationBootstrap {
     const prefix = (this.dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
     this.table = `${prefix}${VERSIONS_TABLE}`;
     this.postTable = `${prefix}${POST_VERSIONS_TABLE}`;
-    for (const [entity, groups] of TABLE_GROUPS) this.groupsOfTable.set(this.dataSource.getMetadata(entity).tableName.toLowerCase(), groups);
-    for (const entity of [PostEntity, PostMetaEntity]) this.postTables.add(this.dataSource.getMetadata(entity).tableName.toLowerCase());
+    for (const [entity, groups] of TABLE_GROUPS)
+      this.groupsOfTable.set(this.dataSource.getMetadata(entity).tableName.toLowerCase(), groups);
+    for (const entity of [PostEntity, PostMetaEntity])
+      this.postTables.add(this.dataSource.getMetadata(entity).tableName.toLowerCase());
     try {
       await this.dataSource.query(`SELECT name FROM ${this.quoted()} WHERE name = ?`, ['posts']);
     } catch {
@@ -204,12 +211,16 @@ export class VersionStamps implements OnApplicationBootstrap {
       await this.dataSource.query(`SELECT post_id FROM ${this.quote(this.postTable)} WHERE post_id = ?`, [0]);
       // The content row exists before any narrowed commit locks it (two first ones would otherwise both count from 0).
       await this.dataSource.query(
-        this.isMySql ? `INSERT IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)` : `INSERT OR IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)`,
+        this.isMySql
+          ? `INSERT IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)`
+          : `INSERT OR IGNORE INTO ${this.quoted()} (name, version) VALUES (?, 0)`,
         [CONTENT_STAMP],
       );
       this.postsFlag = true;
     } catch {
-      this.logger.warn(`${this.postTable} is missing (run the migrations): every edit of a post moves every post's answers.`);
+      this.logger.warn(
+        `${this.postTable} is missing (run the migrations): every edit of a post moves every post's answers.`,
+      );
     }
     this.instrument();
     this.enabledFlag = true;
@@ -283,9 +294,21 @@ export class VersionStamps implements OnApplicationBootstrap {
   private writeOf(sql: string): { groups: StampGroup[]; postRows: boolean } | null {
     const first = sql.charCodeAt(0) | 0x20;
     // Reads (SELECT, SHOW, PRAGMA, ...) return at the first letter.
-    if (first !== 0x69 && first !== 0x75 && first !== 0x64 && first !== 0x72 && first !== 0x20 && first !== 0x2f && first !== 0x2a) return null;
+    if (
+      first !== 0x69 &&
+      first !== 0x75 &&
+      first !== 0x64 &&
+      first !== 0x72 &&
+      first !== 0x20 &&
+      first !== 0x2f &&
+      first !== 0x2a
+    )
+      return null;
     const match = WRITE.exec(sql);
-    if (!match) return /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql) ? { groups: [...STAMP_GROUPS], postRows: false } : null;
+    if (!match)
+      return /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)
+        ? { groups: [...STAMP_GROUPS], postRows: false }
+        : null;
     if (sql.includes(NO_STAMP)) return null;
     // A multi-table statement (`DELETE a, b FROM ...`) is counted against every group.
     if (match[2]) return { groups: [...STAMP_GROUPS], postRows: false };
@@ -314,8 +337,13 @@ export class VersionStamps implements OnApplicationBootstrap {
   async posts(postIds: readonly number[]): Promise<PostVersions> {
     const versions = new Map<number, number>(postIds.map((id) => [id, 0]));
     if (!postIds.length) return versions;
-    const rows = await rawQuery(this.dataSource, `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE post_id IN (${postIds.map(() => '?').join(', ')})`, [...postIds]);
-    for (const row of rows as Array<{ post_id: number | string; version: number | string }>) versions.set(Number(row.post_id), Number(row.version));
+    const rows = await rawQuery(
+      this.dataSource,
+      `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE post_id IN (${postIds.map(() => '?').join(', ')})`,
+      [...postIds],
+    );
+    for (const row of rows as Array<{ post_id: number | string; version: number | string }>)
+      versions.set(Number(row.post_id), Number(row.version));
     return versions;
   }
 
@@ -353,12 +381,16 @@ export class VersionStamps implements OnApplicationBootstrap {
       probe = changes();
       if (this.last && probe === this.lastProbe) return this.last;
     }
-    const rows = (await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`)) as Array<{ name: string; version: number | string }>;
+    const rows = (await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`)) as Array<{
+      name: string;
+      version: number | string;
+    }>;
     const versions = Object.fromEntries(STAMP_GROUPS.map((g) => [g, 0])) as Record<StampGroup, number>;
     let content = 0;
     for (const row of rows) {
       if (row.name === CONTENT_STAMP) content = Number(row.version);
-      else if ((STAMP_GROUPS as readonly string[]).includes(row.name)) versions[row.name as StampGroup] = Number(row.version);
+      else if ((STAMP_GROUPS as readonly string[]).includes(row.name))
+        versions[row.name as StampGroup] = Number(row.version);
     }
     // Only when the content version moved (no statement, and no await, on the hot path otherwise).
     const written = this.postsFlag && this.changes?.upTo !== content ? await this.readChanges(content) : undefined;
@@ -370,7 +402,8 @@ export class VersionStamps implements OnApplicationBootstrap {
     if (before && (before.token !== stamps.token || before.content !== content)) {
       const moved: StampChannel[] = STAMP_GROUPS.filter((group) => before.versions[group] !== versions[group]);
       if (moved.includes('posts') || before.content !== content) moved.push('content');
-      if (before.content !== content && !moved.includes('posts')) for (const listener of this.writtenListeners) listener(written ?? null);
+      if (before.content !== content && !moved.includes('posts'))
+        for (const listener of this.writtenListeners) listener(written ?? null);
       for (const channel of moved) for (const listener of this.listeners.get(channel) ?? []) await listener();
     }
     return stamps;
@@ -392,9 +425,11 @@ export class VersionStamps implements OnApplicationBootstrap {
     const room = CONTENT_CHANGES_KEPT - changes.versions.size;
     const rows =
       room > 0
-        ? ((await rawQuery(this.dataSource, `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE version >= ? LIMIT ${room + 1}`, [
-            (contentSequence(changes.upTo) + 1) * CONTENT_SEQUENCE,
-          ])) as Array<{ post_id: number | string; version: number | string }>)
+        ? ((await rawQuery(
+            this.dataSource,
+            `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE version >= ? LIMIT ${room + 1}`,
+            [(contentSequence(changes.upTo) + 1) * CONTENT_SEQUENCE],
+          )) as Array<{ post_id: number | string; version: number | string }>)
         : [];
     // Another read may have moved on meanwhile (reads run one at a time, but a reset is always safe).
     if (this.changes !== changes || room <= 0 || rows.length > room) {
@@ -437,7 +472,10 @@ export class VersionStamps implements OnApplicationBootstrap {
    */
   private bump(groups: StampGroup[]): [string, unknown[]] {
     const version = randomInt(1, 2 ** 47);
-    return [`UPDATE ${this.quoted()} SET version = ? WHERE name IN (${groups.map(() => '?').join(', ')})`, [version, ...groups]];
+    return [
+      `UPDATE ${this.quoted()} SET version = ? WHERE name IN (${groups.map(() => '?').join(', ')})`,
+      [version, ...groups],
+    ];
   }
 
   /**
@@ -445,11 +483,17 @@ export class VersionStamps implements OnApplicationBootstrap {
    * commits take turns on it, the last lock they take) and gives it to `postIds` (their rows are made on their
    * first narrowed write), in two statements: the new version is computed and read back by the database.
    */
-  private async bumpContent(query: (sql: string, params?: unknown[]) => Promise<unknown>, postIds: number[]): Promise<void> {
+  private async bumpContent(
+    query: (sql: string, params?: unknown[]) => Promise<unknown>,
+    postIds: number[],
+  ): Promise<void> {
     const mysql = this.isMySql;
     const stamps = this.quoted();
     const sequence = mysql ? `version DIV ${CONTENT_SEQUENCE}` : `version / ${CONTENT_SEQUENCE}`;
-    await query(`UPDATE ${stamps} SET version = (${sequence} + 1) * ${CONTENT_SEQUENCE} + ? WHERE name = ?`, [randomInt(0, CONTENT_SEQUENCE), CONTENT_STAMP]);
+    await query(`UPDATE ${stamps} SET version = (${sequence} + 1) * ${CONTENT_SEQUENCE} + ? WHERE name = ?`, [
+      randomInt(0, CONTENT_SEQUENCE),
+      CONTENT_STAMP,
+    ]);
     // The version written just now, read through the update's own lock (MySQL's INSERT ... SELECT reads the row as
     // this transaction left it).
     const ids = postIds.map(() => 'SELECT ? AS post_id').join(' UNION ALL ');
@@ -478,7 +522,11 @@ export class VersionStamps implements OnApplicationBootstrap {
     if (runner[RUNNER_STATE]) return runner;
     const state: RunnerState = { dirty: new Set(), postRows: false, narrow: null };
     runner[RUNNER_STATE] = state;
-    const query = runner.query.bind(runner) as (sql: string, params?: unknown[], structured?: boolean) => Promise<unknown>;
+    const query = runner.query.bind(runner) as (
+      sql: string,
+      params?: unknown[],
+      structured?: boolean,
+    ) => Promise<unknown>;
     const bump = async (groups: Iterable<StampGroup>) => {
       const list = [...new Set(groups)];
       if (list.length) await query(...this.bump(list));

@@ -43,9 +43,13 @@ export async function ensureLocksTable(dataSource: DataSource): Promise<void> {
  */
 export async function takeWriteTurnRow(em: EntityManager): Promise<boolean> {
   const table = `\`${em.connection.options.entityPrefix ?? ''}${LOCKS_TABLE}\``;
-  const result = (await em.query(`${NO_STAMP} UPDATE ${table} SET turns = turns + 1 WHERE name = ?`, [WRITERS_LOCK])) as { affectedRows?: number };
+  const result = (await em.query(`${NO_STAMP} UPDATE ${table} SET turns = turns + 1 WHERE name = ?`, [
+    WRITERS_LOCK,
+  ])) as { affectedRows?: number };
   if (Number(result?.affectedRows) > 0) return true;
-  await em.query(`${NO_STAMP} INSERT IGNORE INTO ${table} (name, holder, expires_at, turns) VALUES (?, '', 0, 0)`, [WRITERS_LOCK]);
+  await em.query(`${NO_STAMP} INSERT IGNORE INTO ${table} (name, holder, expires_at, turns) VALUES (?, '', 0, 0)`, [
+    WRITERS_LOCK,
+  ]);
   await em.query(`${NO_STAMP} UPDATE ${table} SET turns = turns + 1 WHERE name = ?`, [WRITERS_LOCK]);
   return false;
 }
@@ -92,11 +96,16 @@ export class MigrationLock {
         options.onWait?.(other);
       }
       if (Date.now() - started >= waitMs) {
-        throw new Error(`Gave up waiting ${Math.round(waitMs / 1000)} s for the ${this.name} lock held by ${other} (${tableOf(this.dataSource)}); if that process is gone, its lease ends within ${Math.round(leaseMs / 1000)} s`);
+        throw new Error(
+          `Gave up waiting ${Math.round(waitMs / 1000)} s for the ${this.name} lock held by ${other} (${tableOf(this.dataSource)}); if that process is gone, its lease ends within ${Math.round(leaseMs / 1000)} s`,
+        );
       }
       await sleep(pollMs);
     }
-    const renew = setInterval(() => void this.renew(leaseMs).catch(() => undefined), Math.max(1000, Math.floor(leaseMs / 3)));
+    const renew = setInterval(
+      () => void this.renew(leaseMs).catch(() => undefined),
+      Math.max(1000, Math.floor(leaseMs / 3)),
+    );
     renew.unref();
     try {
       return await work();
@@ -111,26 +120,35 @@ export class MigrationLock {
     const table = quoted(this.dataSource, tableOf(this.dataSource));
     const now = Date.now();
     const insert = isMySql(this.dataSource) ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
-    await this.dataSource.query(`${NO_STAMP} ${insert} ${table} (name, holder, expires_at, turns) VALUES (?, '', 0, 0)`, [this.name]);
-    await this.dataSource.query(`${NO_STAMP} UPDATE ${table} SET holder = ?, expires_at = ? WHERE name = ? AND (holder = '' OR holder = ? OR expires_at < ?)`, [
-      this.holder,
-      now + leaseMs,
-      this.name,
-      this.holder,
-      now,
-    ]);
-    const [row] = (await this.dataSource.query(`SELECT holder FROM ${table} WHERE name = ?`, [this.name])) as Array<{ holder: string }>;
+    await this.dataSource.query(
+      `${NO_STAMP} ${insert} ${table} (name, holder, expires_at, turns) VALUES (?, '', 0, 0)`,
+      [this.name],
+    );
+    await this.dataSource.query(
+      `${NO_STAMP} UPDATE ${table} SET holder = ?, expires_at = ? WHERE name = ? AND (holder = '' OR holder = ? OR expires_at < ?)`,
+      [this.holder, now + leaseMs, this.name, this.holder, now],
+    );
+    const [row] = (await this.dataSource.query(`SELECT holder FROM ${table} WHERE name = ?`, [this.name])) as Array<{
+      holder: string;
+    }>;
     return row?.holder === this.holder ? null : String(row?.holder ?? '');
   }
 
   private async renew(leaseMs: number): Promise<void> {
     const table = quoted(this.dataSource, tableOf(this.dataSource));
-    await this.dataSource.query(`${NO_STAMP} UPDATE ${table} SET expires_at = ? WHERE name = ? AND holder = ?`, [Date.now() + leaseMs, this.name, this.holder]);
+    await this.dataSource.query(`${NO_STAMP} UPDATE ${table} SET expires_at = ? WHERE name = ? AND holder = ?`, [
+      Date.now() + leaseMs,
+      this.name,
+      this.holder,
+    ]);
   }
 
   /** Frees the row if this holder has it. */
   async release(): Promise<void> {
     const table = quoted(this.dataSource, tableOf(this.dataSource));
-    await this.dataSource.query(`${NO_STAMP} UPDATE ${table} SET holder = '', expires_at = 0 WHERE name = ? AND holder = ?`, [this.name, this.holder]);
+    await this.dataSource.query(
+      `${NO_STAMP} UPDATE ${table} SET holder = '', expires_at = 0 WHERE name = ? AND holder = ?`,
+      [this.name, this.holder],
+    );
   }
 }

@@ -9,7 +9,18 @@ import { ClusterLocks1765152000000 } from './migrations/1765152000000-cluster-lo
 import { UploadJournal1765238400000 } from './migrations/1765238400000-upload-journal';
 import { PostListKeys1765324800000 } from './migrations/1765324800000-post-list-keys';
 
-export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000 };
+export {
+  InitialSchema1732147200000,
+  SqliteCoveringKeys1763683200000,
+  CommentQueryKeys1764028800000,
+  VersionStamps1764633600000,
+  PostVersions1764806400000,
+  RevisionKeys1764892800000,
+  PostVersionKeys1764979200000,
+  ClusterLocks1765152000000,
+  UploadJournal1765238400000,
+  PostListKeys1765324800000,
+};
 
 /**
  * The schema migrations, in order, for a DataSource's `migrations` (hosts may run them in their own pipeline).
@@ -18,4 +29,15 @@ export { InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQue
  * table (`cms_versions`) of the response cache, the posts' versions (`cms_post_versions`, keyed by version too), and the key of posts' revisions
  * (`cms_parent_type_status_date`), and the locks every node shares (`cms_locks`: the migrations' lock row, the writers' turn) and the upload journal (`cms_upload_journal`), and the keys of posts' lists in other orders than the date (`cms_type_status_*`).
  */
-export const CMS_MIGRATIONS = [InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000];
+export const CMS_MIGRATIONS = [
+  InitialSchema1732147200000,
+  SqliteCoveringKeys1763683200000,
+  CommentQueryKeys1764028800000,
+  VersionStamps1764633600000,
+  PostVersions1764806400000,
+  RevisionKeys1764892800000,
+  PostVersionKeys1764979200000,
+  ClusterLocks1765152000000,
+  UploadJournal1765238400000,
+  PostListKeys1765324800000,
+];

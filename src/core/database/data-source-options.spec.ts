@@ -1,7 +1,12 @@
 import { DataSource } from 'typeorm';
 import { SQLITE_RUNNER_STATEMENTS } from '../cache/cache-limits';
 import type * as mysql2 from 'mysql2';
-import { afterDataSourceInit, buildDataSourceOptions, sessionStatement, WP_SQL_MODE_STATEMENT } from './data-source-options';
+import {
+  afterDataSourceInit,
+  buildDataSourceOptions,
+  sessionStatement,
+  WP_SQL_MODE_STATEMENT,
+} from './data-source-options';
 import { replicaRouterOf } from './replica-routing';
 import { sqliteStatementBytes } from './raw-query';
 
@@ -37,12 +42,34 @@ describe('afterDataSourceInit on SQLite', () => {
 
 describe('buildDataSourceOptions with read replicas', () => {
   it('refuses replicas with SQLite, and a replica that is not a MySQL/MariaDB URL, naming DATABASE_REPLICA_URLS', () => {
-    expect(() => buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'wp_', replicaUrls: ['mysql://u@r/db'] })).toThrow(/DATABASE_REPLICA_URLS.*SQLite/);
-    expect(() => buildDataSourceOptions({ databaseUrl: 'mysql://u:secret@p/db', tablePrefix: 'wp_', replicaUrls: ['sqlite:./r.db'] })).toThrow(/DATABASE_REPLICA_URLS/);
-    expect(() => buildDataSourceOptions({ databaseUrl: 'mysql://u@p/db', tablePrefix: 'wp_', replicaUrls: ['mysql://u:hidden@/db'] })).toThrow(/DATABASE_REPLICA_URLS/);
-    expect(() => buildDataSourceOptions({ databaseUrl: 'mysql://u@p/db', tablePrefix: 'wp_', replicaUrls: ['mysql://u:hidden@/db'] })).not.toThrow(/hidden/);
+    expect(() =>
+      buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'wp_', replicaUrls: ['mysql://u@r/db'] }),
+    ).toThrow(/DATABASE_REPLICA_URLS.*SQLite/);
+    expect(() =>
+      buildDataSourceOptions({
+        databaseUrl: 'mysql://u:secret@p/db',
+        tablePrefix: 'wp_',
+        replicaUrls: ['sqlite:./r.db'],
+      }),
+    ).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(() =>
+      buildDataSourceOptions({
+        databaseUrl: 'mysql://u@p/db',
+        tablePrefix: 'wp_',
+        replicaUrls: ['mysql://u:hidden@/db'],
+      }),
+    ).toThrow(/DATABASE_REPLICA_URLS/);
+    expect(() =>
+      buildDataSourceOptions({
+        databaseUrl: 'mysql://u@p/db',
+        tablePrefix: 'wp_',
+        replicaUrls: ['mysql://u:hidden@/db'],
+      }),
+    ).not.toThrow(/hidden/);
     // Without replicas (or with empty entries, as an empty variable gives) nothing changes.
-    expect(() => buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'wp_', replicaUrls: [' '] })).not.toThrow();
+    expect(() =>
+      buildDataSourceOptions({ databaseUrl: 'sqlite::memory:', tablePrefix: 'wp_', replicaUrls: [' '] }),
+    ).not.toThrow();
   });
 
   it("gives each replica's connections the primary's options and session settings, at the replica's address", async () => {
@@ -66,7 +93,9 @@ describe('buildDataSourceOptions with read replicas', () => {
     });
     const router = replicaRouterOf({ options } as unknown as DataSource);
     expect(router?.size).toBe(1);
-    const replica = router!.pools[0] as unknown as { config: { connectionConfig: Record<string, unknown> } } & mysql2.Pool;
+    const replica = router!.pools[0] as unknown as {
+      config: { connectionConfig: Record<string, unknown> };
+    } & mysql2.Pool;
     expect(replica.config.connectionConfig).toMatchObject({
       host: '127.0.0.1',
       port: 2,
@@ -77,7 +106,10 @@ describe('buildDataSourceOptions with read replicas', () => {
       dateStrings: true,
       supportBigNumbers: true,
     });
-    expect(replica.config.connectionConfig.charsetNumber).toBe((pool as unknown as { config: { connectionConfig: Record<string, unknown> } }).config.connectionConfig.charsetNumber);
+    expect(replica.config.connectionConfig.charsetNumber).toBe(
+      (pool as unknown as { config: { connectionConfig: Record<string, unknown> } }).config.connectionConfig
+        .charsetNumber,
+    );
     // WordPress's sql_mode and the command bound: the listeners the primary's pool has.
     expect(replica.listenerCount('connection')).toBe(2);
     const ran: string[] = [];
@@ -107,7 +139,8 @@ describe('afterDataSourceInit on a Galera node', () => {
       driver: { pool },
       logger: { log: () => undefined },
       query: async (sql: string) => {
-        if (sql.startsWith('SHOW VARIABLES')) return wsrep === undefined ? [] : [{ Variable_name: 'wsrep_on', Value: wsrep }];
+        if (sql.startsWith('SHOW VARIABLES'))
+          return wsrep === undefined ? [] : [{ Variable_name: 'wsrep_on', Value: wsrep }];
         return [{ mode: 'NO_ENGINE_SUBSTITUTION' }];
       },
     } as unknown as DataSource;

@@ -12,7 +12,15 @@ import { registerReplicaRouter, ReplicaRouter, replicaRouterOf, routedPool } fro
 /** A parsed `DATABASE_URL`. */
 export type ParsedDatabaseUrl =
   | { type: 'sqlite'; path: string }
-  | { type: 'mysql'; host: string; port: number; username: string; password: string; database: string; socketPath?: string };
+  | {
+      type: 'mysql';
+      host: string;
+      port: number;
+      username: string;
+      password: string;
+      database: string;
+      socketPath?: string;
+    };
 
 const ALLOWED_FORMS =
   'sqlite:<path>, sqlite::memory:, mysql://user:password@host:port/database ' +
@@ -147,7 +155,8 @@ async function onOpenConnections(pool: mysql2.Pool, sql: string): Promise<void> 
   const open = (pool as unknown as { _allConnections?: { toArray(): mysql2.PoolConnection[] } })._allConnections;
   await Promise.all(
     (open?.toArray() ?? []).map(
-      (connection) => new Promise<void>((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve()))),
+      (connection) =>
+        new Promise<void>((resolve, reject) => connection.query(sql, (error) => (error ? reject(error) : resolve()))),
     ),
   );
 }
@@ -155,7 +164,8 @@ async function onOpenConnections(pool: mysql2.Pool, sql: string): Promise<void> 
 /** A replica's address: its URL's, the rest of the primary's connection options kept. */
 function replicaPoolOptions(config: mysql2.PoolOptions, url: string): mysql2.PoolOptions {
   const replica = parseDatabaseUrl(url);
-  if (replica.type !== 'mysql') throw new Error(`Invalid DATABASE_REPLICA_URLS entry "${redact(url)}": a replica is a mysql:// or mariadb:// URL`);
+  if (replica.type !== 'mysql')
+    throw new Error(`Invalid DATABASE_REPLICA_URLS entry "${redact(url)}": a replica is a mysql:// or mariadb:// URL`);
   const { socketPath: _socket, ...rest } = config as mysql2.PoolOptions & { socketPath?: string };
   return {
     ...rest,
@@ -175,7 +185,11 @@ function replicaPoolOptions(config: mysql2.PoolOptions, url: string): mysql2.Poo
  * it. With `replicas`, the primary's pool is created with a pool per replica (the same options and session
  * settings, the replica's address) and handed to TypeORM routed ({@link routedPool}).
  */
-function wordpressMysql2Driver(warn: WarnFn, timeoutMs?: number, replicas?: { urls: string[]; router: ReplicaRouter }): typeof mysql2 {
+function wordpressMysql2Driver(
+  warn: WarnFn,
+  timeoutMs?: number,
+  replicas?: { urls: string[]; router: ReplicaRouter },
+): typeof mysql2 {
   const settings: SessionSettings = { galera: false };
   const settled = (pool: mysql2.Pool): mysql2.Pool => {
     applyWpSqlModeToPool(pool, warn, settings);
@@ -187,7 +201,9 @@ function wordpressMysql2Driver(warn: WarnFn, timeoutMs?: number, replicas?: { ur
     createPool(config: mysql2.PoolOptions | string): mysql2.Pool {
       const pool = settled(mysql2.createPool(config as mysql2.PoolOptions));
       if (!replicas || typeof config !== 'object') return pool;
-      replicas.urls.forEach((url, index) => replicas.router.add(`replica ${index}`, settled(mysql2.createPool(replicaPoolOptions(config, url)))));
+      replicas.urls.forEach((url, index) =>
+        replicas.router.add(`replica ${index}`, settled(mysql2.createPool(replicaPoolOptions(config, url)))),
+      );
       replicas.router.start();
       return routedPool(pool, replicas.router);
     },
@@ -259,20 +275,33 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     ...(logging !== undefined ? { logging } : {}),
   };
   if (replicaUrls.length && parsed.type !== 'mysql') {
-    throw new Error('DATABASE_REPLICA_URLS: read replicas need a MySQL/MariaDB DATABASE_URL (mysql:// or mariadb://), not SQLite');
+    throw new Error(
+      'DATABASE_REPLICA_URLS: read replicas need a MySQL/MariaDB DATABASE_URL (mysql:// or mariadb://), not SQLite',
+    );
   }
   for (const url of replicaUrls) {
-    if (!/^(mysql|mariadb):\/\//i.test(url)) throw new Error(`Invalid DATABASE_REPLICA_URLS entry "${redact(url)}": a replica is a mysql:// or mariadb:// URL`);
+    if (!/^(mysql|mariadb):\/\//i.test(url))
+      throw new Error(
+        `Invalid DATABASE_REPLICA_URLS entry "${redact(url)}": a replica is a mysql:// or mariadb:// URL`,
+      );
     try {
       parseDatabaseUrl(url);
     } catch (error) {
-      throw new Error(`Invalid DATABASE_REPLICA_URLS entry: ${(error as Error).message.replace(/^Invalid DATABASE_URL /, '')}`);
+      throw new Error(
+        `Invalid DATABASE_REPLICA_URLS entry: ${(error as Error).message.replace(/^Invalid DATABASE_URL /, '')}`,
+      );
     }
   }
   if (parsed.type === 'sqlite') {
     const memory = parsed.path === ':memory:';
     if (!memory) fs.mkdirSync(path.dirname(path.resolve(parsed.path)), { recursive: true });
-    return { ...common, type: 'better-sqlite3', database: parsed.path, enableWAL: !memory, ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}) };
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: parsed.path,
+      enableWAL: !memory,
+      ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
+    };
   }
   const warn: WarnFn = (message) =>
     typeof logger === 'object' ? (logger as Logger).log('warn', message) : console.warn(message);
@@ -283,7 +312,9 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
     driver: wordpressMysql2Driver(
       warn,
       timeoutMs,
-      replicaUrls.length ? { urls: replicaUrls, router: new ReplicaRouter(input.replicaMaxLagSeconds ?? 5) } : undefined,
+      replicaUrls.length
+        ? { urls: replicaUrls, router: new ReplicaRouter(input.replicaMaxLagSeconds ?? 5) }
+        : undefined,
     ),
     host: parsed.host,
     port: parsed.port,
@@ -321,7 +352,8 @@ class RunnerStatements<V> extends Map<string, V> {
     if (size > SQLITE_RUNNER_STATEMENTS.bytes * CACHE_ENTRY_SHARE) return this;
     if (!this.has(sql)) this.bytes += size;
     super.set(sql, statement);
-    while (this.size > SQLITE_RUNNER_STATEMENTS.entries || this.bytes > SQLITE_RUNNER_STATEMENTS.bytes) this.delete(this.keys().next().value as string);
+    while (this.size > SQLITE_RUNNER_STATEMENTS.entries || this.bytes > SQLITE_RUNNER_STATEMENTS.bytes)
+      this.delete(this.keys().next().value as string);
     return this;
   }
 
@@ -337,7 +369,10 @@ class RunnerStatements<V> extends Map<string, V> {
  * on it) to {@link SQLITE_RUNNER_STATEMENTS}: bounded in bytes, and more statements than TypeORM's 100.
  */
 function boundRunnerStatements(dataSource: DataSource): void {
-  const runner = dataSource.driver.createQueryRunner('master') as unknown as { stmtCache?: Map<string, unknown>; cacheSize?: number };
+  const runner = dataSource.driver.createQueryRunner('master') as unknown as {
+    stmtCache?: Map<string, unknown>;
+    cacheSize?: number;
+  };
   if (!(runner.stmtCache instanceof Map) || runner.stmtCache instanceof RunnerStatements) return;
   const statements = new RunnerStatements<unknown>();
   for (const [sql, statement] of runner.stmtCache) statements.set(sql, statement);
@@ -371,7 +406,10 @@ export async function afterDataSourceInit(dataSource: DataSource): Promise<void>
     // with them it re-plans a statement on every new set of bound values for an indexed column — a page query
     // then cost 50 µs instead of 30. The per-index figures of sqlite_stat1 are all these plans need.
     const [samples] = await dataSource.query("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sqlite_stat4'");
-    if (Number(samples?.n) > 0 && Number((await dataSource.query('SELECT COUNT(*) AS n FROM sqlite_stat4'))[0]?.n) > 0) {
+    if (
+      Number(samples?.n) > 0 &&
+      Number((await dataSource.query('SELECT COUNT(*) AS n FROM sqlite_stat4'))[0]?.n) > 0
+    ) {
       await dataSource.query('DELETE FROM sqlite_stat4');
       await dataSource.query('ANALYZE sqlite_master');
     }

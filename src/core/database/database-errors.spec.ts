@@ -14,9 +14,22 @@ describe('database errors', () => {
     ['a SQLite file locked past the wait', wrapped(driver({ code: 'SQLITE_BUSY' }))],
     ['a SQLite file that cannot be written', driver({ code: 'SQLITE_READONLY_DBMOVED' })],
     ['a SQLite I/O error', driver({ code: 'SQLITE_IOERR_WRITE' })],
-    ['a Galera node outside the primary component (1047)', wrapped(driver({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }, 'WSREP has not yet prepared node for application use'))],
+    [
+      'a Galera node outside the primary component (1047)',
+      wrapped(
+        driver({ code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 }, 'WSREP has not yet prepared node for application use'),
+      ),
+    ],
     ['a Galera 1047 with its number alone', wrapped(driver({ errno: 1047 }))],
-    ['a read-only cluster member (1290)', wrapped(driver({ code: 'ER_OPTION_PREVENTS_STATEMENT', errno: 1290 }, 'The MariaDB server is running with the --read-only option'))],
+    [
+      'a read-only cluster member (1290)',
+      wrapped(
+        driver(
+          { code: 'ER_OPTION_PREVENTS_STATEMENT', errno: 1290 },
+          'The MariaDB server is running with the --read-only option',
+        ),
+      ),
+    ],
     ['a server in read-only mode (1836)', wrapped(driver({ code: 'ER_READ_ONLY_MODE', errno: 1836 }))],
   ])('takes %s for the database being unavailable', (_what, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
@@ -38,6 +51,8 @@ describe('database errors', () => {
     expect(isLockConflict(wrapped(driver({ code: 'ER_DUP_ENTRY', errno: 1062 })))).toBe(false);
     expect(isLockConflict(driver({ code: 'SQLITE_BUSY' }))).toBe(false);
     // Galera's certification failure at commit is reported as a deadlock.
-    expect(isLockConflict(wrapped(driver({ code: 'ER_LOCK_DEADLOCK', errno: 1213 }, 'Deadlock: wsrep aborted transaction')))).toBe(true);
+    expect(
+      isLockConflict(wrapped(driver({ code: 'ER_LOCK_DEADLOCK', errno: 1213 }, 'Deadlock: wsrep aborted transaction'))),
+    ).toBe(true);
   });
 });

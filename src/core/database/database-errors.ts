@@ -44,7 +44,12 @@ const CONNECTION_CODES = new Set([
 const UNAVAILABLE_ERRNOS = new Set([1047, 1290, 1836, 1792, 2006, 2013, 1053, 1040]);
 
 /** mysql2's messages of a pool or connection it gave up on (these come without a code). */
-const CONNECTION_MESSAGES = [/Can't add new command when connection is in closed state/i, /Pool is closed/i, /Connection lost/i, /connect ETIMEDOUT/i];
+const CONNECTION_MESSAGES = [
+  /Can't add new command when connection is in closed state/i,
+  /Pool is closed/i,
+  /Connection lost/i,
+  /connect ETIMEDOUT/i,
+];
 
 /** SQLite's codes of a database that cannot be used now: locked past the wait, unreadable or not writable. */
 const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|FULL|PROTOCOL)(_|$)/;
@@ -53,7 +58,11 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|FULL|PR
 function driverError(error: unknown): { code?: unknown; errno?: unknown; message?: unknown; fatal?: unknown } | null {
   if (!error || typeof error !== 'object') return null;
   const e = error as { driverError?: unknown };
-  return (e.driverError && typeof e.driverError === 'object' ? e.driverError : error) as { code?: unknown; errno?: unknown; message?: unknown };
+  return (e.driverError && typeof e.driverError === 'object' ? e.driverError : error) as {
+    code?: unknown;
+    errno?: unknown;
+    message?: unknown;
+  };
 }
 
 /** Whether an error says that the database cannot be reached or used just now (a `503`, not a fault of the API). */
@@ -62,7 +71,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     if (!e || typeof e !== 'object') continue;
     const code = typeof e.code === 'string' ? e.code : '';
     if (CONNECTION_CODES.has(code) || SQLITE_UNAVAILABLE.test(code)) return true;
-    if (typeof (e as { errno?: unknown }).errno === 'number' && !code.startsWith('SQLITE') && UNAVAILABLE_ERRNOS.has((e as { errno: number }).errno)) return true;
+    if (
+      typeof (e as { errno?: unknown }).errno === 'number' &&
+      !code.startsWith('SQLITE') &&
+      UNAVAILABLE_ERRNOS.has((e as { errno: number }).errno)
+    )
+      return true;
     const message = typeof e.message === 'string' ? e.message : '';
     if (CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
   }
@@ -77,7 +91,14 @@ export function isLockConflict(error: unknown): boolean {
 }
 
 /** mysql2's codes of a connection that went away under a statement (the server or a proxy closed it, or it reset). */
-const LOST_CODES = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ER_SERVER_SHUTDOWN', 'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR', 'PROTOCOL_ENQUEUE_AFTER_QUIT']);
+const LOST_CODES = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'ECONNRESET',
+  'EPIPE',
+  'ER_SERVER_SHUTDOWN',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT',
+]);
 
 /**
  * Whether a MySQL statement failed because its connection was lost (a database node killed or restarted, a proxy

@@ -27,7 +27,9 @@ export function boundCommands(pool: mysql2.Pool, ms: number): void {
       const done = command.onResult;
       if (typeof done === 'function') {
         const timer = setTimeout(() => {
-          const error = Object.assign(new Error(`The database did not answer within ${ms} ms`), { code: COMMAND_TIMEOUT_CODE });
+          const error = Object.assign(new Error(`The database did not answer within ${ms} ms`), {
+            code: COMMAND_TIMEOUT_CODE,
+          });
           raw.stream?.destroy(error);
         }, ms);
         timer.unref();

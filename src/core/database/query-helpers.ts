@@ -36,7 +36,12 @@ export function isMySql(dataSource: { options: { type: string } }): boolean {
  * when the statement raised no warning (a value cut to its column, or a character the column's set cannot hold, is
  * stored changed with a warning under WordPress's `sql_mode`); `false` when TypeORM's `update()` wrote it.
  */
-export async function updateRow<T extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<T>, id: number, values: QueryDeepPartialEntity<T>): Promise<boolean> {
+export async function updateRow<T extends ObjectLiteral>(
+  em: EntityManager,
+  entity: EntityTarget<T>,
+  id: number,
+  values: QueryDeepPartialEntity<T>,
+): Promise<boolean> {
   const metadata = em.connection.getMetadata(entity);
   const [primary] = metadata.primaryColumns;
   const columns: string[] = [];
@@ -53,7 +58,10 @@ export async function updateRow<T extends ObjectLiteral>(em: EntityManager, enti
   }
   if (!columns.length) return true;
   const table = em.connection.driver.escape(metadata.tableName);
-  const result = (await em.query(`UPDATE ${table} SET ${columns.join(', ')} WHERE ${em.connection.driver.escape(primary.databaseName)} = ?`, [...params, id])) as unknown;
+  const result = (await em.query(
+    `UPDATE ${table} SET ${columns.join(', ')} WHERE ${em.connection.driver.escape(primary.databaseName)} = ?`,
+    [...params, id],
+  )) as unknown;
   if (!isMySql(em.connection)) return true;
   // mysql2's result header of the statement: the number of warnings it raised.
   return typeof result === 'object' && result !== null && (result as { warningStatus?: unknown }).warningStatus === 0;
@@ -63,7 +71,11 @@ export async function updateRow<T extends ObjectLiteral>(em: EntityManager, enti
  * Inserts one row and gives its new id, without reading the row back (TypeORM's `insert()` reads the columns that
  * have a default again, one more statement, where the caller knows what it wrote).
  */
-export async function insertRow<T extends ObjectLiteral>(em: EntityManager, entity: EntityTarget<T>, values: QueryDeepPartialEntity<T>): Promise<number> {
+export async function insertRow<T extends ObjectLiteral>(
+  em: EntityManager,
+  entity: EntityTarget<T>,
+  values: QueryDeepPartialEntity<T>,
+): Promise<number> {
   const result = await em.createQueryBuilder().insert().into(entity).values(values).updateEntity(false).execute();
   // MySQL answers the statement's header (its insertId), SQLite the last rowid.
   const raw = result.raw as { insertId?: number | string } | number | bigint;

@@ -3,7 +3,15 @@ import { memoryDatabase } from '../../../test/utils/memory-database';
 import { TermEntity } from './entities/term.entity';
 import { cacheUsage } from '../cache/byte-lru';
 import { SQLITE_STATEMENTS } from '../cache/cache-limits';
-import { hydrate, limitClause, mysqlStatementBytes, placeholders, rawEntities, rawQuery, sqliteStatementBytes } from './raw-query';
+import {
+  hydrate,
+  limitClause,
+  mysqlStatementBytes,
+  placeholders,
+  rawEntities,
+  rawQuery,
+  sqliteStatementBytes,
+} from './raw-query';
 
 /** Rows and entities read straight from the driver (compiled row builders) on an in-memory SQLite database. */
 describe('raw queries', () => {
@@ -11,8 +19,13 @@ describe('raw queries', () => {
   let table: string;
 
   beforeAll(async () => {
-    ({ ds, table } = await memoryDatabase(TermEntity, 'CREATE TABLE {table} (term_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, slug TEXT NOT NULL, term_group INTEGER NOT NULL)'));
-    await ds.query(`INSERT INTO ${table} (name, slug, term_group) VALUES ('Café "quoted"', 'cafe', 3), ('Second', 'second', 0)`);
+    ({ ds, table } = await memoryDatabase(
+      TermEntity,
+      'CREATE TABLE {table} (term_id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, slug TEXT NOT NULL, term_group INTEGER NOT NULL)',
+    ));
+    await ds.query(
+      `INSERT INTO ${table} (name, slug, term_group) VALUES ('Café "quoted"', 'cafe', 3), ('Second', 'second', 0)`,
+    );
   });
 
   afterAll(async () => {
@@ -30,13 +43,22 @@ describe('raw queries', () => {
   });
 
   it('sets only the entity columns a statement selects, and ignores the others', async () => {
-    const [term] = await rawEntities<TermEntity>(ds, metadata(), `SELECT slug, 'x' AS extra, term_id FROM ${table} WHERE term_id = ?`, [2]);
+    const [term] = await rawEntities<TermEntity>(
+      ds,
+      metadata(),
+      `SELECT slug, 'x' AS extra, term_id FROM ${table} WHERE term_id = ?`,
+      [2],
+    );
     expect(Object.keys(term).sort()).toEqual(['id', 'slug']);
     expect(term).toMatchObject({ id: 2, slug: 'second' });
   });
 
   it('gives rows as plain objects under any column name, the last of a repeated name winning', async () => {
-    const rows = await rawQuery(ds, `SELECT COUNT(*), 'a' AS "we""ird", 1 AS dup, 2 AS dup, name FROM ${table} WHERE term_id = ?`, [1]);
+    const rows = await rawQuery(
+      ds,
+      `SELECT COUNT(*), 'a' AS "we""ird", 1 AS dup, 2 AS dup, name FROM ${table} WHERE term_id = ?`,
+      [1],
+    );
     expect(rows).toEqual([{ 'COUNT(*)': 1, 'we"ird': 'a', dup: 2, name: 'Café "quoted"' }]);
     expect(Object.getPrototypeOf(rows[0])).toBe(Object.prototype);
     expect(await rawQuery(ds, `SELECT * FROM ${table} WHERE term_id = ?`, [99])).toEqual([]);
@@ -48,7 +70,12 @@ describe('raw queries', () => {
     const again = await rawEntities<TermEntity>(ds, metadata(), sql, [2]);
     expect(first.map((t) => ({ ...t }))).toEqual([{ id: 1, name: 'Café "quoted"' }]);
     expect(again.map((t) => ({ ...t }))).toEqual([{ id: 2, name: 'Second' }]);
-    const other = await rawEntities<TermEntity>(ds, metadata(), `SELECT term_group, term_id FROM ${table} WHERE term_id = ?`, [1]);
+    const other = await rawEntities<TermEntity>(
+      ds,
+      metadata(),
+      `SELECT term_group, term_id FROM ${table} WHERE term_id = ?`,
+      [1],
+    );
     expect({ ...other[0] }).toEqual({ group: 3, id: 1 });
   });
 
@@ -70,14 +97,17 @@ describe('raw queries', () => {
 
     it('keeps at most SQLITE_STATEMENTS.entries statements, the least recently used dropped', async () => {
       for (let i = 0; i < SQLITE_STATEMENTS.entries + 100; i++) {
-        expect(await rawQuery(ds, `SELECT ${i} AS n, name FROM ${table} WHERE term_id = ?`, [1])).toEqual([{ n: i, name: 'Café "quoted"' }]);
+        expect(await rawQuery(ds, `SELECT ${i} AS n, name FROM ${table} WHERE term_id = ?`, [1])).toEqual([
+          { n: i, name: 'Café "quoted"' },
+        ]);
       }
       expect(statements()).toMatchObject({ entries: SQLITE_STATEMENTS.entries, maxBytes: SQLITE_STATEMENTS.bytes });
     });
 
     it('keeps statements within SQLITE_STATEMENTS.bytes, counting their SQL and parameters', async () => {
       const ids = Array.from({ length: 500 }, (_, i) => i + 1);
-      const sql = (i: number) => `SELECT ${i} AS n, COUNT(*) AS c FROM ${table} WHERE term_id IN (${placeholders(ids.length)})`;
+      const sql = (i: number) =>
+        `SELECT ${i} AS n, COUNT(*) AS c FROM ${table} WHERE term_id IN (${placeholders(ids.length)})`;
       expect(sqliteStatementBytes(sql(0), ids.length)).toBeGreaterThan(100_000);
       for (let i = 0; i < 200; i++) expect(await rawQuery(ds, sql(i), ids)).toEqual([{ n: i, c: 2 }]);
       const { bytes, entries } = statements();
@@ -108,8 +138,12 @@ describe('raw queries', () => {
       expect(limitClause(10.7, -5)).toBe('LIMIT 10 OFFSET 0');
       expect(limitClause(NaN, 1e21)).toBe('LIMIT 0 OFFSET 9007199254740991');
       expect(limitClause(100, (99999999999999999999 - 1) * 100)).toBe('LIMIT 100 OFFSET 9007199254740991');
-      await expect(rawQuery(ds, `SELECT name FROM ${table} ORDER BY term_id ${limitClause(100, 1e22)}`)).resolves.toEqual([]);
-      await expect(rawQuery(ds, `SELECT name FROM ${table} ORDER BY term_id ${limitClause(1, 1)}`)).resolves.toEqual([{ name: 'Second' }]);
+      await expect(
+        rawQuery(ds, `SELECT name FROM ${table} ORDER BY term_id ${limitClause(100, 1e22)}`),
+      ).resolves.toEqual([]);
+      await expect(rawQuery(ds, `SELECT name FROM ${table} ORDER BY term_id ${limitClause(1, 1)}`)).resolves.toEqual([
+        { name: 'Second' },
+      ]);
     });
   });
 });

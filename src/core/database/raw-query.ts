@@ -51,8 +51,15 @@ export function limitClause(limit: number, offset: number): string {
  * The number a `SELECT COUNT(*) AS n …` statement gives, counted once for the same statement and parameters within
  * the cache's moment (collection totals, see {@link ShortCache}).
  */
-export function countWithin(cache: ShortCache<number>, db: DataSource, sql: string, params: unknown[]): Promise<number> {
-  return cache.get(countKey(sql, params), async () => Number((await rawQuery<{ n: number | string }>(db, sql, params))[0]?.n ?? 0));
+export function countWithin(
+  cache: ShortCache<number>,
+  db: DataSource,
+  sql: string,
+  params: unknown[],
+): Promise<number> {
+  return cache.get(countKey(sql, params), async () =>
+    Number((await rawQuery<{ n: number | string }>(db, sql, params))[0]?.n ?? 0),
+  );
 }
 
 /** The key of a count in its {@link ShortCache}. */
@@ -104,12 +111,19 @@ function toNumber(value: unknown): unknown {
  */
 function compileRowBuilder<R>(source: string, proto: object | null): (row: R) => Record<string, unknown> {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  return new Function('proto', 'toNumber', `"use strict"; return function (r) { ${source} };`)(proto, toNumber) as (row: R) => Record<string, unknown>;
+  return new Function('proto', 'toNumber', `"use strict"; return function (r) { ${source} };`)(proto, toNumber) as (
+    row: R,
+  ) => Record<string, unknown>;
 }
 
 /** Builds an entity from a row array, a mapping per column (`null`: not a column of the entity). */
-function arrayToEntity(metadata: EntityMetadata, plan: Array<ColumnMapping | null>): (row: unknown[]) => Record<string, unknown> {
-  const stores = plan.map((m, i) => (m ? `e[${JSON.stringify(m.property)}] = ${m.numeric ? `toNumber(r[${i}])` : `r[${i}]`};` : '')).join(' ');
+function arrayToEntity(
+  metadata: EntityMetadata,
+  plan: Array<ColumnMapping | null>,
+): (row: unknown[]) => Record<string, unknown> {
+  const stores = plan
+    .map((m, i) => (m ? `e[${JSON.stringify(m.property)}] = ${m.numeric ? `toNumber(r[${i}])` : `r[${i}]`};` : ''))
+    .join(' ');
   return compileRowBuilder(`const e = Object.create(proto); ${stores} return e;`, prototypeOf(metadata));
 }
 
@@ -151,7 +165,12 @@ export function hydrate<T>(metadata: EntityMetadata, rows: Array<Record<string, 
  * Runs a SELECT on the data source, or inside a transaction, and returns its rows as entities (see {@link hydrate});
  * on the data source with SQLite the entities are built straight from the driver's rows, without objects in between.
  */
-export async function rawEntities<T>(db: DataSource | EntityManager, metadata: EntityMetadata, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function rawEntities<T>(
+  db: DataSource | EntityManager,
+  metadata: EntityMetadata,
+  sql: string,
+  params: unknown[] = [],
+): Promise<T[]> {
   const fast = db instanceof DataSource ? fastReader(db) : null;
   if (fast?.entities && db instanceof DataSource) {
     const writing = committedRead(db);
@@ -167,7 +186,11 @@ export async function rawEntities<T>(db: DataSource | EntityManager, metadata: E
  * driver — a cached prepared statement on SQLite, a server-side prepared statement (`execute`) on MySQL — skipping
  * TypeORM's per-query bookkeeping; they are still logged when query logging is on.
  */
-export function rawQuery<R = Record<string, unknown>>(db: DataSource | EntityManager, sql: string, params: unknown[] = []): Promise<R[]> {
+export function rawQuery<R = Record<string, unknown>>(
+  db: DataSource | EntityManager,
+  sql: string,
+  params: unknown[] = [],
+): Promise<R[]> {
   if (db instanceof DataSource && /^\s*SELECT\b/i.test(sql)) {
     const fast = fastReader(db);
     if (fast) {
@@ -282,7 +305,11 @@ function fastReader(db: DataSource): Reader | null {
     // Kept by SQL within SQLITE_STATEMENTS, the least recently used dropped first (SQLite finalizes a statement once
     // it is garbage); one too large for it is prepared for each run.
     const statements = new Map<string, HeldStatement<Prepared>>();
-    const budget = new ByteLru<HeldStatement<Prepared>>('sqlite-statements', SQLITE_STATEMENTS.bytes, SQLITE_STATEMENTS.entries);
+    const budget = new ByteLru<HeldStatement<Prepared>>(
+      'sqlite-statements',
+      SQLITE_STATEMENTS.bytes,
+      SQLITE_STATEMENTS.entries,
+    );
     const prepare = (sql: string, params: number) => {
       const held = statements.get(sql);
       if (held) {
@@ -329,13 +356,17 @@ function fastReader(db: DataSource): Reader | null {
     const once = (sql: string, params: unknown[]) =>
       new Promise<unknown[]>((resolve, reject) => {
         const done = (error: Error | null, rows: unknown) => (error ? reject(error) : resolve(rows as unknown[]));
-        if (mysqlStatementBytes(sql, params.length) <= MYSQL_PREPARED_STATEMENT_MAX_BYTES) pool.execute(sql, params, done);
+        if (mysqlStatementBytes(sql, params.length) <= MYSQL_PREPARED_STATEMENT_MAX_BYTES)
+          pool.execute(sql, params, done);
         else pool.query(sql, params, done);
       });
     reader = {
       // A read whose connection was lost under it (a database node killed, a proxy failing over) is read once more
       // on a new connection: it changed nothing.
-      rows: (sql, params) => once(sql, params).catch((error: unknown) => (isConnectionLost(error) ? once(sql, params) : Promise.reject(error))),
+      rows: (sql, params) =>
+        once(sql, params).catch((error: unknown) =>
+          isConnectionLost(error) ? once(sql, params) : Promise.reject(error),
+        ),
     };
   }
   READERS.set(db, reader);

@@ -1,7 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { retryLostReads } from './read-retry';
 
-const lost = () => Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+const lost = () =>
+  Object.assign(new Error('Connection lost: The server closed the connection.'), {
+    code: 'PROTOCOL_CONNECTION_LOST',
+    fatal: true,
+  });
 
 /** A MySQL data source whose runners' first statement loses its connection; counts connections taken. */
 function losingOnce(options: { inTransaction?: boolean } = {}) {
@@ -29,7 +33,14 @@ function losingOnce(options: { inTransaction?: boolean } = {}) {
   };
   const dataSource = { options: { type: 'mysql' }, driver } as unknown as DataSource;
   retryLostReads(dataSource);
-  return { runner: () => (dataSource.driver as unknown as { createQueryRunner(m: string): { query(sql: string): Promise<unknown> } }).createQueryRunner('master'), connections, statements };
+  return {
+    runner: () =>
+      (
+        dataSource.driver as unknown as { createQueryRunner(m: string): { query(sql: string): Promise<unknown> } }
+      ).createQueryRunner('master'),
+    connections,
+    statements,
+  };
 }
 
 describe('retryLostReads', () => {
@@ -42,7 +53,9 @@ describe('retryLostReads', () => {
 
   it('does not run a write again (it may have been applied)', async () => {
     const db = losingOnce();
-    await expect(db.runner().query('UPDATE wp_options SET option_value = 1')).rejects.toMatchObject({ code: 'PROTOCOL_CONNECTION_LOST' });
+    await expect(db.runner().query('UPDATE wp_options SET option_value = 1')).rejects.toMatchObject({
+      code: 'PROTOCOL_CONNECTION_LOST',
+    });
     expect(db.statements).toHaveLength(1);
   });
 

@@ -23,7 +23,10 @@ interface RunnerInternals {
  */
 export function retryLostReads(dataSource: DataSource): void {
   if (!isMySql(dataSource)) return;
-  const driver = dataSource.driver as unknown as { createQueryRunner(mode: string): RunnerInternals; [PATCHED]?: boolean };
+  const driver = dataSource.driver as unknown as {
+    createQueryRunner(mode: string): RunnerInternals;
+    [PATCHED]?: boolean;
+  };
   if (driver[PATCHED]) return;
   driver[PATCHED] = true;
   const create = driver.createQueryRunner.bind(driver);

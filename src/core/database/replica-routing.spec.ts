@@ -81,18 +81,30 @@ class FakePool extends EventEmitter {
 
 const asPool = (pool: FakePool) => pool as unknown as mysql2.Pool;
 
-function ask(pool: mysql2.Pool | FakeConnection, sql: string, method: 'query' | 'execute' = 'query'): Promise<Array<{ server: string }>> {
+function ask(
+  pool: mysql2.Pool | FakeConnection,
+  sql: string,
+  method: 'query' | 'execute' = 'query',
+): Promise<Array<{ server: string }>> {
   return new Promise((resolve, reject) =>
-    (pool[method] as (...args: unknown[]) => void)(sql, [], (error: Error | null, rows: Array<{ server: string }>) => (error ? reject(error) : resolve(rows))),
+    (pool[method] as (...args: unknown[]) => void)(sql, [], (error: Error | null, rows: Array<{ server: string }>) =>
+      error ? reject(error) : resolve(rows),
+    ),
   );
 }
 
 function connectionOf(pool: mysql2.Pool): Promise<FakeConnection> {
-  return new Promise((resolve, reject) => pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection as unknown as FakeConnection))));
+  return new Promise((resolve, reject) =>
+    pool.getConnection((error, connection) =>
+      error ? reject(error) : resolve(connection as unknown as FakeConnection),
+    ),
+  );
 }
 
 /** A router over two fake replicas, both probed in sync. */
-async function routerWithReplicas(lags: Array<number | null> = [0, 0]): Promise<{ router: ReplicaRouter; replicas: FakePool[]; primary: FakePool; pool: mysql2.Pool }> {
+async function routerWithReplicas(
+  lags: Array<number | null> = [0, 0],
+): Promise<{ router: ReplicaRouter; replicas: FakePool[]; primary: FakePool; pool: mysql2.Pool }> {
   const router = new ReplicaRouter(5);
   const replicas = lags.map((_, i) => new FakePool(`replica${i}`));
   replicas.forEach((replica, i) => router.add(`replica ${i}`, asPool(replica)));
@@ -174,7 +186,10 @@ describe('ReplicaRouter: choosing a server', () => {
     replica.answer = () => [{ Seconds_Behind_Master: null }];
     await router.probeAll();
     expect(router.lags()).toEqual([null]);
-    replica.answer = (sql) => (sql === 'SHOW REPLICA STATUS' ? Object.assign(new Error('syntax'), { code: 'ER_PARSE_ERROR' }) : [{ Seconds_Behind_Master: 3 }]);
+    replica.answer = (sql) =>
+      sql === 'SHOW REPLICA STATUS'
+        ? Object.assign(new Error('syntax'), { code: 'ER_PARSE_ERROR' })
+        : [{ Seconds_Behind_Master: 3 }];
     await router.probeAll();
     expect(router.lags()).toEqual([3]);
     expect(replica.ran.slice(-2)).toEqual(['SHOW REPLICA STATUS', 'SHOW SLAVE STATUS']);
@@ -278,7 +293,9 @@ describe('ReplicaRouter: routing statements', () => {
     const scope = await router.scopeFor('GET', 'k', 5000);
     let later: Promise<string> | undefined;
     await router.run(scope, async () => {
-      later = new Promise((resolve) => setTimeout(() => void ask(pool, 'SELECT 1').then((rows) => resolve(rows[0].server)), 20));
+      later = new Promise((resolve) =>
+        setTimeout(() => void ask(pool, 'SELECT 1').then((rows) => resolve(rows[0].server)), 20),
+      );
     });
     expect(await later).toBe('primary');
   });

@@ -91,7 +91,8 @@ export function sharedReadDone(mark: number): void {
 /** A leading comment, then the first word: statements that only read. */
 const READ = /^\s*(?:\/\*[^]*?\*\/\s*)*(?:SELECT|SHOW|DESCRIBE|DESC|EXPLAIN|WITH)\b/i;
 /** Reads that lock or take a named lock: they belong to the primary. */
-const LOCKING = /\bFOR\s+UPDATE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b|\bFOR\s+SHARE\b|\b(?:GET_LOCK|RELEASE_LOCK|RELEASE_ALL_LOCKS|IS_USED_LOCK|NEXTVAL|LAST_INSERT_ID)\s*\(/i;
+const LOCKING =
+  /\bFOR\s+UPDATE\b|\bLOCK\s+IN\s+SHARE\s+MODE\b|\bFOR\s+SHARE\b|\b(?:GET_LOCK|RELEASE_LOCK|RELEASE_ALL_LOCKS|IS_USED_LOCK|NEXTVAL|LAST_INSERT_ID)\s*\(/i;
 
 /** Whether a statement only reads (a replica may run it). */
 export function isReadStatement(sql: string): boolean {
@@ -153,7 +154,11 @@ const AUTH_COOKIE = /(?:^|;\s*)((?:cms_logged_in|wordpress_logged_in_[0-9a-f]*)=
  * credentials themselves out of any store.
  */
 export function callerKeyOf(ip: string, authorization: string | undefined, cookie: string | undefined): string {
-  const hash = createHash('sha256').update(ip).update('\0').update(authorization ?? '').update('\0');
+  const hash = createHash('sha256')
+    .update(ip)
+    .update('\0')
+    .update(authorization ?? '')
+    .update('\0');
   if (cookie) for (const match of cookie.matchAll(AUTH_COOKIE)) hash.update(match[1]).update(';');
   return `cms:raw:${hash.digest('base64url')}`;
 }
@@ -263,7 +268,9 @@ export class ReplicaRouter {
   async end(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await Promise.all(this.replicas.map((replica) => new Promise<void>((resolve) => replica.pool.end(() => resolve()))));
+    await Promise.all(
+      this.replicas.map((replica) => new Promise<void>((resolve) => replica.pool.end(() => resolve()))),
+    );
     await this.marks.close?.().catch(() => undefined);
   }
 
@@ -307,7 +314,16 @@ export class ReplicaRouter {
     } else if (!(await this.isMarkedSafely(callerKey))) {
       replica = this.pick();
     }
-    return { router: this, replica, wrote: false, usedReplica: false, usedPrimary: false, ended: false, statements: 0, borrowed: false };
+    return {
+      router: this,
+      replica,
+      wrote: false,
+      usedReplica: false,
+      usedPrimary: false,
+      ended: false,
+      statements: 0,
+      borrowed: false,
+    };
   }
 
   /** Runs `work` in `scope`: its statements are routed by it until it ends. */
@@ -456,7 +472,14 @@ class RoutedConnection {
     if (this.router.route(sql) !== undefined) {
       const [rest, callback] = splitCallback(args);
       // An unreachable replica: the request goes on on the primary (a read retried takes a primary connection).
-      if (callback) args = [...rest, (error: Error | null, ...results: unknown[]) => (error && this.router.failOver(error), callback(error, ...results))];
+      if (callback)
+        args = [
+          ...rest,
+          (error: Error | null, ...results: unknown[]) => (
+            error && this.router.failOver(error),
+            callback(error, ...results)
+          ),
+        ];
       return send();
     }
     this.switching = new Promise<void>((resolve, reject) =>
@@ -483,7 +506,10 @@ class RoutedConnection {
 export function routedPool(primary: mysql2.Pool, router: ReplicaRouter): mysql2.Pool {
   const getConnection = (callback: (error: Error | null, connection?: unknown) => void): void => {
     const scope = storage.getStore();
-    const pinned = scope && scope.router === router && scope.replica !== PRIMARY && !scope.wrote && !scope.ended ? router.pools[scope.replica] : undefined;
+    const pinned =
+      scope && scope.router === router && scope.replica !== PRIMARY && !scope.wrote && !scope.ended
+        ? router.pools[scope.replica]
+        : undefined;
     if (!pinned) {
       router.notePrimary();
       return primary.getConnection(callback as Parameters<mysql2.Pool['getConnection']>[0]);
@@ -498,8 +524,8 @@ export function routedPool(primary: mysql2.Pool, router: ReplicaRouter): mysql2.
   const direct = (method: 'query' | 'execute') =>
     function (...args: unknown[]): unknown {
       const scope = storage.getStore();
-    if (scope) scope.statements++;
-    const pool = router.route(sqlOf(args[0])) ?? primary;
+      if (scope) scope.statements++;
+      const pool = router.route(sqlOf(args[0])) ?? primary;
       const [rest, callback] = splitCallback(args);
       if (pool === primary || !callback) return (pool[method] as (...a: unknown[]) => unknown).apply(pool, args);
       // An unreachable replica: read once more on the primary, and the rest of the request too.
@@ -515,7 +541,12 @@ export function routedPool(primary: mysql2.Pool, router: ReplicaRouter): mysql2.
   const end = (callback?: (error?: unknown) => void): void => {
     void router.end().then(() => primary.end(callback as never));
   };
-  const overrides: Record<string | symbol, unknown> = { getConnection, query: direct('query'), execute: direct('execute'), end };
+  const overrides: Record<string | symbol, unknown> = {
+    getConnection,
+    query: direct('query'),
+    execute: direct('execute'),
+    end,
+  };
   return new Proxy(primary, {
     get(target, property) {
       if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];

@@ -197,7 +197,9 @@ describe('clearOnWrites', () => {
     await ds.getRepository(OptionEntity).insert({ name: 'entity', value: '1', autoload: 'yes' });
     expect(await total()).toBe(1);
     // A plain statement inside a transaction fires no entity event: the commit clears the totals.
-    await ds.transaction((em) => em.query(`INSERT INTO ${table} (option_name, option_value, autoload) VALUES ('raw', '1', 'yes')`));
+    await ds.transaction((em) =>
+      em.query(`INSERT INTO ${table} (option_name, option_value, autoload) VALUES ('raw', '1', 'yes')`),
+    );
     expect(await total()).toBe(2);
     // So does a rollback: a total read meanwhile may have counted rows that are gone.
     await expect(

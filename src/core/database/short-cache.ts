@@ -141,11 +141,20 @@ export class ShortCache<T> {
  * A cache the version stamps keep exact (`validated`, see `VersionStamps.validate`) is left to them: they clear it
  * when a write moves a group it depends on, and an edit of a post's text leaves a count of posts by status alone.
  */
-export function clearOnWrites(dataSource: { subscribers: unknown[] }, ...caches: Array<{ clear(): void; validated?: boolean }>): void {
+export function clearOnWrites(
+  dataSource: { subscribers: unknown[] },
+  ...caches: Array<{ clear(): void; validated?: boolean }>
+): void {
   const clear = () => {
     for (const cache of caches) if (!cache.validated) cache.clear();
   };
   // Again once the transaction has ended: a value read meanwhile (a count in SQLite's read thread sees committed rows
   // only) would be from before the write.
-  dataSource.subscribers.push({ afterInsert: clear, afterUpdate: clear, afterRemove: clear, afterTransactionCommit: clear, afterTransactionRollback: clear });
+  dataSource.subscribers.push({
+    afterInsert: clear,
+    afterUpdate: clear,
+    afterRemove: clear,
+    afterTransactionCommit: clear,
+    afterTransactionRollback: clear,
+  });
 }

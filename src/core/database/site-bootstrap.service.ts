@@ -57,7 +57,10 @@ export class SiteBootstrapService implements OnModuleInit {
   async bootstrap(): Promise<BootstrapReport> {
     const lock = new MigrationLock(this.dataSource);
     return lock.run(() => this.bootstrapUnlocked(), {
-      onWait: (holder) => this.logger.log(`Waiting for ${holder} to finish the migrations and the first-start set-up (the migrations lock row)`),
+      onWait: (holder) =>
+        this.logger.log(
+          `Waiting for ${holder} to finish the migrations and the first-start set-up (the migrations lock row)`,
+        ),
     });
   }
 
@@ -72,7 +75,9 @@ export class SiteBootstrapService implements OnModuleInit {
     if (siteInstalled) this.logger.log('Installed a new site with default options, roles and the default category.');
     const adminCreated = await this.createInitialAdmin();
     if (this.options.stampTriggers === 'install') {
-      this.logger.log(`Installed ${await installStampTriggers(this.dataSource)} stamp triggers (stampTriggers: 'install').`);
+      this.logger.log(
+        `Installed ${await installStampTriggers(this.dataSource)} stamp triggers (stampTriggers: 'install').`,
+      );
     } else if (this.options.stampTriggers === 'remove') {
       const removed = await removeStampTriggers(this.dataSource);
       if (removed) this.logger.log(`Removed ${removed} stamp triggers (stampTriggers: 'remove').`);
@@ -111,7 +116,9 @@ export class SiteBootstrapService implements OnModuleInit {
           );
         });
         if (!created) return null;
-        this.logger.log(`Created the administrator "${created.login}" (user ${created.id}) from the initial admin settings.`);
+        this.logger.log(
+          `Created the administrator "${created.login}" (user ${created.id}) from the initial admin settings.`,
+        );
         return created.login;
       } catch (error) {
         // Another server won the race: its transaction was chosen to commit (MySQL deadlock victim, SQLite busy
@@ -127,9 +134,17 @@ export class SiteBootstrapService implements OnModuleInit {
 /** A deadlock or lock/busy error after which the transaction can simply be run again. */
 function isLockConflict(error: unknown): boolean {
   const seen = new Set<unknown>();
-  for (let e = error as { code?: unknown; driverError?: unknown } | undefined; e && !seen.has(e); e = e.driverError as typeof e) {
+  for (
+    let e = error as { code?: unknown; driverError?: unknown } | undefined;
+    e && !seen.has(e);
+    e = e.driverError as typeof e
+  ) {
     seen.add(e);
-    if (typeof e.code === 'string' && /^(ER_LOCK_DEADLOCK|ER_LOCK_WAIT_TIMEOUT|SQLITE_BUSY\w*|SQLITE_LOCKED\w*)$/.test(e.code)) return true;
+    if (
+      typeof e.code === 'string' &&
+      /^(ER_LOCK_DEADLOCK|ER_LOCK_WAIT_TIMEOUT|SQLITE_BUSY\w*|SQLITE_LOCKED\w*)$/.test(e.code)
+    )
+      return true;
   }
   return false;
 }

@@ -43,7 +43,10 @@ async function waitFor(db: DataSource, writing: Promise<void>): Promise<void> {
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      db.logger.log('warn', `A read waited ${COMMITTED_READ_WAIT_MS} ms for a write transaction of this process and went ahead: reads inside a transaction must use its EntityManager.`);
+      db.logger.log(
+        'warn',
+        `A read waited ${COMMITTED_READ_WAIT_MS} ms for a write transaction of this process and went ahead: reads inside a transaction must use its EntityManager.`,
+      );
       return;
     }
   }

@@ -21,7 +21,9 @@ describe('writeTransaction on a SQLite file written by another process', () => {
     ds = new DataSource({ type: 'better-sqlite3', database: file, entities: [OptionEntity], enableWAL: true });
     await ds.initialize();
     table = ds.getMetadata(OptionEntity).tableName;
-    await ds.query(`CREATE TABLE ${table} (option_id INTEGER PRIMARY KEY AUTOINCREMENT, option_name TEXT NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload TEXT NOT NULL)`);
+    await ds.query(
+      `CREATE TABLE ${table} (option_id INTEGER PRIMARY KEY AUTOINCREMENT, option_name TEXT NOT NULL UNIQUE, option_value TEXT NOT NULL, autoload TEXT NOT NULL)`,
+    );
     other = new Database(file);
   });
 
@@ -31,8 +33,12 @@ describe('writeTransaction on a SQLite file written by another process', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const insert = (name: string) => writeTransaction(ds, (em) => em.query(`INSERT INTO ${table} (option_name, option_value, autoload) VALUES (?, '1', 'yes')`, [name]));
-  const stored = (name: string) => other.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE option_name = ?`).get(name) as { n: number };
+  const insert = (name: string) =>
+    writeTransaction(ds, (em) =>
+      em.query(`INSERT INTO ${table} (option_name, option_value, autoload) VALUES (?, '1', 'yes')`, [name]),
+    );
+  const stored = (name: string) =>
+    other.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE option_name = ?`).get(name) as { n: number };
 
   it('waits for the other writer without blocking the process, then commits once', async () => {
     other.exec('BEGIN IMMEDIATE');
@@ -90,7 +96,9 @@ function mysqlFailing(errors: unknown[]): { dataSource: DataSource; runs: () => 
   return { dataSource, runs: () => runs };
 }
 
-const deadlock = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { driverError: { code: 'ER_LOCK_DEADLOCK', errno: 1213 } });
+const deadlock = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), {
+  driverError: { code: 'ER_LOCK_DEADLOCK', errno: 1213 },
+});
 
 describe('writeTransaction on MySQL', () => {
   it('runs a transaction again when InnoDB chose it as a deadlock victim', async () => {
@@ -103,7 +111,10 @@ describe('writeTransaction on MySQL', () => {
     // Galera certifies a transaction at commit: the work ran, then the commit was refused.
     let commits = 0;
     let works = 0;
-    const certification = Object.assign(new Error('Deadlock found when trying to get lock; try restarting transaction'), { driverError: { code: 'ER_LOCK_DEADLOCK', errno: 1213 } });
+    const certification = Object.assign(
+      new Error('Deadlock found when trying to get lock; try restarting transaction'),
+      { driverError: { code: 'ER_LOCK_DEADLOCK', errno: 1213 } },
+    );
     const dataSource = {
       options: { type: 'mysql' },
       async transaction(work: (em: EntityManager) => Promise<unknown>) {
@@ -117,7 +128,10 @@ describe('writeTransaction on MySQL', () => {
   });
 
   it('runs a transaction again when its connection was lost before its work was done, not when lost at COMMIT', async () => {
-    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true });
+    const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), {
+      code: 'PROTOCOL_CONNECTION_LOST',
+      fatal: true,
+    });
     let works = 0;
     const losing = (atCommit: boolean) =>
       ({
@@ -146,13 +160,17 @@ describe('writeTransaction on MySQL', () => {
   });
 
   it('does not run a transaction again after any other error', async () => {
-    const duplicate = Object.assign(new Error("Duplicate entry 'x' for key 'option_name'"), { driverError: { code: 'ER_DUP_ENTRY', errno: 1062 } });
+    const duplicate = Object.assign(new Error("Duplicate entry 'x' for key 'option_name'"), {
+      driverError: { code: 'ER_DUP_ENTRY', errno: 1062 },
+    });
     const { dataSource, runs } = mysqlFailing([duplicate]);
     await expect(writeTransaction(dataSource, async () => 'done')).rejects.toBe(duplicate);
     expect(runs()).toBe(1);
   });
 
   it('knows deadlocks and lock wait timeouts by code or number', () => {
-    expect([deadlock, { code: 'ER_LOCK_WAIT_TIMEOUT' }, { errno: 1205 }, { code: 'ER_DUP_ENTRY' }, null].map(isLockConflict)).toEqual([true, true, true, false, false]);
+    expect(
+      [deadlock, { code: 'ER_LOCK_WAIT_TIMEOUT' }, { errno: 1205 }, { code: 'ER_DUP_ENTRY' }, null].map(isLockConflict),
+    ).toEqual([true, true, true, false, false]);
   });
 });

@@ -32,10 +32,14 @@ export const LOCK_CONFLICT_RETRIES = 4;
  * the transactions themselves may all be holding.
  */
 export function writeTransaction<T>(dataSource: DataSource, work: (em: EntityManager) => Promise<T>): Promise<T> {
-  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite') return retriedTransaction(dataSource, work);
+  if (dataSource.options.type !== 'better-sqlite3' && dataSource.options.type !== 'sqlite')
+    return retriedTransaction(dataSource, work);
   const previous = QUEUES.get(dataSource) ?? Promise.resolve();
   const run = previous.then(() => lockedTransaction(dataSource, work));
-  QUEUES.set(dataSource, run.catch(() => undefined));
+  QUEUES.set(
+    dataSource,
+    run.catch(() => undefined),
+  );
   return run;
 }
 
@@ -147,6 +151,10 @@ export async function takeWriteTurn(em: EntityManager): Promise<void> {
     }
   }
   const repo = em.getRepository(OptionEntity);
-  const row = await repo.findOne({ where: { name: 'sticky_posts' }, lock: { mode: 'pessimistic_write' }, select: { id: true } });
+  const row = await repo.findOne({
+    where: { name: 'sticky_posts' },
+    lock: { mode: 'pessimistic_write' },
+    select: { id: true },
+  });
   if (!row) await repo.insert({ name: 'sticky_posts', value: 'a:0:{}', autoload: 'yes' });
 }

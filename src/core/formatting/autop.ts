@@ -178,7 +178,10 @@ export function wpautop(text: string, br = true): string {
   // WordPress replaces them one after the other (str_replace with lists), a pass over the text for each: one pass
   // here, which differs only for a text that holds a placeholder's own markup.
   if (preTags.length) {
-    text = text.replace(/<pre wp-pre-tag-(\d+)><\/pre>/g, (placeholder, i: string) => preTags[Number(i)]?.[1] ?? placeholder);
+    text = text.replace(
+      /<pre wp-pre-tag-(\d+)><\/pre>/g,
+      (placeholder, i: string) => preTags[Number(i)]?.[1] ?? placeholder,
+    );
   }
 
   // Restore newlines in all elements.

@@ -131,7 +131,11 @@ export function parseBlocks(document: string, options: { keepRawAttrs?: boolean 
         offset = startOffset + tokenLength;
         continue;
       }
-      addInnerBlock({ blockName, attrs, innerBlocks: [], innerHTML: '', innerContent: [], ...raw }, startOffset, tokenLength);
+      addInnerBlock(
+        { blockName, attrs, innerBlocks: [], innerHTML: '', innerContent: [], ...raw },
+        startOffset,
+        tokenLength,
+      );
       offset = startOffset + tokenLength;
       continue;
     }
@@ -198,4 +202,3 @@ export function hasBlocks(content: string): boolean {
 export function doBlocks(content: string): string {
   return parseBlocks(content).map(renderBlock).join('');
 }
-

@@ -107,7 +107,12 @@ function escUrlSimple(url: string): string {
 
 /** `esc_attr()` for the (ASCII, entity-free) smiley codes. */
 function escAttrSimple(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#039;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#039;');
 }
 
 /** `translate_smiley()`. */

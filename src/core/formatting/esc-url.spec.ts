@@ -11,7 +11,13 @@ describe('escUrlRaw (esc_url_raw)', () => {
   });
 
   it('refuses protocols that are not allowed, in any case and with tricks', () => {
-    for (const url of ['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'data:text/html;base64,PHNjcmlwdD4=', 'vbscript:msgbox(1)', 'java\tscript:alert(1)']) {
+    for (const url of [
+      'javascript:alert(1)',
+      'JaVaScRiPt:alert(1)',
+      'data:text/html;base64,PHNjcmlwdD4=',
+      'vbscript:msgbox(1)',
+      'java\tscript:alert(1)',
+    ]) {
       expect(escUrlRaw(url)).toBe('');
     }
     // An encoded colon is no scheme: the text becomes a host name of an http URL, as in WordPress.

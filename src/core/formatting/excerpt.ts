@@ -245,7 +245,26 @@ export function wpTrimWords(text: string, numWords = 55, more: string = '&hellip
 // force_balance_tags
 // ---------------------------------------------------------------------------
 
-const SINGLE_TAGS = ['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex', 'link', 'meta', 'param', 'source', 'track', 'wbr'];
+const SINGLE_TAGS = [
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+];
 const NESTABLE_TAGS = ['article', 'aside', 'blockquote', 'details', 'div', 'figure', 'object', 'q', 'section', 'span'];
 const TAG_PATTERN = new RegExp(
   '<' +
@@ -438,13 +457,16 @@ export function stripShortcodes(content: string, shortcodeTags: readonly string[
 
 /** PHP `stripcslashes()`. */
 function stripcslashes(str: string): string {
-  return str.replace(/\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3})|([\s\S])|$)/g, (_m, hex?: string, oct?: string, ch?: string) => {
-    if (hex !== undefined) return String.fromCharCode(parseInt(hex, 16));
-    if (oct !== undefined) return String.fromCharCode(parseInt(oct, 8) & 0xff);
-    if (ch === undefined) return '';
-    const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', v: '\x0B', b: '\b', f: '\f' };
-    return map[ch] ?? ch;
-  });
+  return str.replace(
+    /\\(?:x([0-9a-fA-F]{1,2})|([0-7]{1,3})|([\s\S])|$)/g,
+    (_m, hex?: string, oct?: string, ch?: string) => {
+      if (hex !== undefined) return String.fromCharCode(parseInt(hex, 16));
+      if (oct !== undefined) return String.fromCharCode(parseInt(oct, 8) & 0xff);
+      if (ch === undefined) return '';
+      const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', v: '\x0B', b: '\b', f: '\f' };
+      return map[ch] ?? ch;
+    },
+  );
 }
 
 /** `shortcode_parse_atts( $text )`: named attributes (lower-cased) and positional ones (numeric keys), or the trimmed text. */
@@ -507,12 +529,21 @@ function doShortcodeTag(m: (string | undefined)[], render: ShortcodeRenderer | u
   return out === undefined ? whole : open + out + close;
 }
 
-function replaceShortcodes(text: string, tagnames: readonly string[], render: ShortcodeRenderer | undefined): [string, number] {
+function replaceShortcodes(
+  text: string,
+  tagnames: readonly string[],
+  render: ShortcodeRenderer | undefined,
+): [string, number] {
   return replaceShortcodeMatches(text, tagnames, (m) => doShortcodeTag(m, render));
 }
 
 /** `do_shortcodes_in_html_tags( $content, $ignore_html, $tagnames )`. */
-function doShortcodesInHtmlTags(content: string, ignoreHtml: boolean, tagnames: readonly string[], render: ShortcodeRenderer | undefined): string {
+function doShortcodesInHtmlTags(
+  content: string,
+  ignoreHtml: boolean,
+  tagnames: readonly string[],
+  render: ShortcodeRenderer | undefined,
+): string {
   // Normalize entities in unfiltered HTML before adding placeholders.
   content = strtr(content, { '&#91;': '&#091;', '&#93;': '&#093;' });
   const trans = { '[': '&#91;', ']': '&#93;' };
@@ -613,7 +644,10 @@ const EXCERPT_ALLOWED_INNER_BLOCKS: readonly (string | null)[] = [
   'core/verse',
 ];
 const EXCERPT_ALLOWED_WRAPPER_BLOCKS: readonly string[] = ['core/columns', 'core/column', 'core/group'];
-const EXCERPT_ALLOWED_BLOCKS: readonly (string | null)[] = [...EXCERPT_ALLOWED_INNER_BLOCKS, ...EXCERPT_ALLOWED_WRAPPER_BLOCKS];
+const EXCERPT_ALLOWED_BLOCKS: readonly (string | null)[] = [
+  ...EXCERPT_ALLOWED_INNER_BLOCKS,
+  ...EXCERPT_ALLOWED_WRAPPER_BLOCKS,
+];
 
 function excerptRenderInnerBlocks(parsed: ParsedBlock): string {
   let output = '';
@@ -698,4 +732,3 @@ export function getTheContentForExcerpt(postContent: string): string {
   }
   return output;
 }
-

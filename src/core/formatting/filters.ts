@@ -35,7 +35,15 @@
 import { shortcodeUnautop, wpautop } from './autop';
 import { capitalPDangit, convertChars, convertSmilies } from './convert-chars';
 import { doBlocks, hasBlocks, parseBlocks, renderBlock } from './blocks';
-import { doShortcode, forceBalanceTags, getTheContentForExcerpt, stripShortcodes, excerptRemoveBlocks, wpTrimWords, type ShortcodeRenderer } from './excerpt';
+import {
+  doShortcode,
+  forceBalanceTags,
+  getTheContentForExcerpt,
+  stripShortcodes,
+  excerptRemoveBlocks,
+  wpTrimWords,
+  type ShortcodeRenderer,
+} from './excerpt';
 import { DEFAULT_SHORTCODE_TAGS, PCRE_SPACE, phpTrim, strReplace, wptexturize } from './texturize';
 
 const SP = PCRE_SPACE;
@@ -53,7 +61,11 @@ export interface ContentTagsOptions {
    * which need the attachment's metadata. Without it such images are left as WordPress leaves
    * images whose attachment does not exist.
    */
-  attachmentImage?: (tag: string, attachmentId: number, flags: { addDimensions: boolean; addSrcset: boolean }) => string;
+  attachmentImage?: (
+    tag: string,
+    attachmentId: number,
+    flags: { addDimensions: boolean; addSrcset: boolean },
+  ) => string;
 }
 
 /**
@@ -253,7 +265,12 @@ export interface ExcerptOptions extends RenderOptions {
  * (page 1, teaser before `<!--more-->`), `strip_shortcodes`, `excerpt_remove_blocks`, the `the_content`
  * filters, `]]>` escaping and `wp_trim_words( $text, 55, ' [&hellip;]' )`.
  */
-export function wpTrimExcerpt(content: string, excerptLength = 55, more = ' [&hellip;]', options: ExcerptOptions = {}): string {
+export function wpTrimExcerpt(
+  content: string,
+  excerptLength = 55,
+  more = ' [&hellip;]',
+  options: ExcerptOptions = {},
+): string {
   let text = getTheContentForExcerpt(content);
   text = stripShortcodes(text, options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS);
   text = excerptRemoveBlocks(text);

@@ -4,7 +4,13 @@
  * before returning them as `rendered` in the REST API, and `wp_kses_post()`.
  */
 export { wpautop, shortcodeUnautop } from './autop';
-export { wptexturize, wptexturizePrimes, DEFAULT_SHORTCODE_TAGS, DEFAULT_NO_TEXTURIZE_TAGS, DEFAULT_NO_TEXTURIZE_SHORTCODES } from './texturize';
+export {
+  wptexturize,
+  wptexturizePrimes,
+  DEFAULT_SHORTCODE_TAGS,
+  DEFAULT_NO_TEXTURIZE_TAGS,
+  DEFAULT_NO_TEXTURIZE_SHORTCODES,
+} from './texturize';
 export type { TexturizeOptions } from './texturize';
 export { convertChars, convertSmilies, capitalPDangit, WP_SMILIES } from './convert-chars';
 export type { SmiliesOptions } from './convert-chars';
@@ -37,7 +43,14 @@ export {
   wpTrimExcerpt,
   getTheExcerpt,
 } from './filters';
-export type { ParsedBlock, RenderOptions, RenderState, TitleOptions, ContentTagsOptions, ExcerptOptions } from './filters';
+export type {
+  ParsedBlock,
+  RenderOptions,
+  RenderState,
+  TitleOptions,
+  ContentTagsOptions,
+  ExcerptOptions,
+} from './filters';
 export {
   wpKsesPost,
   wpKses,
@@ -58,4 +71,11 @@ export {
   URI_ATTRIBUTES,
 } from './kses';
 export type { KsesOptions, AllowedHtml, AttrSpec } from './kses';
-export { removeAccents, sanitizeTitle, sanitizeTitleWithDashes, normalizeWhitespace, convertInvalidEntities, wpTargetedLinkRel } from './sanitize-title';
+export {
+  removeAccents,
+  sanitizeTitle,
+  sanitizeTitleWithDashes,
+  normalizeWhitespace,
+  convertInvalidEntities,
+  wpTargetedLinkRel,
+} from './sanitize-title';

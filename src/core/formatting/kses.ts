@@ -127,7 +127,18 @@ const POST_TAGS: Record<string, string> = {
 };
 
 /** Attribute value checks: true = any value, or a list of checks (`wp_kses_check_attr_val()`). */
-export type AttrSpec = true | { valueless?: string; required?: boolean; values?: string[]; value_callback?: string; maxlen?: number; minlen?: number; maxval?: number; minval?: number };
+export type AttrSpec =
+  | true
+  | {
+      valueless?: string;
+      required?: boolean;
+      values?: string[];
+      value_callback?: string;
+      maxlen?: number;
+      minlen?: number;
+      maxval?: number;
+      minval?: number;
+    };
 export type AllowedHtml = Record<string, Record<string, AttrSpec>>;
 
 /** `wp_kses_allowed_html( 'post' )`. */
@@ -165,51 +176,432 @@ export const ALLOWED_TAGS: AllowedHtml = {
 
 /** `$allowedentitynames`. */
 export const ALLOWED_ENTITY_NAMES: readonly string[] = [
-  'nbsp', 'iexcl', 'cent', 'pound', 'curren', 'yen', 'brvbar', 'sect', 'uml', 'copy', 'ordf', 'laquo', 'not', 'shy',
-  'reg', 'macr', 'deg', 'plusmn', 'acute', 'micro', 'para', 'middot', 'cedil', 'ordm', 'raquo', 'iquest', 'Agrave',
-  'Aacute', 'Acirc', 'Atilde', 'Auml', 'Aring', 'AElig', 'Ccedil', 'Egrave', 'Eacute', 'Ecirc', 'Euml', 'Igrave',
-  'Iacute', 'Icirc', 'Iuml', 'ETH', 'Ntilde', 'Ograve', 'Oacute', 'Ocirc', 'Otilde', 'Ouml', 'times', 'Oslash',
-  'Ugrave', 'Uacute', 'Ucirc', 'Uuml', 'Yacute', 'THORN', 'szlig', 'agrave', 'aacute', 'acirc', 'atilde', 'auml',
-  'aring', 'aelig', 'ccedil', 'egrave', 'eacute', 'ecirc', 'euml', 'igrave', 'iacute', 'icirc', 'iuml', 'eth',
-  'ntilde', 'ograve', 'oacute', 'ocirc', 'otilde', 'ouml', 'divide', 'oslash', 'ugrave', 'uacute', 'ucirc', 'uuml',
-  'yacute', 'thorn', 'yuml', 'quot', 'amp', 'lt', 'gt', 'apos', 'OElig', 'oelig', 'Scaron', 'scaron', 'Yuml', 'circ',
-  'tilde', 'ensp', 'emsp', 'thinsp', 'zwnj', 'zwj', 'lrm', 'rlm', 'ndash', 'mdash', 'lsquo', 'rsquo', 'sbquo', 'ldquo',
-  'rdquo', 'bdquo', 'dagger', 'Dagger', 'permil', 'lsaquo', 'rsaquo', 'euro', 'fnof', 'Alpha', 'Beta', 'Gamma',
-  'Delta', 'Epsilon', 'Zeta', 'Eta', 'Theta', 'Iota', 'Kappa', 'Lambda', 'Mu', 'Nu', 'Xi', 'Omicron', 'Pi', 'Rho',
-  'Sigma', 'Tau', 'Upsilon', 'Phi', 'Chi', 'Psi', 'Omega', 'alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta',
-  'theta', 'iota', 'kappa', 'lambda', 'mu', 'nu', 'xi', 'omicron', 'pi', 'rho', 'sigmaf', 'sigma', 'tau', 'upsilon',
-  'phi', 'chi', 'psi', 'omega', 'thetasym', 'upsih', 'piv', 'bull', 'hellip', 'prime', 'Prime', 'oline', 'frasl',
-  'weierp', 'image', 'real', 'trade', 'alefsym', 'larr', 'uarr', 'rarr', 'darr', 'harr', 'crarr', 'lArr', 'uArr',
-  'rArr', 'dArr', 'hArr', 'forall', 'part', 'exist', 'empty', 'nabla', 'isin', 'notin', 'ni', 'prod', 'sum', 'minus',
-  'lowast', 'radic', 'prop', 'infin', 'ang', 'and', 'or', 'cap', 'cup', 'int', 'sim', 'cong', 'asymp', 'ne', 'equiv',
-  'le', 'ge', 'sub', 'sup', 'nsub', 'sube', 'supe', 'oplus', 'otimes', 'perp', 'sdot', 'lceil', 'rceil', 'lfloor',
-  'rfloor', 'lang', 'rang', 'loz', 'spades', 'clubs', 'hearts', 'diams', 'sup1', 'sup2', 'sup3', 'frac14', 'frac12',
-  'frac34', 'there4',
+  'nbsp',
+  'iexcl',
+  'cent',
+  'pound',
+  'curren',
+  'yen',
+  'brvbar',
+  'sect',
+  'uml',
+  'copy',
+  'ordf',
+  'laquo',
+  'not',
+  'shy',
+  'reg',
+  'macr',
+  'deg',
+  'plusmn',
+  'acute',
+  'micro',
+  'para',
+  'middot',
+  'cedil',
+  'ordm',
+  'raquo',
+  'iquest',
+  'Agrave',
+  'Aacute',
+  'Acirc',
+  'Atilde',
+  'Auml',
+  'Aring',
+  'AElig',
+  'Ccedil',
+  'Egrave',
+  'Eacute',
+  'Ecirc',
+  'Euml',
+  'Igrave',
+  'Iacute',
+  'Icirc',
+  'Iuml',
+  'ETH',
+  'Ntilde',
+  'Ograve',
+  'Oacute',
+  'Ocirc',
+  'Otilde',
+  'Ouml',
+  'times',
+  'Oslash',
+  'Ugrave',
+  'Uacute',
+  'Ucirc',
+  'Uuml',
+  'Yacute',
+  'THORN',
+  'szlig',
+  'agrave',
+  'aacute',
+  'acirc',
+  'atilde',
+  'auml',
+  'aring',
+  'aelig',
+  'ccedil',
+  'egrave',
+  'eacute',
+  'ecirc',
+  'euml',
+  'igrave',
+  'iacute',
+  'icirc',
+  'iuml',
+  'eth',
+  'ntilde',
+  'ograve',
+  'oacute',
+  'ocirc',
+  'otilde',
+  'ouml',
+  'divide',
+  'oslash',
+  'ugrave',
+  'uacute',
+  'ucirc',
+  'uuml',
+  'yacute',
+  'thorn',
+  'yuml',
+  'quot',
+  'amp',
+  'lt',
+  'gt',
+  'apos',
+  'OElig',
+  'oelig',
+  'Scaron',
+  'scaron',
+  'Yuml',
+  'circ',
+  'tilde',
+  'ensp',
+  'emsp',
+  'thinsp',
+  'zwnj',
+  'zwj',
+  'lrm',
+  'rlm',
+  'ndash',
+  'mdash',
+  'lsquo',
+  'rsquo',
+  'sbquo',
+  'ldquo',
+  'rdquo',
+  'bdquo',
+  'dagger',
+  'Dagger',
+  'permil',
+  'lsaquo',
+  'rsaquo',
+  'euro',
+  'fnof',
+  'Alpha',
+  'Beta',
+  'Gamma',
+  'Delta',
+  'Epsilon',
+  'Zeta',
+  'Eta',
+  'Theta',
+  'Iota',
+  'Kappa',
+  'Lambda',
+  'Mu',
+  'Nu',
+  'Xi',
+  'Omicron',
+  'Pi',
+  'Rho',
+  'Sigma',
+  'Tau',
+  'Upsilon',
+  'Phi',
+  'Chi',
+  'Psi',
+  'Omega',
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'epsilon',
+  'zeta',
+  'eta',
+  'theta',
+  'iota',
+  'kappa',
+  'lambda',
+  'mu',
+  'nu',
+  'xi',
+  'omicron',
+  'pi',
+  'rho',
+  'sigmaf',
+  'sigma',
+  'tau',
+  'upsilon',
+  'phi',
+  'chi',
+  'psi',
+  'omega',
+  'thetasym',
+  'upsih',
+  'piv',
+  'bull',
+  'hellip',
+  'prime',
+  'Prime',
+  'oline',
+  'frasl',
+  'weierp',
+  'image',
+  'real',
+  'trade',
+  'alefsym',
+  'larr',
+  'uarr',
+  'rarr',
+  'darr',
+  'harr',
+  'crarr',
+  'lArr',
+  'uArr',
+  'rArr',
+  'dArr',
+  'hArr',
+  'forall',
+  'part',
+  'exist',
+  'empty',
+  'nabla',
+  'isin',
+  'notin',
+  'ni',
+  'prod',
+  'sum',
+  'minus',
+  'lowast',
+  'radic',
+  'prop',
+  'infin',
+  'ang',
+  'and',
+  'or',
+  'cap',
+  'cup',
+  'int',
+  'sim',
+  'cong',
+  'asymp',
+  'ne',
+  'equiv',
+  'le',
+  'ge',
+  'sub',
+  'sup',
+  'nsub',
+  'sube',
+  'supe',
+  'oplus',
+  'otimes',
+  'perp',
+  'sdot',
+  'lceil',
+  'rceil',
+  'lfloor',
+  'rfloor',
+  'lang',
+  'rang',
+  'loz',
+  'spades',
+  'clubs',
+  'hearts',
+  'diams',
+  'sup1',
+  'sup2',
+  'sup3',
+  'frac14',
+  'frac12',
+  'frac34',
+  'there4',
 ];
 const ALLOWED_ENTITY_SET = new Set(ALLOWED_ENTITY_NAMES);
 
 /** `wp_allowed_protocols()`. */
-export const ALLOWED_PROTOCOLS: readonly string[] = ['http', 'https', 'ftp', 'ftps', 'mailto', 'news', 'irc', 'irc6', 'ircs', 'gopher', 'nntp', 'feed', 'telnet', 'mms', 'rtsp', 'sms', 'svn', 'tel', 'fax', 'xmpp', 'webcal', 'urn'];
+export const ALLOWED_PROTOCOLS: readonly string[] = [
+  'http',
+  'https',
+  'ftp',
+  'ftps',
+  'mailto',
+  'news',
+  'irc',
+  'irc6',
+  'ircs',
+  'gopher',
+  'nntp',
+  'feed',
+  'telnet',
+  'mms',
+  'rtsp',
+  'sms',
+  'svn',
+  'tel',
+  'fax',
+  'xmpp',
+  'webcal',
+  'urn',
+];
 
 /** `wp_kses_uri_attributes()`. */
-export const URI_ATTRIBUTES: readonly string[] = ['action', 'archive', 'background', 'cite', 'classid', 'codebase', 'data', 'formaction', 'href', 'icon', 'longdesc', 'manifest', 'poster', 'profile', 'src', 'usemap', 'xmlns'];
+export const URI_ATTRIBUTES: readonly string[] = [
+  'action',
+  'archive',
+  'background',
+  'cite',
+  'classid',
+  'codebase',
+  'data',
+  'formaction',
+  'href',
+  'icon',
+  'longdesc',
+  'manifest',
+  'poster',
+  'profile',
+  'src',
+  'usemap',
+  'xmlns',
+];
 
 /** `safe_style_css` default list of `safecss_filter_attr()`. */
 const SAFE_STYLE_CSS: readonly string[] = [
-  'background', 'background-color', 'background-image', 'background-position', 'background-size', 'background-attachment', 'background-blend-mode',
-  'border', 'border-radius', 'border-width', 'border-color', 'border-style', 'border-right', 'border-right-color', 'border-right-style', 'border-right-width',
-  'border-bottom', 'border-bottom-color', 'border-bottom-left-radius', 'border-bottom-right-radius', 'border-bottom-style', 'border-bottom-width',
-  'border-bottom-right-radius', 'border-bottom-left-radius', 'border-left', 'border-left-color', 'border-left-style', 'border-left-width', 'border-top',
-  'border-top-color', 'border-top-left-radius', 'border-top-right-radius', 'border-top-style', 'border-top-width', 'border-top-left-radius',
-  'border-top-right-radius', 'border-spacing', 'border-collapse', 'caption-side', 'columns', 'column-count', 'column-fill', 'column-gap', 'column-rule',
-  'column-span', 'column-width', 'color', 'filter', 'font', 'font-family', 'font-size', 'font-style', 'font-variant', 'font-weight', 'letter-spacing',
-  'line-height', 'text-align', 'text-decoration', 'text-indent', 'text-transform', 'height', 'min-height', 'max-height', 'width', 'min-width', 'max-width',
-  'margin', 'margin-right', 'margin-bottom', 'margin-left', 'margin-top', 'margin-block-start', 'margin-block-end', 'margin-inline-start', 'margin-inline-end',
-  'padding', 'padding-right', 'padding-bottom', 'padding-left', 'padding-top', 'padding-block-start', 'padding-block-end', 'padding-inline-start',
-  'padding-inline-end', 'flex', 'flex-basis', 'flex-direction', 'flex-flow', 'flex-grow', 'flex-shrink', 'flex-wrap', 'gap', 'column-gap', 'row-gap',
-  'grid-template-columns', 'grid-auto-columns', 'grid-column-start', 'grid-column-end', 'grid-column-gap', 'grid-template-rows', 'grid-auto-rows',
-  'grid-row-start', 'grid-row-end', 'grid-row-gap', 'grid-gap', 'justify-content', 'justify-items', 'justify-self', 'align-content', 'align-items',
-  'align-self', 'clear', 'cursor', 'direction', 'float', 'list-style-type', 'object-fit', 'object-position', 'overflow', 'vertical-align', '--*',
+  'background',
+  'background-color',
+  'background-image',
+  'background-position',
+  'background-size',
+  'background-attachment',
+  'background-blend-mode',
+  'border',
+  'border-radius',
+  'border-width',
+  'border-color',
+  'border-style',
+  'border-right',
+  'border-right-color',
+  'border-right-style',
+  'border-right-width',
+  'border-bottom',
+  'border-bottom-color',
+  'border-bottom-left-radius',
+  'border-bottom-right-radius',
+  'border-bottom-style',
+  'border-bottom-width',
+  'border-bottom-right-radius',
+  'border-bottom-left-radius',
+  'border-left',
+  'border-left-color',
+  'border-left-style',
+  'border-left-width',
+  'border-top',
+  'border-top-color',
+  'border-top-left-radius',
+  'border-top-right-radius',
+  'border-top-style',
+  'border-top-width',
+  'border-top-left-radius',
+  'border-top-right-radius',
+  'border-spacing',
+  'border-collapse',
+  'caption-side',
+  'columns',
+  'column-count',
+  'column-fill',
+  'column-gap',
+  'column-rule',
+  'column-span',
+  'column-width',
+  'color',
+  'filter',
+  'font',
+  'font-family',
+  'font-size',
+  'font-style',
+  'font-variant',
+  'font-weight',
+  'letter-spacing',
+  'line-height',
+  'text-align',
+  'text-decoration',
+  'text-indent',
+  'text-transform',
+  'height',
+  'min-height',
+  'max-height',
+  'width',
+  'min-width',
+  'max-width',
+  'margin',
+  'margin-right',
+  'margin-bottom',
+  'margin-left',
+  'margin-top',
+  'margin-block-start',
+  'margin-block-end',
+  'margin-inline-start',
+  'margin-inline-end',
+  'padding',
+  'padding-right',
+  'padding-bottom',
+  'padding-left',
+  'padding-top',
+  'padding-block-start',
+  'padding-block-end',
+  'padding-inline-start',
+  'padding-inline-end',
+  'flex',
+  'flex-basis',
+  'flex-direction',
+  'flex-flow',
+  'flex-grow',
+  'flex-shrink',
+  'flex-wrap',
+  'gap',
+  'column-gap',
+  'row-gap',
+  'grid-template-columns',
+  'grid-auto-columns',
+  'grid-column-start',
+  'grid-column-end',
+  'grid-column-gap',
+  'grid-template-rows',
+  'grid-auto-rows',
+  'grid-row-start',
+  'grid-row-end',
+  'grid-row-gap',
+  'grid-gap',
+  'justify-content',
+  'justify-items',
+  'justify-self',
+  'align-content',
+  'align-items',
+  'align-self',
+  'clear',
+  'cursor',
+  'direction',
+  'float',
+  'list-style-type',
+  'object-fit',
+  'object-position',
+  'overflow',
+  'vertical-align',
+  '--*',
 ];
 const CSS_URL_DATA_TYPES = ['background', 'background-image', 'cursor', 'list-style', 'list-style-image'];
 const CSS_GRADIENT_DATA_TYPES = ['background', 'background-image'];
@@ -248,7 +640,14 @@ export function wpKsesNoNull(str: string, slashZero: 'remove' | 'keep' = 'remove
 
 /** `valid_unicode( $i )`. */
 function validUnicode(i: number): boolean {
-  return i === 0x9 || i === 0xa || i === 0xd || (i >= 0x20 && i <= 0xd7ff) || (i >= 0xe000 && i <= 0xfffd) || (i >= 0x10000 && i <= 0x10ffff);
+  return (
+    i === 0x9 ||
+    i === 0xa ||
+    i === 0xd ||
+    (i >= 0x20 && i <= 0xd7ff) ||
+    (i >= 0xe000 && i <= 0xfffd) ||
+    (i >= 0x10000 && i <= 0x10ffff)
+  );
 }
 
 /** `wp_kses_normalize_entities( $string )` (HTML context). */
@@ -256,7 +655,9 @@ export function wpKsesNormalizeEntities(str: string): string {
   // Disarm all entities by converting & to &amp;
   str = strReplace(str, '&', '&amp;');
   // Change back the allowed entities in our list of allowed entities.
-  str = str.replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_m, i: string) => (ALLOWED_ENTITY_SET.has(i) ? `&${i};` : `&amp;${i};`));
+  str = str.replace(/&amp;([A-Za-z]{2,8}[0-9]{0,2});/g, (_m, i: string) =>
+    ALLOWED_ENTITY_SET.has(i) ? `&${i};` : `&amp;${i};`,
+  );
   str = str.replace(/&amp;#(0*[0-9]{1,7});/g, (_m, i: string) => {
     if (i === '0') return '';
     if (validUnicode(parseInt(i, 10))) {
@@ -606,9 +1007,15 @@ function checkAttrVal(value: string, vless: string, checkname: string, checkvalu
     case 'minlen':
       return !(value.length < Number(checkvalue));
     case 'maxval':
-      return /^[ \t\n\x0B\f\r]{0,6}[0-9]{1,6}[ \t\n\x0B\f\r]{0,6}(?=\n?$)/.test(value) && !(Number(value) > Number(checkvalue));
+      return (
+        /^[ \t\n\x0B\f\r]{0,6}[0-9]{1,6}[ \t\n\x0B\f\r]{0,6}(?=\n?$)/.test(value) &&
+        !(Number(value) > Number(checkvalue))
+      );
     case 'minval':
-      return /^[ \t\n\x0B\f\r]{0,6}[0-9]{1,6}[ \t\n\x0B\f\r]{0,6}(?=\n?$)/.test(value) && !(Number(value) < Number(checkvalue));
+      return (
+        /^[ \t\n\x0B\f\r]{0,6}[0-9]{1,6}[ \t\n\x0B\f\r]{0,6}(?=\n?$)/.test(value) &&
+        !(Number(value) < Number(checkvalue))
+      );
     case 'valueless':
       return asciiLower(String(checkvalue)) === vless;
     case 'values':
@@ -625,7 +1032,9 @@ function attrCheck(a: HairAttr, element: string, ctx: Ctx): HairAttr | null {
   const elementLow = asciiLower(element);
   const allowedAttr = ctx.html[elementLow];
   if (!allowedAttr) return null;
-  let spec: AttrSpec | undefined = Object.prototype.hasOwnProperty.call(allowedAttr, nameLow) ? allowedAttr[nameLow] : undefined;
+  let spec: AttrSpec | undefined = Object.prototype.hasOwnProperty.call(allowedAttr, nameLow)
+    ? allowedAttr[nameLow]
+    : undefined;
   if (spec === undefined) {
     // Allow `data-*` attributes.
     const dataSpec = allowedAttr['data-*'];
@@ -659,7 +1068,11 @@ function ksesAttr(element: string, attr: string, ctx: Ctx): string {
   if (!allowed || Object.keys(allowed).length === 0) return `<${element}${xhtmlSlash}>`;
 
   const attrarr = wpKsesHair(attr, ctx.protocols);
-  const requiredAttrs = new Set(Object.entries(allowed).filter(([, s]) => typeof s === 'object' && s.required === true).map(([n]) => n));
+  const requiredAttrs = new Set(
+    Object.entries(allowed)
+      .filter(([, s]) => typeof s === 'object' && s.required === true)
+      .map(([n]) => n),
+  );
   const strippedTag = xhtmlSlash === '' ? `<${element}>` : '';
 
   let attr2 = '';
@@ -726,7 +1139,12 @@ export function wpKsesAttrParse(element: string): string[] | false {
 
 /** `wp_kses_one_attr( $string, $element )`: filters one attribute (`name="value"`) of an element. */
 export function wpKsesOneAttr(str: string, element: string, options: Omit<KsesOptions, 'allowedHtml'> = {}): string {
-  const ctx: Ctx = { html: ALLOWED_POST_TAGS, protocols: options.allowedProtocols ?? ALLOWED_PROTOCOLS, uploadsUrl: options.uploadsUrl, blockAttributes: true };
+  const ctx: Ctx = {
+    html: ALLOWED_POST_TAGS,
+    protocols: options.allowedProtocols ?? ALLOWED_PROTOCOLS,
+    uploadsUrl: options.uploadsUrl,
+    blockAttributes: true,
+  };
   str = wpKsesNoNull(str, 'keep');
   // Preserve leading and trailing whitespace.
   const lead = (new RegExp(`^${SP}*`).exec(str) as RegExpExecArray)[0];
@@ -1008,11 +1426,19 @@ function isPhpIntKey(k: string): boolean {
 /** `filter_block_kses_value()`. */
 function filterBlockKsesValue(value: JsonValue, ctx: Ctx, blockName: string | null): JsonValue {
   if (value instanceof Map || Array.isArray(value)) {
-    const map: Map<string, JsonValue> = Array.isArray(value) ? new Map(value.map((x, idx) => [String(idx), x])) : new Map(value);
+    const map: Map<string, JsonValue> = Array.isArray(value)
+      ? new Map(value.map((x, idx) => [String(idx), x]))
+      : new Map(value);
     for (const [key, inner] of [...map.entries()]) {
       const filteredKey = isPhpIntKey(key) ? key : ksesInternal(key, ctx);
       let filteredValue = filterBlockKsesValue(inner, ctx, blockName);
-      if (blockName === 'core/template-part' && filteredKey === 'tagName' && typeof filteredValue === 'string' && filteredValue !== '' && filteredValue !== '0') {
+      if (
+        blockName === 'core/template-part' &&
+        filteredKey === 'tagName' &&
+        typeof filteredValue === 'string' &&
+        filteredValue !== '' &&
+        filteredValue !== '0'
+      ) {
         filteredValue = Object.prototype.hasOwnProperty.call(ctx.html, filteredValue) ? filteredValue : '';
       }
       if (filteredKey !== key) map.delete(key);

@@ -18,11 +18,26 @@ describe('linear scanners give the matches of the regexes they replace', () => {
   });
 
   it('replaceElements is /<(script|style)[^>]*?>[\\s\\S]*?<\\/\\1>/gi', () => {
-    const pieces = ['<script', '<SCRIPT', '<style', '</script>', '</Script>', '</style>', '>', '<', 'x', '\n', '</scrip', '<scriptx'];
+    const pieces = [
+      '<script',
+      '<SCRIPT',
+      '<style',
+      '</script>',
+      '</Script>',
+      '</style>',
+      '>',
+      '<',
+      'x',
+      '\n',
+      '</scrip',
+      '<scriptx',
+    ];
     fc.assert(
       fc.property(piecesOf(pieces), (text) => {
         const expected = text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, (m) => `{${m.length}}`);
-        expect(replaceElements(text, ['script', 'style'], { ignoreCase: true, openTagEnd: true }, (m) => `{${m.length}}`)).toBe(expected);
+        expect(
+          replaceElements(text, ['script', 'style'], { ignoreCase: true, openTagEnd: true }, (m) => `{${m.length}}`),
+        ).toBe(expected);
       }),
       { numRuns: 2000 },
     );
@@ -41,7 +56,24 @@ describe('linear scanners give the matches of the regexes they replace', () => {
 
   it('replaceShortcodeMatches has the groups of get_shortcode_regex()', () => {
     const tagnames = ['wp_caption', 'caption', 'gallery', 'a', 'a.b'];
-    const pieces = ['[', ']', '[[', ']]', '/', '[/gallery]', '[/caption]', 'gallery', 'caption', 'wp_caption', 'a', 'a.b', '-', ' x="1"', '\n', 'q'];
+    const pieces = [
+      '[',
+      ']',
+      '[[',
+      ']]',
+      '/',
+      '[/gallery]',
+      '[/caption]',
+      'gallery',
+      'caption',
+      'wp_caption',
+      'a',
+      'a.b',
+      '-',
+      ' x="1"',
+      '\n',
+      'q',
+    ];
     const pattern = new RegExp(getShortcodeRegexSource(tagnames), 'g');
     fc.assert(
       fc.property(piecesOf(pieces), (text) => {

@@ -156,7 +156,9 @@ export function replaceShortcodeMatches(
     const close = text[end] === ']' ? ']' : '';
     end += close.length;
     const whole = text.slice(start, end);
-    out += text.slice(last, start) + replace([whole, open, name, attributes, selfClosing ? '/' : undefined, content, content, close]);
+    out +=
+      text.slice(last, start) +
+      replace([whole, open, name, attributes, selfClosing ? '/' : undefined, content, content, close]);
     count++;
     last = from = end;
   }

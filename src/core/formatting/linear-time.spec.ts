@@ -1,4 +1,12 @@
-import { renderCommentText, renderContent, renderExcerpt, renderTitle, sanitizeTitle, stripAllTags, forceBalanceTags } from './index';
+import {
+  renderCommentText,
+  renderContent,
+  renderExcerpt,
+  renderTitle,
+  sanitizeTitle,
+  stripAllTags,
+  forceBalanceTags,
+} from './index';
 import { wpFilterKses, wpKsesPost } from './kses';
 import { convertInvalidEntities, wpTargetedLinkRel } from './sanitize-title';
 import { strtr } from './texturize';
@@ -63,18 +71,21 @@ const SMALL = 16 * 1024;
 describe('the text filters run in time linear in their input', () => {
   jest.setTimeout(120_000);
 
-  it.each(Object.keys(FILTERS))('%s: eight times the input costs less than 24 times as much, for every shape', (name) => {
-    const filter = FILTERS[name];
-    const slow: string[] = [];
-    for (const [shape, make] of Object.entries(SHAPES)) {
-      const small = make(SMALL);
-      const large = make(SMALL * 8);
-      filter(small); // warm-up
-      const a = cost(filter, small);
-      const b = cost(filter, large);
-      // Plus 25 ms: one full collection of the test process's heap, which either run may pay for.
-      if (b > 24 * a + 25) slow.push(`${shape}: ${a.toFixed(1)} ms → ${b.toFixed(1)} ms`);
-    }
-    expect(slow).toEqual([]);
-  });
+  it.each(Object.keys(FILTERS))(
+    '%s: eight times the input costs less than 24 times as much, for every shape',
+    (name) => {
+      const filter = FILTERS[name];
+      const slow: string[] = [];
+      for (const [shape, make] of Object.entries(SHAPES)) {
+        const small = make(SMALL);
+        const large = make(SMALL * 8);
+        filter(small); // warm-up
+        const a = cost(filter, small);
+        const b = cost(filter, large);
+        // Plus 25 ms: one full collection of the test process's heap, which either run may pay for.
+        if (b > 24 * a + 25) slow.push(`${shape}: ${a.toFixed(1)} ms → ${b.toFixed(1)} ms`);
+      }
+      expect(slow).toEqual([]);
+    },
+  );
 });

@@ -23,7 +23,9 @@ interface OracleFixture {
   requests: { request: string; posts: OraclePost[] }[];
 }
 
-const fixture: OracleFixture = JSON.parse(readFileSync(join(__dirname, '../../../test/fixtures/formatting/oracle-posts.json'), 'utf8'));
+const fixture: OracleFixture = JSON.parse(
+  readFileSync(join(__dirname, '../../../test/fixtures/formatting/oracle-posts.json'), 'utf8'),
+);
 
 interface Rendered {
   request: string;
@@ -39,14 +41,20 @@ for (const req of fixture.requests) {
   const state = createRenderState();
   for (const post of req.posts) {
     const options = { siteUrl: fixture.siteUrl, state };
-    const title = renderTitle(post.title.raw, { status: post.status, password: post.password, siteUrl: fixture.siteUrl });
+    const title = renderTitle(post.title.raw, {
+      status: post.status,
+      password: post.password,
+      siteUrl: fixture.siteUrl,
+    });
     const content = renderContent(post.content.raw, options);
     const excerpt = renderExcerpt(post.excerpt.raw, post.content.raw, options);
     rendered.push({ request: req.request, post, title, content, excerpt });
   }
 }
 
-const rows = rendered.map((r) => [`${r.post.type} ${r.post.id} (${r.post.status}${r.post.password ? ', password' : ''})`, r] as const);
+const rows = rendered.map(
+  (r) => [`${r.post.type} ${r.post.id} (${r.post.status}${r.post.password ? ', password' : ''})`, r] as const,
+);
 
 describe('formatting: REST rendered fields of the oracle site', () => {
   it('covers every post and page of the fixture', () => {

@@ -112,7 +112,11 @@ function run(c: PhpCase): unknown {
     case 'the_excerpt':
       return applyExcerptFilters(a[0], render);
     case 'rest_title':
-      return renderTitle(a[0].post_title ?? '', { status: a[0].post_status, password: a[0].post_password, shortcodeTags });
+      return renderTitle(a[0].post_title ?? '', {
+        status: a[0].post_status,
+        password: a[0].post_password,
+        shortcodeTags,
+      });
     case 'rest_content':
       return renderContent(a[0].post_content ?? '', render);
     case 'rest_excerpt':
@@ -155,23 +159,26 @@ describe('formatting: parity with WordPress 6.1 PHP (harness fixtures)', () => {
     expect(cases.length).toBeGreaterThan(4000);
   });
 
-  it.each([...byFn.entries()].map(([fn, list]) => [fn, list.length, list] as const))('%s (%i cases)', (_fn, _n, list) => {
-    const mismatches: string[] = [];
-    for (const c of list) {
-      let got: unknown;
-      try {
-        got = run(c);
-      } catch (e) {
-        got = `THROWN: ${(e as Error).message}`;
+  it.each([...byFn.entries()].map(([fn, list]) => [fn, list.length, list] as const))(
+    '%s (%i cases)',
+    (_fn, _n, list) => {
+      const mismatches: string[] = [];
+      for (const c of list) {
+        let got: unknown;
+        try {
+          got = run(c);
+        } catch (e) {
+          got = `THROWN: ${(e as Error).message}`;
+        }
+        if (normalize(got) !== normalize(c.expected)) {
+          mismatches.push(
+            `[${c.group}] ${JSON.stringify(c.args)}${c.shortcodes?.length ? ' (shortcodes)' : ''}${c.state ? ` (${c.state})` : ''}\n` +
+              `  php: ${normalize(c.expected)}\n  ts:  ${normalize(got)}`,
+          );
+        }
       }
-      if (normalize(got) !== normalize(c.expected)) {
-        mismatches.push(
-          `[${c.group}] ${JSON.stringify(c.args)}${c.shortcodes?.length ? ' (shortcodes)' : ''}${c.state ? ` (${c.state})` : ''}\n` +
-            `  php: ${normalize(c.expected)}\n  ts:  ${normalize(got)}`,
-        );
-      }
-    }
-    expect(mismatches.slice(0, 10).join('\n')).toBe('');
-    expect(mismatches).toHaveLength(0);
-  });
+      expect(mismatches.slice(0, 10).join('\n')).toBe('');
+      expect(mismatches).toHaveLength(0);
+    },
+  );
 });

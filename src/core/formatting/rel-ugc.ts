@@ -18,7 +18,9 @@ function relCallback(inner: string, rel: string, homeHost: string | null): strin
   if (href && href.value && isInternal(href.value, homeHost)) return `<a ${inner}>`;
   const existing = atts.get('rel');
   if (existing && existing.value) {
-    const parts = [...new Set([...existing.value.split(' ').map((p) => p.trim()), ...rel.split(' ').map((p) => p.trim())])];
+    const parts = [
+      ...new Set([...existing.value.split(' ').map((p) => p.trim()), ...rel.split(' ').map((p) => p.trim())]),
+    ];
     rel = parts.join(' ');
     atts.delete('rel');
     let html = '';

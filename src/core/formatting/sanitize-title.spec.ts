@@ -61,22 +61,27 @@ describe('sanitize-title: parity with WordPress 6.1 PHP (sanitize-harness fixtur
     expect(byFn.size).toBe(6);
   });
 
-  it.each([...byFn.entries()].map(([fn, list]) => [fn, list.length, list] as const))('%s (%i cases)', (_fn, _n, list) => {
-    const mismatches: string[] = [];
-    for (const c of list) {
-      let got: string;
-      try {
-        got = run(c);
-      } catch (e) {
-        got = `THROWN: ${(e as Error).message}`;
+  it.each([...byFn.entries()].map(([fn, list]) => [fn, list.length, list] as const))(
+    '%s (%i cases)',
+    (_fn, _n, list) => {
+      const mismatches: string[] = [];
+      for (const c of list) {
+        let got: string;
+        try {
+          got = run(c);
+        } catch (e) {
+          got = `THROWN: ${(e as Error).message}`;
+        }
+        if (got !== c.expected) {
+          mismatches.push(
+            `[${c.group}] ${JSON.stringify(c.args)}\n  php: ${JSON.stringify(c.expected)}\n  ts:  ${JSON.stringify(got)}`,
+          );
+        }
       }
-      if (got !== c.expected) {
-        mismatches.push(`[${c.group}] ${JSON.stringify(c.args)}\n  php: ${JSON.stringify(c.expected)}\n  ts:  ${JSON.stringify(got)}`);
-      }
-    }
-    expect(mismatches.slice(0, 10).join('\n')).toBe('');
-    expect(mismatches).toHaveLength(0);
-  });
+      expect(mismatches.slice(0, 10).join('\n')).toBe('');
+      expect(mismatches).toHaveLength(0);
+    },
+  );
 });
 
 /** Hand-picked examples; every expected value is what WordPress 6.1 (PHP) returned for the same input. */
@@ -160,12 +165,18 @@ describe('wpTargetedLinkRel()', () => {
     expect(wpTargetedLinkRel('<a href="https://example.com" target="_blank">x</a>')).toBe(
       '<a href="https://example.com" target="_blank" rel="noopener">x</a>',
     );
-    expect(wpTargetedLinkRel("<a href='x' target='_blank'>x</a>")).toBe("<a href='x' target='_blank' rel=\"noopener\">x</a>");
+    expect(wpTargetedLinkRel("<a href='x' target='_blank'>x</a>")).toBe(
+      "<a href='x' target='_blank' rel=\"noopener\">x</a>",
+    );
   });
 
   it('merges into an existing rel without duplicating noopener', () => {
-    expect(wpTargetedLinkRel('<a href="x" rel="nofollow" target="_blank">r</a>')).toBe('<a href="x" rel="nofollow noopener" target="_blank">r</a>');
-    expect(wpTargetedLinkRel('<a href="x" target="_blank" rel="noopener">r</a>')).toBe('<a href="x" target="_blank" rel="noopener">r</a>');
+    expect(wpTargetedLinkRel('<a href="x" rel="nofollow" target="_blank">r</a>')).toBe(
+      '<a href="x" rel="nofollow noopener" target="_blank">r</a>',
+    );
+    expect(wpTargetedLinkRel('<a href="x" target="_blank" rel="noopener">r</a>')).toBe(
+      '<a href="x" target="_blank" rel="noopener">r</a>',
+    );
   });
 
   it('leaves links without a target attribute, scripts and serialized data alone', () => {

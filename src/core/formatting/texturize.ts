@@ -48,7 +48,11 @@ export function asciiLower(str: string): string {
 }
 
 /** PHP `str_replace()` with array search/replace (applied one pair after the other). */
-export function strReplace(subject: string, search: string | readonly string[], replace: string | readonly string[]): string {
+export function strReplace(
+  subject: string,
+  search: string | readonly string[],
+  replace: string | readonly string[],
+): string {
   const searches = typeof search === 'string' ? [search] : search;
   for (let i = 0; i < searches.length; i++) {
     const s = searches[i];
@@ -64,7 +68,10 @@ export function strtr(subject: string, pairs: Readonly<Record<string, string>>):
   const keys = Object.keys(pairs).filter((k) => k !== '');
   if (keys.length === 0) return subject;
   // At each place the first alternative that matches is taken: the longest key, as strtr() does.
-  const source = keys.sort((a, b) => b.length - a.length).map(regexQuote).join('|');
+  const source = keys
+    .sort((a, b) => b.length - a.length)
+    .map(regexQuote)
+    .join('|');
   let pattern = STRTR_PATTERNS.get(source);
   if (!pattern) {
     pattern = new RegExp(source, 'g');
@@ -202,7 +209,15 @@ export function wpReplaceInHtmlTags(haystack: string, replacePairs: Readonly<Rec
  * and `[embed]` (class-wp-embed.php). They change how texturize/autop/excerpts treat the text even
  * though this port does not render them (do_shortcode is not ported).
  */
-export const DEFAULT_SHORTCODE_TAGS: readonly string[] = ['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'];
+export const DEFAULT_SHORTCODE_TAGS: readonly string[] = [
+  'wp_caption',
+  'caption',
+  'gallery',
+  'playlist',
+  'audio',
+  'video',
+  'embed',
+];
 
 /** `preg_quote()` (default delimiter handling is irrelevant for tag names). */
 function pregQuote(str: string): string {
@@ -228,7 +243,9 @@ export function getShortcodeRegexSource(tagnames: readonly string[]): string {
   return (
     '\\[' +
     '(\\[?)' +
-    '(' + tagregexp + ')' +
+    '(' +
+    tagregexp +
+    ')' +
     '(?![\\w-])' +
     '(' +
     '[^\\]\\/]*' +
@@ -351,7 +368,13 @@ function applyDynamic(text: string, list: readonly [RegExp, string][]): string {
 }
 
 /** `wptexturize_primes()`. */
-export function wptexturizePrimes(haystack: string, needle: string, prime: string, openQuote: string, closeQuote: string): string {
+export function wptexturizePrimes(
+  haystack: string,
+  needle: string,
+  prime: string,
+  openQuote: string,
+  closeQuote: string,
+): string {
   const flag = '<!--wp-prime-or-quote-->';
   const quotePattern = new RegExp(`${needle}(?=${END_Z}|[.,:;!?)}\\-\\]]|&gt;|${S})`, 'g');
   const primePattern = new RegExp(`(?<=\\d)${needle}`, 'g');
@@ -487,8 +510,13 @@ export function wptexturize(text: string, options: TexturizeOptions = {}): strin
 
   const tagnames = registered.length ? findShortcodeTagnames(text, registered) : [];
   const foundShortcodes = tagnames.length > 0;
-  const regex = new RegExp('(' + TEXTURIZE_HTML_REGEX + (foundShortcodes ? '|' + texturizeShortcodeRegexSource(tagnames, 2) : '') + ')', 'g');
-  const shortcodeFull = foundShortcodes ? new RegExp('^(?:' + texturizeShortcodeRegexSource(tagnames, 1) + ')\\n?$') : null;
+  const regex = new RegExp(
+    '(' + TEXTURIZE_HTML_REGEX + (foundShortcodes ? '|' + texturizeShortcodeRegexSource(tagnames, 2) : '') + ')',
+    'g',
+  );
+  const shortcodeFull = foundShortcodes
+    ? new RegExp('^(?:' + texturizeShortcodeRegexSource(tagnames, 1) + ')\\n?$')
+    : null;
 
   const textarr = pregSplit(text, regex, { delimCapture: true, noEmpty: true, delimGroups: 1 });
 

@@ -5,7 +5,12 @@ import { CmsHealthIndicator } from './cms-health.indicator';
 const NAMES = CMS_MIGRATIONS.map((m) => new m().name);
 
 /** A data source stand-in: `query` and the migrations table as given. */
-function dataSource(options: { initialized?: boolean; query?: (sql: string) => Promise<unknown>; applied?: string[] | null; type?: string }): DataSource {
+function dataSource(options: {
+  initialized?: boolean;
+  query?: (sql: string) => Promise<unknown>;
+  applied?: string[] | null;
+  type?: string;
+}): DataSource {
   const runner = {
     hasTable: jest.fn(async () => options.applied !== null),
     query: jest.fn(async () => (options.applied ?? []).map((name) => ({ name }))),
@@ -22,16 +27,24 @@ function dataSource(options: { initialized?: boolean; query?: (sql: string) => P
 
 describe('CmsHealthIndicator', () => {
   it('reports the database up when it answers, down with the reason when it fails or is closed', async () => {
-    expect(await new CmsHealthIndicator(dataSource({})).database()).toEqual({ database: { status: 'up', responseTime: expect.any(Number) } });
+    expect(await new CmsHealthIndicator(dataSource({})).database()).toEqual({
+      database: { status: 'up', responseTime: expect.any(Number) },
+    });
     const failing = dataSource({ query: async () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:3306')) });
-    expect(await new CmsHealthIndicator(failing).database('db')).toEqual({ db: { status: 'down', message: 'connect ECONNREFUSED 127.0.0.1:3306' } });
+    expect(await new CmsHealthIndicator(failing).database('db')).toEqual({
+      db: { status: 'down', message: 'connect ECONNREFUSED 127.0.0.1:3306' },
+    });
     expect((await new CmsHealthIndicator(dataSource({ initialized: false })).database()).database.status).toBe('down');
   });
 
   it('reports migrations up when every one is recorded, down naming those that are not', async () => {
-    expect(await new CmsHealthIndicator(dataSource({ applied: NAMES })).migrations()).toEqual({ migrations: { status: 'up', applied: NAMES.length } });
+    expect(await new CmsHealthIndicator(dataSource({ applied: NAMES })).migrations()).toEqual({
+      migrations: { status: 'up', applied: NAMES.length },
+    });
     const behind = await new CmsHealthIndicator(dataSource({ applied: NAMES.slice(0, -1) })).migrations();
-    expect(behind).toEqual({ migrations: { status: 'down', message: '1 migration(s) not applied', pending: [NAMES[NAMES.length - 1]] } });
+    expect(behind).toEqual({
+      migrations: { status: 'down', message: '1 migration(s) not applied', pending: [NAMES[NAMES.length - 1]] },
+    });
     const none = await new CmsHealthIndicator(dataSource({ applied: null })).migrations();
     expect(none.migrations).toMatchObject({ status: 'down', pending: NAMES });
   });
@@ -43,26 +56,49 @@ describe('CmsHealthIndicator', () => {
       type: 'mysql',
       query: async (sql: string) => {
         asked.push(sql);
-        if (sql.startsWith('SHOW GLOBAL VARIABLES')) return wsrepOn === null ? [] : [{ Variable_name: 'wsrep_on', Value: wsrepOn }];
-        if (sql.includes('SHOW GLOBAL STATUS')) return Object.entries(status).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
+        if (sql.startsWith('SHOW GLOBAL VARIABLES'))
+          return wsrepOn === null ? [] : [{ Variable_name: 'wsrep_on', Value: wsrepOn }];
+        if (sql.includes('SHOW GLOBAL STATUS'))
+          return Object.entries(status).map(([name, value]) => ({ Variable_name: `wsrep_${name}`, Value: value }));
         return [{ 1: 1 }];
       },
     });
     return Object.assign(ds, { asked });
   }
 
-  const synced = { ready: 'ON', local_state: '4', local_state_comment: 'Synced', cluster_status: 'Primary', cluster_size: '3' };
+  const synced = {
+    ready: 'ON',
+    local_state: '4',
+    local_state_comment: 'Synced',
+    cluster_status: 'Primary',
+    cluster_size: '3',
+  };
 
   it('reports a synced Galera node of the primary component up, with its state', async () => {
     const result = await new CmsHealthIndicator(mariadb('ON', synced)).database();
-    expect(result.database).toMatchObject({ status: 'up', galera: { ready: 'ON', local_state: '4', cluster_status: 'Primary', cluster_size: '3' } });
+    expect(result.database).toMatchObject({
+      status: 'up',
+      galera: { ready: 'ON', local_state: '4', cluster_status: 'Primary', cluster_size: '3' },
+    });
   });
 
   it.each([
-    ['outside the primary component (lost quorum)', { ...synced, cluster_status: 'non-Primary', ready: 'OFF' }, 'Galera node outside the primary component (wsrep_cluster_status non-Primary)'],
+    [
+      'outside the primary component (lost quorum)',
+      { ...synced, cluster_status: 'non-Primary', ready: 'OFF' },
+      'Galera node outside the primary component (wsrep_cluster_status non-Primary)',
+    ],
     ['not ready', { ...synced, ready: 'OFF' }, 'Galera node not ready (wsrep_ready OFF)'],
-    ['a donor', { ...synced, local_state: '2', local_state_comment: 'Donor/Desynced' }, 'Galera node not synced (wsrep_local_state 2: Donor/Desynced)'],
-    ['joining', { ...synced, local_state: '1', local_state_comment: 'Joining' }, 'Galera node not synced (wsrep_local_state 1: Joining)'],
+    [
+      'a donor',
+      { ...synced, local_state: '2', local_state_comment: 'Donor/Desynced' },
+      'Galera node not synced (wsrep_local_state 2: Donor/Desynced)',
+    ],
+    [
+      'joining',
+      { ...synced, local_state: '1', local_state_comment: 'Joining' },
+      'Galera node not synced (wsrep_local_state 1: Joining)',
+    ],
   ])('reports a Galera node %s down, naming its state', async (_what, status, message) => {
     const result = await new CmsHealthIndicator(mariadb('ON', status)).database();
     expect(result.database).toMatchObject({ status: 'down', message });

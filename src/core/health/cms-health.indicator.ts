@@ -63,7 +63,11 @@ export class CmsHealthIndicator {
       // A connection lost under the check (a database node failing over) is tried once more on a new one: readiness
       // reports a database that cannot be reached, not one connection that went away.
       await withTimeout(
-        this.dataSource.query('SELECT 1').catch((error: unknown) => (isConnectionLost(error) ? this.dataSource.query('SELECT 1') : Promise.reject(error))),
+        this.dataSource
+          .query('SELECT 1')
+          .catch((error: unknown) =>
+            isConnectionLost(error) ? this.dataSource.query('SELECT 1') : Promise.reject(error),
+          ),
         CHECK_TIMEOUT_MS,
       );
       return result(key, 'up', { responseTime: Date.now() - started, ...(cluster ? { galera: cluster.status } : {}) });
@@ -81,19 +85,34 @@ export class CmsHealthIndicator {
       this.galera = String(on[0]?.Value ?? '').toUpperCase() === 'ON';
       if (!this.galera) return null;
     }
-    const show = "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_size')";
+    const show =
+      "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state', 'wsrep_local_state_comment', 'wsrep_cluster_status', 'wsrep_cluster_size')";
     // Without waiting for causality (wsrep_sync_wait, which a node without quorum never satisfies): MariaDB's
     // per-statement setting; a server without it (MySQL with wsrep) is asked plainly.
     const rows = (await this.dataSource
       .query(`SET STATEMENT wsrep_sync_wait = 0 FOR ${show}`)
-      .catch((error: unknown) => ((error as { errno?: number; driverError?: { errno?: number } }).driverError?.errno === 1064 ? this.dataSource.query(show) : Promise.reject(error)))) as Array<{
+      .catch((error: unknown) =>
+        (error as { errno?: number; driverError?: { errno?: number } }).driverError?.errno === 1064
+          ? this.dataSource.query(show)
+          : Promise.reject(error),
+      )) as Array<{
       Variable_name: string;
       Value: string;
     }>;
     const status = Object.fromEntries(rows.map((row) => [row.Variable_name.replace(/^wsrep_/, ''), String(row.Value)]));
-    if (status.cluster_status !== 'Primary') return { ok: false, message: `Galera node outside the primary component (wsrep_cluster_status ${status.cluster_status})`, status };
+    if (status.cluster_status !== 'Primary')
+      return {
+        ok: false,
+        message: `Galera node outside the primary component (wsrep_cluster_status ${status.cluster_status})`,
+        status,
+      };
     if (status.ready !== 'ON') return { ok: false, message: 'Galera node not ready (wsrep_ready OFF)', status };
-    if (status.local_state !== '4') return { ok: false, message: `Galera node not synced (wsrep_local_state ${status.local_state}: ${status.local_state_comment ?? 'unknown'})`, status };
+    if (status.local_state !== '4')
+      return {
+        ok: false,
+        message: `Galera node not synced (wsrep_local_state ${status.local_state}: ${status.local_state_comment ?? 'unknown'})`,
+        status,
+      };
     return { ok: true, message: 'Synced', status };
   }
 
@@ -107,7 +126,9 @@ export class CmsHealthIndicator {
       return result(key, 'down', { message: messageOf(error), pending: expected });
     }
     const pending = expected.filter((name) => !applied.has(name));
-    return pending.length ? result(key, 'down', { message: `${pending.length} migration(s) not applied`, pending }) : result(key, 'up', { applied: expected.length });
+    return pending.length
+      ? result(key, 'down', { message: `${pending.length} migration(s) not applied`, pending })
+      : result(key, 'up', { applied: expected.length });
   }
 
   /** Names recorded in the migrations table; none when it does not exist yet. */
@@ -117,7 +138,9 @@ export class CmsHealthIndicator {
     try {
       if (!(await runner.hasTable(table))) return [];
       const escaped = this.dataSource.driver.escape(table);
-      const rows = (await runner.query(`SELECT ${this.dataSource.driver.escape('name')} AS name FROM ${escaped}`)) as Array<{ name: string }>;
+      const rows = (await runner.query(
+        `SELECT ${this.dataSource.driver.escape('name')} AS name FROM ${escaped}`,
+      )) as Array<{ name: string }>;
       return rows.map((row) => row.name);
     } finally {
       await runner.release();
@@ -125,7 +148,11 @@ export class CmsHealthIndicator {
   }
 }
 
-function result<K extends string>(key: K, status: 'up' | 'down', data: Record<string, unknown>): HealthIndicatorResult<K> {
+function result<K extends string>(
+  key: K,
+  status: 'up' | 'down',
+  data: Record<string, unknown>,
+): HealthIndicatorResult<K> {
   return { [key]: { status, ...data } } as HealthIndicatorResult<K>;
 }
 

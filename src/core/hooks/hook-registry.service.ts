@@ -33,7 +33,10 @@ export class HookRegistry {
     // The returned remover removes this registration only.
     return () => {
       this.generation++;
-      this.hooks.set(name, (this.hooks.get(name) ?? []).filter((e) => e !== entry));
+      this.hooks.set(
+        name,
+        (this.hooks.get(name) ?? []).filter((e) => e !== entry),
+      );
     };
   }
 
@@ -44,7 +47,11 @@ export class HookRegistry {
   removeFilter(name: string, handler: Handler): void {
     const list = this.hooks.get(name);
     this.generation++;
-    if (list) this.hooks.set(name, list.filter((e) => e.handler !== handler));
+    if (list)
+      this.hooks.set(
+        name,
+        list.filter((e) => e.handler !== handler),
+      );
   }
 
   removeAction(name: string, handler: Handler): void {

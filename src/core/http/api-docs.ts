@@ -126,7 +126,9 @@ export class ApiDocs {
   }
 
   private known(name: string): boolean {
-    return Object.prototype.hasOwnProperty.call(OWN_FILES, name) || Object.prototype.hasOwnProperty.call(PACKAGE_FILES, name);
+    return (
+      Object.prototype.hasOwnProperty.call(OWN_FILES, name) || Object.prototype.hasOwnProperty.call(PACKAGE_FILES, name)
+    );
   }
 
   /** A file, read (and compressed) once per process. */

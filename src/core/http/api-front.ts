@@ -24,11 +24,14 @@ export function serveApiFirst(app: INestApplication): void {
   server.removeAllListeners('request');
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
-    if (!api.isApiPath(url) && !(url.charAt(0) === '/' && (url.length === 1 || url.charAt(1) === '?'))) return rest(req, res);
-    api.serveFirst(req, res, () => rest(req, res)).catch((error: unknown) => {
-      logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' });
-      res.end();
-    });
+    if (!api.isApiPath(url) && !(url.charAt(0) === '/' && (url.length === 1 || url.charAt(1) === '?')))
+      return rest(req, res);
+    api
+      .serveFirst(req, res, () => rest(req, res))
+      .catch((error: unknown) => {
+        logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=UTF-8' });
+        res.end();
+      });
   });
 }

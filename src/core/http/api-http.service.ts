@@ -22,7 +22,16 @@ import { RequestFacts, requestFacts } from './request-facts';
 import { markMatchedRoute, markUser } from './request-marks';
 import { RestException } from '../rest/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
-import { bodyEtag, CachedAnswer, encodedEtag, matchHits, noneMatchHits, noneMatchTag, ResponseCache, storable } from '../cache/response-cache';
+import {
+  bodyEtag,
+  CachedAnswer,
+  encodedEtag,
+  matchHits,
+  noneMatchHits,
+  noneMatchTag,
+  ResponseCache,
+  storable,
+} from '../cache/response-cache';
 import { compressBody, ContentCoding, negotiateEncoding, varyOnEncoding } from './compression';
 import { ApiDocs } from './api-docs';
 import { requestTarget } from './request-target';
@@ -90,7 +99,8 @@ export class ApiHttpService {
   ) {
     this.replicas = replicaRouterOf(dataSource);
     // The marks of callers who wrote are the fleet's with Redis (every node sends their reads to the primary).
-    if (this.replicas && redis.client && !(this.replicas.marks instanceof RedisCallerMarks)) this.replicas.marks = new RedisCallerMarks(redis);
+    if (this.replicas && redis.client && !(this.replicas.marks instanceof RedisCallerMarks))
+      this.replicas.marks = new RedisCallerMarks(redis);
     // Files go to temporary files as they arrive, never whole into memory (removed once the request is answered).
     this.upload = multer({
       storage: multer.diskStorage({ destination: (_req, _file, done) => done(null, uploadTempDir()) }),
@@ -172,7 +182,11 @@ export class ApiHttpService {
       // A server that is only this API still answers its home page, so clients can discover the API from it.
       res.statusCode = 200;
       res.setHeader('Content-Type', 'application/json; charset=UTF-8');
-      res.end(req.method === 'HEAD' ? undefined : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(facts)}${prefix}/` }));
+      res.end(
+        req.method === 'HEAD'
+          ? undefined
+          : JSON.stringify({ name: 'cms-api', api: `${this.baseUrl(facts)}${prefix}/` }),
+      );
       return;
     }
     return next();
@@ -197,7 +211,9 @@ export class ApiHttpService {
     answerUnexpected: boolean,
   ): Promise<HttpOutcome> {
     const outcome = this.replicas
-      ? await this.serveRouted(this.replicas, req, () => this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected))
+      ? await this.serveRouted(this.replicas, req, () =>
+          this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected),
+        )
       : await this.serveRequest(req, res, rawRoute, mount, query, answerUnexpected);
     if (outcome.matchedRoute) markMatchedRoute(req, outcome.matchedRoute);
     return outcome;
@@ -208,7 +224,11 @@ export class ApiHttpService {
    * replica-routing.ts). A request that is not a read marks its caller again once answered, so the read-after-write
    * window counts from the answer.
    */
-  private async serveRouted(router: ReplicaRouter, req: IncomingMessage, serve: () => Promise<HttpOutcome>): Promise<HttpOutcome> {
+  private async serveRouted(
+    router: ReplicaRouter,
+    req: IncomingMessage,
+    serve: () => Promise<HttpOutcome>,
+  ): Promise<HttpOutcome> {
     const headers = req.headers;
     const caller = callerKeyOf(requestFacts(req).ip, headers.authorization, headers.cookie);
     const window = this.options.readAfterWriteSeconds * 1000;
@@ -245,7 +265,8 @@ export class ApiHttpService {
     try {
       // Every read sees the version stamps first (a query started after it arrived): caches of this node that hold
       // data another node changed are cleared before it runs (totals, options), and its answer may be cached.
-      const stamps = this.cache.enabled && (method === 'GET' || method === 'HEAD') ? await this.cache.currentStamps() : undefined;
+      const stamps =
+        this.cache.enabled && (method === 'GET' || method === 'HEAD') ? await this.cache.currentStamps() : undefined;
       const headers = lowerHeaders(req);
       const extraHeaders: Record<string, string> = {};
       const authenticate = (body: Record<string, unknown>) =>
@@ -281,7 +302,12 @@ export class ApiHttpService {
         }
         parsed = await this.parseMultipart(req, res);
         temporary.push(...parsed.files.map((f) => f.path));
-      } else if (!PARAMETER_TYPES.has(contentType) && BODY_METHODS.has((req.method ?? '').toUpperCase()) && !isPreParsed(req) && takesFiles()) {
+      } else if (
+        !PARAMETER_TYPES.has(contentType) &&
+        BODY_METHODS.has((req.method ?? '').toUpperCase()) &&
+        !isPreParsed(req) &&
+        takesFiles()
+      ) {
         // A raw upload: the caller first, then the body streamed to a temporary file within the upload limit.
         try {
           this.refuseDeclaredOverLimit(req, res, true);
@@ -300,7 +326,11 @@ export class ApiHttpService {
       // An anonymous read in view or embed context depends on public data only: its answer may come from the
       // response cache, and goes into it (see ResponseCache).
       const cacheKey =
-        stamps && user.id === 0 && (req.method === 'GET' || req.method === 'HEAD') && isPublicContext(query) && !Object.keys(extraHeaders).length
+        stamps &&
+        user.id === 0 &&
+        (req.method === 'GET' || req.method === 'HEAD') &&
+        isPublicContext(query) &&
+        !Object.keys(extraHeaders).length
           ? this.cache.keyOf(baseUrl, mount, route, query, this.options.wire)
           : undefined;
       if (cacheKey && stamps) {
@@ -319,25 +349,53 @@ export class ApiHttpService {
         }
       }
       const ctx = new RequestContext(user, this.caps, baseUrl, apiRoot, crossOrigin, ip, this.options.wire);
-      if (cacheKey && stamps) ctx.embeddedAnswers = this.cache.embeddedAnswers(baseUrl, mount, this.options.wire, stamps, ctx.sources);
+      if (cacheKey && stamps)
+        ctx.embeddedAnswers = this.cache.embeddedAnswers(baseUrl, mount, this.options.wire, stamps, ctx.sources);
       const restReq = new RestRequest(
-        { method, route, query, body: parsed.body, json: parsed.json, files: parsed.files, headers, rawBody: parsed.raw, rawFile: parsed.rawFile ?? null },
+        {
+          method,
+          route,
+          query,
+          body: parsed.body,
+          json: parsed.json,
+          files: parsed.files,
+          headers,
+          rawBody: parsed.raw,
+          rawFile: parsed.rawFile ?? null,
+        },
         ctx,
       );
-      if (req.headers['if-match'] !== undefined && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS') await this.checkIfMatch(restReq, req.headers['if-match']);
+      if (req.headers['if-match'] !== undefined && method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS')
+        await this.checkIfMatch(restReq, req.headers['if-match']);
       const served = await this.pipeline.serve(restReq);
-      if (served.unexpected !== undefined && !answerUnexpected) return { matchedRoute: served.matchedRoute, unexpected: served.unexpected };
+      if (served.unexpected !== undefined && !answerUnexpected)
+        return { matchedRoute: served.matchedRoute, unexpected: served.unexpected };
       const answer = { ...served, headers: { ...extraHeaders, ...served.headers } };
       const entry =
         cacheKey && stamps && served.status === 200 && storable(served.headers) && !ctx.sources.uncacheable
-          ? this.cache.store(cacheKey, stamps, ctx.sources, served.status, served.headers, toJsonBytes(served.data), served.matchedRoute)
+          ? this.cache.store(
+              cacheKey,
+              stamps,
+              ctx.sources,
+              served.status,
+              served.headers,
+              toJsonBytes(served.data),
+              served.matchedRoute,
+            )
           : undefined;
       this.write(res, req, baseUrl, mount, answer, origin, entry);
       return { matchedRoute: served.matchedRoute };
     } catch (error) {
       const response = this.server.errorToResponse(error);
       if (response.unexpected !== undefined && !answerUnexpected) return { unexpected: response.unexpected };
-      this.write(res, req, baseUrl, mount, { status: response.status, headers: response.headers, data: response.data }, origin);
+      this.write(
+        res,
+        req,
+        baseUrl,
+        mount,
+        { status: response.status, headers: response.headers, data: response.data },
+        origin,
+      );
       return {};
     } finally {
       if (temporary.length) void Promise.all(temporary.map((file) => rm(file, { force: true }))).catch(() => undefined);
@@ -354,7 +412,6 @@ export class ApiHttpService {
     for (const name in headers) if (!res.headersSent) res.setHeader(name, headers[name]);
   }
 
-
   private baseUrl(facts: RequestFacts): string {
     return this.options.baseUrl ?? `${facts.protocol}://${facts.host}`;
   }
@@ -366,13 +423,18 @@ export class ApiHttpService {
     return (override || req.method || 'GET').toUpperCase();
   }
 
-  private async parseBody(req: IncomingMessage & { body?: unknown; files?: unknown }, res: ServerResponse): Promise<ParsedBody> {
-    if (!BODY_METHODS.has((req.method ?? 'GET').toUpperCase()) && !Number(req.headers['content-length'])) return { body: {}, json: null, files: [], raw: null };
+  private async parseBody(
+    req: IncomingMessage & { body?: unknown; files?: unknown },
+    res: ServerResponse,
+  ): Promise<ParsedBody> {
+    if (!BODY_METHODS.has((req.method ?? 'GET').toUpperCase()) && !Number(req.headers['content-length']))
+      return { body: {}, json: null, files: [], raw: null };
     const empty: ParsedBody = { body: {}, json: null, files: [], raw: null };
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     // A host app's body parser may have consumed the body already (the stream has ended).
     const preParsed = isPreParsed(req);
-    if (type === 'multipart/form-data' && preParsed) return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
+    if (type === 'multipart/form-data' && preParsed)
+      return { ...empty, body: (req.body as Record<string, unknown>) ?? {} };
     if (preParsed) {
       const body = (req.body ?? {}) as Record<string, unknown>;
       return type === 'application/json' ? { ...empty, json: body } : { ...empty, body };
@@ -383,7 +445,11 @@ export class ApiHttpService {
     if (type === 'application/json') {
       try {
         const json: unknown = JSON.parse(raw.toString('utf8'));
-        return { ...empty, raw, json: json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {} };
+        return {
+          ...empty,
+          raw,
+          json: json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : {},
+        };
       } catch {
         throw new RestException(...CoreErrors.invalidJson);
       }
@@ -407,7 +473,10 @@ export class ApiHttpService {
    * Reads a multipart body within the body limit (counted on the wire, whatever the parts declare) and
    * {@link MULTIPART_LIMITS}; past any of them the read stops and the request is refused with 413.
    */
-  private async parseMultipart(req: IncomingMessage & { body?: unknown; files?: unknown }, res: ServerResponse): Promise<ParsedBody> {
+  private async parseMultipart(
+    req: IncomingMessage & { body?: unknown; files?: unknown },
+    res: ServerResponse,
+  ): Promise<ParsedBody> {
     // An upload and the fields that come with it, counted on the wire.
     const limit = this.options.uploadLimit;
     await new Promise<void>((resolve, reject) => {
@@ -432,8 +501,13 @@ export class ApiHttpService {
         req.off('data', count);
         if (err) {
           // Parts written before the failure are removed.
-          for (const f of (req.files as Express.Multer.File[] | undefined) ?? []) void rm(f.path, { force: true }).catch(() => undefined);
-          return fail((err as { code?: string }).code === 'LIMIT_FILE_SIZE' ? uploadTooLarge(this.options.uploadLimit) : multipartError(err));
+          for (const f of (req.files as Express.Multer.File[] | undefined) ?? [])
+            void rm(f.path, { force: true }).catch(() => undefined);
+          return fail(
+            (err as { code?: string }).code === 'LIMIT_FILE_SIZE'
+              ? uploadTooLarge(this.options.uploadLimit)
+              : multipartError(err),
+          );
         }
         if (!settled) {
           settled = true;
@@ -491,7 +565,8 @@ export class ApiHttpService {
       // A response header replaces a default of the same name, whatever its case (names differing in length differ).
       if (!(name in headers)) {
         const lower = name.toLowerCase();
-        for (const existing in headers) if (existing.length === name.length && existing.toLowerCase() === lower) delete headers[existing];
+        for (const existing in headers)
+          if (existing.length === name.length && existing.toLowerCase() === lower) delete headers[existing];
       }
       headers[name] = served.headers[name];
     }
@@ -542,7 +617,13 @@ export class ApiHttpService {
   }
 
   /** `304 Not Modified` for a revalidated read: the API's headers and the validators, no body. */
-  private writeNotModified(res: ServerResponse, baseUrl: string, mount: string, origin: string | undefined, validators: Record<string, string>): void {
+  private writeNotModified(
+    res: ServerResponse,
+    baseUrl: string,
+    mount: string,
+    origin: string | undefined,
+    validators: Record<string, string>,
+  ): void {
     const { 'Content-Type': _type, ...headers } = this.apiHeaders(baseUrl, mount, origin);
     if (this.options.compression) headers.Vary = varyOnEncoding(headers.Vary);
     res.writeHead(304, { ...headers, ...validators });
@@ -558,13 +639,31 @@ export class ApiHttpService {
   private async checkIfMatch(restReq: RestRequest, header: string): Promise<void> {
     let readable = false;
     for (const context of ['edit', 'view']) {
-      const get = new RestRequest({ method: 'GET', route: restReq.route, query: { context }, body: {}, json: null, files: [], headers: {}, rawBody: null, rawFile: null }, restReq.ctx);
+      const get = new RestRequest(
+        {
+          method: 'GET',
+          route: restReq.route,
+          query: { context },
+          body: {},
+          json: null,
+          files: [],
+          headers: {},
+          rawBody: null,
+          rawFile: null,
+        },
+        restReq.ctx,
+      );
       const served = await this.pipeline.serve(get);
       if (served.status !== 200) continue;
       readable = true;
       if (matchHits(header, bodyEtag(toJsonBytes(served.data)))) return;
     }
-    if (readable) throw new RestException('rest_precondition_failed', 'The resource has changed since the ETag given in If-Match was sent.', 412);
+    if (readable)
+      throw new RestException(
+        'rest_precondition_failed',
+        'The resource has changed since the ETag given in If-Match was sent.',
+        412,
+      );
   }
 }
 
@@ -699,14 +798,23 @@ function uploadTempDir(): string {
 
 /** A body over the upload limit. */
 function uploadTooLarge(limit: number): RestException {
-  return new RestException('rest_upload_too_large', `The file is larger than this site accepts (${limit} bytes).`, 413, { max_bytes: limit });
+  return new RestException(
+    'rest_upload_too_large',
+    `The file is larger than this site accepts (${limit} bytes).`,
+    413,
+    { max_bytes: limit },
+  );
 }
 
 /**
  * Streams a request body to a new temporary file, counting bytes on the wire: past `limit` the read stops, the
  * partial file is removed and the request is refused with 413.
  */
-function streamToTempFile(req: IncomingMessage, limit: number, refused: () => void): Promise<{ path: string; size: number }> {
+function streamToTempFile(
+  req: IncomingMessage,
+  limit: number,
+  refused: () => void,
+): Promise<{ path: string; size: number }> {
   const path = join(uploadTempDir(), `${randomUUID()}.upload`);
   return new Promise((resolve, reject) => {
     const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
@@ -739,5 +847,9 @@ function multipartError(err: unknown): RestException {
   const code = (err as { code?: string }).code;
   if (code === 'LIMIT_FILE_SIZE') return new RestException(...CoreErrors.tooLarge);
   if (typeof code === 'string' && code.startsWith('LIMIT_')) return new RestException(...CoreErrors.multipartTooLarge);
-  return new RestException('rest_invalid_multipart', `The multipart body could not be read: ${(err as Error).message}`, 400);
+  return new RestException(
+    'rest_invalid_multipart',
+    `The multipart body could not be read: ${(err as Error).message}`,
+    400,
+  );
 }

@@ -43,7 +43,8 @@ describe('Vary and ETags of compressed answers', () => {
   it('suffixes the coding, and takes any representation of an ETag as naming it', () => {
     const etag = '"abc-br"'; // an identity tag may itself end like a coding (base64url)
     expect(encodedEtag(etag, 'gzip')).toBe('"abc-br-gzip"');
-    for (const held of [etag, '"abc-br-gzip"', '"abc-br-br"', 'W/"abc-br-gzip"', '"other", "abc-br-br"', '*']) expect(noneMatchHits(held, etag)).toBe(true);
+    for (const held of [etag, '"abc-br-gzip"', '"abc-br-br"', 'W/"abc-br-gzip"', '"other", "abc-br-br"', '*'])
+      expect(noneMatchHits(held, etag)).toBe(true);
     for (const held of ['"abc"', '"abc-br-deflate"', '"xabc-br"']) expect(noneMatchHits(held, etag)).toBe(false);
     expect(noneMatchTag('"other", W/"abc-br-gzip"', etag)).toBe('"abc-br-gzip"');
     expect(matchHits('"abc-br-gzip"', etag)).toBe(true);

@@ -55,6 +55,7 @@ export function compressBody(body: Buffer, coding: ContentCoding): Buffer {
 /** Adds `Accept-Encoding` to a `Vary` header value (once). */
 export function varyOnEncoding(vary: string | undefined): string {
   if (!vary) return 'Accept-Encoding';
-  if (vary.split(',').some((name) => name.trim().toLowerCase() === 'accept-encoding' || name.trim() === '*')) return vary;
+  if (vary.split(',').some((name) => name.trim().toLowerCase() === 'accept-encoding' || name.trim() === '*'))
+    return vary;
   return `${vary}, Accept-Encoding`;
 }

@@ -25,7 +25,12 @@ export class HostBodyErrors implements OnModuleInit {
       const path = req.path ?? '';
       // The prefix may sit below a host's global prefix or RouterModule path (`/api/cms-json/…`).
       const isApi = path.endsWith(prefix) || path.includes(`${prefix}/`) || typeof req.query?.rest_route === 'string';
-      const known = err?.type === 'entity.parse.failed' ? CoreErrors.invalidJson : err?.type === 'entity.too.large' ? CoreErrors.tooLarge : null;
+      const known =
+        err?.type === 'entity.parse.failed'
+          ? CoreErrors.invalidJson
+          : err?.type === 'entity.too.large'
+            ? CoreErrors.tooLarge
+            : null;
       if (!isApi || !known || res.headersSent) return next(err);
       const error = new RestException(known[0], known[1], known[2]);
       res.status(error.status).type('application/json; charset=UTF-8').send(JSON.stringify(error.toBody()));

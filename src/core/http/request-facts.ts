@@ -16,7 +16,8 @@ export interface RequestFacts {
 export function requestFacts(req: IncomingMessage): RequestFacts {
   const host = req.headers.host || 'localhost';
   const express = req as Partial<Request>;
-  if (typeof express.app?.get === 'function') return { ip: express.ip ?? '', protocol: express.protocol ?? 'http', host };
+  if (typeof express.app?.get === 'function')
+    return { ip: express.ip ?? '', protocol: express.protocol ?? 'http', host };
   const socket = req.socket as Partial<TLSSocket>;
   const own = socket.encrypted ? 'https' : 'http';
   const remote = socket.remoteAddress ?? '';
@@ -26,7 +27,14 @@ export function requestFacts(req: IncomingMessage): RequestFacts {
   const forwarded = singleHeader(req, 'x-forwarded-for');
   if (!forwarded) return { ip: remote, protocol, host };
   // The client is the nearest address in the chain that is not a trusted (loopback) proxy.
-  const chain = [remote, ...forwarded.split(',').map((a) => a.trim()).filter(Boolean).reverse()];
+  const chain = [
+    remote,
+    ...forwarded
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean)
+      .reverse(),
+  ];
   const ip = chain.find((address) => !isLoopback(address)) ?? chain[chain.length - 1];
   return { ip, protocol, host };
 }

@@ -40,7 +40,13 @@ describe('requestTarget', () => {
   });
 
   it('gives what URL gives for any target starting with /', () => {
-    const chars = fc.constantFrom(...'/?#%.:@!$&\'()*+,;=[]{}<>"`\\ \t^|~-_aZ09é\u0000'.split(''), 'ab', '%2e', '%2E', '..');
+    const chars = fc.constantFrom(
+      ...'/?#%.:@!$&\'()*+,;=[]{}<>"`\\ \t^|~-_aZ09é\u0000'.split(''),
+      'ab',
+      '%2e',
+      '%2E',
+      '..',
+    );
     fc.assert(
       fc.property(fc.array(chars, { maxLength: 24 }), (parts) => {
         const raw = `/${parts.join('')}`;

@@ -33,7 +33,9 @@ export function restHttpController(routePrefix: string): Type<unknown> {
       }
       if (outcome.unexpected !== undefined) {
         this.api.writeHeadersOnly(res, req);
-        throw new InternalServerErrorException(new RestException(...CoreErrors.internal).toBody(), { cause: outcome.unexpected });
+        throw new InternalServerErrorException(new RestException(...CoreErrors.internal).toBody(), {
+          cause: outcome.unexpected,
+        });
       }
     }
   }

@@ -50,7 +50,8 @@ describe('OptionsService memory bounds', () => {
 
   it('remembers a bounded number of missing option names', async () => {
     const options = new OptionsService(ds);
-    for (let i = 0; i < OPTIONS_CACHE.missingNames + 200; i++) expect(await options.get(`absent_${i}`, 'fallback')).toBe('fallback');
+    for (let i = 0; i < OPTIONS_CACHE.missingNames + 200; i++)
+      expect(await options.get(`absent_${i}`, 'fallback')).toBe('fallback');
     expect(await options.get('x'.repeat(500), 'long')).toBe('long');
     const missing = (options as unknown as { missing: Set<string> }).missing;
     expect(missing.size).toBe(OPTIONS_CACHE.missingNames);

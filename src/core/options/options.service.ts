@@ -24,7 +24,9 @@ function optionBytes(name: string, value: string): number {
 }
 
 /** The longest option text kept in memory (longer ones are read when asked for; `LENGTH` in bytes on MySQL). */
-const AUTOLOAD_MAX_CHARS = Math.floor((OPTIONS_CACHE.bytes * CACHE_ENTRY_SHARE - optionBytes('x'.repeat(NAME_MAX), '')) / 6);
+const AUTOLOAD_MAX_CHARS = Math.floor(
+  (OPTIONS_CACHE.bytes * CACHE_ENTRY_SHARE - optionBytes('x'.repeat(NAME_MAX), '')) / 6,
+);
 
 const UNPARSED = Symbol('unparsed');
 
@@ -75,7 +77,8 @@ export class OptionsService {
   }
 
   private async autoloadMap(): Promise<Map<string, Autoloaded>> {
-    if (this.autoloaded && (this.stamps?.enabled || Date.now() - this.loadedAt < AUTOLOAD_TTL_MS)) return this.autoloaded;
+    if (this.autoloaded && (this.stamps?.enabled || Date.now() - this.loadedAt < AUTOLOAD_TTL_MS))
+      return this.autoloaded;
     const generation = this.generation;
     const rows = await this.repo
       .createQueryBuilder('o')
@@ -87,7 +90,8 @@ export class OptionsService {
     rows.sort((a, b) => a.value.length - b.value.length);
     const autoloaded = new Map<string, Autoloaded>();
     // Invalidated while reading: answer this caller from what was read, keep nothing.
-    if (generation !== this.generation) return new Map(rows.map((row) => [row.name, new Autoloaded(autoloaded, row.name, row.value, 0)]));
+    if (generation !== this.generation)
+      return new Map(rows.map((row) => [row.name, new Autoloaded(autoloaded, row.name, row.value, 0)]));
     this.pool.clear();
     for (const row of rows) {
       const size = optionBytes(row.name, row.value);
@@ -171,7 +175,12 @@ export class OptionsService {
   async add<T = unknown>(name: string, value: unknown, autoload = true): Promise<T> {
     const stored = await writeTransaction(this.dataSource, async (em) => {
       const repo = em.getRepository(OptionEntity);
-      await repo.createQueryBuilder().insert().values({ name, value: maybeSerialize(value), autoload: autoload ? 'yes' : 'no' }).orIgnore().execute();
+      await repo
+        .createQueryBuilder()
+        .insert()
+        .values({ name, value: maybeSerialize(value), autoload: autoload ? 'yes' : 'no' })
+        .orIgnore()
+        .execute();
       return (await repo.findOne({ where: { name } }))?.value ?? '';
     });
     this.invalidate();
@@ -185,7 +194,10 @@ export class OptionsService {
   async updateWithin(em: EntityManager, name: string, change: (current: unknown) => unknown): Promise<void> {
     const repo = em.getRepository(OptionEntity);
     const locking = isMySql(em.connection);
-    const row = await repo.findOne({ where: { name }, ...(locking ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+    const row = await repo.findOne({
+      where: { name },
+      ...(locking ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
     const next = change(row ? maybeUnserialize(row.value) : undefined);
     if (next === undefined) return;
     const stored = maybeSerialize(next);

@@ -23,8 +23,12 @@ describe('SiteClock', () => {
   });
 
   it('prefers timezone_string over gmt_offset and ignores unknown zones', () => {
-    expect(SiteClock.fromOptions({ timezone_string: 'America/New_York', gmt_offset: 3 }).gmtFromLocal('2024-01-15 12:00:00')).toBe('2024-01-15 17:00:00');
-    expect(SiteClock.fromOptions({ timezone_string: 'Mars/Olympus', gmt_offset: -2 }).gmtFromLocal('2024-01-15 12:00:00')).toBe('2024-01-15 14:00:00');
+    expect(
+      SiteClock.fromOptions({ timezone_string: 'America/New_York', gmt_offset: 3 }).gmtFromLocal('2024-01-15 12:00:00'),
+    ).toBe('2024-01-15 17:00:00');
+    expect(
+      SiteClock.fromOptions({ timezone_string: 'Mars/Olympus', gmt_offset: -2 }).gmtFromLocal('2024-01-15 12:00:00'),
+    ).toBe('2024-01-15 14:00:00');
   });
 
   describe('restDateWithGmt (rest_get_date_with_gmt)', () => {
@@ -36,11 +40,17 @@ describe('SiteClock', () => {
 
     it('reads a date with an offset or Z as that instant', () => {
       expect(clock.restDateWithGmt('2010-01-01T02:00:00Z')).toEqual(['2009-12-31 16:00:00', '2010-01-01 02:00:00']);
-      expect(clock.restDateWithGmt('2010-01-01T02:00:00+02:00')).toEqual(['2009-12-31 14:00:00', '2010-01-01 00:00:00']);
+      expect(clock.restDateWithGmt('2010-01-01T02:00:00+02:00')).toEqual([
+        '2009-12-31 14:00:00',
+        '2010-01-01 00:00:00',
+      ]);
     });
 
     it('reads a GMT date without offset as UTC', () => {
-      expect(clock.restDateWithGmt('2010-01-01T02:00:00', true)).toEqual(['2009-12-31 16:00:00', '2010-01-01 02:00:00']);
+      expect(clock.restDateWithGmt('2010-01-01T02:00:00', true)).toEqual([
+        '2009-12-31 16:00:00',
+        '2010-01-01 02:00:00',
+      ]);
     });
 
     it('refuses what is not a date', () => {

@@ -127,7 +127,12 @@ class HeldFormatter implements LruEntry {
 
 /** Formatters by time-zone name (any spelling ICU takes), the least recently used dropped past TIME_ZONE_FORMATTERS. */
 const FORMATTERS = new Map<string, HeldFormatter>();
-const FORMATTERS_BUDGET = new ByteLru<HeldFormatter>('time-zone-formatters', TIME_ZONE_FORMATTERS.bytes, TIME_ZONE_FORMATTERS.entries, FORMATTER_BYTES);
+const FORMATTERS_BUDGET = new ByteLru<HeldFormatter>(
+  'time-zone-formatters',
+  TIME_ZONE_FORMATTERS.bytes,
+  TIME_ZONE_FORMATTERS.entries,
+  FORMATTER_BYTES,
+);
 
 function formatter(zone: string): Intl.DateTimeFormat {
   const held = FORMATTERS.get(zone);

@@ -7,7 +7,10 @@ export const REDIS_COMMAND_TIMEOUT_MS = 250;
 
 /** A Redis URL without its password, for logs. */
 export function redactRedisUrl(url: string): string {
-  return url.replace(/^(rediss?:\/\/)([^@/]*)@/i, (_m, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`);
+  return url.replace(
+    /^(rediss?:\/\/)([^@/]*)@/i,
+    (_m, scheme: string, auth: string) => `${scheme}${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`,
+  );
 }
 
 /**
@@ -46,7 +49,8 @@ export class CmsRedis implements OnApplicationShutdown {
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });
     this.client.on('ready', () => {
-      if (this.warned) this.logger.log(`Redis at ${where} is reachable again: limits and marks are shared by the fleet again`);
+      if (this.warned)
+        this.logger.log(`Redis at ${where} is reachable again: limits and marks are shared by the fleet again`);
       this.wasReady = true;
       this.warned = false;
     });

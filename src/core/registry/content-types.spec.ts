@@ -271,9 +271,8 @@ interface PhpCase {
 }
 
 describe('registry builders vs WordPress PHP', () => {
-  const builtins = fixture<Record<'post_types' | 'taxonomies' | 'statuses', Record<string, JsonObject>>>(
-    'php-builtin-objects.json',
-  );
+  const builtins =
+    fixture<Record<'post_types' | 'taxonomies' | 'statuses', Record<string, JsonObject>>>('php-builtin-objects.json');
   const registry = buildBuiltinRegistry();
 
   it.each(Object.keys(builtins.post_types))('builtin post type %s', (name) => {

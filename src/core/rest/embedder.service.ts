@@ -29,7 +29,12 @@ export class Embedder {
    * and what is embedded in them may come as JSON text (`RestRequest.itemsAsText`, for the request and its
    * sub-requests).
    */
-  async responseToData(response: RestResponse, embed: false | true | string[], ctx: RequestContext, asText = false): Promise<unknown> {
+  async responseToData(
+    response: RestResponse,
+    embed: false | true | string[],
+    ctx: RequestContext,
+    asText = false,
+  ): Promise<unknown> {
     let data = response.data;
     if (response.links.size && (isPlainObject(data) || data instanceof JsonText)) {
       const fields = data instanceof JsonText ? (JSON.parse(data.text) as Record<string, unknown>) : data;
@@ -37,7 +42,8 @@ export class Embedder {
     }
     if (embed !== false && !response.isError) {
       if (Array.isArray(data)) data = await this.embedAll(data, embed, ctx, asText);
-      else if (isPlainObject(data) || data instanceof JsonText) [data] = await this.embedAll([data], embed, ctx, asText);
+      else if (isPlainObject(data) || data instanceof JsonText)
+        [data] = await this.embedAll([data], embed, ctx, asText);
     }
     return data;
   }
@@ -46,7 +52,12 @@ export class Embedder {
    * Embeds the embeddable links of every item. All sub-requests of all items are started together and each
    * distinct URL is requested once, so request-scoped loaders batch them into a fixed number of queries.
    */
-  private async embedAll(items: unknown[], embed: true | string[], ctx: RequestContext, asText: boolean): Promise<unknown[]> {
+  private async embedAll(
+    items: unknown[],
+    embed: true | string[],
+    ctx: RequestContext,
+    asText: boolean,
+  ): Promise<unknown[]> {
     const pending = new Map<string, Promise<unknown>>();
     const wanted = (rel: string) => rel !== 'self' && (embed === true || embed.includes(rel));
     for (const item of items) {
@@ -103,7 +114,8 @@ export class Embedder {
     const sources = target.ownSources;
     if (kept && query && sources) {
       ctx.sources.merge(sources);
-      if (response.status === 200 && !response.isError && !sources.uncacheable && storable(response.headers)) kept.keep(target.route, query, sources, toJsonBytes(data));
+      if (response.status === 200 && !response.isError && !sources.uncacheable && storable(response.headers))
+        kept.keep(target.route, query, sources, toJsonBytes(data));
     }
     return data;
   }
@@ -153,7 +165,9 @@ function isEmpty(value: unknown): boolean {
 export function parseEmbedParam(value: unknown): false | true | string[] {
   if (value === undefined) return false;
   if (value === '' || value === '1' || value === 'true' || value === true) return true;
-  const list = (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((s) => s.trim()).filter(Boolean);
+  const list = (Array.isArray(value) ? value.map(String) : String(value).split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   return list.length ? list : true;
 }
 
@@ -168,7 +182,10 @@ export function simpleApiUrl(href: string, base: string): { route: string; query
   const query = simpleQuery(mark < 0 ? '' : href.slice(mark + 1));
   if (!query || 'rest_route' in query) return null;
   try {
-    return { route: `/${decodeURIComponent(mark < 0 ? href.slice(base.length) : href.slice(base.length, mark))}`, query };
+    return {
+      route: `/${decodeURIComponent(mark < 0 ? href.slice(base.length) : href.slice(base.length, mark))}`,
+      query,
+    };
   } catch {
     return null;
   }

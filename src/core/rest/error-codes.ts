@@ -7,7 +7,15 @@ export const CoreErrors = {
   internal: ['internal_server_error', 'There has been a critical error on this website.', 500],
   tooLarge: ['rest_request_too_large', 'The request body is too large.', 413],
   multipartNotAccepted: ['rest_multipart_not_accepted', 'This route does not take multipart/form-data bodies.', 413],
-  multipartTooLarge: ['rest_multipart_too_large', 'The multipart body has too many parts, fields or files, or a part is too large.', 413],
+  multipartTooLarge: [
+    'rest_multipart_too_large',
+    'The multipart body has too many parts, fields or files, or a part is too large.',
+    413,
+  ],
   invalidHandler: ['rest_invalid_handler', 'The handler for the route is invalid', 500],
-  databaseUnavailable: ['rest_database_unavailable', 'The database is unavailable at the moment. Please try again shortly.', 503],
+  databaseUnavailable: [
+    'rest_database_unavailable',
+    'The database is unavailable at the moment. Please try again shortly.',
+    503,
+  ],
 } as const satisfies Record<string, readonly [string, string, number]>;

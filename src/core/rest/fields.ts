@@ -33,4 +33,3 @@ export function filterFields(data: unknown, fieldsParam: unknown, embedding: boo
   };
   return Array.isArray(data) ? data.map(pick) : pick(data);
 }
-

@@ -42,7 +42,13 @@ describe('jsonOf and withMembers', () => {
   it('writes plain objects member by member, skipping what JSON.stringify skips, without parsing serialized items', () => {
     const parse = jest.spyOn(JSON, 'parse');
     try {
-      const value = { a: { b: [new JsonText('{"id":3}')] }, skipped: undefined, f: () => 1, date: new Date(0), 'k"ey': null };
+      const value = {
+        a: { b: [new JsonText('{"id":3}')] },
+        skipped: undefined,
+        f: () => 1,
+        date: new Date(0),
+        'k"ey': null,
+      };
       expect(jsonOf(value)).toBe('{"a":{"b":[{"id":3}]},"date":"1970-01-01T00:00:00.000Z","k\\"ey":null}');
       expect(parse).not.toHaveBeenCalled();
       expect(jsonOf(Object.assign(Object.create(null), { x: 1 }))).toBe('{"x":1}');
@@ -53,7 +59,9 @@ describe('jsonOf and withMembers', () => {
 
   it('adds members at the end of an item, keeping its links', () => {
     const links = { self: [{ href: 'x' }] };
-    const item = withMembers(new JsonText('{"id":1,"_links":{"self":[{"href":"x"}]}}', links), { _embedded: { author: [new JsonText('{"id":7}')] } });
+    const item = withMembers(new JsonText('{"id":1,"_links":{"self":[{"href":"x"}]}}', links), {
+      _embedded: { author: [new JsonText('{"id":7}')] },
+    });
     expect(item.text).toBe('{"id":1,"_links":{"self":[{"href":"x"}]},"_embedded":{"author":[{"id":7}]}}');
     expect(item.links).toBe(links);
     expect(withMembers(new JsonText('{}'), { a: 1, b: [2] }).text).toBe('{"a":1,"b":[2]}');
@@ -85,7 +93,11 @@ describe('ItemMemo', () => {
 
   /** The bytes an entry is counted for (see ItemMemo.set). */
   const sizeOf = (key: string, inputs: unknown[], text: string) =>
-    MEMO_ENTRY_BYTES + key.length * 2 + text.length * 3 + inputs.length * 8 + inputs.reduce<number>((n, i) => n + (typeof i === 'string' ? i.length * 2 : 0), 0);
+    MEMO_ENTRY_BYTES +
+    key.length * 2 +
+    text.length * 3 +
+    inputs.length * 8 +
+    inputs.reduce<number>((n, i) => n + (typeof i === 'string' ? i.length * 2 : 0), 0);
   /** Room for ten entries of `k00`..`k99` with inputs `[1]` and a 10-character text. */
   const TEN = 10 * sizeOf('k00', [1], '"item-00_"');
   const item = (i: number) => `"item-${String(i).padStart(2, '0')}_"`;
@@ -186,6 +198,8 @@ describe('ItemMemo', () => {
     expect(one.pool).toBe(two.pool);
     expect(one.pool.maxBytes).toBe(PREPARED_JSON_CACHE.bytes);
     expect(one.pool.maxEntryBytes).toBe(PREPARED_JSON_CACHE.bytes / 8);
-    expect(cacheUsage().filter((c) => c.name === 'prepared-json' && c.maxBytes === PREPARED_JSON_CACHE.bytes)).toHaveLength(1);
+    expect(
+      cacheUsage().filter((c) => c.name === 'prepared-json' && c.maxBytes === PREPARED_JSON_CACHE.bytes),
+    ).toHaveLength(1);
   });
 });

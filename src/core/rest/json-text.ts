@@ -94,7 +94,8 @@ export function withMembers(item: JsonText, members: Record<string, unknown>): J
  */
 export function toJsonBytes(data: unknown): Buffer {
   if (data instanceof JsonText || data instanceof PlainText) return data.bytes;
-  if (!Array.isArray(data) || !data.some((item) => item instanceof JsonText)) return Buffer.from(JSON.stringify(data ?? null));
+  if (!Array.isArray(data) || !data.some((item) => item instanceof JsonText))
+    return Buffer.from(JSON.stringify(data ?? null));
   const chunks: Buffer[] = [];
   let text = '[';
   for (let i = 0; i < data.length; i++) {

@@ -19,7 +19,8 @@ export function compactLinks(links: LinkMap, relBase: string, curieName = 'cms')
       link.href = href;
       json[i] = link as JsonLink;
     }
-    if (rel.length > relBase.length && rel.startsWith(relBase)) (compacted ??= {})[`${curieName}:${rel.slice(relBase.length)}`] = json;
+    if (rel.length > relBase.length && rel.startsWith(relBase))
+      (compacted ??= {})[`${curieName}:${rel.slice(relBase.length)}`] = json;
     else out[rel] = json;
   }
   // Compacted relations come after the plain ones, then the curie that expands them.

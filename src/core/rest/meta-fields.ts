@@ -33,7 +33,16 @@ export function metaSchemaProperties(keys: ExposedMetaKey[]): Record<string, Jso
     keys.map(({ name, definition: d }) => {
       const extra = typeof d.showInRest === 'object' ? (d.showInRest.schema ?? {}) : {};
       const type = d.single ? { type: d.type } : { type: 'array' as const, items: { type: d.type } };
-      return [name, { ...type, description: d.description ?? '', default: d.default ?? null, context: ['view', 'edit'], ...extra } as JsonSchema];
+      return [
+        name,
+        {
+          ...type,
+          description: d.description ?? '',
+          default: d.default ?? null,
+          context: ['view', 'edit'],
+          ...extra,
+        } as JsonSchema,
+      ];
     }),
   );
 }
@@ -43,14 +52,20 @@ export function metaSchemaProperties(keys: ExposedMetaKey[]): Record<string, Jso
  * Each value is cast to its schema type as WordPress's `prepare_value` does (`''` is the empty value of a boolean or
  * number, and a value that does not fit the schema is `null`).
  */
-export function metaResponse(keys: ExposedMetaKey[], stored: Record<string, unknown[] | undefined>): Record<string, unknown> {
+export function metaResponse(
+  keys: ExposedMetaKey[],
+  stored: Record<string, unknown[] | undefined>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const schemas = metaSchemaProperties(keys);
   for (const { key, name, definition } of keys) {
     const values = stored[key] ?? [];
     const schema = schemas[name];
-    const itemSchema = definition.single ? schema : ((schema.items as JsonSchema | undefined) ?? { type: definition.type });
-    if (definition.single) out[name] = values.length ? castMetaValue(values[0], itemSchema) : (definition.default ?? null);
+    const itemSchema = definition.single
+      ? schema
+      : ((schema.items as JsonSchema | undefined) ?? { type: definition.type });
+    if (definition.single)
+      out[name] = values.length ? castMetaValue(values[0], itemSchema) : (definition.default ?? null);
     else out[name] = values.map((v) => castMetaValue(v, itemSchema));
   }
   return out;
@@ -142,7 +157,8 @@ export async function applyMetaWrites<E extends object>(
 ): Promise<void> {
   if (!ops.length) return;
   const repo = em.getRepository(entity) as unknown as Repository<MetaRow>;
-  const where = (key: string, extra: Record<string, unknown> = {}) => ({ [objectColumn]: objectId, key, ...extra }) as FindOptionsWhere<MetaRow>;
+  const where = (key: string, extra: Record<string, unknown> = {}) =>
+    ({ [objectColumn]: objectId, key, ...extra }) as FindOptionsWhere<MetaRow>;
   for (const op of ops) {
     if (op.action === 'delete') {
       await repo.delete(where(op.key));

@@ -11,10 +11,16 @@ import { textBytes } from '../text/text-limits';
  */
 
 /** Validates the request's parameters; a default in `checked` was validated once, and only a sent value is. */
-export function validateArgs(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>, checked: ReadonlySet<string>): void {
+export function validateArgs(
+  req: RestRequest,
+  args: ReadonlyArray<[string, RouteArg]>,
+  checked: ReadonlySet<string>,
+): void {
   const missing = args.filter(([name, arg]) => arg.required === true && !req.has(name)).map(([name]) => name);
   if (missing.length) {
-    throw new RestException('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, { params: missing });
+    throw new RestException('rest_missing_callback_param', `Missing parameter(s): ${missing.join(', ')}`, 400, {
+      params: missing,
+    });
   }
   const invalid: Record<string, string> = {};
   for (const [name, arg] of args) {
@@ -28,12 +34,18 @@ export function validateArgs(req: RestRequest, args: ReadonlyArray<[string, Rout
     if (message) invalid[name] = message;
   }
   if (Object.keys(invalid).length) {
-    throw new RestException('rest_invalid_param', `Invalid parameter(s): ${Object.keys(invalid).join(', ')}`, 400, { params: invalid });
+    throw new RestException('rest_invalid_param', `Invalid parameter(s): ${Object.keys(invalid).join(', ')}`, 400, {
+      params: invalid,
+    });
   }
 }
 
 /** Sanitizes the request's parameters; a default in `checked` is sanitized already, and only a sent value is. */
-export function sanitizeArgs(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>, checked: ReadonlySet<string>): void {
+export function sanitizeArgs(
+  req: RestRequest,
+  args: ReadonlyArray<[string, RouteArg]>,
+  checked: ReadonlySet<string>,
+): void {
   for (const [name, arg] of args) {
     if (checked.has(name) ? req.sent(name) : req.has(name)) req.set(name, sanitizeArg(req.get(name), arg, name));
   }
@@ -70,7 +82,10 @@ export function checkedDefaults(
   return prepared;
 }
 
-const CHECKED_DEFAULTS = new WeakMap<Record<string, RouteArg>, { values: Record<string, unknown>; checked: ReadonlySet<string> }>();
+const CHECKED_DEFAULTS = new WeakMap<
+  Record<string, RouteArg>,
+  { values: Record<string, unknown>; checked: ReadonlySet<string> }
+>();
 
 /** An endpoint's arguments as a list, made once per set of arguments (endpoints get theirs when the table freezes). */
 export function argList(endpoint: RouteEndpoint): ReadonlyArray<[string, RouteArg]> {
@@ -84,7 +99,7 @@ export function argList(endpoint: RouteEndpoint): ReadonlyArray<[string, RouteAr
 
 /** A copy of a default value: lists of plain values (the usual `[]` or `['publish']`) by slicing, others deeply. */
 export function copyOf<T>(value: T): T {
-  if (Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object')) return value.slice() as T;
+  if (Array.isArray(value) && value.every((item) => item === null || typeof item !== 'object'))
+    return value.slice() as T;
   return structuredClone(value);
 }
-

@@ -50,7 +50,12 @@ export abstract class RestController implements OnModuleInit {
   protected abstract baseSchema(): ItemSchema;
 
   protected route(path: string, endpoints: Parameters<RestServer['registry']['register']>[2], withSchema = true): void {
-    this.server.registry.register(this.namespace, path, endpoints, withSchema ? { schema: () => this.getPublicItemSchema() } : {});
+    this.server.registry.register(
+      this.namespace,
+      path,
+      endpoints,
+      withSchema ? { schema: () => this.getPublicItemSchema() } : {},
+    );
   }
 
   /**
@@ -63,7 +68,12 @@ export abstract class RestController implements OnModuleInit {
     const id = r.id;
     this.route(base, [
       { methods: Methods.READABLE, args: r.collectionArgs, permission: r.list.permission, handler: r.list.handler },
-      { methods: Methods.CREATABLE, args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE), permission: r.create.permission, handler: r.create.handler },
+      {
+        methods: Methods.CREATABLE,
+        args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE),
+        permission: r.create.permission,
+        handler: r.create.handler,
+      },
     ]);
     this.route(`${base}/(?P<id>[\\d]+)`, [
       {
@@ -72,7 +82,12 @@ export abstract class RestController implements OnModuleInit {
         permission: r.read.permission,
         handler: r.read.handler,
       },
-      { methods: Methods.EDITABLE, args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }), permission: r.update.permission, handler: r.update.handler },
+      {
+        methods: Methods.EDITABLE,
+        args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }),
+        permission: r.update.permission,
+        handler: r.update.handler,
+      },
       {
         methods: Methods.DELETABLE,
         args: () => ({ id, force: { type: 'boolean', default: false, description: r.forceDescription } }),
@@ -272,7 +287,13 @@ export abstract class RestController implements OnModuleInit {
    * Sets `X-CMS-Total`, `X-CMS-TotalPages` (by their wire names: `X-WP-Total`, …) and the `Link` next/prev headers of a collection response. The page size
    * is the request's `per_page` unless the query used another one (`perPage`).
    */
-  protected paginate(response: RestResponse, req: RestRequest, total: number, collectionPath: string, used: PageUsed = {}): RestResponse {
+  protected paginate(
+    response: RestResponse,
+    req: RestRequest,
+    total: number,
+    collectionPath: string,
+    used: PageUsed = {},
+  ): RestResponse {
     const perPage = used.perPage ?? Number(req.get('per_page') ?? 10);
     const page = used.page ?? Number(req.get('page') ?? 1);
     const totalPages = Math.ceil(total / perPage);
@@ -293,7 +314,8 @@ export abstract class RestController implements OnModuleInit {
     }
     if (pageAt < 0) pageAt = pairs.length;
     const base = req.ctx.restUrl(collectionPath);
-    const withPage = (n: number) => `${base}?${[...pairs.slice(0, pageAt), `page=${n}`, ...pairs.slice(pageAt)].join('&')}`;
+    const withPage = (n: number) =>
+      `${base}?${[...pairs.slice(0, pageAt), `page=${n}`, ...pairs.slice(pageAt)].join('&')}`;
     const prev = page > 1 ? withPage(Math.min(page - 1, Math.max(totalPages, 1))) : '';
     const next = totalPages > page ? withPage(page + 1) : '';
     // Links that would make the header longer than clients and proxies read (a query of thousands of parameters

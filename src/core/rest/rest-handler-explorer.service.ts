@@ -6,7 +6,13 @@ import { CMS_NAMESPACE } from '../../cms-options';
 import { RestException } from './rest.exception';
 import { ContentRegistry } from '../registry/content-registry.service';
 import type { RestRequest } from './rest-request';
-import { ALLOW_POLICY, PermissionPolicy, RestRouteDeclaration, restRoutesOf, RouteTarget } from './rest-route.decorator';
+import {
+  ALLOW_POLICY,
+  PermissionPolicy,
+  RestRouteDeclaration,
+  restRoutesOf,
+  RouteTarget,
+} from './rest-route.decorator';
 import { CapabilityGuard } from '../auth/capability.guard';
 import { RouteRegistry } from './route-registry.service';
 import type { EndpointDefinition, PermissionResult } from './route-types';
@@ -79,7 +85,9 @@ export class RestHandlerExplorer implements OnModuleInit {
     const object = target.postType ?? target.taxonomy;
     const base = object ? object.rest_base || object.name : '';
     const namespace =
-      typeof options.namespace === 'function' ? options.namespace(instance, target) : (options.namespace ?? object?.rest_namespace ?? CMS_NAMESPACE);
+      typeof options.namespace === 'function'
+        ? options.namespace(instance, target)
+        : (options.namespace ?? object?.rest_namespace ?? CMS_NAMESPACE);
     const guards = this.guardsOf(instance, handler);
     const policy = Reflect.getMetadata(ALLOW_POLICY, handler) as PermissionPolicy | undefined;
     // Only CapabilityGuard: its policy is called as the guard would call it, without building an execution context.
@@ -101,21 +109,41 @@ export class RestHandlerExplorer implements OnModuleInit {
       returns: options.returns,
     };
     const schema = options.schema;
-    this.registry.register(namespace, pattern.replace('{base}', `/${base}`), endpoint, schema ? { schema: () => schema(instance, target) } : {});
+    this.registry.register(
+      namespace,
+      pattern.replace('{base}', `/${base}`),
+      endpoint,
+      schema ? { schema: () => schema(instance, target) } : {},
+    );
   }
 
   /** The guards of a handler (its class's, then its own), as instances from the container. */
   private guardsOf(instance: object, handler: Function): CanActivate[] {
-    const declared = [...(Reflect.getMetadata(GUARDS_METADATA, instance.constructor) ?? []), ...(Reflect.getMetadata(GUARDS_METADATA, handler) ?? [])] as Array<
-      Type<CanActivate> | CanActivate
-    >;
-    return declared.map((guard) => (typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard));
+    const declared = [
+      ...(Reflect.getMetadata(GUARDS_METADATA, instance.constructor) ?? []),
+      ...(Reflect.getMetadata(GUARDS_METADATA, handler) ?? []),
+    ] as Array<Type<CanActivate> | CanActivate>;
+    return declared.map((guard) =>
+      typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard,
+    );
   }
 
   /** Runs the guards: `true`, `false` (the generic refusal), or the refusal a guard threw. */
-  private async activate(guards: CanActivate[], instance: object, handler: Function, req: RestRequest, target: RouteTarget): Promise<PermissionResult> {
+  private async activate(
+    guards: CanActivate[],
+    instance: object,
+    handler: Function,
+    req: RestRequest,
+    target: RouteTarget,
+  ): Promise<PermissionResult> {
     try {
-      return await this.guards.tryActivate(guards, [req, instance, target], instance as never, handler as never, REST_CONTEXT_TYPE);
+      return await this.guards.tryActivate(
+        guards,
+        [req, instance, target],
+        instance as never,
+        handler as never,
+        REST_CONTEXT_TYPE,
+      );
     } catch (error) {
       if (error instanceof RestException) return error;
       if (error instanceof HttpException) return new RestException('rest_forbidden', error.message, error.getStatus());

@@ -117,7 +117,11 @@ export class RestRequest {
     // The buckets of buckets(), in the same order, without building the list (this runs many times a request).
     let value: unknown;
     if (this.json !== null && (value = this.json[name]) !== undefined && value !== null) return value as T;
-    if ((this.method === 'POST' || this.method === 'PUT' || this.method === 'PATCH') && (value = this.body[name]) !== undefined && value !== null) {
+    if (
+      (this.method === 'POST' || this.method === 'PUT' || this.method === 'PATCH') &&
+      (value = this.body[name]) !== undefined &&
+      value !== null
+    ) {
       return value as T;
     }
     if ((value = this.query[name]) !== undefined && value !== null) return value as T;
@@ -137,10 +141,17 @@ export class RestRequest {
     // The buckets of buckets() but the defaults, as in get().
     let value: unknown;
     if (this.json !== null && (value = this.json[name]) !== undefined && value !== null) return true;
-    if ((this.method === 'POST' || this.method === 'PUT' || this.method === 'PATCH') && (value = this.body[name]) !== undefined && value !== null) {
+    if (
+      (this.method === 'POST' || this.method === 'PUT' || this.method === 'PATCH') &&
+      (value = this.body[name]) !== undefined &&
+      value !== null
+    ) {
       return true;
     }
-    return ((value = this.query[name]) !== undefined && value !== null) || ((value = this.urlParams[name]) !== undefined && value !== null);
+    return (
+      ((value = this.query[name]) !== undefined && value !== null) ||
+      ((value = this.urlParams[name]) !== undefined && value !== null)
+    );
   }
 
   /**
@@ -154,7 +165,10 @@ export class RestRequest {
     try {
       if (!this.sent(name)) return false;
       const value = this.get(name);
-      return !nonEmpty || !(value === '' || value === '0' || value === 0 || value === false || (Array.isArray(value) && !value.length));
+      return (
+        !nonEmpty ||
+        !(value === '' || value === '0' || value === 0 || value === false || (Array.isArray(value) && !value.length))
+      );
     } finally {
       this.readable = readable;
     }

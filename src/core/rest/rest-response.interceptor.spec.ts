@@ -11,9 +11,16 @@ import type { RestServer } from './rest-server.service';
 
 function setUp(response: RestResponse) {
   const hooks = new HookRegistry();
-  const server = { dispatch: jest.fn(async () => response), addAllowHeader: jest.fn(async (r: RestResponse) => void r.header('Allow', 'GET')) };
+  const server = {
+    dispatch: jest.fn(async () => response),
+    addAllowHeader: jest.fn(async (r: RestResponse) => void r.header('Allow', 'GET')),
+  };
   const embedder = { responseToData: jest.fn(async (r: RestResponse) => r.data) };
-  const interceptor = new RestResponseInterceptor(server as unknown as RestServer, embedder as unknown as Embedder, hooks);
+  const interceptor = new RestResponseInterceptor(
+    server as unknown as RestServer,
+    embedder as unknown as Embedder,
+    hooks,
+  );
   const ctx = new RequestContext(CurrentUser.anonymous(), {} as never, 'http://example.org', 'cms-json');
   return { hooks, server, embedder, interceptor, ctx };
 }
@@ -25,7 +32,9 @@ describe('RestResponseInterceptor', () => {
     const direct = await interceptor.serve(new RestRequest({ route: '/cms/v2/posts' }, ctx));
     const req = new RestRequest({ route: '/cms/v2/posts' }, ctx);
     const viaNest = await lastValueFrom(
-      interceptor.intercept(new ExecutionContextHost([req]), { handle: () => of(new RestResponse({ id: 1, title: 'x' }, 201)) }),
+      interceptor.intercept(new ExecutionContextHost([req]), {
+        handle: () => of(new RestResponse({ id: 1, title: 'x' }, 201)),
+      }),
     );
     for (const served of [direct, viaNest]) {
       expect(served.status).toBe(201);
@@ -41,7 +50,11 @@ describe('RestResponseInterceptor', () => {
     const { interceptor, ctx } = setUp(new RestResponse({ id: 1, title: 'x', content: 'y' }, 404));
     const envelope = await interceptor.serve(new RestRequest({ route: '/x', query: { _envelope: '' } }, ctx));
     expect(envelope.status).toBe(200);
-    expect(envelope.data).toEqual({ body: { id: 1, title: 'x', content: 'y' }, status: 404, headers: { Allow: 'GET' } });
+    expect(envelope.data).toEqual({
+      body: { id: 1, title: 'x', content: 'y' },
+      status: 404,
+      headers: { Allow: 'GET' },
+    });
   });
 
   it('asks the embedder for the relations named in _embed', async () => {

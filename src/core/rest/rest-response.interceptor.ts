@@ -31,7 +31,8 @@ export class RestResponseInterceptor implements NestInterceptor<RestResponse, Se
    * without an observable in between (the API's own hot path).
    */
   async serve(req: RestRequest): Promise<ServedResponse> {
-    req.itemsAsText = req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
+    req.itemsAsText =
+      req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
     return this.finish(await this.server.dispatch(req), req);
   }
 
@@ -43,7 +44,8 @@ export class RestResponseInterceptor implements NestInterceptor<RestResponse, Se
 
   /** `serve` through {@link intercept}, as Nest runs an interceptor (for tests and hosts that compose it). */
   serveIntercepted(req: RestRequest): Promise<ServedResponse> {
-    req.itemsAsText = req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
+    req.itemsAsText =
+      req.query._fields === undefined && req.query._envelope === undefined && !this.hooks.hasHook('rest_post_dispatch');
     const context = new ExecutionContextHost([req], RestServer, this.serve);
     context.setType(REST_CONTEXT_TYPE);
     return lastValueFrom(this.intercept(context, { handle: () => from(this.server.dispatch(req)) }));
@@ -58,7 +60,12 @@ export class RestResponseInterceptor implements NestInterceptor<RestResponse, Se
     if (fields !== undefined && !response.isError) data = filterFields(data, fields, embed !== false);
     const outcome = { matchedRoute: response.matchedRoute, unexpected: response.unexpected };
     if (req.query._envelope !== undefined) {
-      return { status: 200, headers: {}, data: { body: data, status: response.status, headers: response.headers }, ...outcome };
+      return {
+        status: 200,
+        headers: {},
+        data: { body: data, status: response.status, headers: response.headers },
+        ...outcome,
+      };
     }
     return { status: response.status, headers: response.headers, data, ...outcome };
   }

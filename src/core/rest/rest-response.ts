@@ -60,7 +60,9 @@ export class RestResponse {
 }
 
 /** Builds a LinkMap from `{ rel: {href, ...attrs} | [{href, ...attrs}] }`. */
-export function linkMap(input: Record<string, { href: string; [k: string]: unknown } | Array<{ href: string; [k: string]: unknown }>>): LinkMap {
+export function linkMap(
+  input: Record<string, { href: string; [k: string]: unknown } | Array<{ href: string; [k: string]: unknown }>>,
+): LinkMap {
   const map: LinkMap = new Map();
   for (const [rel, value] of Object.entries(input)) {
     const list = Array.isArray(value) ? value : [value];

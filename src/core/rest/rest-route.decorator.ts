@@ -81,7 +81,11 @@ export function restRoutesOf(ctor: Function): readonly RestRouteDeclaration[] {
  * A permission policy: the reference's `permission_callback`. `true` allows; `false` refuses with `rest_forbidden`
  * (401 anonymous, 403 logged in); a `RestException` refuses with its own code and status.
  */
-export type PermissionPolicy<H = any> = (req: RestRequest, handlers: H, target: RouteTarget) => PermissionResult | Promise<PermissionResult>;
+export type PermissionPolicy<H = any> = (
+  req: RestRequest,
+  handlers: H,
+  target: RouteTarget,
+) => PermissionResult | Promise<PermissionResult>;
 
 /**
  * Puts a permission policy on a handler, evaluated by {@link CapabilityGuard} through the capability service

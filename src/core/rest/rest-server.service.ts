@@ -23,7 +23,10 @@ export interface ServedResponse {
   unexpected?: unknown;
 }
 
-export function makeError([code, message, status]: readonly [string, string, number], data: Record<string, unknown> = {}): RestException {
+export function makeError(
+  [code, message, status]: readonly [string, string, number],
+  data: Record<string, unknown> = {},
+): RestException {
   return new RestException(code, message, status, data);
 }
 
@@ -78,7 +81,8 @@ export class RestServer implements OnApplicationBootstrap {
         const allowed = await endpoint.permission(req);
         if (allowed instanceof RestException) throw allowed;
         // 401 to anonymous callers, 403 to logged-in ones, as the spec asks (the 4.x reference always said 403).
-        if (allowed !== true) throw new RestException(CoreErrors.forbidden[0], CoreErrors.forbidden[1], req.ctx.authorizationRequiredCode);
+        if (allowed !== true)
+          throw new RestException(CoreErrors.forbidden[0], CoreErrors.forbidden[1], req.ctx.authorizationRequiredCode);
       }
       const result = await endpoint.handler(req);
       const response = result instanceof RestResponse ? result : new RestResponse(result);
@@ -95,7 +99,8 @@ export class RestServer implements OnApplicationBootstrap {
   errorToResponse(error: unknown): RestResponse {
     if (error instanceof RestException) {
       const response = new RestResponse(error.toBody(), error.status);
-      if (error.status === 429 && typeof error.data.retry_after === 'number') response.header('Retry-After', String(error.data.retry_after));
+      if (error.status === 429 && typeof error.data.retry_after === 'number')
+        response.header('Retry-After', String(error.data.retry_after));
       return response;
     }
     // A lock conflict that outlasted the write's retries (or a read that waited out a cluster node's causality) is
@@ -107,7 +112,7 @@ export class RestServer implements OnApplicationBootstrap {
       response.header('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
       return response;
     }
-    this.logger.error(error instanceof Error ? error.stack ?? error.message : String(error));
+    this.logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
     const response = new RestResponse(makeError(CoreErrors.internal).toBody(), 500);
     response.unexpected = error;
     return response;
@@ -118,11 +123,16 @@ export class RestServer implements OnApplicationBootstrap {
     return this.find(method.toUpperCase(), route)?.endpoint ?? null;
   }
 
-  private match(req: RestRequest): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
+  private match(
+    req: RestRequest,
+  ): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
     return this.find(req.method, req.route);
   }
 
-  private find(method: string, path: string): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
+  private find(
+    method: string,
+    path: string,
+  ): { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> } | null {
     for (const route of this.registry.candidates(path)) {
       const m = route.regex.exec(path);
       if (!m) continue;
@@ -176,7 +186,6 @@ export class RestServer implements OnApplicationBootstrap {
     if (!response.links.size) return data;
     return { ...data, _links: compactLinks(response.links, this.options.linkRelBase, this.options.wire.curie) };
   }
-
 }
 
 const NOTHING_DECLARED: ReadonlySet<string> = new Set();

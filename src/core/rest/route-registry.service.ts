@@ -49,9 +49,16 @@ export class RouteRegistry {
    * @example
    * registry.register('cms/v2', '/types/(?P<type>[\\w-]+)', { methods: 'GET', handler: (req) => ..., args: {...} });
    */
-  register(namespace: string, path: string, endpoints: EndpointDefinition | EndpointDefinition[], options: RouteOptions = {}): void {
+  register(
+    namespace: string,
+    path: string,
+    endpoints: EndpointDefinition | EndpointDefinition[],
+    options: RouteOptions = {},
+  ): void {
     if (this.frozen) {
-      throw new Error(`Route ${namespace}${path} registered after the application bootstrapped; register routes in onModuleInit.`);
+      throw new Error(
+        `Route ${namespace}${path} registered after the application bootstrapped; register routes in onModuleInit.`,
+      );
     }
     const ns = this.wire.namespace(namespace.replace(/^\/+|\/+$/g, ''));
     const trimmed = path.replace(/^\/+|\/+$/g, '');
@@ -67,7 +74,13 @@ export class RouteRegistry {
       if (options.schema) existing.schema = options.schema;
       return;
     }
-    this.routes.set(key, { namespace: ns, route: key, regex: routePatternToRegExp(key), endpoints: list, schema: options.schema });
+    this.routes.set(key, {
+      namespace: ns,
+      route: key,
+      regex: routePatternToRegExp(key),
+      endpoints: list,
+      schema: options.schema,
+    });
   }
 
   private normalise(e: EndpointDefinition): RouteEndpoint {
@@ -111,7 +124,8 @@ export class RouteRegistry {
       const literals = (this.literals ??= new Set(this.all().map((route) => literalLeadingSegments(route.route))));
       // A path no route's literal segments begin: the routes beginning with a pattern, one list for every such path
       // (kept by key, the lists could grow with whatever paths requests send).
-      if (!literals.has(key)) return (this.patternsFirst ??= this.all().filter((route) => literalLeadingSegments(route.route) === null));
+      if (!literals.has(key))
+        return (this.patternsFirst ??= this.all().filter((route) => literalLeadingSegments(route.route) === null));
       list = this.all().filter((route) => {
         const literal = literalLeadingSegments(route.route);
         return literal === null || literal === key;

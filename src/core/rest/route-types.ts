@@ -65,7 +65,9 @@ export interface EndpointDefinition {
 }
 
 /** A normalised endpoint, as stored in the registry. */
-export interface RouteEndpoint extends Required<Omit<EndpointDefinition, 'methods' | 'permission' | 'args' | 'returns'>> {
+export interface RouteEndpoint extends Required<
+  Omit<EndpointDefinition, 'methods' | 'permission' | 'args' | 'returns'>
+> {
   returns?: EndpointDefinition['returns'];
   methods: string[];
   /** With `strictArgs`: the names of `args`, set when the table is frozen. */

@@ -6,7 +6,10 @@ const BASE = 'http://example.org/cms-json/';
 /** What the full parsers (URL and qs) read from the same link. */
 function parsed(href: string) {
   const url = new URL(href);
-  return { route: decodeURIComponent(url.pathname.slice('/cms-json'.length)) || '/', query: parseQuery(url.search.replace(/^\?/, '')) };
+  return {
+    route: decodeURIComponent(url.pathname.slice('/cms-json'.length)) || '/',
+    query: parseQuery(url.search.replace(/^\?/, '')),
+  };
 }
 
 describe('simpleApiUrl', () => {

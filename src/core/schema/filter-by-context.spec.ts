@@ -117,7 +117,8 @@ describe('filterByContext', () => {
         return Reflect.ownKeys(target);
       },
     });
-    for (let i = 0; i < 100; i++) expect(filterByContext({ id: 1, free: true }, counted, `bogus-${i}`)).toEqual({ free: true });
+    for (let i = 0; i < 100; i++)
+      expect(filterByContext({ id: 1, free: true }, counted, `bogus-${i}`)).toEqual({ free: true });
     for (const context of ['view', 'edit', 'view']) filterByContext({ id: 1 }, counted, context);
     expect(plans).toBe(3);
   });

@@ -18,7 +18,8 @@ export function filterByContext(
     const nested = plan.nested.get(key);
     if (nested && value && typeof value === 'object' && !Array.isArray(value)) {
       const inner: Record<string, unknown> = {};
-      for (const k in value as Record<string, unknown>) if (!nested.has(k)) inner[k] = (value as Record<string, unknown>)[k];
+      for (const k in value as Record<string, unknown>)
+        if (!nested.has(k)) inner[k] = (value as Record<string, unknown>)[k];
       out[key] = inner;
       continue;
     }
@@ -44,11 +45,20 @@ function planFor(properties: Record<string, JsonSchema>, requested: string): Con
   if (!byContext) PLANS.set(properties, (byContext = new Map()));
   let plan = byContext.get(context);
   if (plan) return plan;
-  const hides = (schema: JsonSchema | undefined) => Boolean(schema?.context && schema.context.length && !schema.context.includes(context as RestContext));
+  const hides = (schema: JsonSchema | undefined) =>
+    Boolean(schema?.context && schema.context.length && !schema.context.includes(context as RestContext));
   plan = { dropped: new Set(), nested: new Map() };
   for (const [key, prop] of Object.entries(properties)) {
     if (hides(prop)) plan.dropped.add(key);
-    else if (prop.properties) plan.nested.set(key, new Set(Object.entries(prop.properties).filter(([, sub]) => hides(sub)).map(([k]) => k)));
+    else if (prop.properties)
+      plan.nested.set(
+        key,
+        new Set(
+          Object.entries(prop.properties)
+            .filter(([, sub]) => hides(sub))
+            .map(([k]) => k),
+        ),
+      );
   }
   byContext.set(context, plan);
   return plan;

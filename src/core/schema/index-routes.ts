@@ -33,7 +33,14 @@ export class IndexRoutes {
   /** `GET /`: the API index. (Namespace indexes are registered as their namespaces appear, above.) */
   @RestRoute('/', { namespace: '', methods: 'GET', args: { context: CONTEXT_ARG }, readsPostContent: false })
   async index(req: RestRequest): Promise<RestResponse> {
-    const o = await this.options.getMany(['blogname', 'blogdescription', 'siteurl', 'home', 'gmt_offset', 'timezone_string']);
+    const o = await this.options.getMany([
+      'blogname',
+      'blogdescription',
+      'siteurl',
+      'home',
+      'gmt_offset',
+      'timezone_string',
+    ]);
     const response = new RestResponse({
       name: o.blogname ?? '',
       description: o.blogdescription ?? '',

@@ -90,7 +90,17 @@ export class OpenApiDocument {
           const verb = method.toLowerCase();
           if (!['get', 'post', 'put', 'patch', 'delete'].includes(verb) || item[verb]) continue;
           const creates = method === 'POST' && endpoint.methods.length === 1 && listed;
-          item[verb] = this.operation(route, endpoint, method, template.params, itemRef, tag, listed, creates, operationIds);
+          item[verb] = this.operation(
+            route,
+            endpoint,
+            method,
+            template.params,
+            itemRef,
+            tag,
+            listed,
+            creates,
+            operationIds,
+          );
         }
       }
       paths[template.path] = item;
@@ -110,13 +120,30 @@ export class OpenApiDocument {
         responses: Object.fromEntries(
           Object.entries(ERROR_RESPONSES).map(([status, name]) => [
             name,
-            { description: ERROR_DESCRIPTIONS[status as keyof typeof ERROR_RESPONSES], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+            {
+              description: ERROR_DESCRIPTIONS[status as keyof typeof ERROR_RESPONSES],
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            },
           ]),
         ),
         securitySchemes: {
-          applicationPassword: { type: 'http', scheme: 'basic', description: 'A user login and one of their application passwords.' },
-          sessionCookie: { type: 'apiKey', in: 'cookie', name: this.names.sessionCookie, description: 'The session cookie set by logging in; needs the nonce too.' },
-          nonce: { type: 'apiKey', in: 'header', name: this.names.nonceHeader, description: 'The nonce answered by logging in, with the session cookie.' },
+          applicationPassword: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'A user login and one of their application passwords.',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: this.names.sessionCookie,
+            description: 'The session cookie set by logging in; needs the nonce too.',
+          },
+          nonce: {
+            type: 'apiKey',
+            in: 'header',
+            name: this.names.nonceHeader,
+            description: 'The nonce answered by logging in, with the session cookie.',
+          },
         },
       },
       // Anonymous callers are welcome; credentials are one of these.
@@ -140,7 +167,13 @@ export class OpenApiDocument {
     const parameters: Array<Record<string, unknown>> = pathParams.map((p) => {
       const declared = endpoint.args[p.name];
       const schema = pathParamSchema(p.pattern);
-      return { name: p.name, in: 'path', required: true, ...(declared?.description ? { description: declared.description } : {}), schema };
+      return {
+        name: p.name,
+        in: 'path',
+        required: true,
+        ...(declared?.description ? { description: declared.description } : {}),
+        schema,
+      };
     });
     const bodyArgs: Record<string, RouteArg> = {};
     for (const [name, arg] of Object.entries(endpoint.args)) {
@@ -148,7 +181,10 @@ export class OpenApiDocument {
       if (WRITE_METHODS.has(method)) bodyArgs[name] = arg;
       else parameters.push(queryParameter(name, arg));
     }
-    const operation: Record<string, unknown> = { operationId: uniqueId(operationIdOf(method, route.route), operationIds), tags: [tag] };
+    const operation: Record<string, unknown> = {
+      operationId: uniqueId(operationIdOf(method, route.route), operationIds),
+      tags: [tag],
+    };
     if (WRITE_METHODS.has(method)) {
       const { properties, required } = toOpenApiProperties(bodyArgs, 'request');
       const body: OpenApiSchema = { type: 'object', properties, ...(required.length ? { required } : {}) };
@@ -168,7 +204,13 @@ export class OpenApiDocument {
                 required: ['file', ...required],
               },
             },
-            '*/*': { schema: { type: 'string', format: 'binary', description: 'The file itself, named by `Content-Disposition`.' } },
+            '*/*': {
+              schema: {
+                type: 'string',
+                format: 'binary',
+                description: 'The file itself, named by `Content-Disposition`.',
+              },
+            },
           },
         };
       } else if (Object.keys(properties).length) {
@@ -179,12 +221,27 @@ export class OpenApiDocument {
     const returns = method === 'GET' ? returnsOf(endpoint) : 'item';
     // A write or delete on a collection's route that creates nothing (deleting them all) answers something else.
     const other = !itemRef || (method !== 'GET' && listed && !creates);
-    const schema = other ? {} : returns === 'list' ? { type: 'array', items: { $ref: itemRef } } : returns === 'map' ? { type: 'object', additionalProperties: { $ref: itemRef } } : { $ref: itemRef };
-    const ok: Record<string, unknown> = { description: creates ? 'Created.' : 'OK.', content: { 'application/json': { schema } } };
+    const schema = other
+      ? {}
+      : returns === 'list'
+        ? { type: 'array', items: { $ref: itemRef } }
+        : returns === 'map'
+          ? { type: 'object', additionalProperties: { $ref: itemRef } }
+          : { $ref: itemRef };
+    const ok: Record<string, unknown> = {
+      description: creates ? 'Created.' : 'OK.',
+      content: { 'application/json': { schema } },
+    };
     if (method === 'GET' && returns === 'list' && 'per_page' in endpoint.args) {
       ok.headers = {
-        [this.names.totalHeader]: { description: 'The number of items in the collection.', schema: { type: 'integer' } },
-        [this.names.totalPagesHeader]: { description: 'The number of pages at this `per_page`.', schema: { type: 'integer' } },
+        [this.names.totalHeader]: {
+          description: 'The number of items in the collection.',
+          schema: { type: 'integer' },
+        },
+        [this.names.totalPagesHeader]: {
+          description: 'The number of pages at this `per_page`.',
+          schema: { type: 'integer' },
+        },
       };
     }
     const responses: Record<string, unknown> = { [creates ? '201' : '200']: ok };
@@ -197,7 +254,11 @@ export class OpenApiDocument {
   }
 
   /** The component of a route's item schema (one per distinct schema, named by its title). */
-  private componentRef(route: RouteDefinition, schemas: Record<string, OpenApiSchema>, byContent: Map<string, string>): string {
+  private componentRef(
+    route: RouteDefinition,
+    schemas: Record<string, OpenApiSchema>,
+    byContent: Map<string, string>,
+  ): string {
     const item = route.schema!();
     const converted = toOpenApiSchema(item, 'response');
     converted.type = 'object';
@@ -235,8 +296,19 @@ function returnsOf(endpoint: RouteEndpoint): 'item' | 'list' | 'map' {
 function queryParameter(name: string, arg: RouteArg): Record<string, unknown> {
   const { description, ...schema } = toOpenApiSchema(arg, 'parameter');
   const types = Array.isArray(arg.type) ? arg.type : [arg.type];
-  const style = types.includes('array') ? { style: 'form', explode: false } : types.includes('object') ? { style: 'deepObject', explode: true } : {};
-  return { name, in: 'query', ...(description ? { description } : {}), ...(arg.required === true ? { required: true } : {}), ...style, schema };
+  const style = types.includes('array')
+    ? { style: 'form', explode: false }
+    : types.includes('object')
+      ? { style: 'deepObject', explode: true }
+      : {};
+  return {
+    name,
+    in: 'query',
+    ...(description ? { description } : {}),
+    ...(arg.required === true ? { required: true } : {}),
+    ...style,
+    schema,
+  };
 }
 
 /** `get` + `/cms/v2/posts/(?P<id>…)` → `getCmsV2PostsById`. */
@@ -272,7 +344,11 @@ const ERROR_SCHEMA: OpenApiSchema = {
       type: 'object',
       properties: {
         status: { type: 'integer', description: 'The HTTP status.' },
-        params: { type: 'object', additionalProperties: { type: 'string' }, description: 'Invalid parameters and why.' },
+        params: {
+          type: 'object',
+          additionalProperties: { type: 'string' },
+          description: 'Invalid parameters and why.',
+        },
       },
       required: ['status'],
     },
@@ -285,7 +361,10 @@ const LINK_PROPERTIES: Record<string, OpenApiSchema> = {
   _links: {
     type: 'object',
     readOnly: true,
-    additionalProperties: { type: 'array', items: { type: 'object', properties: { href: { type: 'string' }, embeddable: { type: 'boolean' } } } },
+    additionalProperties: {
+      type: 'array',
+      items: { type: 'object', properties: { href: { type: 'string' }, embeddable: { type: 'boolean' } } },
+    },
   },
   _embedded: { type: 'object', readOnly: true, additionalProperties: { type: 'array' } },
 };

@@ -13,13 +13,25 @@ export type SchemaUse = 'response' | 'request' | 'parameter';
 const JSON_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'array', 'object', 'null']);
 
 /** Keywords copied as they are (the rest of the reference's keywords are mapped below, or dropped). */
-const PLAIN_KEYWORDS = ['title', 'description', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems'] as const;
+const PLAIN_KEYWORDS = [
+  'title',
+  'description',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+] as const;
 
 /**
  * The date-times the API reads and writes (`rest_parse_date`): the offset is optional, and the API's own dates have
  * none, so they are not RFC 3339 `date-time`s.
  */
-export const DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}(:?\\d{2})?)?$';
+export const DATE_TIME_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?([Zz]|[+-]\\d{2}(:?\\d{2})?)?$';
 const HEX_COLOR_PATTERN = '^#([A-Fa-f0-9]{3}){1,2}$';
 
 /**
@@ -40,21 +52,31 @@ const HEX_COLOR_PATTERN = '^#([A-Fa-f0-9]{3}){1,2}$';
 export function toOpenApiSchema(schema: JsonSchema | RouteArg, use: SchemaUse): OpenApiSchema {
   const out: OpenApiSchema = {};
   for (const key of PLAIN_KEYWORDS) if (schema[key] !== undefined && schema[key] !== null) out[key] = schema[key];
-  const types = (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []).filter((t) => JSON_TYPES.has(t));
+  const types = (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []).filter((t) =>
+    JSON_TYPES.has(t),
+  );
   if (types.length) out.type = types.length === 1 ? types[0] : [...new Set(types)];
   if (Array.isArray(schema.enum) && schema.enum.length) {
     out.enum = types.includes('null') && !schema.enum.includes(null) ? [...schema.enum, null] : [...schema.enum];
   }
-  if (schema.default !== undefined && schema.default !== null && typeof schema.default !== 'function') out.default = schema.default;
+  if (schema.default !== undefined && schema.default !== null && typeof schema.default !== 'function')
+    out.default = schema.default;
   if (schema.readonly === true && use === 'response') out.readOnly = true;
   mapBounds(schema, out);
   mapFormat(schema, out);
-  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) out.items = toOpenApiSchema(schema.items, use);
+  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items))
+    out.items = toOpenApiSchema(schema.items, use);
   if (schema.additionalProperties !== undefined) {
-    out.additionalProperties = typeof schema.additionalProperties === 'object' ? toOpenApiSchema(schema.additionalProperties, use) : schema.additionalProperties;
+    out.additionalProperties =
+      typeof schema.additionalProperties === 'object'
+        ? toOpenApiSchema(schema.additionalProperties, use)
+        : schema.additionalProperties;
   }
   if (schema.properties && typeof schema.properties === 'object') {
-    const { properties, required } = toOpenApiProperties(Array.isArray(schema.properties) ? {} : schema.properties, use);
+    const { properties, required } = toOpenApiProperties(
+      Array.isArray(schema.properties) ? {} : schema.properties,
+      use,
+    );
     out.properties = properties;
     if (required.length) out.required = required;
   }
@@ -62,7 +84,12 @@ export function toOpenApiSchema(schema: JsonSchema | RouteArg, use: SchemaUse): 
     const list = schema[key];
     if (Array.isArray(list)) out[key] = list.map((s) => toOpenApiSchema(s as JsonSchema, use));
   }
-  if (use === 'request' && typeof (schema as RouteArg).validate === 'function' && types.includes('object') && hasRaw(schema)) {
+  if (
+    use === 'request' &&
+    typeof (schema as RouteArg).validate === 'function' &&
+    types.includes('object') &&
+    hasRaw(schema)
+  ) {
     return { ...pick(out, ['title', 'description']), anyOf: [{ type: 'string' }, omit(out, ['title', 'description'])] };
   }
   return out;
@@ -72,7 +99,10 @@ export function toOpenApiSchema(schema: JsonSchema | RouteArg, use: SchemaUse): 
  * Properties of an object schema as OpenAPI properties, and which of them are required: in answers those of the
  * default `view` context, in request bodies those marked `required: true`. Request bodies leave read-only ones out.
  */
-export function toOpenApiProperties(properties: Record<string, JsonSchema | RouteArg>, use: SchemaUse): { properties: Record<string, OpenApiSchema>; required: string[] } {
+export function toOpenApiProperties(
+  properties: Record<string, JsonSchema | RouteArg>,
+  use: SchemaUse,
+): { properties: Record<string, OpenApiSchema>; required: string[] } {
   const out: Record<string, OpenApiSchema> = {};
   const required: string[] = [];
   for (const [name, property] of Object.entries(properties)) {
@@ -80,7 +110,12 @@ export function toOpenApiProperties(properties: Record<string, JsonSchema | Rout
     if (use !== 'response' && property.readonly === true) continue;
     const merged = use === 'request' && property.arg_options ? { ...property, ...property.arg_options } : property;
     out[name] = toOpenApiSchema(merged, use);
-    if (use === 'response' ? Array.isArray(property.context) && property.context.includes('view') : property.required === true) required.push(name);
+    if (
+      use === 'response'
+        ? Array.isArray(property.context) && property.context.includes('view')
+        : property.required === true
+    )
+      required.push(name);
   }
   return { properties: out, required };
 }
@@ -146,7 +181,7 @@ export interface PathTemplate {
 export function toPathTemplate(route: string): PathTemplate | null {
   const params: PathTemplate['params'] = [];
   let path = '';
-  for (let i = 0; i < route.length; ) {
+  for (let i = 0; i < route.length;) {
     if (route.startsWith('(?P<', i)) {
       const close = route.indexOf('>', i);
       const name = route.slice(i + 4, close);

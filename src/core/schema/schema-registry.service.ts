@@ -6,9 +6,27 @@ import type { JsonSchema, RouteArg } from './json-schema';
 
 /** The keywords of an argument's schema that descriptions show (callbacks and options are left out). */
 const PUBLIC_ARG_KEYWORDS = [
-  'title', 'description', 'default', 'type', 'format', 'enum', 'items', 'properties', 'additionalProperties',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'pattern',
-  'minItems', 'maxItems', 'uniqueItems', 'anyOf', 'oneOf',
+  'title',
+  'description',
+  'default',
+  'type',
+  'format',
+  'enum',
+  'items',
+  'properties',
+  'additionalProperties',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'anyOf',
+  'oneOf',
 ] as const;
 
 /**
@@ -29,7 +47,9 @@ export class SchemaRegistry {
       endpoints: endpoints.map((e) => ({
         methods: e.methods,
         // An endpoint without arguments shows `[]`, as in the reference.
-        args: Object.keys(e.args).length ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)])) : [],
+        args: Object.keys(e.args).length
+          ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)]))
+          : [],
       })),
     };
     if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };
@@ -53,7 +73,13 @@ function publicArg(arg: RouteArg): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of PUBLIC_ARG_KEYWORDS) if (arg[key] !== undefined && arg[key] !== null) out[key] = arg[key];
   // PHP encodes an empty property map (`meta` without registered keys) as an empty JSON array, as in the schema.
-  if (out.properties && typeof out.properties === 'object' && !Array.isArray(out.properties) && !Object.keys(out.properties).length) out.properties = [];
+  if (
+    out.properties &&
+    typeof out.properties === 'object' &&
+    !Array.isArray(out.properties) &&
+    !Object.keys(out.properties).length
+  )
+    out.properties = [];
   out.required = arg.required === true;
   return out;
 }

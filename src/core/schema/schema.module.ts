@@ -8,5 +8,8 @@ import { SchemaRegistry } from './schema-registry.service';
  * What the API says about itself: route descriptions for OPTIONS, the index and namespace indexes, `context=help`,
  * and the OpenAPI document.
  */
-@Module({ providers: [SchemaRegistry, IndexRoutes, OpenApiDocument, OpenApiRoutes], exports: [SchemaRegistry, OpenApiDocument] })
+@Module({
+  providers: [SchemaRegistry, IndexRoutes, OpenApiDocument, OpenApiRoutes],
+  exports: [SchemaRegistry, OpenApiDocument],
+})
 export class SchemaModule {}

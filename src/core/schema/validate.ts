@@ -61,7 +61,8 @@ export function parseDateTime(value: string, forceUtc = false): number | null {
   const [, y, mo, d, h, mi, s, , tz] = m;
   const month = Number(mo);
   const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return null;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+    return null;
   const base = Date.UTC(Number(y), month - 1, day, Number(h), Number(mi), Number(s));
   const probe = new Date(base);
   if (probe.getUTCDate() !== day) return null;
@@ -79,7 +80,9 @@ function primaryType(schema: JsonSchema): JsonSchemaType | undefined {
 function typeMatches(value: unknown, type: JsonSchemaType): boolean {
   switch (type) {
     case 'integer':
-      return typeof value === 'number' ? Number.isInteger(value) : typeof value === 'string' && INTEGER_RE.test(value.trim());
+      return typeof value === 'number'
+        ? Number.isInteger(value)
+        : typeof value === 'string' && INTEGER_RE.test(value.trim());
     case 'number':
       return isNumeric(value);
     case 'boolean':
@@ -89,7 +92,11 @@ function typeMatches(value: unknown, type: JsonSchemaType): boolean {
     case 'array':
       return Array.isArray(value) || typeof value === 'string' || (typeof value === 'object' && value !== null);
     case 'object':
-      return (typeof value === 'object' && value !== null && !Array.isArray(value)) || value === '' || (Array.isArray(value) && value.length === 0);
+      return (
+        (typeof value === 'object' && value !== null && !Array.isArray(value)) ||
+        value === '' ||
+        (Array.isArray(value) && value.length === 0)
+      );
     case 'null':
       return value === null || value === '';
   }
@@ -100,7 +107,8 @@ function rangeMessage(name: string, schema: JsonSchema): string {
   const max = schema.maximum;
   const minKind = schema.exclusiveMinimum ? 'exclusive' : 'inclusive';
   const maxKind = schema.exclusiveMaximum ? 'exclusive' : 'inclusive';
-  if (min !== undefined && max !== undefined) return `${name} must be between ${min} (${minKind}) and ${max} (${maxKind})`;
+  if (min !== undefined && max !== undefined)
+    return `${name} must be between ${min} (${minKind}) and ${max} (${maxKind})`;
   if (min !== undefined) return `${name} must be greater than ${min} (${minKind})`;
   return `${name} must be less than ${max} (${maxKind})`;
 }
@@ -131,8 +139,10 @@ export function validateValue(value: unknown, schema: JsonSchema, name: string):
       const message = validateValue(items[i], schema.items, `${name}[${i}]`);
       if (message) return message;
     }
-    if (schema.minItems !== undefined && items.length < schema.minItems) return `${name} must contain at least ${schema.minItems} items.`;
-    if (schema.maxItems !== undefined && items.length > schema.maxItems) return `${name} must contain at most ${schema.maxItems} items.`;
+    if (schema.minItems !== undefined && items.length < schema.minItems)
+      return `${name} must contain at least ${schema.minItems} items.`;
+    if (schema.maxItems !== undefined && items.length > schema.maxItems)
+      return `${name} must contain at most ${schema.maxItems} items.`;
   }
   if (type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
     for (const [key, sub] of Object.entries(schema.properties)) {
@@ -158,7 +168,8 @@ export function validateValue(value: unknown, schema: JsonSchema, name: string):
         break;
       // `uri` is not validated (as in the reference and WordPress): sanitizing gives it esc_url_raw's form.
       case 'uuid':
-        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(text)) return `${name} is not a valid UUID.`;
+        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(text))
+          return `${name} is not a valid UUID.`;
         break;
     }
     if (typeof schema.pattern === 'string' && !safePattern(schema.pattern).test(text)) {

@@ -90,7 +90,11 @@ export async function filterText<F extends TextFilterName>(filter: F, ...args: T
 function filterError(error: unknown): unknown {
   const e = error as { name?: string; code?: string; message?: string };
   if (e.name === 'AbortError' || e.name === 'TimeoutError') {
-    return new RestException('rest_text_filter_timeout', 'The text could not be filtered in time; try again later or send a shorter text.', 503);
+    return new RestException(
+      'rest_text_filter_timeout',
+      'The text could not be filtered in time; try again later or send a shorter text.',
+      503,
+    );
   }
   if (e.message === 'Task queue is at limit') {
     return new RestException('rest_text_filter_busy', 'Too many large texts are being filtered; try again later.', 503);

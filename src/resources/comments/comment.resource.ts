@@ -94,7 +94,13 @@ export class CommentResource extends RestController {
     const props: Record<string, JsonSchema> = {
       id: { description: 'Unique identifier for the object.', type: 'integer', context: all, readonly: true },
       author: { description: 'The id of the user object, if author was a user.', type: 'integer', context: all },
-      author_email: { description: 'Email address for the object author.', type: 'string', format: 'email', context: ['edit'], arg_options: { maxBytes: TEXT_COLUMN_BYTES } },
+      author_email: {
+        description: 'Email address for the object author.',
+        type: 'string',
+        format: 'email',
+        context: ['edit'],
+        arg_options: { maxBytes: TEXT_COLUMN_BYTES },
+      },
       author_ip: { description: 'IP address for the object author.', type: 'string', format: 'ip', context: ['edit'] },
       author_name: {
         description: 'Display name for the object author.',
@@ -102,8 +108,19 @@ export class CommentResource extends RestController {
         context: all,
         arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES },
       },
-      author_url: { description: 'URL for the object author.', type: 'string', format: 'uri', context: all, arg_options: { maxBytes: TEXT_COLUMN_BYTES } },
-      author_user_agent: { description: 'User agent for the object author.', type: 'string', context: ['edit'], readonly: true },
+      author_url: {
+        description: 'URL for the object author.',
+        type: 'string',
+        format: 'uri',
+        context: all,
+        arg_options: { maxBytes: TEXT_COLUMN_BYTES },
+      },
+      author_user_agent: {
+        description: 'User agent for the object author.',
+        type: 'string',
+        context: ['edit'],
+        readonly: true,
+      },
       content: {
         description: 'The content for the object.',
         type: 'object',
@@ -111,18 +128,53 @@ export class CommentResource extends RestController {
         // A plain string, or an object with `raw`; kses comes with the save filters (callers without unfiltered_html).
         arg_options: { validate: () => true, sanitize: (v) => v, maxBytes: TEXT_COLUMN_BYTES },
         properties: {
-          raw: { description: 'Content for the object, as it exists in the database.', type: 'string', context: ['edit'] },
-          rendered: { description: 'HTML content for the object, transformed for display.', type: 'string', context: all, readonly: true },
+          raw: {
+            description: 'Content for the object, as it exists in the database.',
+            type: 'string',
+            context: ['edit'],
+          },
+          rendered: {
+            description: 'HTML content for the object, transformed for display.',
+            type: 'string',
+            context: all,
+            readonly: true,
+          },
         },
       },
-      date: { description: "The date the object was published, in the site's timezone.", type: 'string', format: 'date-time', context: all },
-      date_gmt: { description: 'The date the object was published, as GMT.', type: 'string', format: 'date-time', context: ['view', 'edit'] },
+      date: {
+        description: "The date the object was published, in the site's timezone.",
+        type: 'string',
+        format: 'date-time',
+        context: all,
+      },
+      date_gmt: {
+        description: 'The date the object was published, as GMT.',
+        type: 'string',
+        format: 'date-time',
+        context: ['view', 'edit'],
+      },
       karma: { description: 'Karma for the object.', type: 'integer', context: ['edit'] },
       link: { description: 'URL to the object.', type: 'string', format: 'uri', context: all, readonly: true },
       parent: { description: 'The id for the parent of the object.', type: 'integer', context: all, default: 0 },
-      post: { description: 'The id of the associated post object.', type: 'integer', context: ['view', 'edit'], default: 0 },
-      status: { description: 'State of the object.', type: 'string', context: ['view', 'edit'], arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) } },
-      type: { description: 'Type of Comment for the object.', type: 'string', context: all, default: 'comment', arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) } },
+      post: {
+        description: 'The id of the associated post object.',
+        type: 'integer',
+        context: ['view', 'edit'],
+        default: 0,
+      },
+      status: {
+        description: 'State of the object.',
+        type: 'string',
+        context: ['view', 'edit'],
+        arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) },
+      },
+      type: {
+        description: 'Type of Comment for the object.',
+        type: 'string',
+        context: all,
+        default: 'comment',
+        arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) },
+      },
     };
     props.author_avatar_urls = {
       description: 'Avatar URLs for the object author.',
@@ -130,10 +182,23 @@ export class CommentResource extends RestController {
       context: all,
       readonly: true,
       properties: Object.fromEntries(
-        ['24', '48', '96'].map((size) => [size, { description: `Avatar URL with image size of ${size} pixels.`, type: 'string', format: 'uri', context: ['embed', 'view', 'edit'] }]),
+        ['24', '48', '96'].map((size) => [
+          size,
+          {
+            description: `Avatar URL with image size of ${size} pixels.`,
+            type: 'string',
+            format: 'uri',
+            context: ['embed', 'view', 'edit'],
+          },
+        ]),
       ) as Record<string, JsonSchema>,
     };
-    props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
+    props.meta = {
+      description: 'Meta fields.',
+      type: 'object',
+      context: ['view', 'edit'],
+      properties: metaSchemaProperties(this.registeredMeta()),
+    };
     return { $schema: 'http://json-schema.org/draft-04/schema#', title: 'comment', type: 'object', properties: props };
   }
 
@@ -155,33 +220,85 @@ export class CommentResource extends RestController {
   }
 
   readonly readArgs = () =>
-    this.itemReadArgs(COMMENT_ID, { password: { description: 'The password for the parent post of the comment (if the post is password protected).', type: 'string' } });
+    this.itemReadArgs(COMMENT_ID, {
+      password: {
+        description: 'The password for the parent post of the comment (if the post is password protected).',
+        type: 'string',
+      },
+    });
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
   readonly updateArgs = () => this.itemUpdateArgs(COMMENT_ID);
   readonly deleteArgs = (): Record<string, RouteArg> => ({
     ...this.itemDeleteArgs(COMMENT_ID, 'Whether to bypass trash and force deletion.'),
-    password: { description: 'The password for the parent post of the comment (if the post is password protected).', type: 'string' },
+    password: {
+      description: 'The password for the parent post of the comment (if the post is password protected).',
+      type: 'string',
+    },
   });
 
   collectionArgs(): Record<string, RouteArg> {
     return {
       ...this.getCollectionParams(),
-      after: { description: 'Limit response to comments published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-      author: { description: 'Limit result set to comments assigned to specific user ids. Requires authorization.', type: 'array', items: { type: 'integer' } },
-      author_exclude: { description: 'Ensure result set excludes comments assigned to specific user ids. Requires authorization.', type: 'array', items: { type: 'integer' } },
-      author_email: { description: 'Limit result set to that from a specific author email. Requires authorization.', type: 'string', format: 'email', default: null as unknown as undefined },
-      before: { description: 'Limit response to comments published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+      after: {
+        description: 'Limit response to comments published after a given ISO8601 compliant date.',
+        type: 'string',
+        format: 'date-time',
+      },
+      author: {
+        description: 'Limit result set to comments assigned to specific user ids. Requires authorization.',
+        type: 'array',
+        items: { type: 'integer' },
+      },
+      author_exclude: {
+        description: 'Ensure result set excludes comments assigned to specific user ids. Requires authorization.',
+        type: 'array',
+        items: { type: 'integer' },
+      },
+      author_email: {
+        description: 'Limit result set to that from a specific author email. Requires authorization.',
+        type: 'string',
+        format: 'email',
+        default: null as unknown as undefined,
+      },
+      before: {
+        description: 'Limit response to comments published before a given ISO8601 compliant date.',
+        type: 'string',
+        format: 'date-time',
+      },
       exclude: this.idListArg('Ensure result set excludes specific ids.'),
       include: this.idListArg('Limit result set to specific ids.'),
-      karma: { description: 'Limit result set to that of a particular comment karma. Requires authorization.', type: 'integer' },
+      karma: {
+        description: 'Limit result set to that of a particular comment karma. Requires authorization.',
+        type: 'integer',
+      },
       offset: { description: 'Offset the result set by a specific number of comments.', type: 'integer' },
-      order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
-      orderby: { description: 'Sort collection by object attribute.', type: 'string', default: 'date_gmt', enum: ['date', 'date_gmt', 'id', 'include', 'post', 'parent', 'type'] },
+      order: {
+        description: 'Order sort attribute ascending or descending.',
+        type: 'string',
+        default: 'desc',
+        enum: ['asc', 'desc'],
+      },
+      orderby: {
+        description: 'Sort collection by object attribute.',
+        type: 'string',
+        default: 'date_gmt',
+        enum: ['date', 'date_gmt', 'id', 'include', 'post', 'parent', 'type'],
+      },
       parent: this.idListArg('Limit result set to resources of specific parent ids.'),
       parent_exclude: this.idListArg('Ensure result set excludes specific parent ids.'),
       post: this.idListArg('Limit result set to resources assigned to specific post ids.'),
-      status: { description: 'Limit result set to comments assigned a specific status. Requires authorization.', type: 'string', default: 'approve', sanitize: (v) => sanitizeKey(String(v ?? '')) },
-      type: { description: 'Limit result set to comments assigned a specific type. Requires authorization.', type: 'string', default: 'comment', sanitize: (v) => sanitizeKey(String(v ?? '')) },
+      status: {
+        description: 'Limit result set to comments assigned a specific status. Requires authorization.',
+        type: 'string',
+        default: 'approve',
+        sanitize: (v) => sanitizeKey(String(v ?? '')),
+      },
+      type: {
+        description: 'Limit result set to comments assigned a specific type. Requires authorization.',
+        type: 'string',
+        default: 'comment',
+        sanitize: (v) => sanitizeKey(String(v ?? '')),
+      },
       password: { description: 'The password for the post if it is password protected.', type: 'string' },
     };
   }
@@ -215,7 +332,14 @@ export class CommentResource extends RestController {
   }
 
   private async siteFacts(req: RestRequest): Promise<SiteFacts> {
-    const o = await this.options.getMany(['home', 'siteurl', 'show_avatars', 'avatar_default', 'avatar_rating', 'use_smilies']);
+    const o = await this.options.getMany([
+      'home',
+      'siteurl',
+      'show_avatars',
+      'avatar_default',
+      'avatar_rating',
+      'use_smilies',
+    ]);
     const facts: SiteFacts = {
       home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
       siteUrl: String(o.siteurl ?? o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
@@ -285,11 +409,23 @@ export class CommentResource extends RestController {
       // PHP's `! empty()`: 0, '' and [] are not there.
       for (const name of ['author', 'author_exclude', 'author_email', 'karma']) {
         const value = req.get(name);
-        if (value !== undefined && value !== '' && value !== 0 && value !== '0' && !(Array.isArray(value) && !value.length)) forbidden.push(name);
+        if (
+          value !== undefined &&
+          value !== '' &&
+          value !== 0 &&
+          value !== '0' &&
+          !(Array.isArray(value) && !value.length)
+        )
+          forbidden.push(name);
       }
       if (req.get('type') !== 'comment') forbidden.push('type');
       if (req.get('status') !== 'approve') forbidden.push('status');
-      if (forbidden.length) return new RestException('rest_forbidden_param', `Query parameter not permitted: ${forbidden.join(', ')}`, code);
+      if (forbidden.length)
+        return new RestException(
+          'rest_forbidden_param',
+          `Query parameter not permitted: ${forbidden.join(', ')}`,
+          code,
+        );
     }
     return true;
   }
@@ -300,12 +436,17 @@ export class CommentResource extends RestController {
     // The reference's order: the comment, its post, then the context.
     const code = req.ctx.authorizationRequiredCode;
     const post = await this.loadPost(req, comment.postId);
-    if (!(await this.canReadComment(comment, req, post))) return new RestException('rest_cannot_read', 'Sorry, you cannot read this comment.', code);
+    if (!(await this.canReadComment(comment, req, post)))
+      return new RestException('rest_cannot_read', 'Sorry, you cannot read this comment.', code);
     if (post && !(await this.canReadPostOf(post, req))) {
       return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
     }
     if (req.context === 'edit' && !(await this.can(req, 'moderate_comments'))) {
-      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this comment with edit context.', code);
+      return new RestException(
+        'rest_forbidden_context',
+        'Sorry, you cannot view this comment with edit context.',
+        code,
+      );
     }
     return true;
   }
@@ -320,7 +461,11 @@ export class CommentResource extends RestController {
       return new RestException('rest_comment_invalid_author', 'Comment author invalid.', code);
     }
     if (req.has('author_ip') && !moderator && req.get('author_ip') !== req.ctx.ip) {
-      return new RestException('rest_comment_invalid_author_ip', "Sorry, you are not allowed to edit 'author_ip' for comments.", code);
+      return new RestException(
+        'rest_comment_invalid_author_ip',
+        "Sorry, you are not allowed to edit 'author_ip' for comments.",
+        code,
+      );
     }
     if (req.has('karma') && Number(req.get('karma')) > 0 && !moderator) {
       return new RestException('rest_comment_invalid_karma', 'Sorry, you cannot set karma for comments.', code);
@@ -330,22 +475,45 @@ export class CommentResource extends RestController {
     }
     const postId = Number(req.get('post') ?? 0);
     if (!postId) {
-      if (!moderator) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', code);
+      if (!moderator)
+        return new RestException(
+          'rest_comment_invalid_post_id',
+          'Sorry, you cannot create this comment without a post.',
+          code,
+        );
       return true;
     }
     const post = await this.loadPost(req, postId);
-    if (!post) return new RestException('rest_comment_invalid_post_id', 'Sorry, you cannot create this comment without a post.', code);
-    if (post.status === 'draft') return new RestException('rest_comment_draft_post', 'Sorry, you are not allowed to create a comment on this post.', code);
-    if (post.status === 'trash') return new RestException('rest_comment_trash_post', 'Sorry, you are not allowed to create a comment on this post.', code);
-    if (!(await this.canReadPostOf(post, req))) return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
-    if (!(await this.commentsOpen(post))) return new RestException('rest_comment_closed', 'Sorry, comments are closed on this post.', 403);
+    if (!post)
+      return new RestException(
+        'rest_comment_invalid_post_id',
+        'Sorry, you cannot create this comment without a post.',
+        code,
+      );
+    if (post.status === 'draft')
+      return new RestException(
+        'rest_comment_draft_post',
+        'Sorry, you are not allowed to create a comment on this post.',
+        code,
+      );
+    if (post.status === 'trash')
+      return new RestException(
+        'rest_comment_trash_post',
+        'Sorry, you are not allowed to create a comment on this post.',
+        code,
+      );
+    if (!(await this.canReadPostOf(post, req)))
+      return new RestException('rest_cannot_read_post', 'Sorry, you cannot read the post for this comment.', code);
+    if (!(await this.commentsOpen(post)))
+      return new RestException('rest_comment_closed', 'Sorry, comments are closed on this post.', 403);
     return true;
   }
 
   async canUpdate(req: RestRequest): Promise<true | RestException> {
     const comment = await this.loadCommentOrFail(req);
     const code = req.ctx.authorizationRequiredCode;
-    if (!(await this.canEditComment(comment, req))) return new RestException('rest_cannot_edit', 'Sorry, you can not edit this comment.', code);
+    if (!(await this.canEditComment(comment, req)))
+      return new RestException('rest_cannot_edit', 'Sorry, you can not edit this comment.', code);
     if (req.has('status') && !(await this.can(req, 'moderate_comments'))) {
       return new RestException('rest_comment_invalid_status', 'Sorry, you cannot set status for comments.', code);
     }
@@ -355,7 +523,11 @@ export class CommentResource extends RestController {
   async canDelete(req: RestRequest): Promise<true | RestException> {
     const comment = await this.loadCommentOrFail(req);
     if (!(await this.canEditComment(comment, req))) {
-      return new RestException('rest_cannot_delete', 'Sorry, you can not delete this comment.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_cannot_delete',
+        'Sorry, you can not delete this comment.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return true;
   }
@@ -410,7 +582,8 @@ export class CommentResource extends RestController {
     const batch = await this.batchOf(comments, req);
     const site = await this.siteFacts(req);
     const readable: CommentEntity[] = [];
-    for (const comment of comments) if (await this.canReadComment(comment, req, batch.posts.get(comment.postId) ?? null)) readable.push(comment);
+    for (const comment of comments)
+      if (await this.canReadComment(comment, req, batch.posts.get(comment.postId) ?? null)) readable.push(comment);
     const items = await this.collectionItems(readable, req, batch, site);
     // The page of the Link header is the request's, as the reference's (also with an offset).
     return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`);
@@ -435,13 +608,16 @@ export class CommentResource extends RestController {
 
   async getItem(req: RestRequest): Promise<RestResponse> {
     const comment = await this.loadCommentOrFail(req);
-    if (comment.postId && !(await this.loadPost(req, comment.postId))) throw new RestException('rest_post_invalid_id', 'Invalid post id.', 404);
+    if (comment.postId && !(await this.loadPost(req, comment.postId)))
+      throw new RestException('rest_post_invalid_id', 'Invalid post id.', 404);
     return this.prepareOne(comment, req);
   }
 
   async createItem(req: RestRequest): Promise<RestResponse> {
-    if (req.sentAtAll('id', true)) throw new RestException('rest_comment_exists', 'Cannot create existing comment.', 400);
-    if (req.has('type') && req.get('type') !== 'comment') throw new RestException('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
+    if (req.sentAtAll('id', true))
+      throw new RestException('rest_comment_exists', 'Cannot create existing comment.', 400);
+    if (req.has('type') && req.get('type') !== 'comment')
+      throw new RestException('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
     const moderator = await this.can(req, 'moderate_comments');
     const clock = await this.clock();
     let prepared = await this.prepareForDatabase(req, clock, true, moderator);
@@ -458,7 +634,11 @@ export class CommentResource extends RestController {
       prepared.authorUrl = me?.url ?? '';
     }
     if (truthyOption(await this.options.get('require_name_email', 1)) && (!prepared.author || !prepared.authorEmail)) {
-      throw new RestException('rest_comment_author_data_required', 'Creating a comment requires valid author name and email values.', 400);
+      throw new RestException(
+        'rest_comment_author_data_required',
+        'Creating a comment requires valid author name and email values.',
+        400,
+      );
     }
     const fields: CommentFields = {
       postId: prepared.postId ?? 0,
@@ -478,7 +658,11 @@ export class CommentResource extends RestController {
     };
     checkLengths(fields);
     fields.approved = await this.allowComment(fields, req, moderator);
-    const filtered = await this.hooks.applyFilters<CommentFields | RestException>('rest_pre_insert_comment', fields, req);
+    const filtered = await this.hooks.applyFilters<CommentFields | RestException>(
+      'rest_pre_insert_comment',
+      fields,
+      req,
+    );
     if (filtered instanceof RestException) throw filtered;
     const stored = await this.filterComment(filtered, req);
     // Checked against the comment about to be made (its post decides edit_comment).
@@ -501,8 +685,10 @@ export class CommentResource extends RestController {
     }
     const moderator = await this.can(req, 'moderate_comments');
     const prepared = await this.prepareForDatabase(req, await this.clock(), false, moderator);
-    if (prepared.content !== undefined && !prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
-    if (prepared.postId && !(await this.loadPost(req, prepared.postId))) throw new RestException('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
+    if (prepared.content !== undefined && !prepared.content)
+      throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
+    if (prepared.postId && !(await this.loadPost(req, prepared.postId)))
+      throw new RestException('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
     // As WordPress does, the lengths are checked before the filters run.
     checkLengths(prepared);
     const fields = await this.filterComment(prepared, req);
@@ -527,8 +713,10 @@ export class CommentResource extends RestController {
     const previous = await this.prepareOne(comment, req);
     if (force) await this.comments.delete(comment);
     else {
-      if (!trashable) throw new RestException('rest_trash_not_supported', 'The comment does not support trashing.', 501);
-      if (comment.approved === 'trash') throw new RestException('rest_already_trashed', 'The comment has already been trashed.', 410);
+      if (!trashable)
+        throw new RestException('rest_trash_not_supported', 'The comment does not support trashing.', 501);
+      if (comment.approved === 'trash')
+        throw new RestException('rest_already_trashed', 'The comment has already been trashed.', 410);
       await this.comments.trash(comment);
     }
     await this.hooks.doAction('rest_delete_comment', comment, previous, req);
@@ -545,7 +733,12 @@ export class CommentResource extends RestController {
    * The reference's `prepare_item_for_database`: the columns the request gives (defaults on create only), then the
    * `rest_preprocess_comment` filter.
    */
-  private async prepareForDatabase(req: RestRequest, clock: SiteClock, creating: boolean, moderator: boolean): Promise<Partial<CommentFields>> {
+  private async prepareForDatabase(
+    req: RestRequest,
+    clock: SiteClock,
+    creating: boolean,
+    moderator: boolean,
+  ): Promise<Partial<CommentFields>> {
     const out: Partial<CommentFields> = {};
     const content = req.get<unknown>('content');
     if (typeof content === 'string') out.content = content.trim();
@@ -605,15 +798,21 @@ export class CommentResource extends RestController {
    */
   private async allowComment(c: CommentFields, req: RestRequest, moderator: boolean): Promise<string> {
     if (await this.comments.duplicateOf(c)) {
-      throw new RestException('comment_duplicate', 'Duplicate comment detected; it looks as though you&#8217;ve already said that!', 409);
+      throw new RestException(
+        'comment_duplicate',
+        'Duplicate comment detected; it looks as though you&#8217;ve already said that!',
+        409,
+      );
     }
     if (!moderator && !(await this.can(req, 'manage_options'))) {
       const hourAgo = formatMysqlDate(new Date(Date.now() - 3_600_000));
       const by = req.ctx.isLoggedIn ? { userId: req.ctx.user.id } : { ip: c.authorIp };
       const last = await this.comments.lastCommentSince(by, hourAgo);
       if (last) {
-        const seconds = (Date.parse(`${c.dateGmt.replace(' ', 'T')}Z`) - Date.parse(`${last.replace(' ', 'T')}Z`)) / 1000;
-        if (seconds < 15) throw new RestException('comment_flood', 'You are posting comments too quickly. Slow down.', 400);
+        const seconds =
+          (Date.parse(`${c.dateGmt.replace(' ', 'T')}Z`) - Date.parse(`${last.replace(' ', 'T')}Z`)) / 1000;
+        if (seconds < 15)
+          throw new RestException('comment_flood', 'You are posting comments too quickly. Slow down.', 400);
       }
     }
     if (c.userId && (moderator || c.userId === (c.postId ? await this.comments.postAuthor(c.postId) : -1))) return '1';
@@ -624,12 +823,18 @@ export class CommentResource extends RestController {
 
   /** `check_comment()`. */
   private async checkComment(c: CommentFields): Promise<boolean> {
-    const o = await this.options.getMany(['comment_moderation', 'comment_max_links', 'moderation_keys', 'comment_previously_approved']);
+    const o = await this.options.getMany([
+      'comment_moderation',
+      'comment_max_links',
+      'moderation_keys',
+      'comment_previously_approved',
+    ]);
     if (truthyOption(o.comment_moderation)) return false;
     const maxLinks = Number(o.comment_max_links ?? 0);
     if (maxLinks && (c.content.match(/<a [^>]*href/gi)?.length ?? 0) >= maxLinks) return false;
     const modKeys = String(o.moderation_keys ?? '').trim();
-    if (modKeys && matchesWords(modKeys, [c.author, c.authorEmail, c.authorUrl, c.content, c.authorIp, c.agent])) return false;
+    if (modKeys && matchesWords(modKeys, [c.author, c.authorEmail, c.authorUrl, c.content, c.authorIp, c.agent]))
+      return false;
     if (truthyOption(o.comment_previously_approved)) {
       if (c.author === '' || c.authorEmail === '') return false;
       const userId = await this.comments.userIdByEmail(c.authorEmail);
@@ -643,12 +848,26 @@ export class CommentResource extends RestController {
   private async disallowed(c: CommentFields): Promise<boolean> {
     const keys = String((await this.options.get('disallowed_keys', '')) ?? '').trim();
     if (!keys) return false;
-    return matchesWords(keys, [c.author, c.authorEmail, c.authorUrl, c.content, stripAllTags(c.content), c.authorIp, c.agent]);
+    return matchesWords(keys, [
+      c.author,
+      c.authorEmail,
+      c.authorUrl,
+      c.content,
+      stripAllTags(c.content),
+      c.authorIp,
+      c.agent,
+    ]);
   }
 
   private async plannedMeta(req: RestRequest, comment: CommentEntity) {
     if (!req.has('meta')) return [];
-    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'comment', (cap, key) => req.ctx.can(cap, comment, key), req.ctx.authorizationRequiredCode);
+    return planMetaWrites(
+      this.registeredMeta(),
+      req.get('meta'),
+      'comment',
+      (cap, key) => req.ctx.can(cap, comment, key),
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   // --- preparation ---
@@ -667,7 +886,9 @@ export class CommentResource extends RestController {
     const parents = new Map<number, PostEntity>();
     let wanted = [...new Set([...posts.values()].map((p) => p.parent).filter((id) => id > 0))];
     for (let depth = 0; wanted.length && depth < 20; depth++) {
-      const rows = (await this.postLoader(req).loadMany(wanted)).filter((r): r is PostEntity => Boolean(r) && !(r instanceof Error));
+      const rows = (await this.postLoader(req).loadMany(wanted)).filter(
+        (r): r is PostEntity => Boolean(r) && !(r instanceof Error),
+      );
       rows.forEach((r) => parents.set(r.id, r));
       wanted = [...new Set(rows.map((r) => r.parent).filter((id) => id > 0 && !parents.has(id)))];
     }
@@ -697,7 +918,12 @@ export class CommentResource extends RestController {
    * while everything it is made from is unchanged: the request's API URL, context and scheme, the site's facts, the
    * comment's row, its post's link and route, its replies, its meta.
    */
-  private collectionItems(comments: CommentEntity[], req: RestRequest, batch: CommentBatch, site: SiteFacts): Promise<unknown[]> {
+  private collectionItems(
+    comments: CommentEntity[],
+    req: RestRequest,
+    batch: CommentBatch,
+    site: SiteFacts,
+  ): Promise<unknown[]> {
     return this.reusedItems(this.memo, comments, req, 'comment', {
       key: (c) => c.id,
       inputs: (c) => {
@@ -739,7 +965,12 @@ export class CommentResource extends RestController {
    * One comment's response. Whatever this and {@link links} read — of the request, the site, the row or the batch —
    * must be among {@link collectionItems}' inputs, or a reused item would miss the change.
    */
-  private async prepareItem(comment: CommentEntity, req: RestRequest, batch: CommentBatch, site: SiteFacts): Promise<RestResponse> {
+  private async prepareItem(
+    comment: CommentEntity,
+    req: RestRequest,
+    batch: CommentBatch,
+    site: SiteFacts,
+  ): Promise<RestResponse> {
     const post = batch.posts.get(comment.postId) ?? null;
     const data: Record<string, unknown> = {
       id: comment.id,
@@ -753,13 +984,17 @@ export class CommentResource extends RestController {
       author_user_agent: comment.agent,
       date: mysqlToRfc3339(comment.date),
       date_gmt: mysqlToRfc3339(comment.dateGmt),
-      content: { rendered: renderCommentText(comment.content, { siteUrl: site.siteUrl, useSmilies: site.useSmilies }), raw: comment.content },
+      content: {
+        rendered: renderCommentText(comment.content, { siteUrl: site.siteUrl, useSmilies: site.useSmilies }),
+        raw: comment.content,
+      },
       karma: comment.karma,
       link: this.commentLink(comment, post, batch, site),
       status: comment.approved === '1' ? 'approved' : comment.approved === '0' ? 'hold' : comment.approved,
       type: comment.type || 'comment',
     };
-    if (site.showAvatars) data.author_avatar_urls = avatarUrls(comment.authorEmail, site, req.ctx.baseUrl.startsWith('https:'));
+    if (site.showAvatars)
+      data.author_avatar_urls = avatarUrls(comment.authorEmail, site, req.ctx.baseUrl.startsWith('https:'));
     data.meta = metaResponse(this.registeredMeta(), batch.meta.get(comment.id) ?? {});
     return this.prepareResponse(data, req, this.links(comment, post, batch, req), 'comment', comment);
   }
@@ -767,7 +1002,8 @@ export class CommentResource extends RestController {
   /** `get_comment_link()` with `/%postname%/` permalinks and comments not paged. */
   private commentLink(comment: CommentEntity, post: PostEntity | null, batch: CommentBatch, site: SiteFacts): string {
     const type = post ? this.content.postType(post.type) : undefined;
-    const base = post && type ? permalink(post, type, site.home, batch.parents, !PLAIN_LINK_STATUSES.includes(post.status)) : '';
+    const base =
+      post && type ? permalink(post, type, site.home, batch.parents, !PLAIN_LINK_STATUSES.includes(post.status)) : '';
     return `${base}#comment-${comment.id}`;
   }
 
@@ -778,14 +1014,24 @@ export class CommentResource extends RestController {
       self: { href: url(`${ns}/${this.restBase}/${comment.id}`) },
       collection: { href: url(`${ns}/${this.restBase}`) },
     });
-    if (comment.userId) links.set('author', [{ href: url(`${ns}/users/${comment.userId}`), attributes: { embeddable: true } }]);
+    if (comment.userId)
+      links.set('author', [{ href: url(`${ns}/users/${comment.userId}`), attributes: { embeddable: true } }]);
     const type = post ? this.content.postType(post.type) : undefined;
     if (post && type) {
       const base = type.rest_base || type.name;
-      links.set('up', [{ href: url(`${type.rest_namespace}/${base}/${post.id}`), attributes: { embeddable: true, post_type: post.type } }]);
+      links.set('up', [
+        {
+          href: url(`${type.rest_namespace}/${base}/${post.id}`),
+          attributes: { embeddable: true, post_type: post.type },
+        },
+      ]);
     }
-    if (comment.parent) links.set('in-reply-to', [{ href: url(`${ns}/${this.restBase}/${comment.parent}`), attributes: { embeddable: true } }]);
-    if (batch.withChildren.has(comment.id)) links.set('children', [{ href: url(`${ns}/${this.restBase}?parent=${comment.id}`), attributes: {} }]);
+    if (comment.parent)
+      links.set('in-reply-to', [
+        { href: url(`${ns}/${this.restBase}/${comment.parent}`), attributes: { embeddable: true } },
+      ]);
+    if (batch.withChildren.has(comment.id))
+      links.set('children', [{ href: url(`${ns}/${this.restBase}?parent=${comment.id}`), attributes: {} }]);
     return links;
   }
 }
@@ -813,6 +1059,7 @@ function isIp(value: string): boolean {
 function checkLengths(c: Partial<CommentFields>): void {
   for (const [field, max, code] of MAX_LENGTHS) {
     const value = c[field];
-    if (typeof value === 'string' && Buffer.byteLength(value) > max) throw new RestException(code, 'Comment field exceeds maximum length allowed.', 400);
+    if (typeof value === 'string' && Buffer.byteLength(value) > max)
+      throw new RestException(code, 'Comment field exceeds maximum length allowed.', 400);
   }
 }

@@ -12,7 +12,12 @@ const schema = (h: H) => h.comments.getPublicItemSchema();
 export class CommentsHandlers {
   constructor(readonly comments: CommentResource) {}
 
-  @RestRoute('comments', { methods: Methods.READABLE, args: (h: H) => h.comments.collectionArgs(), schema, readsPostContent: false })
+  @RestRoute('comments', {
+    methods: Methods.READABLE,
+    args: (h: H) => h.comments.collectionArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H) => h.comments.canList(req))
   list(req: RestRequest) {
     return this.comments.getItems(req);
@@ -24,7 +29,12 @@ export class CommentsHandlers {
     return this.comments.createItem(req);
   }
 
-  @RestRoute('comments/(?P<id>[\\d]+)', { methods: Methods.READABLE, args: (h: H) => h.comments.readArgs(), schema, readsPostContent: false })
+  @RestRoute('comments/(?P<id>[\\d]+)', {
+    methods: Methods.READABLE,
+    args: (h: H) => h.comments.readArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H) => h.comments.canRead(req))
   get(req: RestRequest) {
     return this.comments.getItem(req);

@@ -15,7 +15,11 @@ export class CommentsModule {
   static register(internals: DynamicModule, posts: DynamicModule, dataSourceName?: string): DynamicModule {
     return {
       module: CommentsModule,
-      imports: [internals, posts, TypeOrmModule.forFeature([CommentEntity, CommentMetaEntity, PostEntity, UserEntity], dataSourceName)],
+      imports: [
+        internals,
+        posts,
+        TypeOrmModule.forFeature([CommentEntity, CommentMetaEntity, PostEntity, UserEntity], dataSourceName),
+      ],
       providers: [CommentsService, CommentResource, CommentsHandlers],
       exports: [CommentsService, CommentResource],
     };

@@ -46,16 +46,32 @@ describe('CommentsService', () => {
     ...over,
   });
   const load = async (id: number): Promise<CommentEntity> => (await service.findByIds([id]))[0];
-  const commentCount = async (id = postId): Promise<number> => Number((await ds.query('SELECT comment_count AS n FROM posts WHERE ID = ?', [id]))[0].n);
+  const commentCount = async (id = postId): Promise<number> =>
+    Number((await ds.query('SELECT comment_count AS n FROM posts WHERE ID = ?', [id]))[0].n);
   const trashMeta = async (id: number): Promise<string[]> =>
-    (await ds.query("SELECT meta_value AS v FROM commentmeta WHERE comment_id = ? AND meta_key = '_wp_trash_meta_status'", [id])).map((r: { v: string }) => r.v);
+    (
+      await ds.query(
+        "SELECT meta_value AS v FROM commentmeta WHERE comment_id = ? AND meta_key = '_wp_trash_meta_status'",
+        [id],
+      )
+    ).map((r: { v: string }) => r.v);
 
   beforeAll(async () => {
-    ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: CMS_ENTITIES, migrations: CMS_MIGRATIONS, migrationsRun: true });
+    ds = new DataSource({
+      type: 'better-sqlite3',
+      database: ':memory:',
+      entities: CMS_ENTITIES,
+      migrations: CMS_MIGRATIONS,
+      migrationsRun: true,
+    });
     await ds.initialize();
     service = new CommentsService(ds);
-    await ds.query("INSERT INTO posts (post_author, post_content, post_title, post_excerpt, to_ping, pinged, post_content_filtered, post_status) VALUES (1, '', 'A', '', '', '', '', 'publish')");
-    await ds.query("INSERT INTO posts (post_author, post_content, post_title, post_excerpt, to_ping, pinged, post_content_filtered, post_status) VALUES (1, '', 'B', '', '', '', '', 'publish')");
+    await ds.query(
+      "INSERT INTO posts (post_author, post_content, post_title, post_excerpt, to_ping, pinged, post_content_filtered, post_status) VALUES (1, '', 'A', '', '', '', '', 'publish')",
+    );
+    await ds.query(
+      "INSERT INTO posts (post_author, post_content, post_title, post_excerpt, to_ping, pinged, post_content_filtered, post_status) VALUES (1, '', 'B', '', '', '', '', 'publish')",
+    );
     [postId, otherPost] = (await ds.query('SELECT ID FROM posts ORDER BY ID')).map((r: { ID: number }) => Number(r.ID));
   });
   afterAll(() => ds.destroy());
@@ -120,7 +136,9 @@ describe('CommentsService', () => {
 
   it('deletes for good: replies move up to its parent, its meta goes, the count follows', async () => {
     const root = await service.create(fields({ content: 'root' }), undefined, []);
-    const middle = await service.create(fields({ content: 'middle', parent: root }), undefined, [{ key: 'note', action: 'single', value: 'x' }]);
+    const middle = await service.create(fields({ content: 'middle', parent: root }), undefined, [
+      { key: 'note', action: 'single', value: 'x' },
+    ]);
     const leaf = await service.create(fields({ content: 'leaf', parent: middle }), undefined, []);
     expect(await commentCount()).toBe(3);
     await service.delete(await load(middle));
@@ -140,8 +158,14 @@ describe('CommentsService', () => {
   });
 
   it('gives each post its own page and total, in two statements for any number of posts', async () => {
-    for (let i = 0; i < 5; i++) await service.create(fields({ content: `on A ${i}`, dateGmt: `2024-05-0${i + 1} 10:00:00` }), undefined, []);
-    for (let i = 0; i < 2; i++) await service.create(fields({ postId: otherPost, content: `on B ${i}`, dateGmt: `2024-05-0${i + 1} 10:00:00` }), undefined, []);
+    for (let i = 0; i < 5; i++)
+      await service.create(fields({ content: `on A ${i}`, dateGmt: `2024-05-0${i + 1} 10:00:00` }), undefined, []);
+    for (let i = 0; i < 2; i++)
+      await service.create(
+        fields({ postId: otherPost, content: `on B ${i}`, dateGmt: `2024-05-0${i + 1} 10:00:00` }),
+        undefined,
+        [],
+      );
     await service.create(fields({ content: 'held on A', approved: '0' }), undefined, []);
     const { postIn: _p, ...rest } = query({ limit: 2, offset: 0 });
     const pages = await service.pagesOfPosts(rest, [postId, otherPost, 999]);
@@ -170,7 +194,17 @@ describe('CommentsService', () => {
   });
 
   it('searches the e-mail and IP only when unrestricted', async () => {
-    const id = await service.create(fields({ author: 'Probe', authorEmail: 'hidden.probe@example.net', authorIp: '203.0.113.77', authorUrl: 'https://probe.example', content: 'probing' }), undefined, []);
+    const id = await service.create(
+      fields({
+        author: 'Probe',
+        authorEmail: 'hidden.probe@example.net',
+        authorIp: '203.0.113.77',
+        authorUrl: 'https://probe.example',
+        content: 'probing',
+      }),
+      undefined,
+      [],
+    );
     for (const search of ['hidden.probe@example.net', '203.0.113.77']) {
       expect((await service.list(query({ search }))).comments.map((c) => c.id)).toEqual([id]);
       expect(await service.list(query({ search, restrictedSearch: true }))).toEqual({ comments: [], total: 0 });
@@ -186,8 +220,12 @@ describe('CommentsService', () => {
     expect((await service.list(query())).comments.map((c) => c.id)).toEqual([...ids].reverse());
     expect((await service.list(query({ order: 'ASC' }))).comments.map((c) => c.id)).toEqual(ids);
     const include = [ids[1], ids[2], ids[0]];
-    expect((await service.list(query({ include, orderby: 'include', order: 'ASC' }))).comments.map((c) => c.id)).toEqual(include);
-    expect((await service.list(query({ include, orderby: 'include', order: 'DESC' }))).comments.map((c) => c.id)).toEqual(include);
+    expect(
+      (await service.list(query({ include, orderby: 'include', order: 'ASC' }))).comments.map((c) => c.id),
+    ).toEqual(include);
+    expect(
+      (await service.list(query({ include, orderby: 'include', order: 'DESC' }))).comments.map((c) => c.id),
+    ).toEqual(include);
   });
 
   it('finds duplicates by post, parent, author and text, not in the trash', async () => {

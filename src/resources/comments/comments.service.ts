@@ -6,7 +6,15 @@ import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern } from '../../core/database/query-helpers';
-import { countWithin, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import {
+  countWithin,
+  limitClause,
+  metaOfObjects,
+  placeholders,
+  rawEntities,
+  rawQuery,
+  Where,
+} from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/cache/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
@@ -98,8 +106,7 @@ export class CommentsService {
     else if (q.status === 'all' || q.status === '') w.add("c.comment_approved IN ('0', '1')");
     else if (q.status === 'any') {
       // Every status.
-    }
-    else w.add('c.comment_approved = ?', q.status);
+    } else w.add('c.comment_approved = ?', q.status);
     if (q.type === 'comment') w.add("c.comment_type IN ('', 'comment')");
     else if (q.type === 'pings') w.add("c.comment_type IN ('pingback', 'trackback')");
     else if (q.type !== 'all' && q.type !== '') w.add('c.comment_type = ?', q.type);
@@ -119,7 +126,13 @@ export class CommentsService {
       // WP_Comment_Query's columns; without the e-mail and IP for a restricted search.
       const columns = q.restrictedSearch
         ? ['c.comment_author', 'c.comment_author_url', 'c.comment_content']
-        : ['c.comment_author', 'c.comment_author_email', 'c.comment_author_url', 'c.comment_author_IP', 'c.comment_content'];
+        : [
+            'c.comment_author',
+            'c.comment_author_email',
+            'c.comment_author_url',
+            'c.comment_author_IP',
+            'c.comment_content',
+          ];
       w.add(`(${columns.map((col) => `${col} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => like));
     }
     return w;
@@ -129,7 +142,10 @@ export class CommentsService {
   private orderBy(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): { sql: string; params: unknown[] } {
     if (q.orderby === 'include' && q.include.length) {
       // The list's own order: WP_Comment_Query gives `comment__in` no direction.
-      return { sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END, c.comment_ID DESC`, params: [...q.include] };
+      return {
+        sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END, c.comment_ID DESC`,
+        params: [...q.include],
+      };
     }
     const column = ORDER_COLUMNS[q.orderby] ?? 'c.comment_date_gmt';
     if (column === 'c.comment_ID') return { sql: `c.comment_ID ${q.order}`, params: [] };
@@ -139,7 +155,9 @@ export class CommentsService {
   }
 
   /** The order of {@link orderBy}, for comments already read. */
-  private comparator(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): (a: CommentEntity, b: CommentEntity) => number {
+  private comparator(
+    q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>,
+  ): (a: CommentEntity, b: CommentEntity) => number {
     const cmp = (x: string | number, y: string | number) => (x < y ? -1 : x > y ? 1 : 0);
     const byIdDesc = (a: CommentEntity, b: CommentEntity) => b.id - a.id;
     const dir = q.order === 'ASC' ? 1 : -1;
@@ -166,7 +184,12 @@ export class CommentsService {
     const order = this.orderBy(q);
     const from = `FROM ${this.table(CommentEntity)} c WHERE ${w.sql}`;
     const [comments, total] = await Promise.all([
-      rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), `SELECT c.* ${from} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}`, [...w.params, ...order.params]),
+      rawEntities<CommentEntity>(
+        this.dataSource,
+        this.dataSource.getMetadata(CommentEntity),
+        `SELECT c.* ${from} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}`,
+        [...w.params, ...order.params],
+      ),
       countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n ${from}`, w.params),
     ]);
     return { comments, total };
@@ -196,8 +219,17 @@ export class CommentsService {
     }
     const all = this.where({ ...q, postIn: ids });
     const [comments, totals] = await Promise.all([
-      rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), selects.join(' UNION ALL '), params),
-      rawQuery(this.dataSource, `SELECT c.comment_post_ID AS post, COUNT(*) AS n FROM ${table} c WHERE ${all.sql} GROUP BY c.comment_post_ID`, all.params),
+      rawEntities<CommentEntity>(
+        this.dataSource,
+        this.dataSource.getMetadata(CommentEntity),
+        selects.join(' UNION ALL '),
+        params,
+      ),
+      rawQuery(
+        this.dataSource,
+        `SELECT c.comment_post_ID AS post, COUNT(*) AS n FROM ${table} c WHERE ${all.sql} GROUP BY c.comment_post_ID`,
+        all.params,
+      ),
     ]);
     for (const comment of comments) out.get(comment.postId)?.comments.push(comment);
     // UNION ALL keeps each select's rows together; their order within is made sure of here.
@@ -213,7 +245,12 @@ export class CommentsService {
   async findByIds(ids: readonly number[]): Promise<CommentEntity[]> {
     const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
     if (!wanted.length) return [];
-    return rawEntities<CommentEntity>(this.dataSource, this.dataSource.getMetadata(CommentEntity), `SELECT * FROM ${this.table(CommentEntity)} WHERE comment_ID IN (${placeholders(wanted.length)})`, wanted);
+    return rawEntities<CommentEntity>(
+      this.dataSource,
+      this.dataSource.getMetadata(CommentEntity),
+      `SELECT * FROM ${this.table(CommentEntity)} WHERE comment_ID IN (${placeholders(wanted.length)})`,
+      wanted,
+    );
   }
 
   /** Which of the comments have a child that is approved or held (the `children` link). */
@@ -234,18 +271,34 @@ export class CommentsService {
 
   /** A user's name, e-mail and URL (the author of a comment written while logged in). */
   async userFacts(id: number): Promise<{ displayName: string; email: string; url: string } | null> {
-    const [row] = await rawQuery(this.dataSource, `SELECT display_name, user_email, user_url FROM ${this.table(UserEntity)} WHERE ID = ?`, [id]);
-    return row ? { displayName: String(row.display_name ?? ''), email: String(row.user_email ?? ''), url: String(row.user_url ?? '') } : null;
+    const [row] = await rawQuery(
+      this.dataSource,
+      `SELECT display_name, user_email, user_url FROM ${this.table(UserEntity)} WHERE ID = ?`,
+      [id],
+    );
+    return row
+      ? {
+          displayName: String(row.display_name ?? ''),
+          email: String(row.user_email ?? ''),
+          url: String(row.user_url ?? ''),
+        }
+      : null;
   }
 
   /** A user id by e-mail address (`get_user_by('email')`). */
   async userIdByEmail(email: string): Promise<number> {
-    const [row] = await rawQuery(this.dataSource, `SELECT ID FROM ${this.table(UserEntity)} WHERE user_email = ? LIMIT 1`, [email]);
+    const [row] = await rawQuery(
+      this.dataSource,
+      `SELECT ID FROM ${this.table(UserEntity)} WHERE user_email = ? LIMIT 1`,
+      [email],
+    );
     return row ? Number(row.ID) : 0;
   }
 
   /** `wp_allow_comment()`'s duplicate check: the same text by the same author in the same place, not trashed. */
-  async duplicateOf(c: Pick<CommentFields, 'postId' | 'parent' | 'author' | 'authorEmail' | 'content'>): Promise<number> {
+  async duplicateOf(
+    c: Pick<CommentFields, 'postId' | 'parent' | 'author' | 'authorEmail' | 'content'>,
+  ): Promise<number> {
     const w = new Where()
       .add('comment_post_ID = ?', c.postId)
       .add('comment_parent = ?', c.parent)
@@ -253,7 +306,11 @@ export class CommentsService {
       .add('comment_author = ?', c.author)
       .add('comment_content = ?', c.content);
     if (c.authorEmail) w.add('comment_author_email = ?', c.authorEmail);
-    const [row] = await rawQuery(this.dataSource, `SELECT comment_ID FROM ${this.table(CommentEntity)} WHERE ${w.sql} LIMIT 1`, w.params);
+    const [row] = await rawQuery(
+      this.dataSource,
+      `SELECT comment_ID FROM ${this.table(CommentEntity)} WHERE ${w.sql} LIMIT 1`,
+      w.params,
+    );
     return row ? Number(row.comment_ID) : 0;
   }
 
@@ -271,14 +328,22 @@ export class CommentsService {
   /** Whether the author (a user, or a name and e-mail) has an approved comment already (`comment_previously_approved`). */
   async hasApproved(by: { userId: number } | { name: string; email: string }): Promise<boolean> {
     const [sql, params] =
-      'userId' in by ? ["user_id = ? AND comment_approved = '1'", [by.userId]] : ["comment_author = ? AND comment_author_email = ? AND comment_approved = '1'", [by.name, by.email]];
-    const rows = await rawQuery(this.dataSource, `SELECT comment_ID FROM ${this.table(CommentEntity)} WHERE ${sql} LIMIT 1`, params);
+      'userId' in by
+        ? ["user_id = ? AND comment_approved = '1'", [by.userId]]
+        : ["comment_author = ? AND comment_author_email = ? AND comment_approved = '1'", [by.name, by.email]];
+    const rows = await rawQuery(
+      this.dataSource,
+      `SELECT comment_ID FROM ${this.table(CommentEntity)} WHERE ${sql} LIMIT 1`,
+      params,
+    );
     return rows.length > 0;
   }
 
   /** The author of a post (`wp_allow_comment()` approves the post author's own comments). */
   async postAuthor(postId: number): Promise<number> {
-    const [row] = await rawQuery(this.dataSource, `SELECT post_author FROM ${this.table(PostEntity)} WHERE ID = ?`, [postId]);
+    const [row] = await rawQuery(this.dataSource, `SELECT post_author FROM ${this.table(PostEntity)} WHERE ID = ?`, [
+      postId,
+    ]);
     return row ? Number(row.post_author) : 0;
   }
 
@@ -303,7 +368,12 @@ export class CommentsService {
    * meta, recounting the posts concerned, in one transaction. With no columns, only the status changes: the result
    * says whether it did (`false` for an unknown status or the current one).
    */
-  async update(current: CommentEntity, fields: Partial<CommentFields>, status: string | undefined, meta: MetaOp[]): Promise<boolean> {
+  async update(
+    current: CommentEntity,
+    fields: Partial<CommentFields>,
+    status: string | undefined,
+    meta: MetaOp[],
+  ): Promise<boolean> {
     return writeTransaction(this.dataSource, async (em) => {
       let changed = true;
       if (Object.keys(fields).length) await em.getRepository(CommentEntity).update({ id: current.id }, fields);
@@ -387,7 +457,10 @@ export class CommentsService {
     const posts = this.table(PostEntity);
     const comments = this.table(CommentEntity);
     for (const id of new Set(postIds.filter((p) => p > 0))) {
-      await em.query(`UPDATE ${posts} SET comment_count = (SELECT COUNT(*) FROM ${comments} WHERE comment_post_ID = ? AND comment_approved = '1') WHERE ID = ?`, [id, id]);
+      await em.query(
+        `UPDATE ${posts} SET comment_count = (SELECT COUNT(*) FROM ${comments} WHERE comment_post_ID = ? AND comment_approved = '1') WHERE ID = ?`,
+        [id, id],
+      );
     }
   }
 }

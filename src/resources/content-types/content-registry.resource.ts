@@ -32,7 +32,11 @@ export abstract class ContentRegistryResource extends RestController {
   /** The collection permission check: any context but `edit` passes; `edit` needs the capability on some item. */
   async canListInContext<T>(req: RestRequest, items: T[], capOf: (item: T) => string): Promise<true | RestException> {
     if (req.context !== 'edit' || (await this.canAny(items, req, capOf))) return true;
-    return new RestException('rest_cannot_view', 'Sorry, you cannot view this resource with edit context.', req.ctx.authorizationRequiredCode);
+    return new RestException(
+      'rest_cannot_view',
+      'Sorry, you cannot view this resource with edit context.',
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   /** An object keyed by `nameOf(item)` of the prepared items that `include` lets through. */

@@ -14,7 +14,14 @@ export class ContentTypesModule {
     return {
       module: ContentTypesModule,
       imports: [internals],
-      providers: [TypesResource, TypesHandlers, StatusesResource, StatusesHandlers, TaxonomiesResource, TaxonomiesHandlers],
+      providers: [
+        TypesResource,
+        TypesHandlers,
+        StatusesResource,
+        StatusesHandlers,
+        TaxonomiesResource,
+        TaxonomiesHandlers,
+      ],
       exports: [TypesResource, StatusesResource, TaxonomiesResource],
     };
   }

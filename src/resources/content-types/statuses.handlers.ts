@@ -10,13 +10,24 @@ const schema = (h: StatusesHandlers) => h.statuses.getPublicItemSchema();
 export class StatusesHandlers {
   constructor(readonly statuses: StatusesResource) {}
 
-  @RestRoute('/statuses', { methods: 'GET', args: (h: StatusesHandlers) => h.statuses.listArgs(), schema, returns: 'map', readsPostContent: false })
+  @RestRoute('/statuses', {
+    methods: 'GET',
+    args: (h: StatusesHandlers) => h.statuses.listArgs(),
+    schema,
+    returns: 'map',
+    readsPostContent: false,
+  })
   @Allow((req, h: StatusesHandlers) => h.statuses.canList(req))
   list(req: RestRequest) {
     return this.statuses.getItems(req);
   }
 
-  @RestRoute('/statuses/(?P<status>[\\w-]+)', { methods: 'GET', args: (h: StatusesHandlers) => h.statuses.itemArgs(), schema, readsPostContent: false })
+  @RestRoute('/statuses/(?P<status>[\\w-]+)', {
+    methods: 'GET',
+    args: (h: StatusesHandlers) => h.statuses.itemArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: StatusesHandlers) => h.statuses.canReadItem(req))
   get(req: RestRequest) {
     return this.statuses.getItem(req);

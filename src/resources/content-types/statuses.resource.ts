@@ -44,7 +44,8 @@ export class StatusesResource extends ContentRegistryResource {
   /** Public statuses are visible to all; other non-internal ones and `trash` to those who can edit posts. */
   private async canRead(status: PostStatusObject, req: RestRequest): Promise<boolean> {
     if (status.public) return true;
-    if (!status.internal || status.name === 'trash') return this.canAny(this.content.restPostTypes(), req, (t) => t.cap.edit_posts);
+    if (!status.internal || status.name === 'trash')
+      return this.canAny(this.content.restPostTypes(), req, (t) => t.cap.edit_posts);
     return false;
   }
 

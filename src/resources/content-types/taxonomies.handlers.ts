@@ -10,13 +10,24 @@ const schema = (h: TaxonomiesHandlers) => h.taxonomies.getPublicItemSchema();
 export class TaxonomiesHandlers {
   constructor(readonly taxonomies: TaxonomiesResource) {}
 
-  @RestRoute('/taxonomies', { methods: 'GET', args: (h: TaxonomiesHandlers) => h.taxonomies.listArgs(), schema, returns: 'map', readsPostContent: false })
+  @RestRoute('/taxonomies', {
+    methods: 'GET',
+    args: (h: TaxonomiesHandlers) => h.taxonomies.listArgs(),
+    schema,
+    returns: 'map',
+    readsPostContent: false,
+  })
   @Allow((req, h: TaxonomiesHandlers) => h.taxonomies.canList(req))
   list(req: RestRequest) {
     return this.taxonomies.getItems(req);
   }
 
-  @RestRoute('/taxonomies/(?P<taxonomy>[\\w-]+)', { methods: 'GET', args: (h: TaxonomiesHandlers) => h.taxonomies.itemArgs(), schema, readsPostContent: false })
+  @RestRoute('/taxonomies/(?P<taxonomy>[\\w-]+)', {
+    methods: 'GET',
+    args: (h: TaxonomiesHandlers) => h.taxonomies.itemArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: TaxonomiesHandlers) => h.taxonomies.canReadItem(req))
   get(req: RestRequest) {
     return this.taxonomies.getItem(req);

@@ -53,7 +53,11 @@ export class TaxonomiesResource extends ContentRegistryResource {
     if (!tax) return true;
     if (!tax.show_in_rest) return false;
     if (req.context === 'edit' && !(await req.ctx.can(tax.cap.manage_terms))) {
-      return new RestException('rest_forbidden_context', 'Sorry, you are not allowed to manage this resource.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to manage this resource.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return true;
   }
@@ -70,7 +74,9 @@ export class TaxonomiesResource extends ContentRegistryResource {
     data.rest_namespace = req.ctx.wire.namespace(tax.rest_namespace);
     const links = linkMap({
       collection: { href: req.ctx.restUrl(`${this.namespace}/taxonomies`) },
-      [`${this.server.options.linkRelBase}items`]: { href: req.ctx.restUrl(`${tax.rest_namespace}/${tax.rest_base || tax.name}`) },
+      [`${this.server.options.linkRelBase}items`]: {
+        href: req.ctx.restUrl(`${tax.rest_namespace}/${tax.rest_base || tax.name}`),
+      },
     });
     return this.prepareResponse(data, req, links, 'taxonomy', tax);
   }

@@ -10,14 +10,25 @@ const schema = (h: TypesHandlers) => h.types.getPublicItemSchema();
 export class TypesHandlers {
   constructor(readonly types: TypesResource) {}
 
-  @RestRoute('/types', { methods: 'GET', args: (h: TypesHandlers) => h.types.listArgs(), schema, returns: 'map', readsPostContent: false })
+  @RestRoute('/types', {
+    methods: 'GET',
+    args: (h: TypesHandlers) => h.types.listArgs(),
+    schema,
+    returns: 'map',
+    readsPostContent: false,
+  })
   @Allow((req, h: TypesHandlers) => h.types.canList(req))
   list(req: RestRequest) {
     return this.types.getItems(req);
   }
 
   /** No permission callback in the reference (so `Allow: GET` always): the handler checks, before any work. */
-  @RestRoute('/types/(?P<type>[\\w-]+)', { methods: 'GET', args: (h: TypesHandlers) => h.types.itemArgs(), schema, readsPostContent: false })
+  @RestRoute('/types/(?P<type>[\\w-]+)', {
+    methods: 'GET',
+    args: (h: TypesHandlers) => h.types.itemArgs(),
+    schema,
+    readsPostContent: false,
+  })
   get(req: RestRequest) {
     return this.types.getItem(req);
   }

@@ -54,12 +54,17 @@ export class TypesResource extends ContentRegistryResource {
   }
 
   private prepareItem(type: PostTypeObject, req: RestRequest) {
-    const data = postTypeToRest(type, this.content.restTaxonomiesOfType(type.name)) as unknown as Record<string, unknown>;
+    const data = postTypeToRest(type, this.content.restTaxonomiesOfType(type.name)) as unknown as Record<
+      string,
+      unknown
+    >;
     // The namespace as the wire names it (`wp/v2` with WordPress's names).
     data.rest_namespace = req.ctx.wire.namespace(type.rest_namespace);
     const links = linkMap({
       collection: { href: req.ctx.restUrl(`${this.namespace}/types`) },
-      [`${this.server.options.linkRelBase}items`]: { href: req.ctx.restUrl(`${type.rest_namespace}/${type.rest_base || type.name}`) },
+      [`${this.server.options.linkRelBase}items`]: {
+        href: req.ctx.restUrl(`${type.rest_namespace}/${type.rest_base || type.name}`),
+      },
     });
     return this.prepareResponse(data, req, links, 'post_type', type);
   }

@@ -19,8 +19,27 @@ import { postLoader } from '../posts/post-access';
 import { permalink } from '../posts/permalink';
 import { PostTypeResource } from '../posts/post-type.resource';
 import { PostQuery } from '../posts/posts.service';
-import { ALLOWED_MIME_TYPES, fileNameOfDisposition, fitFileName, mediaTypes, mimeOfName, SCRIPTABLE_MIME_TYPES, sanitizeFileName, splitExtension } from './file-names';
-import { DecodeLimits, DEFAULT_IMAGE_SIZES, generateSizes, GeneratedSize, ImageMeta, imageDimensions, ImageSize, readAudioVideoMeta, readImageMeta } from './image-processor';
+import {
+  ALLOWED_MIME_TYPES,
+  fileNameOfDisposition,
+  fitFileName,
+  mediaTypes,
+  mimeOfName,
+  SCRIPTABLE_MIME_TYPES,
+  sanitizeFileName,
+  splitExtension,
+} from './file-names';
+import {
+  DecodeLimits,
+  DEFAULT_IMAGE_SIZES,
+  generateSizes,
+  GeneratedSize,
+  ImageMeta,
+  imageDimensions,
+  ImageSize,
+  readAudioVideoMeta,
+  readImageMeta,
+} from './image-processor';
 import { MediaStorage } from './media-storage';
 import { UploadJournal } from './upload-journal';
 
@@ -67,7 +86,11 @@ const textObject = (description: string, raw: string, rendered: string): JsonSch
   context: ['view', 'edit', 'embed'],
   // A plain string, or an object with `raw`; through wp_filter_post_kses, in the request's thread: bounded to a
   // TEXT column's size before it runs.
-  arg_options: { validate: () => true, sanitize: (v: unknown) => (typeof v === 'string' ? wpKsesPost(v) : v), maxBytes: DESCRIPTION_BYTES },
+  arg_options: {
+    validate: () => true,
+    sanitize: (v: unknown) => (typeof v === 'string' ? wpKsesPost(v) : v),
+    maxBytes: DESCRIPTION_BYTES,
+  },
   properties: {
     raw: { description: raw, type: 'string', context: ['edit'] },
     rendered: { description: rendered, type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
@@ -101,17 +124,57 @@ export class AttachmentResource extends PostTypeResource {
     // An attachment's parent is `post`.
     delete props.parent;
     const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
-    props.alt_text = { description: 'Alternative text to display when attachment is not displayed.', type: 'string', context: all, arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES } };
-    props.caption = textObject('The attachment caption.', 'Caption for the attachment, as it exists in the database.', 'HTML caption for the attachment, transformed for display.');
-    props.description = textObject('The attachment description.', 'Description for the attachment, as it exists in the database.', 'HTML description for the attachment, transformed for display.');
+    props.alt_text = {
+      description: 'Alternative text to display when attachment is not displayed.',
+      type: 'string',
+      context: all,
+      arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES },
+    };
+    props.caption = textObject(
+      'The attachment caption.',
+      'Caption for the attachment, as it exists in the database.',
+      'HTML caption for the attachment, transformed for display.',
+    );
+    props.description = textObject(
+      'The attachment description.',
+      'Description for the attachment, as it exists in the database.',
+      'HTML description for the attachment, transformed for display.',
+    );
     props.description.context = ['view', 'edit'];
     (props.description.properties as Record<string, JsonSchema>).rendered.context = ['view', 'edit'];
-    props.media_type = { description: 'Attachment type.', type: 'string', enum: ['image', 'file'], context: all, readonly: true };
+    props.media_type = {
+      description: 'Attachment type.',
+      type: 'string',
+      enum: ['image', 'file'],
+      context: all,
+      readonly: true,
+    };
     props.mime_type = { description: 'The attachment MIME type.', type: 'string', context: all, readonly: true };
-    props.media_details = { description: 'Details about the media file, specific to its type.', type: 'object', context: all, readonly: true };
-    props.post = { description: 'The ID for the associated post of the attachment.', type: 'integer', context: ['view', 'edit'] };
-    props.source_url = { description: 'URL to the original attachment file.', type: 'string', format: 'uri', context: all, readonly: true };
-    props.missing_image_sizes = { description: 'List of the missing image sizes of the attachment.', type: 'array', items: { type: 'string' }, context: ['edit'], readonly: true };
+    props.media_details = {
+      description: 'Details about the media file, specific to its type.',
+      type: 'object',
+      context: all,
+      readonly: true,
+    };
+    props.post = {
+      description: 'The ID for the associated post of the attachment.',
+      type: 'integer',
+      context: ['view', 'edit'],
+    };
+    props.source_url = {
+      description: 'URL to the original attachment file.',
+      type: 'string',
+      format: 'uri',
+      context: all,
+      readonly: true,
+    };
+    props.missing_image_sizes = {
+      description: 'List of the missing image sizes of the attachment.',
+      type: 'array',
+      items: { type: 'string' },
+      context: ['edit'],
+      readonly: true,
+    };
     return schema;
   }
 
@@ -123,10 +186,24 @@ export class AttachmentResource extends PostTypeResource {
       type: 'array',
       items: { enum: ['inherit', 'private', 'trash'], type: 'string' },
     };
-    args.media_type = { description: 'Limit result set to attachments of a particular media type.', type: 'string', enum: mediaTypes(this.deps.allowedTypes()) };
+    args.media_type = {
+      description: 'Limit result set to attachments of a particular media type.',
+      type: 'string',
+      enum: mediaTypes(this.deps.allowedTypes()),
+    };
     args.mime_type = { description: 'Limit result set to attachments of a particular MIME type.', type: 'string' };
-    args.parent = { description: 'Limit result set to items with particular parent IDs.', type: 'array', items: { type: 'integer' }, default: [] };
-    args.parent_exclude = { description: 'Limit result set to all items except those of a particular parent ID.', type: 'array', items: { type: 'integer' }, default: [] };
+    args.parent = {
+      description: 'Limit result set to items with particular parent IDs.',
+      type: 'array',
+      items: { type: 'integer' },
+      default: [],
+    };
+    args.parent_exclude = {
+      description: 'Limit result set to all items except those of a particular parent ID.',
+      type: 'array',
+      items: { type: 'integer' },
+      default: [],
+    };
     return args;
   }
 
@@ -138,7 +215,9 @@ export class AttachmentResource extends PostTypeResource {
     for (const status of asked) {
       if (status === 'inherit') continue;
       if (!(await req.ctx.can(this.type.cap.edit_posts))) {
-        throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, { params: { status: 'Status is forbidden.' } });
+        throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, {
+          params: { status: 'Status is forbidden.' },
+        });
       }
     }
     return asked;
@@ -163,7 +242,10 @@ export class AttachmentResource extends PostTypeResource {
         const metadata = m[METADATA]?.[0];
         return {
           file: String(m[ATTACHED_FILE]?.[0] ?? ''),
-          metadata: metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as Record<string, unknown>) : null,
+          metadata:
+            metadata && typeof metadata === 'object' && !Array.isArray(metadata)
+              ? (metadata as Record<string, unknown>)
+              : null,
           alt: String(m[ALT]?.[0] ?? ''),
         };
       });
@@ -203,13 +285,21 @@ export class AttachmentResource extends PostTypeResource {
     return false;
   }
 
-  protected override async respondItem(data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity): Promise<RestResponse> {
+  protected override async respondItem(
+    data: Record<string, unknown>,
+    req: RestRequest,
+    links: LinkMap,
+    post: PostEntity,
+  ): Promise<RestResponse> {
     const facts = await this.factsLoader(req).load(post.id);
     delete data.template;
     delete data.password;
     data.alt_text = facts.alt;
     data.caption = { raw: post.excerpt, rendered: applyExcerptFilters(post.excerpt) };
-    data.description = { raw: post.content, rendered: `${await this.prependAttachment(post, facts, req)}${renderContent(post.content)}` };
+    data.description = {
+      raw: post.content,
+      rendered: `${await this.prependAttachment(post, facts, req)}${renderContent(post.content)}`,
+    };
     data.media_type = post.mimeType.startsWith('image/') ? 'image' : 'file';
     data.mime_type = post.mimeType;
     data.media_details = await this.mediaDetails(post, facts, req);
@@ -239,15 +329,28 @@ export class AttachmentResource extends PostTypeResource {
     if (mime.startsWith('image/') && meta && Number(meta.width) > 0 && Number(meta.height) > 0) {
       const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
       const full = { file: facts.file.slice(dir.length), width: Number(meta.width), height: Number(meta.height) };
-      const stored = meta.sizes && typeof meta.sizes === 'object' ? (meta.sizes as Record<string, { file?: string; width?: number; height?: number }>) : {};
+      const stored =
+        meta.sizes && typeof meta.sizes === 'object'
+          ? (meta.sizes as Record<string, { file?: string; width?: number; height?: number }>)
+          : {};
       const sizes = Object.values(stored)
         .filter((size) => size && size.file)
         .map((size) => ({ file: String(size.file), width: Number(size.width), height: Number(size.height) }));
-      const medium = stored.medium?.file ? { file: String(stored.medium.file), width: Number(stored.medium.width), height: Number(stored.medium.height) } : null;
+      const medium = stored.medium?.file
+        ? { file: String(stored.medium.file), width: Number(stored.medium.width), height: Number(stored.medium.height) }
+        : null;
       // Without a medium size, the full image scaled down to the medium bounds (image_constrain_size_for_editor).
       const chosen = medium ?? { ...full, ...constrain(full.width, full.height, 300, 300) };
       const src = await this.deps.fileUrl(`${dir}${chosen.file}`, req);
-      const attrs = [`width="${chosen.width}"`, `height="${chosen.height}"`, `src="${escAttr(src)}"`, 'class="attachment-medium size-medium"', `alt="${escAttr(stripAllTags(facts.alt).trim())}"`, 'decoding="async"', 'loading="lazy"'];
+      const attrs = [
+        `width="${chosen.width}"`,
+        `height="${chosen.height}"`,
+        `src="${escAttr(src)}"`,
+        'class="attachment-medium size-medium"',
+        `alt="${escAttr(stripAllTags(facts.alt).trim())}"`,
+        'decoding="async"',
+        'loading="lazy"',
+      ];
       // wp_calculate_image_srcset: the sizes of the same shape (within a pixel), at most 2048 wide, the src first.
       const sources = new Map<number, string>();
       let srcMatched = false;
@@ -266,24 +369,39 @@ export class AttachmentResource extends PostTypeResource {
           sources.set(size.width, entry);
         }
       }
-      if (sources.size >= 2) attrs.push(`srcset="${escAttr([...sources.values()].join(', '))}"`, `sizes="(max-width: ${chosen.width}px) 100vw, ${chosen.width}px"`);
+      if (sources.size >= 2)
+        attrs.push(
+          `srcset="${escAttr([...sources.values()].join(', '))}"`,
+          `sizes="(max-width: ${chosen.width}px) 100vw, ${chosen.width}px"`,
+        );
       text = `<img ${attrs.join(' ')} />`;
     }
     if (text === '') text = post.title || escHtml(facts.file.slice(facts.file.lastIndexOf('/') + 1));
-    return `<p class="attachment"><a href='${escUrlRaw(url).replace(/'/g, '&#039;').replace(/&(?!#?\w+;)/g, '&#038;')}'>${text}</a></p>\n`;
+    return `<p class="attachment"><a href='${escUrlRaw(url)
+      .replace(/'/g, '&#039;')
+      .replace(/&(?!#?\w+;)/g, '&#038;')}'>${text}</a></p>\n`;
   }
 
   /** The stored metadata, each size with `mime_type` and its URL, and the `full` size (`{}` when there is none). */
-  private async mediaDetails(post: PostEntity, facts: AttachmentFacts, req: RestRequest): Promise<Record<string, unknown>> {
+  private async mediaDetails(
+    post: PostEntity,
+    facts: AttachmentFacts,
+    req: RestRequest,
+  ): Promise<Record<string, unknown>> {
     const meta = facts.metadata;
     if (!meta) return {};
     const out: Record<string, unknown> = { ...meta };
     const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
     const sizes: Record<string, unknown> = {};
-    const stored = meta.sizes && typeof meta.sizes === 'object' ? (meta.sizes as Record<string, Record<string, unknown>>) : {};
+    const stored =
+      meta.sizes && typeof meta.sizes === 'object' ? (meta.sizes as Record<string, Record<string, unknown>>) : {};
     for (const [name, size] of Object.entries(stored)) {
       const { 'mime-type': mime, ...rest } = size;
-      sizes[name] = { ...rest, mime_type: mime ?? post.mimeType, source_url: await this.deps.fileUrl(`${dir}${String(size.file)}`, req) };
+      sizes[name] = {
+        ...rest,
+        mime_type: mime ?? post.mimeType,
+        source_url: await this.deps.fileUrl(`${dir}${String(size.file)}`, req),
+      };
     }
     if (meta.width !== undefined && facts.file) {
       sizes.full = {
@@ -306,7 +424,11 @@ export class AttachmentResource extends PostTypeResource {
     if (req.has('post') && Number(req.get('post')) > 0) {
       const parent = await this.posts.findById(Number(req.get('post')));
       if (!parent || !(await req.ctx.can('edit_post', parent))) {
-        return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to upload media to this resource.', req.ctx.authorizationRequiredCode);
+        return new RestException(
+          'rest_cannot_edit',
+          'Sorry, you are not allowed to upload media to this resource.',
+          req.ctx.authorizationRequiredCode,
+        );
       }
     }
     return true;
@@ -316,29 +438,41 @@ export class AttachmentResource extends PostTypeResource {
   private async checkParentType(req: RestRequest): Promise<void> {
     if (!req.has('post') || !Number(req.get('post'))) return;
     const parent = await this.posts.findById(Number(req.get('post')));
-    if (parent && (parent.type === 'revision' || parent.type === 'attachment')) throw new RestException('rest_invalid_param', 'Invalid parent type.', 400);
+    if (parent && (parent.type === 'revision' || parent.type === 'attachment'))
+      throw new RestException('rest_invalid_param', 'Invalid parent type.', 400);
   }
 
   /**
    * The uploaded file of a request, received into a temporary file: the multipart `file` part, or the raw body
    * named by `Content-Disposition`.
    */
-  private async uploadOf(req: RestRequest): Promise<{ name: string; path: string; size: number; declaredType: string; multipart: boolean }> {
+  private async uploadOf(
+    req: RestRequest,
+  ): Promise<{ name: string; path: string; size: number; declaredType: string; multipart: boolean }> {
     const part: UploadedFile | undefined = req.files.find((f) => f.fieldName === 'file') ?? req.files[0];
     const md5 = req.header('content-md5');
     if (part) {
       if (!part.size) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
-      if (md5 && (await md5OfFile(part.path)) !== md5.trim()) throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
-      return { name: part.originalName, path: part.path, size: part.size, declaredType: part.mimeType, multipart: true };
+      if (md5 && (await md5OfFile(part.path)) !== md5.trim())
+        throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
+      return {
+        name: part.originalName,
+        path: part.path,
+        size: part.size,
+        declaredType: part.mimeType,
+        multipart: true,
+      };
     }
     const body = req.rawFile;
     // A body without a Content-Type is read as parameters: it arrives here as the raw bytes of a form.
-    if (!body && req.rawBody?.length && !req.header('content-type')) throw new RestException('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
+    if (!body && req.rawBody?.length && !req.header('content-type'))
+      throw new RestException('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
     if (!body || !body.size) throw new RestException('rest_upload_no_data', 'No data supplied.', 400);
     const contentType = req.header('content-type');
     if (!contentType) throw new RestException('rest_upload_no_content_type', 'No Content-Type supplied.', 400);
     const disposition = req.header('content-disposition');
-    if (!disposition) throw new RestException('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
+    if (!disposition)
+      throw new RestException('rest_upload_no_content_disposition', 'No Content-Disposition supplied.', 400);
     const name = fileNameOfDisposition(disposition);
     if (!name) {
       throw new RestException(
@@ -350,7 +484,13 @@ export class AttachmentResource extends PostTypeResource {
     if (md5 && (await md5OfFile(body.path)) !== md5.trim()) {
       throw new RestException('rest_upload_hash_mismatch', 'Content hash did not match expected.', 412);
     }
-    return { name, path: body.path, size: body.size, declaredType: contentType.split(';')[0].trim().toLowerCase(), multipart: false };
+    return {
+      name,
+      path: body.path,
+      size: body.size,
+      declaredType: contentType.split(';')[0].trim().toLowerCase(),
+      multipart: false,
+    };
   }
 
   /**
@@ -359,7 +499,8 @@ export class AttachmentResource extends PostTypeResource {
    */
   private async checkType(name: string, file: string, declaredType: string): Promise<{ ext: string; mime: string }> {
     const types = this.deps.allowedTypes();
-    const refused = () => new RestException('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
+    const refused = () =>
+      new RestException('rest_upload_sideload_error', 'Sorry, you are not allowed to upload this file type.', 400);
     const byName = mimeOfName(name, types);
     if (!byName) throw refused();
     // A file cut short or lying inside its signature (file-type gives up on it with an error) is of no known type.
@@ -367,13 +508,30 @@ export class AttachmentResource extends PostTypeResource {
     if (sniffed) {
       const bySniff = mimeOfName(`x.${sniffed.ext}`, { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES, ...types });
       if (bySniff?.mime !== byName.mime && sniffed.mime !== byName.mime) {
-        throw new RestException('rest_upload_sideload_error', `The file's content (${sniffed.mime}) does not match its name (${byName.mime}).`, 400);
+        throw new RestException(
+          'rest_upload_sideload_error',
+          `The file's content (${sniffed.mime}) does not match its name (${byName.mime}).`,
+          400,
+        );
       }
     } else if (!byName.mime.startsWith('text/') && !SIGNATURELESS.has(byName.mime)) {
-      throw new RestException('rest_upload_sideload_error', `The file's content does not match its name (${byName.mime}).`, 400);
+      throw new RestException(
+        'rest_upload_sideload_error',
+        `The file's content does not match its name (${byName.mime}).`,
+        400,
+      );
     }
-    if (declaredType && declaredType !== 'application/octet-stream' && declaredType !== byName.mime && declaredType !== sniffed?.mime) {
-      throw new RestException('rest_upload_sideload_error', `The file's type (${declaredType}) does not match its content (${byName.mime}).`, 400);
+    if (
+      declaredType &&
+      declaredType !== 'application/octet-stream' &&
+      declaredType !== byName.mime &&
+      declaredType !== sniffed?.mime
+    ) {
+      throw new RestException(
+        'rest_upload_sideload_error',
+        `The file's type (${declaredType}) does not match its content (${byName.mime}).`,
+        400,
+      );
     }
     return byName;
   }
@@ -382,7 +540,12 @@ export class AttachmentResource extends PostTypeResource {
    * A name not taken in the folder (`photo.jpg`, `photo-1.jpg`, ...), as `wp_unique_filename()` picks it, within the
    * file systems' 255 bytes, room kept for the names of the image's sizes (see {@link fitFileName}).
    */
-  private async uniqueName(dir: string, base: string, ext: string, taken: ReadonlySet<string> = new Set()): Promise<string> {
+  private async uniqueName(
+    dir: string,
+    base: string,
+    ext: string,
+    taken: ReadonlySet<string> = new Set(),
+  ): Promise<string> {
     for (let n = 0; ; n++) {
       const candidate = fitFileName(base, n ? `-${n}` : '', ext);
       if (!taken.has(candidate) && !(await this.storage.exists(`${dir}/${candidate}`))) return candidate;
@@ -406,7 +569,10 @@ export class AttachmentResource extends PostTypeResource {
     const titleSent = req.has('title') && fields.title !== undefined && fields.title !== '';
     if (!titleSent) {
       const embedded = imageMeta?.title.trim() ?? '';
-      fields.title = embedded && !/^\d+(\.\d+)?$/.test(embedded) ? embedded : splitExtension(upload.name.split(/[\\/]/).pop() ?? upload.name).base;
+      fields.title =
+        embedded && !/^\d+(\.\d+)?$/.test(embedded)
+          ? embedded
+          : splitExtension(upload.name.split(/[\\/]/).pop() ?? upload.name).base;
     }
     const caption = this.textParam(req, 'caption');
     fields.excerpt = caption ?? (imageMeta?.caption.trim() || '');
@@ -424,23 +590,45 @@ export class AttachmentResource extends PostTypeResource {
     let relative = '';
     for (let attempt = 1; !post; attempt++) {
       const fileName = await this.uniqueName(dir, base || 'file', type.ext, taken).catch((error) => {
-        throw this.storageFailure(error, `Could not pick a name for the upload ${cleanName} in ${dir}`, dir, upload.multipart);
+        throw this.storageFailure(
+          error,
+          `Could not pick a name for the upload ${cleanName} in ${dir}`,
+          dir,
+          upload.multipart,
+        );
       });
       relative = `${dir}/${fileName}`;
       let sizes = new Map<string, GeneratedSize>();
       let metadata: Record<string, unknown>;
       if (dims) {
         if (RESIZABLE.has(type.mime)) {
-          const made = await generateSizes(upload.path, splitExtension(fileName).base, type.ext, type.mime, dims.width, dims.height, this.imageSizes(), this.deps.decodeLimits);
+          const made = await generateSizes(
+            upload.path,
+            splitExtension(fileName).base,
+            type.ext,
+            type.mime,
+            dims.width,
+            dims.height,
+            this.imageSizes(),
+            this.deps.decodeLimits,
+          );
           sizes = made.sizes;
-          if (made.problem) this.logger.warn(`${relative} is stored without ${sizes.size ? 'some of its' : 'its'} sizes: ${made.problem}`);
+          if (made.problem)
+            this.logger.warn(
+              `${relative} is stored without ${sizes.size ? 'some of its' : 'its'} sizes: ${made.problem}`,
+            );
         }
         metadata = {
           width: dims.width,
           height: dims.height,
           file: relative,
           filesize: upload.size,
-          sizes: Object.fromEntries([...sizes].map(([name, s]) => [name, { file: s.file, width: s.width, height: s.height, 'mime-type': s['mime-type'], filesize: s.filesize }])),
+          sizes: Object.fromEntries(
+            [...sizes].map(([name, s]) => [
+              name,
+              { file: s.file, width: s.width, height: s.height, 'mime-type': s['mime-type'], filesize: s.filesize },
+            ]),
+          ),
           image_meta: imageMeta,
         };
       } else if (type.mime.startsWith('audio/') || type.mime.startsWith('video/')) {
@@ -461,7 +649,10 @@ export class AttachmentResource extends PostTypeResource {
       let settled: () => Promise<void> = async () => undefined;
       let storing = true;
       try {
-        settled = await this.deps.journal.begin(relative, [relative, ...[...sizes.values()].map((size) => `${dir}/${size.file}`)]);
+        settled = await this.deps.journal.begin(relative, [
+          relative,
+          ...[...sizes.values()].map((size) => `${dir}/${size.file}`),
+        ]);
         await this.storage.put(relative, { path: upload.path }, type.mime);
         stored.push(relative);
         for (const size of sizes.values()) {
@@ -471,7 +662,11 @@ export class AttachmentResource extends PostTypeResource {
         storing = false;
         post = await this.writer.create(this.type, fields, relations, ctx);
       } catch (error) {
-        await this.storage.remove(stored).catch((removal) => this.logger.error(`Could not remove ${stored.join(', ')} after a failed upload: ${describe(removal)}`));
+        await this.storage
+          .remove(stored)
+          .catch((removal) =>
+            this.logger.error(`Could not remove ${stored.join(', ')} after a failed upload: ${describe(removal)}`),
+          );
         await settled();
         if (error instanceof RestException) throw error;
         if (storing && (error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 10) {
@@ -479,7 +674,10 @@ export class AttachmentResource extends PostTypeResource {
           continue;
         }
         if (storing) throw this.storageFailure(error, `Could not store the upload ${relative}`, dir, upload.multipart);
-        this.logger.error(`Could not insert the attachment of ${relative}: ${describe(error)}`, error instanceof Error ? error.stack : undefined);
+        this.logger.error(
+          `Could not insert the attachment of ${relative}: ${describe(error)}`,
+          error instanceof Error ? error.stack : undefined,
+        );
         throw new RestException('db_update_error', 'Could not insert attachment into the database.', 500);
       }
       await settled();
@@ -497,7 +695,11 @@ export class AttachmentResource extends PostTypeResource {
    */
   private storageFailure(error: unknown, what: string, dir: string, multipart: boolean): RestException {
     this.logger.error(`${what}: ${describe(error)}`, error instanceof Error ? error.stack : undefined);
-    return new RestException(multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error', `The uploaded file could not be moved to ${dir}.`, 500);
+    return new RestException(
+      multipart ? 'rest_upload_unknown_error' : 'rest_upload_sideload_error',
+      `The uploaded file could not be moved to ${dir}.`,
+      500,
+    );
   }
 
   /** WordPress's default sizes, replaced or extended by those extensions register (`registerImageSize`). */
@@ -511,7 +713,8 @@ export class AttachmentResource extends PostTypeResource {
   private textParam(req: RestRequest, name: string): string | undefined {
     const value = req.get<unknown>(name);
     if (typeof value === 'string') return value;
-    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string') return wpKsesPost((value as { raw: string }).raw);
+    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
+      return wpKsesPost((value as { raw: string }).raw);
     return undefined;
   }
 
@@ -526,7 +729,8 @@ export class AttachmentResource extends PostTypeResource {
     if (description !== undefined) fields.content = description;
     if (req.has('post')) fields.parent = Number(req.get('post'));
     const relations = await this.input.relations(req, before);
-    if (req.has('alt_text')) relations.meta = [...(relations.meta ?? []), { key: ALT, action: 'single', value: String(req.get('alt_text')) }];
+    if (req.has('alt_text'))
+      relations.meta = [...(relations.meta ?? []), { key: ALT, action: 'single', value: String(req.get('alt_text')) }];
     const post = await this.writer.update(this.type, before, fields, relations, ctx);
     await this.updateAdditionalFields(post, req);
     req.set('context', 'edit');
@@ -539,7 +743,11 @@ export class AttachmentResource extends PostTypeResource {
   override async deleteItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
     if (req.get('force') !== true) {
-      throw new RestException('rest_trash_not_supported', "The post does not support trashing. Set 'force=true' to delete.", 501);
+      throw new RestException(
+        'rest_trash_not_supported',
+        "The post does not support trashing. Set 'force=true' to delete.",
+        501,
+      );
     }
     await this.preload([post], req);
     req.set('context', 'edit');
@@ -547,7 +755,10 @@ export class AttachmentResource extends PostTypeResource {
     const facts = await this.factsLoader(req).load(post.id);
     const files = facts.file ? [facts.file] : [];
     const dir = facts.file.includes('/') ? facts.file.slice(0, facts.file.lastIndexOf('/') + 1) : '';
-    const sizes = facts.metadata?.sizes && typeof facts.metadata.sizes === 'object' ? Object.values(facts.metadata.sizes as Record<string, { file?: string }>) : [];
+    const sizes =
+      facts.metadata?.sizes && typeof facts.metadata.sizes === 'object'
+        ? Object.values(facts.metadata.sizes as Record<string, { file?: string }>)
+        : [];
     for (const size of sizes) if (size.file) files.push(`${dir}${size.file}`);
     // The row, then the files; a crash between them leaves the files to the journal.
     const settled = files.length ? await this.deps.journal.begin(facts.file, files) : async () => undefined;
@@ -567,15 +778,32 @@ function describe(error: unknown): string {
 }
 
 /** `wp_constrain_dimensions()`: within the bounds, keeping the shape. */
-function constrain(width: number, height: number, maxWidth: number, maxHeight: number): { width: number; height: number } {
-  const ratio = Math.min(maxWidth && width > maxWidth ? maxWidth / width : 1, maxHeight && height > maxHeight ? maxHeight / height : 1);
+function constrain(
+  width: number,
+  height: number,
+  maxWidth: number,
+  maxHeight: number,
+): { width: number; height: number } {
+  const ratio = Math.min(
+    maxWidth && width > maxWidth ? maxWidth / width : 1,
+    maxHeight && height > maxHeight ? maxHeight / height : 1,
+  );
   if (ratio === 1) return { width, height };
   return { width: Math.max(1, Math.round(width * ratio)), height: Math.max(1, Math.round(height * ratio)) };
 }
 
 /** `wp_image_matches_ratio()`: the larger scaled to the smaller's width is within a pixel of it. */
 function matchesRatio(sourceWidth: number, sourceHeight: number, targetWidth: number, targetHeight: number): boolean {
-  const [big, small] = sourceWidth > targetWidth ? [[sourceWidth, sourceHeight], [targetWidth, targetHeight]] : [[targetWidth, targetHeight], [sourceWidth, sourceHeight]];
+  const [big, small] =
+    sourceWidth > targetWidth
+      ? [
+          [sourceWidth, sourceHeight],
+          [targetWidth, targetHeight],
+        ]
+      : [
+          [targetWidth, targetHeight],
+          [sourceWidth, sourceHeight],
+        ];
   const scaled = constrain(big[0], big[1], small[0], 0);
   return Math.abs(scaled.width - small[0]) <= 1 && Math.abs(scaled.height - small[1]) <= 1;
 }

@@ -1,6 +1,6 @@
 import { fitFileName, MAX_FILE_NAME_BYTES, SIZE_SUFFIX_BYTES, truncateToBytes } from './file-names';
 
-describe('file names within the file systems\' 255 bytes', () => {
+describe("file names within the file systems' 255 bytes", () => {
   const bytes = (text: string) => Buffer.byteLength(text);
 
   it('cuts by bytes of UTF-8, between characters as shown', () => {
@@ -16,13 +16,15 @@ describe('file names within the file systems\' 255 bytes', () => {
     expect(truncateToBytes('a👨‍👩‍👧', 10)).toBe('a');
   });
 
-  it('keeps the extension, leaves room for a counter and the sizes\' -WxH, and cuts the same base for every counter', () => {
+  it("keeps the extension, leaves room for a counter and the sizes' -WxH, and cuts the same base for every counter", () => {
     const long = 'a'.repeat(300);
     const first = fitFileName(long, '', 'png');
     const second = fitFileName(long, '-1', 'png');
     expect(first.endsWith('.png')).toBe(true);
     expect(second).toBe(first.replace(/\.png$/, '-1.png'));
-    expect(bytes(`${fitFileName(long, '-99999', 'jpeg').replace(/\.jpeg$/, '')}-999999999x999999999.jpeg`)).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
+    expect(
+      bytes(`${fitFileName(long, '-99999', 'jpeg').replace(/\.jpeg$/, '')}-999999999x999999999.jpeg`),
+    ).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
     // A larger counter shortens the base rather than overflow.
     expect(bytes(fitFileName(long, '-1234567', 'png')) + SIZE_SUFFIX_BYTES).toBeLessThanOrEqual(MAX_FILE_NAME_BYTES);
     // Short names are untouched.

@@ -72,7 +72,10 @@ export const SCRIPTABLE_MIME_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** The MIME type of a file name's extension among `types`, or `null`. */
-export function mimeOfName(name: string, types: Readonly<Record<string, string>> = ALLOWED_MIME_TYPES): { ext: string; mime: string } | null {
+export function mimeOfName(
+  name: string,
+  types: Readonly<Record<string, string>> = ALLOWED_MIME_TYPES,
+): { ext: string; mime: string } | null {
   const dot = name.lastIndexOf('.');
   if (dot < 0) return null;
   const ext = name.slice(dot + 1).toLowerCase();
@@ -88,7 +91,41 @@ export function mediaTypes(types: Readonly<Record<string, string>> = ALLOWED_MIM
   return [...order.filter((t) => found.includes(t)), ...found.filter((t) => !order.includes(t))];
 }
 
-const SPECIAL_CHARS = ['?', '[', ']', '/', '\\', '=', '<', '>', ':', ';', ',', "'", '"', '&', '$', '#', '*', '(', ')', '|', '~', '`', '!', '{', '}', '%', '+', '’', '«', '»', '”', '“', '\0'];
+const SPECIAL_CHARS = [
+  '?',
+  '[',
+  ']',
+  '/',
+  '\\',
+  '=',
+  '<',
+  '>',
+  ':',
+  ';',
+  ',',
+  "'",
+  '"',
+  '&',
+  '$',
+  '#',
+  '*',
+  '(',
+  ')',
+  '|',
+  '~',
+  '`',
+  '!',
+  '{',
+  '}',
+  '%',
+  '+',
+  '’',
+  '«',
+  '»',
+  '”',
+  '“',
+  '\0',
+];
 
 /**
  * WordPress's `sanitize_file_name()`: no path separators or special characters, no control characters, spaces and
@@ -182,7 +219,11 @@ export const COUNTER_BYTES = 6;
  * each number. WordPress keeps long names as they are (storing them fails); here they are cut, keeping the extension.
  */
 export function fitFileName(base: string, suffix: string, ext: string): string {
-  const room = MAX_FILE_NAME_BYTES - SIZE_SUFFIX_BYTES - Math.max(COUNTER_BYTES, Buffer.byteLength(suffix)) - Buffer.byteLength(`.${ext}`);
+  const room =
+    MAX_FILE_NAME_BYTES -
+    SIZE_SUFFIX_BYTES -
+    Math.max(COUNTER_BYTES, Buffer.byteLength(suffix)) -
+    Buffer.byteLength(`.${ext}`);
   const fitted = Buffer.byteLength(base) > room ? truncateToBytes(base, room).replace(/[.\-_]+$/, '') : base;
   return `${fitted || 'file'}${suffix}.${ext}`;
 }

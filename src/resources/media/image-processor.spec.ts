@@ -2,11 +2,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { DEFAULT_DECODE_LIMITS, DEFAULT_IMAGE_SIZES, generateSizes, readAudioVideoMeta, readImageMeta } from './image-processor';
+import {
+  DEFAULT_DECODE_LIMITS,
+  DEFAULT_IMAGE_SIZES,
+  generateSizes,
+  readAudioVideoMeta,
+  readImageMeta,
+} from './image-processor';
 
 /** A lossless WebP of one pixel whose header declares `width` × `height`: tiny, and seconds to decode. */
 async function webpDeclaring(width: number, height: number): Promise<Buffer> {
-  const out = Buffer.from(await sharp({ create: { width: 1, height: 1, channels: 3, background: { r: 9, g: 9, b: 9 } } }).webp({ lossless: true }).toBuffer());
+  const out = Buffer.from(
+    await sharp({ create: { width: 1, height: 1, channels: 3, background: { r: 9, g: 9, b: 9 } } })
+      .webp({ lossless: true })
+      .toBuffer(),
+  );
   const bits = out.indexOf('VP8L') + 9;
   out.writeUInt32LE(((out.readUInt32LE(bits) & ~((1 << 28) - 1)) | (width - 1) | ((height - 1) << 14)) >>> 0, bits);
   return out;
@@ -37,7 +47,10 @@ describe('image processing bounds', () => {
     const webp = await webpDeclaring(16383, 16383);
     const started = Date.now();
     // Unbounded in pixels, one second in time: decoding it takes several.
-    const made = await generateSizes(webp, 'huge', 'webp', 'image/webp', 16383, 16383, DEFAULT_IMAGE_SIZES, { maxPixels: 0x3fff ** 2, seconds: 1 });
+    const made = await generateSizes(webp, 'huge', 'webp', 'image/webp', 16383, 16383, DEFAULT_IMAGE_SIZES, {
+      maxPixels: 0x3fff ** 2,
+      seconds: 1,
+    });
     expect(made.sizes.size).toBeLessThan(DEFAULT_IMAGE_SIZES.length);
     expect(made.problem).toMatch(/timeout|took over/);
     // sharp checks its timeout as it goes: a second or two past it.
@@ -45,14 +58,30 @@ describe('image processing bounds', () => {
   });
 
   it('makes the sizes of an image within the limits', async () => {
-    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
-    const made = await generateSizes(png, 'red', 'png', 'image/png', 640, 480, DEFAULT_IMAGE_SIZES, DEFAULT_DECODE_LIMITS);
+    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+      .png()
+      .toBuffer();
+    const made = await generateSizes(
+      png,
+      'red',
+      'png',
+      'image/png',
+      640,
+      480,
+      DEFAULT_IMAGE_SIZES,
+      DEFAULT_DECODE_LIMITS,
+    );
     expect([...made.sizes.values()].map((s) => s.file)).toEqual(['red-150x150.png', 'red-300x225.png']);
     expect(made.problem).toBeNull();
   });
 
   it('reads EXIF whose field declares more values than the data holds quickly, keeping the other fields', async () => {
-    const jpeg = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: 'red' } }).jpeg().withExif({ IFD0: { ImageDescription: 'hello', Copyright: 'someone' } }).toBuffer());
+    const jpeg = Buffer.from(
+      await sharp({ create: { width: 64, height: 64, channels: 3, background: 'red' } })
+        .jpeg()
+        .withExif({ IFD0: { ImageDescription: 'hello', Copyright: 'someone' } })
+        .toBuffer(),
+    );
     // XResolution (0x011a, RATIONAL, little-endian): 16.7 million rationals declared.
     const entry = jpeg.indexOf(Buffer.from([0x1a, 0x01, 0x05, 0x00]));
     expect(entry).toBeGreaterThan(0);

@@ -79,7 +79,11 @@ export interface GeneratedSize {
 }
 
 /** The box a size makes of an image (`image_resize_dimensions()`), or `null` when the image is not larger. */
-export function resizeDimensions(width: number, height: number, size: ImageSize): { width: number; height: number } | null {
+export function resizeDimensions(
+  width: number,
+  height: number,
+  size: ImageSize,
+): { width: number; height: number } | null {
   if (width <= 0 || height <= 0 || (size.width <= 0 && size.height <= 0)) return null;
   if (size.crop) {
     const w = Math.min(size.width || width, width);
@@ -87,7 +91,10 @@ export function resizeDimensions(width: number, height: number, size: ImageSize)
     if (w >= width && h >= height) return null;
     return { width: w, height: h };
   }
-  const ratio = Math.min(size.width > 0 ? size.width / width : Infinity, size.height > 0 ? size.height / height : Infinity);
+  const ratio = Math.min(
+    size.width > 0 ? size.width / width : Infinity,
+    size.height > 0 ? size.height / height : Infinity,
+  );
   if (ratio >= 1) return null;
   const w = Math.max(1, Math.round(width * ratio));
   const h = Math.max(1, Math.round(height * ratio));
@@ -96,7 +103,9 @@ export function resizeDimensions(width: number, height: number, size: ImageSize)
 }
 
 /** Width and height as shown, EXIF orientation applied. */
-export async function imageDimensions(data: Buffer | string): Promise<{ width: number; height: number; format?: string } | null> {
+export async function imageDimensions(
+  data: Buffer | string,
+): Promise<{ width: number; height: number; format?: string } | null> {
   try {
     // The header only: no pixel is decoded, so no pixel limit applies here.
     const meta = await sharp(data, { limitInputPixels: false }).metadata();
@@ -155,25 +164,39 @@ export async function generateSizes(
   });
   if (!boxes.length) return { sizes: out, problem: null };
   if (width * height > limits.maxPixels) {
-    return { sizes: out, problem: `${width} × ${height} is over the limit of ${limits.maxPixels} pixels for making sizes` };
+    return {
+      sizes: out,
+      problem: `${width} × ${height} is over the limit of ${limits.maxPixels} pixels for making sizes`,
+    };
   }
   const deadline = Date.now() + limits.seconds * 1000;
   const secondsLeft = () => Math.floor((deadline - Date.now()) / 1000);
   const format = OUTPUT_FORMATS[mimeType];
   // The scale the largest size needs: a cropped size covers its box, another fits it.
-  const scale = Math.max(...boxes.map(({ size, box }) => (size.crop ? Math.max(box.width / width, box.height / height) : box.width / width)));
-  const shared = { width: Math.min(width, Math.ceil(width * scale)), height: Math.min(height, Math.ceil(height * scale)) };
+  const scale = Math.max(
+    ...boxes.map(({ size, box }) => (size.crop ? Math.max(box.width / width, box.height / height) : box.width / width)),
+  );
+  const shared = {
+    width: Math.min(width, Math.ceil(width * scale)),
+    height: Math.min(height, Math.ceil(height * scale)),
+  };
   try {
     let source: () => Pipeline = () => sharp(data, { limitInputPixels: limits.maxPixels }).rotate();
     if (format && shared.width * shared.height <= SHARED_RENDITION_PIXELS) {
       if (secondsLeft() < 1) return { sizes: out, problem: `making sizes took over ${limits.seconds} s` };
-      const rendition = await source().timeout({ seconds: secondsLeft() }).resize(shared.width, shared.height, { fit: 'fill' }).raw().toBuffer({ resolveWithObject: true });
+      const rendition = await source()
+        .timeout({ seconds: secondsLeft() })
+        .resize(shared.width, shared.height, { fit: 'fill' })
+        .raw()
+        .toBuffer({ resolveWithObject: true });
       const raw = { width: rendition.info.width, height: rendition.info.height, channels: rendition.info.channels };
       source = () => sharp(rendition.data, { raw });
     }
     for (const { size, box } of boxes) {
       if (secondsLeft() < 1) return { sizes: out, problem: `making sizes took over ${limits.seconds} s` };
-      let pipeline = source().timeout({ seconds: secondsLeft() }).resize(box.width, box.height, { fit: size.crop ? 'cover' : 'fill' });
+      let pipeline = source()
+        .timeout({ seconds: secondsLeft() })
+        .resize(box.width, box.height, { fit: size.crop ? 'cover' : 'fill' });
       if (format) pipeline = pipeline.toFormat(format);
       const resized = await pipeline.toBuffer({ resolveWithObject: true });
       out.set(size.name, {
@@ -215,7 +238,9 @@ const TIFF_TYPE_SIZES = [0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4];
  */
 function boundExifr(): void {
   const parsers = exifr.segmentParsers;
-  const Tiff = parsers.get('tiff') as (new (...args: unknown[]) => { parseTag(offset: number, tag: number, block: string): unknown }) & { bounded?: boolean };
+  const Tiff = parsers.get('tiff') as (new (...args: unknown[]) => {
+    parseTag(offset: number, tag: number, block: string): unknown;
+  }) & { bounded?: boolean };
   if (!Tiff || Tiff.bounded) return;
   class BoundedTiff extends Tiff {
     static override bounded = true;
@@ -249,7 +274,15 @@ export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
   };
   let tags: Record<string, unknown> | undefined;
   // exifr's parse() leaves its file open when parsing fails on the way: the file is closed here, whatever happens.
-  const reader = new Exifr({ tiff: true, exif: true, iptc: true, xmp: true, translateValues: false, reviveValues: true, mergeOutput: true });
+  const reader = new Exifr({
+    tiff: true,
+    exif: true,
+    iptc: true,
+    xmp: true,
+    translateValues: false,
+    reviveValues: true,
+    mergeOutput: true,
+  });
   try {
     await reader.read(data);
     tags = await reader.parse();
@@ -277,7 +310,8 @@ export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
   if (tags.ExposureTime !== undefined) meta.shutter_speed = String(tags.ExposureTime);
   if (tags.Orientation !== undefined) meta.orientation = String(tags.Orientation);
   const created = tags.DateTimeOriginal ?? tags.CreateDate;
-  if (created instanceof Date && Number.isFinite(created.getTime())) meta.created_timestamp = String(Math.floor(created.getTime() / 1000));
+  if (created instanceof Date && Number.isFinite(created.getTime()))
+    meta.created_timestamp = String(Math.floor(created.getTime() / 1000));
   const keywords = tags.Keywords ?? tags.subject;
   if (keywords) meta.keywords = (Array.isArray(keywords) ? keywords : [keywords]).map(text).filter(Boolean);
   return meta;
@@ -298,12 +332,23 @@ export function formatLength(seconds: number): string {
  * over `seconds` (the file is read as a stream, which is cut then; `parseFile` also leaves its file open when a
  * file's tail cannot be read).
  */
-export async function readAudioVideoMeta(file: string, mimeType: string, size?: number, seconds = AUDIO_VIDEO_META_SECONDS): Promise<Record<string, unknown>> {
+export async function readAudioVideoMeta(
+  file: string,
+  mimeType: string,
+  size?: number,
+  seconds = AUDIO_VIDEO_META_SECONDS,
+): Promise<Record<string, unknown>> {
   const stream = createReadStream(file);
-  const timer = setTimeout(() => stream.destroy(new Error(`reading the metadata took over ${seconds} s`)), seconds * 1000);
+  const timer = setTimeout(
+    () => stream.destroy(new Error(`reading the metadata took over ${seconds} s`)),
+    seconds * 1000,
+  );
   try {
     const { parseStream } = await import('music-metadata');
-    const { format } = await parseStream(stream, size === undefined ? undefined : { size }, { duration: true, skipCovers: true });
+    const { format } = await parseStream(stream, size === undefined ? undefined : { size }, {
+      duration: true,
+      skipCovers: true,
+    });
     const out: Record<string, unknown> = {};
     if (format.duration !== undefined && Number.isFinite(format.duration)) {
       out.length = Math.round(format.duration);

@@ -52,12 +52,25 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
   async settle(): Promise<number> {
     const meta = this.dataSource.getMetadata(PostMetaEntity).tableName;
     try {
-      const report = await this.journal.recover(async (main) => (await this.dataSource.query(`SELECT 1 AS x FROM ${meta} WHERE meta_key = '_wp_attached_file' AND meta_value = ?`, [main])).length > 0);
-      if (report.removed) this.logger.warn(`Removed ${report.removed} uploaded file(s) whose attachment row a crash kept from being written or left deleted`);
+      const report = await this.journal.recover(
+        async (main) =>
+          (
+            await this.dataSource.query(
+              `SELECT 1 AS x FROM ${meta} WHERE meta_key = '_wp_attached_file' AND meta_value = ?`,
+              [main],
+            )
+          ).length > 0,
+      );
+      if (report.removed)
+        this.logger.warn(
+          `Removed ${report.removed} uploaded file(s) whose attachment row a crash kept from being written or left deleted`,
+        );
       return report.removed;
     } catch (error) {
       // The files stay, and so do their entries: the next settling tries again.
-      this.logger.warn(`Could not settle the uploads a crash left: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.warn(
+        `Could not settle the uploads a crash left: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return 0;
     }
   }
@@ -66,7 +79,9 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
     if (!this.resource) {
       const p = this.postTypes;
       const type = p.content.postType('attachment')!;
-      const types = this.cmsOptions.allowScriptableUploads ? { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES } : ALLOWED_MIME_TYPES;
+      const types = this.cmsOptions.allowScriptableUploads
+        ? { ...ALLOWED_MIME_TYPES, ...SCRIPTABLE_MIME_TYPES }
+        : ALLOWED_MIME_TYPES;
       this.resource = new AttachmentResource(
         {
           server: p.server,
@@ -98,7 +113,9 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
     if (!base) {
       base = this.cmsOptions.uploadsUrl
         ? Promise.resolve(this.cmsOptions.uploadsUrl)
-        : this.postTypes.options.get('siteurl', req.ctx.baseUrl).then((site) => `${String(site ?? req.ctx.baseUrl).replace(/\/+$/, '')}/wp-content/uploads`);
+        : this.postTypes.options
+            .get('siteurl', req.ctx.baseUrl)
+            .then((site) => `${String(site ?? req.ctx.baseUrl).replace(/\/+$/, '')}/wp-content/uploads`);
       this.bases.set(req.ctx, base);
     }
     return base;

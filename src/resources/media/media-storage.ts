@@ -42,7 +42,13 @@ export const MEDIA_STORAGE = Symbol('MEDIA_STORAGE');
 /** A relative upload path that stays inside the root: no `..`, no absolute path, no backslash, no NUL. */
 export function safeRelativePath(relativePath: string): string {
   const normalized = path.posix.normalize(relativePath);
-  if (!normalized || normalized.startsWith('/') || normalized.startsWith('..') || /[\\\0]/.test(relativePath) || normalized.split('/').includes('..')) {
+  if (
+    !normalized ||
+    normalized.startsWith('/') ||
+    normalized.startsWith('..') ||
+    /[\\\0]/.test(relativePath) ||
+    normalized.split('/').includes('..')
+  ) {
     throw new Error(`Refusing an upload path outside the uploads directory: ${JSON.stringify(relativePath)}`);
   }
   return normalized;

@@ -13,31 +13,54 @@ const schema = (h: H) => h.resources.media.getPublicItemSchema();
 export class MediaHandlers {
   constructor(readonly resources: MediaResources) {}
 
-  @RestRoute('media', { methods: Methods.READABLE, args: (h: H) => h.resources.media.collectionArgs(), schema, readsPostContent: listReadsPostContent })
+  @RestRoute('media', {
+    methods: Methods.READABLE,
+    args: (h: H) => h.resources.media.collectionArgs(),
+    schema,
+    readsPostContent: listReadsPostContent,
+  })
   @Allow((req, h: H) => h.resources.media.canList(req))
   list(req: RestRequest) {
     return this.resources.media.getItems(req);
   }
 
-  @RestRoute('media', { methods: Methods.CREATABLE, args: (h: H) => h.resources.media.createArgs(), schema, acceptsFiles: true })
+  @RestRoute('media', {
+    methods: Methods.CREATABLE,
+    args: (h: H) => h.resources.media.createArgs(),
+    schema,
+    acceptsFiles: true,
+  })
   @Allow((req, h: H) => h.resources.media.canCreate(req))
   create(req: RestRequest) {
     return this.resources.media.createItem(req);
   }
 
-  @RestRoute('media/(?P<id>[\\d]+)', { methods: Methods.READABLE, args: (h: H) => h.resources.media.readArgs(), schema, readsPostContent: false })
+  @RestRoute('media/(?P<id>[\\d]+)', {
+    methods: Methods.READABLE,
+    args: (h: H) => h.resources.media.readArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H) => h.resources.media.canRead(req))
   get(req: RestRequest) {
     return this.resources.media.getItem(req);
   }
 
-  @RestRoute('media/(?P<id>[\\d]+)', { methods: Methods.EDITABLE, args: (h: H) => h.resources.media.updateArgs(), schema })
+  @RestRoute('media/(?P<id>[\\d]+)', {
+    methods: Methods.EDITABLE,
+    args: (h: H) => h.resources.media.updateArgs(),
+    schema,
+  })
   @Allow((req, h: H) => h.resources.media.canUpdate(req))
   update(req: RestRequest) {
     return this.resources.media.updateItem(req);
   }
 
-  @RestRoute('media/(?P<id>[\\d]+)', { methods: Methods.DELETABLE, args: (h: H) => h.resources.media.deleteArgs(), schema })
+  @RestRoute('media/(?P<id>[\\d]+)', {
+    methods: Methods.DELETABLE,
+    args: (h: H) => h.resources.media.deleteArgs(),
+    schema,
+  })
   @Allow((req, h: H) => h.resources.media.canDelete(req))
   remove(req: RestRequest) {
     return this.resources.media.deleteItem(req);

@@ -17,7 +17,9 @@ export class MediaModule {
         {
           provide: MEDIA_STORAGE,
           // Given by the host, else a bucket (objectStorage), else the local disk under uploadDir.
-          useFactory: (o: ResolvedCmsOptions) => o.mediaStorage ?? (o.objectStorage ? new S3MediaStorage(o.objectStorage) : new LocalDiskStorage(o.uploadDir)),
+          useFactory: (o: ResolvedCmsOptions) =>
+            o.mediaStorage ??
+            (o.objectStorage ? new S3MediaStorage(o.objectStorage) : new LocalDiskStorage(o.uploadDir)),
           inject: [CMS_OPTIONS],
         },
         MediaResources,

@@ -42,7 +42,9 @@ describe('S3MediaStorage against a real S3 API (s3rver)', () => {
 
   it('never replaces a stored file: a taken name is EEXIST', async () => {
     await storage.put('2026/11/same.txt', Buffer.from('first'), 'text/plain');
-    await expect(storage.put('2026/11/same.txt', Buffer.from('second'), 'text/plain')).rejects.toMatchObject({ code: 'EEXIST' });
+    await expect(storage.put('2026/11/same.txt', Buffer.from('second'), 'text/plain')).rejects.toMatchObject({
+      code: 'EEXIST',
+    });
     expect(await text(storage.read('2026/11/same.txt'))).toBe('first');
   });
 

@@ -1,6 +1,14 @@
 import { createReadStream, promises as fs } from 'node:fs';
 import { PassThrough, Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStorageOptions } from '../../cms-options';
 import { MediaStorage, safeRelativePath, StoredFile } from './media-storage';
@@ -67,7 +75,16 @@ export class S3MediaStorage implements MediaStorage {
     const body = () => (Buffer.isBuffer(source) ? source : createReadStream(source.path));
     try {
       if (size <= SINGLE_PUT_BYTES) {
-        await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body(), ContentLength: size, ContentType: mimeType, IfNoneMatch: '*' }));
+        await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: key,
+            Body: body(),
+            ContentLength: size,
+            ContentType: mimeType,
+            IfNoneMatch: '*',
+          }),
+        );
       } else {
         const upload = new Upload({
           client: this.client,
@@ -100,17 +117,28 @@ export class S3MediaStorage implements MediaStorage {
     const keys = [...new Set(relativePaths.map((p) => this.key(p)))];
     for (let i = 0; i < keys.length; i += DELETE_BATCH) {
       const batch = keys.slice(i, i + DELETE_BATCH);
-      const result = await this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+      const result = await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
       // A missing key is not an error (S3 reports it deleted); anything else is.
       const failed = (result.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
-      if (failed.length) throw new Error(`Could not delete ${failed.map((e) => `${e.Key} (${e.Code}: ${e.Message})`).join(', ')} from the bucket ${this.bucket}`);
+      if (failed.length)
+        throw new Error(
+          `Could not delete ${failed.map((e) => `${e.Key} (${e.Code}: ${e.Message})`).join(', ')} from the bucket ${this.bucket}`,
+        );
     }
   }
 
   read(relativePath: string): NodeJS.ReadableStream {
     const out = new PassThrough();
     this.open(relativePath).then(
-      (file) => (file ? file.body.pipe(out) : out.destroy(Object.assign(new Error(`${relativePath} is not stored`), { code: 'ENOENT' }))),
+      (file) =>
+        file
+          ? file.body.pipe(out)
+          : out.destroy(Object.assign(new Error(`${relativePath} is not stored`), { code: 'ENOENT' })),
       (error: unknown) => out.destroy(error as Error),
     );
     return out;
@@ -118,7 +146,9 @@ export class S3MediaStorage implements MediaStorage {
 
   async open(relativePath: string, range?: string): Promise<StoredFile | null> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(relativePath), ...(range ? { Range: range } : {}) }));
+      const object = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.key(relativePath), ...(range ? { Range: range } : {}) }),
+      );
       return {
         body: object.Body as Readable,
         size: Number(object.ContentLength ?? 0),
@@ -138,7 +168,9 @@ export class S3MediaStorage implements MediaStorage {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token }));
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token }),
+      );
       for (const object of page.Contents ?? []) if (object.Key) out.push(object.Key.slice(this.prefix.length));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -31,13 +31,20 @@ describe('UploadJournal (in the database)', () => {
 
   /** An entry left by a process that was killed between the files and the row. */
   const leftBy = (owner: string, main: string, files: string[], age = 0) =>
-    ds.query(`INSERT INTO ${table} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [main, JSON.stringify(files), owner, Date.now() - age]);
+    ds.query(`INSERT INTO ${table} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [
+      main,
+      JSON.stringify(files),
+      owner,
+      Date.now() - age,
+    ]);
   const file = (name: string) => existsSync(join(root, '2026', '01', name));
   const entries = async () => Number((await ds.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n);
 
   it('notes files while their row is written, and forgets them once settled', async () => {
     const settled = await journal.begin('2026/01/a.png', ['2026/01/a.png']);
-    expect(await ds.query(`SELECT main, files, owner FROM ${table}`)).toEqual([{ main: '2026/01/a.png', files: '["2026/01/a.png"]', owner: journal.owner }]);
+    expect(await ds.query(`SELECT main, files, owner FROM ${table}`)).toEqual([
+      { main: '2026/01/a.png', files: '["2026/01/a.png"]', owner: journal.owner },
+    ]);
     await settled();
     expect(await entries()).toBe(0);
   });
@@ -65,7 +72,10 @@ describe('UploadJournal (in the database)', () => {
     expect([file('a.png'), file('b.png')]).toEqual([true, true]);
     expect(await entries()).toBe(2);
     // Later: the other host's upload could not last that long; its process is gone (or lost its database).
-    expect(await journal.recover(async () => false, Date.now() + UPLOAD_JOURNAL_STALE_MS + 1000)).toEqual({ entries: 2, removed: 2 });
+    expect(await journal.recover(async () => false, Date.now() + UPLOAD_JOURNAL_STALE_MS + 1000)).toEqual({
+      entries: 2,
+      removed: 2,
+    });
     expect([file('a.png'), file('b.png')]).toEqual([false, false]);
   });
 
@@ -79,7 +89,11 @@ describe('UploadJournal (in the database)', () => {
 
   it('keeps an entry whose files could not be removed, for the next settling', async () => {
     await leftBy('another-host:1234:00', '2026/01/a.png', ['2026/01/a.png'], UPLOAD_JOURNAL_STALE_MS + 1000);
-    const failing = new UploadJournal(ds, { put: async () => undefined, exists: async () => false, remove: async () => Promise.reject(new Error('bucket unreachable')) });
+    const failing = new UploadJournal(ds, {
+      put: async () => undefined,
+      exists: async () => false,
+      remove: async () => Promise.reject(new Error('bucket unreachable')),
+    });
     await expect(failing.recover(async () => false)).rejects.toThrow('bucket unreachable');
     expect(await entries()).toBe(1);
     expect((await journal.recover(async () => false)).removed).toBe(1);

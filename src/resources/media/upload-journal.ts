@@ -57,7 +57,10 @@ export class UploadJournal {
 
   /** Notes the files before they are stored or their row deleted; returns what forgets them once all is done. */
   async begin(main: string, files: string[]): Promise<() => Promise<void>> {
-    const result = await this.run(`${NO_STAMP} INSERT INTO ${this.table} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [main, JSON.stringify(files), this.owner, Date.now()]);
+    const result = await this.run(
+      `${NO_STAMP} INSERT INTO ${this.table} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`,
+      [main, JSON.stringify(files), this.owner, Date.now()],
+    );
     const id = result.insertId;
     return async () => {
       await this.run(`${NO_STAMP} DELETE FROM ${this.table} WHERE id = ?`, [id]);
@@ -69,10 +72,10 @@ export class UploadJournal {
    * says a row holds them.
    */
   async recover(owned: (main: string) => Promise<boolean>, now = Date.now()): Promise<RecoveryReport> {
-    const rows = (await this.dataSource.query(`SELECT id, main, files, owner, created_at FROM ${this.table} WHERE created_at < ? OR owner LIKE ? ESCAPE '!' ORDER BY id LIMIT 500`, [
-      now - UPLOAD_JOURNAL_STALE_MS,
-      `${hostname().replace(/[!%_]/g, (c) => `!${c}`)}:%`,
-    ])) as Entry[];
+    const rows = (await this.dataSource.query(
+      `SELECT id, main, files, owner, created_at FROM ${this.table} WHERE created_at < ? OR owner LIKE ? ESCAPE '!' ORDER BY id LIMIT 500`,
+      [now - UPLOAD_JOURNAL_STALE_MS, `${hostname().replace(/[!%_]/g, (c) => `!${c}`)}:%`],
+    )) as Entry[];
     const report: RecoveryReport = { entries: 0, removed: 0 };
     for (const entry of rows) {
       const fresh = Number(entry.created_at) >= now - UPLOAD_JOURNAL_STALE_MS;
@@ -95,7 +98,12 @@ export class UploadJournal {
         report.removed += files.length;
       } catch (error) {
         // Put back, to be tried again at the next settling.
-        await this.run(`${NO_STAMP} INSERT INTO ${this.table} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [entry.main, entry.files, entry.owner, Number(entry.created_at)]);
+        await this.run(`${NO_STAMP} INSERT INTO ${this.table} (main, files, owner, created_at) VALUES (?, ?, ?, ?)`, [
+          entry.main,
+          entry.files,
+          entry.owner,
+          Number(entry.created_at),
+        ]);
         throw error;
       }
     }
@@ -109,9 +117,15 @@ export class UploadJournal {
   private run(sql: string, params: unknown[]): Promise<{ affected: number; insertId: number }> {
     return writeTransaction(this.dataSource, async (em) => {
       // MySQL's raw result is mysql2's header ({ insertId }); SQLite's the last row id itself.
-      const result = (await em.queryRunner!.query(sql, params, true)) as { affected?: number; raw?: { insertId?: number } | number | bigint };
+      const result = (await em.queryRunner!.query(sql, params, true)) as {
+        affected?: number;
+        raw?: { insertId?: number } | number | bigint;
+      };
       const raw = result.raw;
-      return { affected: Number(result.affected ?? 0), insertId: Number(typeof raw === 'object' && raw !== null ? raw.insertId : (raw ?? 0)) };
+      return {
+        affected: Number(result.affected ?? 0),
+        insertId: Number(typeof raw === 'object' && raw !== null ? raw.insertId : (raw ?? 0)),
+      };
     });
   }
 }

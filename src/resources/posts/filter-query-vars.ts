@@ -3,19 +3,63 @@ import { parseIdList } from '../../core/schema/validate';
 import { PostQuery, PostsService } from './posts.service';
 
 /** Query variables anyone may pass through `filter[...]`. */
-export const PUBLIC_QUERY_VARS = ['s', 'p', 'name', 'author', 'author_name', 'cat', 'category_name', 'tag', 'tag_id', 'year', 'monthnum', 'day', 'orderby', 'order', 'paged'];
+export const PUBLIC_QUERY_VARS = [
+  's',
+  'p',
+  'name',
+  'author',
+  'author_name',
+  'cat',
+  'category_name',
+  'tag',
+  'tag_id',
+  'year',
+  'monthnum',
+  'day',
+  'orderby',
+  'order',
+  'paged',
+];
 /**
  * The reference's `rest_query_vars`, added for every caller (`prepare_items_query`): paging, ids, parents, authors,
  * menu order, sticky handling and date queries.
  */
 export const REST_QUERY_VARS = [
-  'posts_per_page', 'offset', 'post__in', 'post__not_in', 'post_parent', 'post_parent__in', 'post_parent__not_in',
-  'author__in', 'author__not_in', 'menu_order', 'ignore_sticky_posts', 'date_query',
+  'posts_per_page',
+  'offset',
+  'post__in',
+  'post__not_in',
+  'post_parent',
+  'post_parent__in',
+  'post_parent__not_in',
+  'author__in',
+  'author__not_in',
+  'menu_order',
+  'ignore_sticky_posts',
+  'date_query',
 ];
 /** Query variables that need the type's `edit_posts` (the reference's private query vars, those served here). */
-export const PRIVATE_QUERY_VARS = ['post_status', 'posts_per_archive_page', 'showposts', 'category__in', 'category__not_in', 'tag__in', 'tag__not_in'];
+export const PRIVATE_QUERY_VARS = [
+  'post_status',
+  'posts_per_archive_page',
+  'showposts',
+  'category__in',
+  'category__not_in',
+  'tag__in',
+  'tag__not_in',
+];
 
-const ORDERBY: Record<string, string> = { date: 'date', ID: 'id', id: 'id', title: 'title', name: 'slug', modified: 'modified', parent: 'parent', menu_order: 'menu_order', author: 'author' };
+const ORDERBY: Record<string, string> = {
+  date: 'date',
+  ID: 'id',
+  id: 'id',
+  title: 'title',
+  name: 'slug',
+  modified: 'modified',
+  parent: 'parent',
+  menu_order: 'menu_order',
+  author: 'author',
+};
 
 function list(value: unknown): string[] {
   if (Array.isArray(value)) return value.map(String).filter(Boolean);
@@ -47,7 +91,13 @@ function queryDate(value: unknown, end: boolean): string | undefined {
  * A `filter` that is not an object is ignored; unknown variables are ignored; private ones are ignored unless the
  * caller can edit posts of the type. Their effect shows in the totals, as it is part of the query.
  */
-export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, posts: PostsService, canEdit: boolean, sticky: number[] = []): Promise<PostQuery> {
+export async function applyFilterQueryVars(
+  query: PostQuery,
+  req: RestRequest,
+  posts: PostsService,
+  canEdit: boolean,
+  sticky: number[] = [],
+): Promise<PostQuery> {
   const filter = req.get('filter');
   if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return query;
   const vars = filter as Record<string, unknown>;
@@ -70,8 +120,18 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
     if (inc.length) q.terms.push({ taxonomy: 'category', termIds: inc, exclude: false });
     if (exc.length) q.terms.push({ taxonomy: 'category', termIds: exc, exclude: true });
   }
-  if (has('category_name')) q.terms.push({ taxonomy: 'category', termIds: await posts.termIdsBySlug('category', list(vars.category_name)), exclude: false });
-  if (has('tag')) q.terms.push({ taxonomy: 'post_tag', termIds: await posts.termIdsBySlug('post_tag', list(vars.tag)), exclude: false });
+  if (has('category_name'))
+    q.terms.push({
+      taxonomy: 'category',
+      termIds: await posts.termIdsBySlug('category', list(vars.category_name)),
+      exclude: false,
+    });
+  if (has('tag'))
+    q.terms.push({
+      taxonomy: 'post_tag',
+      termIds: await posts.termIdsBySlug('post_tag', list(vars.tag)),
+      exclude: false,
+    });
   if (has('tag_id')) q.terms.push({ taxonomy: 'post_tag', termIds: [Number(vars.tag_id)], exclude: false });
   if (has('year')) {
     const year = Number(vars.year);
@@ -91,7 +151,9 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   const asked = perPage ? Math.trunc(Number(vars[perPage])) : 0;
   if (asked >= 1) q.limit = Math.min(100, asked);
   // `filter[paged]` (a public query var, merged over `page` as the reference merges `filter` over its args).
-  const page = has('paged') ? Math.max(1, Math.trunc(Number(vars.paged)) || 1) : Math.max(1, Number(req.get('page') ?? 1));
+  const page = has('paged')
+    ? Math.max(1, Math.trunc(Number(vars.paged)) || 1)
+    : Math.max(1, Number(req.get('page') ?? 1));
   // The page is counted in the page size, as WP_Query counts `paged` in `posts_per_page`.
   if ((perPage || has('paged')) && !req.sent('offset')) q.offset = (page - 1) * q.limit;
   if (has('offset')) q.offset = Math.max(0, Number(vars.offset) || 0);
@@ -106,7 +168,8 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
   if (has('date_query') && vars.date_query && typeof vars.date_query === 'object') {
     const dq = vars.date_query as Record<string, unknown>;
     // One clause, given as it is or as the first of a list.
-    const clause = (dq.after !== undefined || dq.before !== undefined ? dq : dq[0] ?? dq['0']) as Record<string, unknown> | undefined;
+    const clause = (dq.after !== undefined || dq.before !== undefined ? dq : (dq[0] ?? dq['0'])) as
+      Record<string, unknown> | undefined;
     if (clause && typeof clause === 'object') {
       const inclusive = clause.inclusive === true || clause.inclusive === 'true' || clause.inclusive === '1';
       const after = clause.after !== undefined ? queryDate(clause.after, inclusive ? false : true) : undefined;
@@ -115,15 +178,24 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
       if (before) q.before = inclusive ? shiftSecond(before, 1) : before;
     }
   }
-  if (has('ignore_sticky_posts') && q.type === 'post' && page <= 1 && sticky.length && !truthy(vars.ignore_sticky_posts) && isHome(q, vars, has)) {
+  if (
+    has('ignore_sticky_posts') &&
+    q.type === 'post' &&
+    page <= 1 &&
+    sticky.length &&
+    !truthy(vars.ignore_sticky_posts) &&
+    isHome(q, vars, has)
+  ) {
     // The reference forces ignore_sticky_posts on, except for posts when the caller turns it off: then WP_Query
     // floats the sticky posts to the top of the first page of a home query (not a search, a term, author or date
     // archive), fetching those the page does not hold.
     q.stickyFirst = sticky;
   }
   if (has('post_status')) q.statuses = list(vars.post_status);
-  if (has('category__in')) q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__in), exclude: false });
-  if (has('category__not_in')) q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__not_in), exclude: true });
+  if (has('category__in'))
+    q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__in), exclude: false });
+  if (has('category__not_in'))
+    q.terms.push({ taxonomy: 'category', termIds: parseIdList(vars.category__not_in), exclude: true });
   if (has('tag__in')) q.terms.push({ taxonomy: 'post_tag', termIds: parseIdList(vars.tag__in), exclude: false });
   if (has('tag__not_in')) q.terms.push({ taxonomy: 'post_tag', termIds: parseIdList(vars.tag__not_in), exclude: true });
   return q;
@@ -135,7 +207,14 @@ export async function applyFilterQueryVars(query: PostQuery, req: RestRequest, p
  */
 export function filterPage(req: RestRequest): { page?: number; omit?: ReadonlySet<string> } {
   const filter = req.get('filter') as Record<string, unknown> | undefined;
-  if (!filter || typeof filter !== 'object' || Array.isArray(filter) || filter.paged === undefined || filter.paged === '') return {};
+  if (
+    !filter ||
+    typeof filter !== 'object' ||
+    Array.isArray(filter) ||
+    filter.paged === undefined ||
+    filter.paged === ''
+  )
+    return {};
   return { page: Math.max(1, Math.trunc(Number(filter.paged)) || 1), omit: new Set(['filter[paged]']) };
 }
 
@@ -150,7 +229,11 @@ function truthy(value: unknown): boolean {
  * parameters and `filter` term variables included), no author (`author`, `author_name`) or date (`year`) archive.
  */
 function isHome(q: PostQuery, vars: Record<string, unknown>, has: (name: string) => boolean): boolean {
-  return !q.search && !q.terms.length && !['author', 'author_name', 'year', 'monthnum', 'day'].some((name) => has(name) && vars[name] !== undefined);
+  return (
+    !q.search &&
+    !q.terms.length &&
+    !['author', 'author_name', 'year', 'monthnum', 'day'].some((name) => has(name) && vars[name] !== undefined)
+  );
 }
 
 /** A MySQL datetime moved by whole seconds (exclusive bounds made inclusive). */

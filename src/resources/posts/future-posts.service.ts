@@ -54,7 +54,10 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((e: Error) => this.logger.error(e.message)), SWEEP_INTERVAL_MS);
+    this.timer = setInterval(
+      () => void this.sweep().catch((e: Error) => this.logger.error(e.message)),
+      SWEEP_INTERVAL_MS,
+    );
     this.timer.unref();
   }
 
@@ -84,7 +87,8 @@ export class FuturePosts implements OnApplicationBootstrap, OnApplicationShutdow
     const now = formatMysqlDate(new Date(Date.now()));
     // One query per type: an equality on post_type lets both databases use the type_status_date key.
     const due: PostEntity[] = [];
-    for (const type of this.types()) due.push(...(await repo.find({ where: { type, status: 'future', dateGmt: LessThanOrEqual(now) } })));
+    for (const type of this.types())
+      due.push(...(await repo.find({ where: { type, status: 'future', dateGmt: LessThanOrEqual(now) } })));
     due.sort((a, b) => (a.dateGmt < b.dateGmt ? -1 : a.dateGmt > b.dateGmt ? 1 : a.id - b.id));
     let published = 0;
     for (const post of due) {

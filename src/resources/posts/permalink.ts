@@ -6,7 +6,13 @@ import { PostTypeObject } from '../../core/registry/content-types';
  * a post that has a slug and is shown as published, else the plain `?p=` form. `parents` holds the ancestors of
  * hierarchical posts (by id) for their path.
  */
-export function permalink(post: PostEntity, type: PostTypeObject, home: string, parents: ReadonlyMap<number, PostEntity>, pretty: boolean): string {
+export function permalink(
+  post: PostEntity,
+  type: PostTypeObject,
+  home: string,
+  parents: ReadonlyMap<number, PostEntity>,
+  pretty: boolean,
+): string {
   if (pretty && post.name) {
     if (type.name === 'post') return `${home}/${post.name}/`;
     if (type.hierarchical) {

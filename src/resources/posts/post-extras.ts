@@ -26,7 +26,14 @@ export interface ExtrasWanted {
   formats: boolean;
 }
 
-export const NO_EXTRAS: PostExtras = { authorExists: false, thumbnail: undefined, template: undefined, revisions: undefined, terms: {}, format: undefined };
+export const NO_EXTRAS: PostExtras = {
+  authorExists: false,
+  thumbnail: undefined,
+  template: undefined,
+  revisions: undefined,
+  terms: {},
+  format: undefined,
+};
 
 const FORMAT_TAXONOMY = 'post_format';
 
@@ -90,7 +97,11 @@ function buildExtrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string
  * (at `group_concat_max_len`) or one that does not parse (a format slug holding a separator) is read again, a row
  * per term.
  */
-export async function readExtras(ds: DataSource, rows: Array<Record<string, unknown>>, wanted: ExtrasWanted): Promise<Map<number, PostExtras>> {
+export async function readExtras(
+  ds: DataSource,
+  rows: Array<Record<string, unknown>>,
+  wanted: ExtrasWanted,
+): Promise<Map<number, PostExtras>> {
   const out = new Map<number, PostExtras>();
   const taxonomies = termTaxonomies(wanted);
   const again: number[] = [];
@@ -102,7 +113,8 @@ export async function readExtras(ds: DataSource, rows: Array<Record<string, unkn
       authorExists: Number(row.x_author) === 1,
       thumbnail: row.x_thumbnail === null ? undefined : maybeUnserialize(row.x_thumbnail),
       template: row.x_template === null ? undefined : maybeUnserialize(row.x_template),
-      revisions: colon > 0 ? { count: Number(revisions.slice(0, colon)), last: Number(revisions.slice(colon + 1)) } : undefined,
+      revisions:
+        colon > 0 ? { count: Number(revisions.slice(0, colon)), last: Number(revisions.slice(colon + 1)) } : undefined,
       terms: emptyTerms(wanted.taxonomies),
       format: undefined,
     };
@@ -113,7 +125,8 @@ export async function readExtras(ds: DataSource, rows: Array<Record<string, unkn
     out.set(id, extras);
   }
   if (again.length) {
-    for (const [id, { terms, format }] of await termRows(ds, again, wanted)) Object.assign(out.get(id)!, { terms, format });
+    for (const [id, { terms, format }] of await termRows(ds, again, wanted))
+      Object.assign(out.get(id)!, { terms, format });
   }
   return out;
 }
@@ -138,9 +151,15 @@ function parseTerms(list: string, taxonomies: string[], extras: PostExtras): boo
 }
 
 /** Terms and formats of the given posts, a row per term (the long way of {@link readExtras}). */
-async function termRows(ds: DataSource, postIds: number[], wanted: ExtrasWanted): Promise<Map<number, Pick<PostExtras, 'terms' | 'format'>>> {
+async function termRows(
+  ds: DataSource,
+  postIds: number[],
+  wanted: ExtrasWanted,
+): Promise<Map<number, Pick<PostExtras, 'terms' | 'format'>>> {
   const table = (entity: new () => unknown) => ds.getMetadata(entity).tableName;
-  const out = new Map<number, Pick<PostExtras, 'terms' | 'format'>>(postIds.map((id) => [id, { terms: emptyTerms(wanted.taxonomies), format: undefined }]));
+  const out = new Map<number, Pick<PostExtras, 'terms' | 'format'>>(
+    postIds.map((id) => [id, { terms: emptyTerms(wanted.taxonomies), format: undefined }]),
+  );
   const taxonomies = termTaxonomies(wanted);
   const rows = await rawQuery<{ post_id: number; term_id: number; taxonomy: string; slug: string }>(
     ds,
@@ -155,7 +174,8 @@ async function termRows(ds: DataSource, postIds: number[], wanted: ExtrasWanted)
   for (const row of rows) {
     const post = out.get(Number(row.post_id));
     if (!post) continue;
-    if (wanted.formats && row.taxonomy === FORMAT_TAXONOMY) post.format ??= String(row.slug).replace(/^post-format-/, '');
+    if (wanted.formats && row.taxonomy === FORMAT_TAXONOMY)
+      post.format ??= String(row.slug).replace(/^post-format-/, '');
     post.terms[row.taxonomy]?.push(Number(row.term_id));
   }
   return out;
@@ -163,7 +183,9 @@ async function termRows(ds: DataSource, postIds: number[], wanted: ExtrasWanted)
 
 /** The taxonomies whose terms are read: the type's, and post formats when asked. */
 function termTaxonomies(wanted: ExtrasWanted): string[] {
-  return wanted.formats && !wanted.taxonomies.includes(FORMAT_TAXONOMY) ? [...wanted.taxonomies, FORMAT_TAXONOMY] : wanted.taxonomies;
+  return wanted.formats && !wanted.taxonomies.includes(FORMAT_TAXONOMY)
+    ? [...wanted.taxonomies, FORMAT_TAXONOMY]
+    : wanted.taxonomies;
 }
 
 function emptyTerms(taxonomies: string[]): Record<string, number[]> {

@@ -44,8 +44,18 @@ export class PostInput {
   }
 
   async writeContext(req: RestRequest, before?: PostEntity): Promise<WriteContext> {
-    const o = await this.options.getMany(['timezone_string', 'gmt_offset', 'home', 'default_category', 'default_comment_status', 'default_ping_status', 'permalink_structure']);
-    const canPublish = before ? await req.ctx.can('publish_post', before) : await req.ctx.can(this.type.cap.publish_posts);
+    const o = await this.options.getMany([
+      'timezone_string',
+      'gmt_offset',
+      'home',
+      'default_category',
+      'default_comment_status',
+      'default_ping_status',
+      'permalink_structure',
+    ]);
+    const canPublish = before
+      ? await req.ctx.can('publish_post', before)
+      : await req.ctx.can(this.type.cap.publish_posts);
     return {
       actor: req.ctx.user.id,
       clock: SiteClock.fromOptions(o),
@@ -72,7 +82,8 @@ export class PostInput {
       else if (value && typeof value === 'object' && 'raw' in value) {
         const r = (value as { raw: unknown }).raw;
         // An empty title sent as an object is ignored, as in the reference.
-        if (name !== 'title' || (r !== '' && r !== null && r !== undefined)) raw = r === null || r === undefined ? '' : String(r);
+        if (name !== 'title' || (r !== '' && r !== null && r !== undefined))
+          raw = r === null || r === undefined ? '' : String(r);
       } else if (typeof value === 'number' || typeof value === 'boolean') raw = String(value);
       return raw === undefined ? undefined : filterText('savedPostText', name, raw, filtered);
     };
@@ -80,7 +91,8 @@ export class PostInput {
     [f.title, f.content, f.excerpt] = await Promise.all([text('title'), text('content'), text('excerpt')]);
 
     const status = req.get<string>('status');
-    if (props.status && status !== undefined && (!before || before.status !== status)) f.status = await this.checkStatus(req, status);
+    if (props.status && status !== undefined && (!before || before.status !== status))
+      f.status = await this.checkStatus(req, status);
 
     const params = req.params();
     if (props.date && req.get('date')) {
@@ -104,11 +116,19 @@ export class PostInput {
       const password = String(req.get('password'));
       f.password = password;
       if (password !== '') {
-        if (props.sticky && truthy(req.get('sticky'))) throw new RestException('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
-        if (before && (await this.writer.isSticky(before.id))) throw new RestException('rest_invalid_field', 'A sticky post can not be password protected.', 400);
+        if (props.sticky && truthy(req.get('sticky')))
+          throw new RestException('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
+        if (before && (await this.writer.isSticky(before.id)))
+          throw new RestException('rest_invalid_field', 'A sticky post can not be password protected.', 400);
       }
     }
-    if (props.sticky && truthy(req.get('sticky')) && before && before.password && !(req.has('password') && req.get('password') === '')) {
+    if (
+      props.sticky &&
+      truthy(req.get('sticky')) &&
+      before &&
+      before.password &&
+      !(req.has('password') && req.get('password') === '')
+    ) {
       throw new RestException('rest_invalid_field', 'A password protected post can not be set to sticky.', 400);
     }
     if (props.parent && req.has('parent')) {
@@ -132,7 +152,11 @@ export class PostInput {
     if (status === 'private' || status === 'publish' || status === 'future') {
       if (!(await req.ctx.can(this.type.cap.publish_posts))) {
         const what = status === 'private' ? 'create private posts' : 'publish posts';
-        throw new RestException('rest_cannot_publish', `Sorry, you are not allowed to ${what} in this post type.`, code);
+        throw new RestException(
+          'rest_cannot_publish',
+          `Sorry, you are not allowed to ${what} in this post type.`,
+          code,
+        );
       }
       return status;
     }
@@ -144,7 +168,8 @@ export class PostInput {
     const props = this.schema().properties;
     const r: PostRelations = {};
     if (props.sticky && req.has('sticky')) r.sticky = truthy(req.get('sticky'));
-    if (props.featured_media && req.has('featured_media')) r.featuredMedia = Math.max(0, Math.trunc(Number(req.get('featured_media'))));
+    if (props.featured_media && req.has('featured_media'))
+      r.featuredMedia = Math.max(0, Math.trunc(Number(req.get('featured_media'))));
     if (props.format && req.get('format')) r.format = String(req.get('format'));
     if (props.template && req.has('template')) r.template = String(req.get('template'));
     const terms = new Map<string, number[]>();
@@ -158,7 +183,9 @@ export class PostInput {
       const unknown = ids.filter((id) => !known.has(id));
       if (unknown.length) {
         throw new RestException('rest_invalid_param', `Invalid parameter(s): ${base}`, 400, {
-          params: { [base]: `${unknown.join(', ')} ${unknown.length === 1 ? 'is not a term' : 'are not terms'} of the ${tax.name} taxonomy.` },
+          params: {
+            [base]: `${unknown.join(', ')} ${unknown.length === 1 ? 'is not a term' : 'are not terms'} of the ${tax.name} taxonomy.`,
+          },
         });
       }
       terms.set(tax.name, ids);
@@ -167,7 +194,13 @@ export class PostInput {
     if (props.meta && req.has('meta')) {
       // A new post does not exist yet: its key permissions are those of a post of this type by the caller.
       const target = before ?? { id: 0, type: this.type.name, status: 'draft', author: req.ctx.user.id, parent: 0 };
-      r.meta = await planMetaWrites(this.registeredMeta(), req.get('meta'), 'post', (cap, key) => req.ctx.can(cap, target, key), req.ctx.authorizationRequiredCode);
+      r.meta = await planMetaWrites(
+        this.registeredMeta(),
+        req.get('meta'),
+        'post',
+        (cap, key) => req.ctx.can(cap, target, key),
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return r;
   }
@@ -176,4 +209,3 @@ export class PostInput {
 export function truthy(value: unknown): boolean {
   return value === true || value === 'true' || value === '1' || value === 1;
 }
-

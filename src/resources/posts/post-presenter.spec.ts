@@ -4,7 +4,8 @@ import { RENDERED_ENTRY_BYTES, RenderCache } from './post-presenter';
 
 describe('RenderCache (rendered HTML of post fields)', () => {
   /** The bytes an entry is counted for: its key, source and HTML, two bytes a character. */
-  const sizeOf = (key: string, source: string, html: string) => RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2;
+  const sizeOf = (key: string, source: string, html: string) =>
+    RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2;
   const render = (source: string) => () => `<p>${source}</p>`;
 
   it('renders a source once while it is unchanged, and again when it changes', () => {
@@ -53,7 +54,11 @@ describe('RenderCache (rendered HTML of post fields)', () => {
 
   it('is bounded by RENDERED_HTML_CACHE in the process', () => {
     expect(cacheUsage()).toContainEqual(
-      expect.objectContaining({ name: 'rendered-html', maxBytes: RENDERED_HTML_CACHE.bytes, maxEntries: RENDERED_HTML_CACHE.entries }),
+      expect.objectContaining({
+        name: 'rendered-html',
+        maxBytes: RENDERED_HTML_CACHE.bytes,
+        maxEntries: RENDERED_HTML_CACHE.entries,
+      }),
     );
   });
 });

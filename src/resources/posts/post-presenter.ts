@@ -92,7 +92,13 @@ export class RenderCache {
       this.entries.delete(key);
       this.pool.remove(hit);
     }
-    const entry = new Rendered(this, key, source, html, RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2);
+    const entry = new Rendered(
+      this,
+      key,
+      source,
+      html,
+      RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2,
+    );
     if (this.pool.admit(entry)) this.entries.set(key, entry);
     return html;
   }
@@ -154,11 +160,14 @@ export class PostPresenter {
     this.linkRelBase = deps.server.options.linkRelBase;
   }
 
-
   /** Options every post of a request needs (home URL, sticky list, time zone), read once. */
   async siteFacts(req: RestRequest): Promise<SiteFacts> {
     const o = await this.options.getMany(['home', 'sticky_posts', 'timezone_string', 'gmt_offset']);
-    return { home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''), sticky: stickyIds(o.sticky_posts), clock: SiteClock.fromOptions(o) };
+    return {
+      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      sticky: stickyIds(o.sticky_posts),
+      clock: SiteClock.fromOptions(o),
+    };
   }
 
   /** The terms items of this type show (see {@link PostsService.list}). */
@@ -170,10 +179,18 @@ export class PostPresenter {
    * Loads what a page of posts needs in a fixed number of queries, then prepares each post. `loaded`: extras read
    * with the posts' rows (for {@link extrasWanted}).
    */
-  async prepareMany(posts: PostEntity[], req: RestRequest, site: SiteFacts, loaded?: Map<number, PostExtras>): Promise<RestResponse[]> {
+  async prepareMany(
+    posts: PostEntity[],
+    req: RestRequest,
+    site: SiteFacts,
+    loaded?: Map<number, PostExtras>,
+  ): Promise<RestResponse[]> {
     const batch = await this.batchOf(posts, req, loaded);
     const out: RestResponse[] = [];
-    for (const post of posts) out.push(await this.prepareItem(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req)));
+    for (const post of posts)
+      out.push(
+        await this.prepareItem(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req)),
+      );
     return out;
   }
 
@@ -193,7 +210,19 @@ export class PostPresenter {
   ): Promise<unknown[]> {
     const batch = await this.batchOf(posts, req, loaded);
     const out: unknown[] = [];
-    for (const post of posts) out.push(await this.itemOf(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req), toItem, asText));
+    for (const post of posts)
+      out.push(
+        await this.itemOf(
+          post,
+          req,
+          site,
+          batch,
+          await this.readable(post, req),
+          await this.sealed(post, req),
+          toItem,
+          asText,
+        ),
+      );
     return out;
   }
 
@@ -226,7 +255,12 @@ export class PostPresenter {
     asText: () => boolean,
   ): Promise<unknown> {
     const inputs = asText() ? this.inputsOf(post, req, site, batch, readable, sealed) : null;
-    return this.memo.reuse(`${post.id}\0${req.context}`, inputs, async () => toItem(await this.prepareItem(post, req, site, batch, readable, sealed)), asText);
+    return this.memo.reuse(
+      `${post.id}\0${req.context}`,
+      inputs,
+      async () => toItem(await this.prepareItem(post, req, site, batch, readable, sealed)),
+      asText,
+    );
   }
 
   /**
@@ -236,7 +270,14 @@ export class PostPresenter {
    * type, its taxonomies, meta keys and schema are fixed once the application has started; registered fields and
    * `rest_prepare_*` listeners turn serialized items off (see `RestController.itemsAsText`).
    */
-  private inputsOf(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean, sealed: boolean): unknown[] {
+  private inputsOf(
+    post: PostEntity,
+    req: RestRequest,
+    site: SiteFacts,
+    batch: Batch,
+    readable: boolean,
+    sealed: boolean,
+  ): unknown[] {
     const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
     const inputs: unknown[] = [
       req.ctx.restUrl(''),
@@ -252,7 +293,14 @@ export class PostPresenter {
     ];
     const record = post as unknown as Record<string, unknown>;
     for (const property of this.columns()) inputs.push(record[property]);
-    inputs.push(extras.authorExists, primitive(extras.thumbnail), primitive(extras.template), extras.revisions?.count, extras.revisions?.last, extras.format);
+    inputs.push(
+      extras.authorExists,
+      primitive(extras.thumbnail),
+      primitive(extras.template),
+      extras.revisions?.count,
+      extras.revisions?.last,
+      extras.format,
+    );
     for (const tax of this.taxonomies()) inputs.push((extras.terms[tax.name] ?? []).join(','));
     inputs.push(batch.meta.size ? JSON.stringify(batch.meta.get(post.id) ?? null) : '');
     return inputs;
@@ -295,7 +343,11 @@ export class PostPresenter {
 
   /** Password-protected content is hidden unless the right password is sent (or the caller edits). */
   private locked(post: PostEntity, req: RestRequest): boolean {
-    return Boolean(post.password) && req.context !== 'edit' && !samePassword(post.password, req.get<string>('password') ?? '');
+    return (
+      Boolean(post.password) &&
+      req.context !== 'edit' &&
+      !samePassword(post.password, req.get<string>('password') ?? '')
+    );
   }
 
   /** Ancestors of hierarchical posts (for page links), loaded level by level. */
@@ -319,7 +371,14 @@ export class PostPresenter {
    * One post's response. Whatever this and {@link links} read — of the request, the site, the row or the batch —
    * must be among {@link inputsOf}'s inputs, or a reused item would miss the change.
    */
-  private async prepareItem(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch, readable: boolean, sealed: boolean): Promise<RestResponse> {
+  private async prepareItem(
+    post: PostEntity,
+    req: RestRequest,
+    site: SiteFacts,
+    batch: Batch,
+    readable: boolean,
+    sealed: boolean,
+  ): Promise<RestResponse> {
     const supports = (feature: string) => typeSupports(this.type, feature);
     const edit = req.context === 'edit';
     const locked = sealed || this.locked(post, req);
@@ -333,21 +392,36 @@ export class PostPresenter {
       modified_gmt: dateResponse(site.clock.gmtOf(post.modified, post.modifiedGmt)),
     };
     if (edit && !sealed) data.password = post.password;
-    Object.assign(data, { slug: post.name, status: post.status, type: post.type, link: this.link(post, site, batch, readable) });
+    Object.assign(data, {
+      slug: post.name,
+      status: post.status,
+      type: post.type,
+      link: this.link(post, site, batch, readable),
+    });
     if (supports('title')) {
       const prefix = post.status === 'private' && !post.password ? 'p' : 't';
-      const rendered = RENDERED.peek(`${post.id}:t`, `${prefix}${post.title}`) ?? (await RENDERED.render(`${post.id}:t`, `${prefix}${post.title}`, () => filterText('renderTitle', post.title, post.status, post.password)));
+      const rendered =
+        RENDERED.peek(`${post.id}:t`, `${prefix}${post.title}`) ??
+        (await RENDERED.render(`${post.id}:t`, `${prefix}${post.title}`, () =>
+          filterText('renderTitle', post.title, post.status, post.password),
+        ));
       data.title = { raw: post.title, rendered };
     }
     if (supports('editor')) {
-      const rendered = locked ? '' : (RENDERED.peek(`${post.id}:c`, post.content) ?? (await RENDERED.render(`${post.id}:c`, post.content, () => filterText('renderContent', post.content))));
+      const rendered = locked
+        ? ''
+        : (RENDERED.peek(`${post.id}:c`, post.content) ??
+          (await RENDERED.render(`${post.id}:c`, post.content, () => filterText('renderContent', post.content))));
       data.content = { raw: sealed ? '' : post.content, rendered, protected: Boolean(post.password) };
     }
     if (supports('excerpt')) {
       // An excerpt is rendered from the excerpt, or generated from the content when there is none.
       const key = post.excerpt ? `${post.id}:e` : `${post.id}:g`;
       const source = post.excerpt || post.content;
-      const rendered = locked ? '' : (RENDERED.peek(key, source) ?? (await RENDERED.render(key, source, () => filterText('renderExcerpt', post.excerpt, post.content))));
+      const rendered = locked
+        ? ''
+        : (RENDERED.peek(key, source) ??
+          (await RENDERED.render(key, source, () => filterText('renderExcerpt', post.excerpt, post.content))));
       data.excerpt = { raw: sealed ? '' : post.excerpt, rendered, protected: Boolean(post.password) };
     }
     if (supports('author')) data.author = post.author;
@@ -385,17 +459,26 @@ export class PostPresenter {
     if (typeSupports(this.type, 'author') && post.author && extras.authorExists) {
       add('author', url(`${ns}/users/${post.author}`), { embeddable: true });
     }
-    if (typeSupports(this.type, 'comments')) add('replies', url(`${ns}/comments?post=${post.id}`), { embeddable: true });
+    if (typeSupports(this.type, 'comments'))
+      add('replies', url(`${ns}/comments?post=${post.id}`), { embeddable: true });
     if (typeSupports(this.type, 'revisions')) {
       const revisions = extras.revisions;
       add('version-history', url(`${ns}/${this.restBase}/${post.id}/revisions`), { count: revisions?.count ?? 0 });
-      if (revisions) add('predecessor-version', url(`${ns}/${this.restBase}/${post.id}/revisions/${revisions.last}`), { id: revisions.last });
+      if (revisions)
+        add('predecessor-version', url(`${ns}/${this.restBase}/${post.id}/revisions/${revisions.last}`), {
+          id: revisions.last,
+        });
     }
-    if (this.type.hierarchical && post.parent > 0) add('up', url(`${ns}/${this.restBase}/${post.parent}`), { embeddable: true });
-    if (Number(data.featured_media) > 0) add(`${rel}featuredmedia`, url(`${ns}/media/${data.featured_media}`), { embeddable: true });
+    if (this.type.hierarchical && post.parent > 0)
+      add('up', url(`${ns}/${this.restBase}/${post.parent}`), { embeddable: true });
+    if (Number(data.featured_media) > 0)
+      add(`${rel}featuredmedia`, url(`${ns}/media/${data.featured_media}`), { embeddable: true });
     add(`${rel}attachment`, url(`${ns}/media?parent=${post.id}`));
     for (const tax of this.taxonomies()) {
-      add(`${rel}term`, url(`${tax.rest_namespace}/${tax.rest_base || tax.name}?post=${post.id}`), { taxonomy: tax.name, embeddable: true });
+      add(`${rel}term`, url(`${tax.rest_namespace}/${tax.rest_base || tax.name}?post=${post.id}`), {
+        taxonomy: tax.name,
+        embeddable: true,
+      });
     }
     return links;
   }

@@ -4,12 +4,33 @@ import { POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limi
 import { POST_PROPERTIES } from './post-properties';
 
 /** The post formats of the reference (`format` enum). */
-export const POST_FORMATS = ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'];
+export const POST_FORMATS = [
+  'standard',
+  'aside',
+  'chat',
+  'gallery',
+  'link',
+  'image',
+  'quote',
+  'status',
+  'video',
+  'audio',
+];
 
 /** Field sets the reference fixes for built-in types (WP_REST_Posts_Controller::get_item_schema). */
 export const FIXED_FEATURES: Record<string, string[]> = {
   post: ['title', 'editor', 'author', 'excerpt', 'thumbnail', 'comments', 'revisions', 'post-formats', 'custom-fields'],
-  page: ['title', 'editor', 'author', 'excerpt', 'thumbnail', 'comments', 'revisions', 'page-attributes', 'custom-fields'],
+  page: [
+    'title',
+    'editor',
+    'author',
+    'excerpt',
+    'thumbnail',
+    'comments',
+    'revisions',
+    'page-attributes',
+    'custom-fields',
+  ],
   attachment: ['title', 'author', 'comments', 'revisions', 'custom-fields'],
 };
 
@@ -26,7 +47,20 @@ export function typeSupports(type: PostTypeObject, feature: string): boolean {
 export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject[], statuses: string[]): ItemSchema {
   const props: Record<string, JsonSchema> = {};
   const take = (name: string) => (props[name] = structuredClone(POST_PROPERTIES[name]));
-  for (const name of ['date', 'date_gmt', 'guid', 'id', 'link', 'modified', 'modified_gmt', 'slug', 'status', 'type', 'password']) take(name);
+  for (const name of [
+    'date',
+    'date_gmt',
+    'guid',
+    'id',
+    'link',
+    'modified',
+    'modified_gmt',
+    'slug',
+    'status',
+    'type',
+    'password',
+  ])
+    take(name);
   props.status.enum = statuses;
   // The spec: every post has a `parent` (0 when none), pages and plain posts alike.
   take('parent');
@@ -64,6 +98,7 @@ export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject
     if (props[name]) props[name].arg_options = { validate: () => true, sanitize: (value) => value, maxBytes };
   }
   // The slug goes through sanitize_title, the password is stored as given: both within a TEXT column's size.
-  for (const name of ['slug', 'password']) props[name].arg_options = { ...props[name].arg_options, maxBytes: TEXT_COLUMN_BYTES };
+  for (const name of ['slug', 'password'])
+    props[name].arg_options = { ...props[name].arg_options, maxBytes: TEXT_COLUMN_BYTES };
   return { $schema: 'http://json-schema.org/draft-04/schema#', title: type.name, type: 'object', properties: props };
 }

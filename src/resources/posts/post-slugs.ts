@@ -8,7 +8,13 @@ const FLOATING = ['draft', 'pending', 'auto-draft'];
 const FEEDS = ['feed', 'rdf', 'rss', 'rss2', 'atom'];
 
 /** `wp_unique_post_slug()`: the slug, or the slug with the first free `-N` suffix (`type`: the post's type object). */
-export async function uniquePostSlug(em: EntityManager, slug: string, post: PostEntity, type: PostTypeObject | undefined, permalinkStructure: string): Promise<string> {
+export async function uniquePostSlug(
+  em: EntityManager,
+  slug: string,
+  post: PostEntity,
+  type: PostTypeObject | undefined,
+  permalinkStructure: string,
+): Promise<string> {
   if (FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision')) return slug;
   const qb = em
     .getRepository(PostEntity)
@@ -21,7 +27,9 @@ export async function uniquePostSlug(em: EntityManager, slug: string, post: Post
     // Attachment slugs are unique across every type.
   } else if (type?.hierarchical) {
     if (post.type === 'nav_menu_item') return slug;
-    qb.andWhere("p.type IN (:type, 'attachment')", { type: post.type }).andWhere('p.parent = :parent', { parent: post.parent || 0 });
+    qb.andWhere("p.type IN (:type, 'attachment')", { type: post.type }).andWhere('p.parent = :parent', {
+      parent: post.parent || 0,
+    });
     reserved ||= /^(page)?\d+$/.test(slug);
   } else {
     qb.andWhere('p.type = :type', { type: post.type });
@@ -29,7 +37,10 @@ export async function uniquePostSlug(em: EntityManager, slug: string, post: Post
       const structure = permalinkStructure.split('/').filter(Boolean);
       const at = structure.indexOf('%postname%');
       const n = Number(slug);
-      reserved ||= at === 0 || (at > 0 && structure[at - 1] === '%year%' && n < 13) || (at > 0 && structure[at - 1] === '%monthnum%' && n < 32);
+      reserved ||=
+        at === 0 ||
+        (at > 0 && structure[at - 1] === '%year%' && n < 13) ||
+        (at > 0 && structure[at - 1] === '%monthnum%' && n < 32);
     }
   }
   const taken = new Set((await qb.getRawMany<{ name: string }>()).map((r) => r.name));
@@ -56,7 +67,7 @@ function slugOrSuffixed(em: EntityManager, slug: string): [string, Record<string
 /** Whether `parent` is the post itself or one of its descendants. */
 export async function isOwnAncestor(em: EntityManager, postId: number, parent: number): Promise<boolean> {
   const seen = new Set<number>();
-  for (let id = parent; id > 0 && !seen.has(id); ) {
+  for (let id = parent; id > 0 && !seen.has(id);) {
     if (id === postId) return true;
     seen.add(id);
     const row = await em.getRepository(PostEntity).findOne({ select: { id: true, parent: true }, where: { id } });
@@ -66,12 +77,18 @@ export async function isOwnAncestor(em: EntityManager, postId: number, parent: n
 }
 
 /** `wp_check_for_changed_slugs()`: a published post remembers its former slugs in `_wp_old_slug`. */
-export async function recordOldSlug(em: EntityManager, type: PostTypeObject, before: PostEntity, post: PostEntity): Promise<void> {
+export async function recordOldSlug(
+  em: EntityManager,
+  type: PostTypeObject,
+  before: PostEntity,
+  post: PostEntity,
+): Promise<void> {
   if (post.name === before.name || type.hierarchical) return;
   if (!(post.status === 'publish' || (post.type === 'attachment' && post.status === 'inherit'))) return;
   const meta = em.getRepository(PostMetaEntity);
   const old = (await meta.find({ where: { postId: post.id, key: '_wp_old_slug' } })).map((m) => m.value);
-  if (before.name && !old.includes(before.name)) await meta.insert({ postId: post.id, key: '_wp_old_slug', value: before.name });
+  if (before.name && !old.includes(before.name))
+    await meta.insert({ postId: post.id, key: '_wp_old_slug', value: before.name });
   if (old.includes(post.name)) await meta.delete({ postId: post.id, key: '_wp_old_slug', value: post.name });
 }
 

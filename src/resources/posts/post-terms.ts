@@ -4,7 +4,11 @@ import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.e
 import { TermEntity } from '../../core/database/entities/term.entity';
 
 /** Term ids of a taxonomy by slug. */
-export async function termIdsBySlug(db: DataSource | EntityManager, taxonomy: string, slugs: string[]): Promise<number[]> {
+export async function termIdsBySlug(
+  db: DataSource | EntityManager,
+  taxonomy: string,
+  slugs: string[],
+): Promise<number[]> {
   if (!slugs.length) return [];
   const rows = await db
     .getRepository(TermTaxonomyEntity)
@@ -31,16 +35,27 @@ export async function ensureTerm(em: EntityManager, taxonomy: string, slug: stri
  * Replaces a post's terms of one taxonomy by term ids (`wp_set_object_terms()`; ids that are not terms of the
  * taxonomy are skipped). Returns the term-taxonomy ids whose counts change.
  */
-export async function replacePostTerms(em: EntityManager, postId: number, taxonomy: string, termIds: number[]): Promise<number[]> {
+export async function replacePostTerms(
+  em: EntityManager,
+  postId: number,
+  taxonomy: string,
+  termIds: number[],
+): Promise<number[]> {
   const tts = termIds.length
-    ? await em.getRepository(TermTaxonomyEntity).find({ select: { id: true, termId: true }, where: { taxonomy, termId: In([...new Set(termIds)]) } })
+    ? await em
+        .getRepository(TermTaxonomyEntity)
+        .find({ select: { id: true, termId: true }, where: { taxonomy, termId: In([...new Set(termIds)]) } })
     : [];
   const wanted = new Set(tts.map((t) => t.id));
   const have = new Set((await postTermsOf(em, postId, taxonomy)).map((t) => t.termTaxonomyId));
   const removed = [...have].filter((id) => !wanted.has(id));
   const added = [...wanted].filter((id) => !have.has(id));
-  if (removed.length) await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
-  if (added.length) await em.getRepository(TermRelationshipEntity).insert(added.map((id) => ({ objectId: postId, termTaxonomyId: id, termOrder: 0 })));
+  if (removed.length)
+    await em.getRepository(TermRelationshipEntity).delete({ objectId: postId, termTaxonomyId: In(removed) });
+  if (added.length)
+    await em
+      .getRepository(TermRelationshipEntity)
+      .insert(added.map((id) => ({ objectId: postId, termTaxonomyId: id, termOrder: 0 })));
   return [...removed, ...added];
 }
 
@@ -55,8 +70,15 @@ export function postTermsFrom(em: EntityManager, post: string, taxonomy: string)
 }
 
 /** A post's terms of one taxonomy, read through the transaction: their term ids and term-taxonomy ids. */
-async function postTermsOf(em: EntityManager, postId: number, taxonomy: string): Promise<Array<{ termId: number; termTaxonomyId: number }>> {
-  const rows = (await em.query(`SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id ${postTermsFrom(em, '?', '?')}`, [postId, taxonomy])) as Array<{
+async function postTermsOf(
+  em: EntityManager,
+  postId: number,
+  taxonomy: string,
+): Promise<Array<{ termId: number; termTaxonomyId: number }>> {
+  const rows = (await em.query(
+    `SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id ${postTermsFrom(em, '?', '?')}`,
+    [postId, taxonomy],
+  )) as Array<{
     term_id: number | string;
     tt_id: number | string;
   }>;
@@ -64,6 +86,8 @@ async function postTermsOf(em: EntityManager, postId: number, taxonomy: string):
 }
 
 export async function postTermTaxonomyIds(em: EntityManager, postId: number): Promise<number[]> {
-  const rows = await em.getRepository(TermRelationshipEntity).find({ select: { termTaxonomyId: true }, where: { objectId: postId } });
+  const rows = await em
+    .getRepository(TermRelationshipEntity)
+    .find({ select: { termTaxonomyId: true }, where: { objectId: postId } });
   return rows.map((r) => r.termTaxonomyId);
 }

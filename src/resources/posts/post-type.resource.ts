@@ -70,13 +70,20 @@ export class PostTypeResource extends RestController {
   }
 
   protected baseSchema(): ItemSchema {
-    const statuses = this.content.allStatuses().filter((s) => !s.internal).map((s) => s.name).filter((s) => s !== 'trash');
+    const statuses = this.content
+      .allStatuses()
+      .filter((s) => !s.internal)
+      .map((s) => s.name)
+      .filter((s) => s !== 'trash');
     const schema = buildPostSchema(this.type, this.taxonomies(), statuses);
     if (schema.properties.meta) schema.properties.meta.properties = metaSchemaProperties(this.registeredMeta());
     return schema;
   }
 
-  readonly readArgs = () => this.itemReadArgs(POST_ID, { password: { description: 'The password for the post if it is password protected.', type: 'string' } });
+  readonly readArgs = () =>
+    this.itemReadArgs(POST_ID, {
+      password: { description: 'The password for the post if it is password protected.', type: 'string' },
+    });
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
   readonly updateArgs = () => this.itemUpdateArgs(POST_ID);
   readonly deleteArgs = () => this.itemDeleteArgs(POST_ID, 'Whether to bypass trash and force deletion.');
@@ -84,23 +91,60 @@ export class PostTypeResource extends RestController {
   collectionArgs(): Record<string, RouteArg> {
     const args: Record<string, RouteArg> = {
       ...this.getCollectionParams(),
-      after: { description: 'Limit response to posts published after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-      modified_after: { description: 'Limit response to posts modified after a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+      after: {
+        description: 'Limit response to posts published after a given ISO8601 compliant date.',
+        type: 'string',
+        format: 'date-time',
+      },
+      modified_after: {
+        description: 'Limit response to posts modified after a given ISO8601 compliant date.',
+        type: 'string',
+        format: 'date-time',
+      },
       author: this.idListArg('Limit result set to posts assigned to specific authors.'),
       author_exclude: this.idListArg('Ensure result set excludes posts assigned to specific authors.'),
-      before: { description: 'Limit response to posts published before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
-      modified_before: { description: 'Limit response to posts modified before a given ISO8601 compliant date.', type: 'string', format: 'date-time' },
+      before: {
+        description: 'Limit response to posts published before a given ISO8601 compliant date.',
+        type: 'string',
+        format: 'date-time',
+      },
+      modified_before: {
+        description: 'Limit response to posts modified before a given ISO8601 compliant date.',
+        type: 'string',
+        format: 'date-time',
+      },
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
-      order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
+      order: {
+        description: 'Order sort attribute ascending or descending.',
+        type: 'string',
+        default: 'desc',
+        enum: ['asc', 'desc'],
+      },
       orderby: {
         description: 'Sort collection by post attribute.',
         type: 'string',
         default: 'date',
-        enum: ['author', 'date', 'id', 'include', 'modified', 'parent', 'relevance', 'slug', 'include_slugs', 'title', ...(this.type.hierarchical || this.type.supports['page-attributes'] ? ['menu_order'] : [])],
+        enum: [
+          'author',
+          'date',
+          'id',
+          'include',
+          'modified',
+          'parent',
+          'relevance',
+          'slug',
+          'include_slugs',
+          'title',
+          ...(this.type.hierarchical || this.type.supports['page-attributes'] ? ['menu_order'] : []),
+        ],
       },
-      slug: { description: 'Limit result set to posts with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+      slug: {
+        description: 'Limit result set to posts with one or more specific slugs.',
+        type: 'array',
+        items: { type: 'string' },
+      },
       status: {
         default: 'publish',
         description: 'Limit result set to posts assigned one or more statuses.',
@@ -111,7 +155,10 @@ export class PostTypeResource extends RestController {
     // The reference's prepare_item_for_response reads `password` for every item of a collection too.
     args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
     // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
-    args.filter = { description: 'Use WP Query arguments to modify the response; private query vars require appropriate authorization.' };
+    args.filter = {
+      description:
+        'Use WP Query arguments to modify the response; private query vars require appropriate authorization.',
+    };
     if (this.type.hierarchical) args.parent = this.idListArg('Limit result set to items with particular parent IDs.');
     // The spec's collection table: pages take `parent`, posts as well as pages take `parent_exclude`.
     args.parent_exclude = this.idListArg('Limit result set to all items except those of a particular parent ID.');
@@ -120,19 +167,31 @@ export class PostTypeResource extends RestController {
     }
     const taxonomies = this.taxonomies();
     if (taxonomies.length) {
-      args.tax_relation = { description: 'Limit result set based on relationship between multiple taxonomies.', type: 'string', enum: ['AND', 'OR'] };
+      args.tax_relation = {
+        description: 'Limit result set based on relationship between multiple taxonomies.',
+        type: 'string',
+        enum: ['AND', 'OR'],
+      };
       for (const tax of taxonomies) {
         const base = tax.rest_base || tax.name;
         args[base] = this.idListArg(`Limit result set to items with specific terms assigned in the ${base} taxonomy.`);
-        args[`${base}_exclude`] = this.idListArg(`Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`);
+        args[`${base}_exclude`] = this.idListArg(
+          `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`,
+        );
       }
     }
-    if (this.type.name === 'post') args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
+    if (this.type.name === 'post')
+      args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
     return args;
   }
 
   /** The response of one prepared post (attachments add their own fields here). */
-  protected respondItem(data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity): Promise<RestResponse> {
+  protected respondItem(
+    data: Record<string, unknown>,
+    req: RestRequest,
+    links: LinkMap,
+    post: PostEntity,
+  ): Promise<RestResponse> {
     return this.prepareResponse(data, req, links, this.type.name, post);
   }
 
@@ -148,7 +207,11 @@ export class PostTypeResource extends RestController {
 
   async canList(req: RestRequest): Promise<true | RestException> {
     if (req.context === 'edit' && !(await req.ctx.can(this.type.cap.edit_posts))) {
-      return new RestException('rest_forbidden_context', 'Sorry, you are not allowed to edit posts in this post type.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_forbidden_context',
+        'Sorry, you are not allowed to edit posts in this post type.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return true;
   }
@@ -175,7 +238,8 @@ export class PostTypeResource extends RestController {
     if (password && !samePassword(post.password, password)) {
       return new RestException('rest_post_incorrect_password', 'Incorrect post password.', 403);
     }
-    if (!(await this.canReadPost(post, req))) return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', code);
+    if (!(await this.canReadPost(post, req)))
+      return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', code);
     return true;
   }
 
@@ -201,7 +265,11 @@ export class PostTypeResource extends RestController {
       // terms of the taxonomy are refused when the request is read.
       for (const termId of await this.posts.termIdsIn(tax.name, ids.map(Number))) {
         if (!(await req.ctx.can('assign_term', { termId, taxonomy: tax.name }))) {
-          return new RestException('rest_cannot_assign_term', 'Sorry, you are not allowed to assign the provided terms.', req.ctx.authorizationRequiredCode);
+          return new RestException(
+            'rest_cannot_assign_term',
+            'Sorry, you are not allowed to assign the provided terms.',
+            req.ctx.authorizationRequiredCode,
+          );
         }
       }
     }
@@ -213,7 +281,11 @@ export class PostTypeResource extends RestController {
     const shared = await this.checkAuthorAndSticky(req, 'create');
     if (shared !== true) return shared;
     if (!(await req.ctx.can(this.type.cap.create_posts))) {
-      return new RestException('rest_cannot_create', 'Sorry, you are not allowed to create new posts.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_cannot_create',
+        'Sorry, you are not allowed to create new posts.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return this.canAssignTerms(req);
   }
@@ -221,7 +293,11 @@ export class PostTypeResource extends RestController {
   async canUpdate(req: RestRequest): Promise<true | RestException> {
     const post = await this.loadPost(req, 'Post id is invalid.');
     if (!(await req.ctx.can('edit_post', post))) {
-      return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to update this post.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_cannot_edit',
+        'Sorry, you are not allowed to update this post.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     const shared = await this.checkAuthorAndSticky(req, 'update');
     if (shared !== true) return shared;
@@ -231,7 +307,11 @@ export class PostTypeResource extends RestController {
   async canDelete(req: RestRequest): Promise<true | RestException> {
     const post = await this.loadPost(req);
     if (!(await req.ctx.can('delete_post', post))) {
-      return new RestException('rest_cannot_delete', 'Sorry, you are not allowed to delete posts.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_cannot_delete',
+        'Sorry, you are not allowed to delete posts.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return true;
   }
@@ -252,11 +332,19 @@ export class PostTypeResource extends RestController {
     await this.future.catchUp();
     const orderby = String(req.get('orderby'));
     if (orderby === 'relevance' && !req.get('search')) {
-      throw new RestException('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+      throw new RestException(
+        'rest_no_search_term_defined',
+        'You need to define a search term to order by relevance.',
+        400,
+      );
     }
     const include = (req.get<number[]>('include') ?? []).map(Number);
     if (orderby === 'include' && !include.length) {
-      throw new RestException('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+      throw new RestException(
+        'rest_orderby_include_missing_include',
+        'You need to define an include parameter to order by include.',
+        400,
+      );
     }
     const statuses = await this.statusesFor(req);
     const perPage = Number(req.get('per_page'));
@@ -296,17 +384,34 @@ export class PostTypeResource extends RestController {
       limit: perPage,
       offset,
     };
-    const withVars = await applyFilterQueryVars(await this.shapeQuery(query, req), req, this.posts, await req.ctx.can(this.type.cap.edit_posts), site.sticky);
+    const withVars = await applyFilterQueryVars(
+      await this.shapeQuery(query, req),
+      req,
+      this.posts,
+      await req.ctx.can(this.type.cap.edit_posts),
+      site.sticky,
+    );
     const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
-    if (filtered.search && filtered.protectedSearch === undefined) filtered.protectedSearch = await this.protectedSearch(req);
+    if (filtered.search && filtered.protectedSearch === undefined)
+      filtered.protectedSearch = await this.protectedSearch(req);
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
     await this.preload(readable, req);
-    const items = await this.presenter.prepareCollection(readable, req, site, extras, (r) => this.server.toCollectionItem(r), () => this.itemsAsText(req, this.type.name));
+    const items = await this.presenter.prepareCollection(
+      readable,
+      req,
+      site,
+      extras,
+      (r) => this.server.toCollectionItem(r),
+      () => this.itemsAsText(req, this.type.name),
+    );
     const response = new RestResponse(items);
     // `filter[posts_per_page]` changes the page size the totals are computed with.
-    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, { perPage: filtered.limit, ...filterPage(req) });
+    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, {
+      perPage: filtered.limit,
+      ...filterPage(req),
+    });
   }
 
   /** The statuses asked for, each checked as the reference's sanitize_post_statuses does. */
@@ -314,11 +419,19 @@ export class PostTypeResource extends RestController {
     const asked = (req.get<string[]>('status') ?? ['publish']).map(String);
     for (const status of asked) {
       if (status === 'publish') continue;
-      const allowed = (await req.ctx.can(this.type.cap.edit_posts)) || (status === 'private' && (await req.ctx.can(this.type.cap.read_private_posts)));
-      if (!allowed) throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, { params: { status: 'Status is forbidden.' } });
+      const allowed =
+        (await req.ctx.can(this.type.cap.edit_posts)) ||
+        (status === 'private' && (await req.ctx.can(this.type.cap.read_private_posts)));
+      if (!allowed)
+        throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, {
+          params: { status: 'Status is forbidden.' },
+        });
     }
     if (asked.includes('any')) {
-      return this.content.allStatuses().filter((s) => !s.exclude_from_search && s.name !== 'trash' && s.name !== 'auto-draft').map((s) => s.name);
+      return this.content
+        .allStatuses()
+        .filter((s) => !s.exclude_from_search && s.name !== 'trash' && s.name !== 'auto-draft')
+        .map((s) => s.name);
     }
     return asked;
   }
@@ -337,10 +450,18 @@ export class PostTypeResource extends RestController {
     await this.preload([post], req);
     const asText = () => this.itemsAsText(req, this.type.name);
     if (asText()) {
-      const { item, link } = await this.presenter.prepareOne(post, req, site, (r) => this.server.toCollectionItem(r), asText, loaded);
+      const { item, link } = await this.presenter.prepareOne(
+        post,
+        req,
+        site,
+        (r) => this.server.toCollectionItem(r),
+        asText,
+        loaded,
+      );
       const response = new RestResponse(item);
       lastModified(response, post.modifiedGmt);
-      if (this.type.public || this.type.publicly_queryable) response.header('Link', `<${link}>; rel="alternate"; type=text/html`, false);
+      if (this.type.public || this.type.publicly_queryable)
+        response.header('Link', `<${link}>; rel="alternate"; type=text/html`, false);
       return response;
     }
     const response = (await this.presenter.prepareMany([post], req, site, loaded))[0];
@@ -352,7 +473,6 @@ export class PostTypeResource extends RestController {
     }
     return response;
   }
-
 
   async createItem(req: RestRequest): Promise<RestResponse> {
     if (req.sentAtAll('id', true)) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
@@ -391,7 +511,8 @@ export class PostTypeResource extends RestController {
       await this.writer.delete(this.type, post);
     } else {
       if (!trashable) throw new RestException('rest_trash_not_supported', 'The post does not support trashing.', 501);
-      if (post.status === 'trash') throw new RestException('rest_already_trashed', 'The post has already been deleted.', 410);
+      if (post.status === 'trash')
+        throw new RestException('rest_already_trashed', 'The post has already been deleted.', 410);
       await this.writer.trash(this.type, post, await this.input.writeContext(req, post));
     }
     await this.hooks.doAction(`rest_delete_${this.type.name}`, post, previous, req);

@@ -80,7 +80,14 @@ const FLOATING = ['draft', 'pending', 'auto-draft'];
 /** The length of the `guid` column (`varchar(255)`). */
 const GUID_LENGTH = 255;
 /** Columns without a default in WordPress's schema, written explicitly on insert. */
-const EMPTY_COLUMNS: Partial<PostEntity> = { toPing: '', pinged: '', contentFiltered: '', guid: '', mimeType: '', commentCount: 0 };
+const EMPTY_COLUMNS: Partial<PostEntity> = {
+  toPing: '',
+  pinged: '',
+  contentFiltered: '',
+  guid: '',
+  mimeType: '',
+  commentCount: 0,
+};
 
 /**
  * Writes posts the way WordPress's `wp_insert_post()`, `wp_trash_post()` and `wp_delete_post()` do — dates in both
@@ -108,7 +115,12 @@ export class PostWriter {
   }
 
   /** Creates a post; returns it as stored. */
-  async create(type: PostTypeObject, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
+  async create(
+    type: PostTypeObject,
+    fields: PostFields,
+    relations: PostRelations,
+    ctx: WriteContext,
+  ): Promise<PostEntity> {
     const created = await writeTransaction(this.dataSource, async (em) => {
       await this.takeTurn(em);
       const row = await this.prepareRow(em, type, null, fields, ctx);
@@ -116,7 +128,13 @@ export class PostWriter {
       const post = await this.postWithin(em, postId);
       // The slug of a published post without one comes from its title, once the id is known.
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
-        post.name = await uniquePostSlug(em, sanitizeTitle(post.title, String(postId)), post, type, ctx.permalinkStructure);
+        post.name = await uniquePostSlug(
+          em,
+          sanitizeTitle(post.title, String(postId)),
+          post,
+          type,
+          ctx.permalinkStructure,
+        );
       }
       post.guid = fields.guid ?? (await this.permalinkWithin(em, type, post, ctx.home));
       await updateRow(em, PostEntity, postId, { name: post.name, guid: post.guid });
@@ -145,7 +163,13 @@ export class PostWriter {
    * The post returned is the row as the transaction stored it: read under its lock, with the values written (read
    * back instead when the database may have stored one otherwise, see {@link updateRow}).
    */
-  async update(type: PostTypeObject, before: PostEntity, fields: PostFields, relations: PostRelations, ctx: WriteContext): Promise<PostEntity> {
+  async update(
+    type: PostTypeObject,
+    before: PostEntity,
+    fields: PostFields,
+    relations: PostRelations,
+    ctx: WriteContext,
+  ): Promise<PostEntity> {
     const run = (turn: boolean) =>
       writeTransaction(this.dataSource, async (em) => {
         if (turn) await this.takeTurn(em);
@@ -153,14 +177,20 @@ export class PostWriter {
         // counts and the old slug are measured against. Locked until commit, so it stays so.
         const categories = this.taxonomiesOf(type).includes('category');
         const locked = await this.lockedWithin(em, type, before.id, categories).catch((error: unknown) => {
-          throw error instanceof MissingPost ? new RestException('rest_post_invalid_id', 'Invalid post ID.', 404) : error;
+          throw error instanceof MissingPost
+            ? new RestException('rest_post_invalid_id', 'Invalid post ID.', 404)
+            : error;
         });
         const current = locked.post;
         const row = await this.prepareRow(em, type, before, fields, ctx);
-        if (!turn && (row.name !== current.name || row.status !== current.status || row.parent !== current.parent)) throw new NeedsTurn();
+        if (!turn && (row.name !== current.name || row.status !== current.status || row.parent !== current.parent))
+          throw new NeedsTurn();
         // The row as stored: what was read under the lock with what was written, unless the database may have
         // stored a value otherwise than given (then read back).
-        const post = (await updateRow(em, PostEntity, before.id, row)) && wellFormed(row) ? storedRow(current, row) : await this.postWithin(em, before.id);
+        const post =
+          (await updateRow(em, PostEntity, before.id, row)) && wellFormed(row)
+            ? storedRow(current, row)
+            : await this.postWithin(em, before.id);
         const terms = new Map(relations.terms ?? []);
         // A post left without categories goes back to the default one, as every save in WordPress does. (The
         // update wrote no terms: whether it has any was read with its row.)
@@ -171,7 +201,8 @@ export class PostWriter {
           }
         }
         // An edit that leaves the post where it was among the others moves its own version, not every post's.
-        if (!terms.size && staysInPlace(before, fields, relations) && samePlace(current, post)) this.stamps?.narrow(em.queryRunner, [post.id]);
+        if (!terms.size && staysInPlace(before, fields, relations) && samePlace(current, post))
+          this.stamps?.narrow(em.queryRunner, [post.id]);
         await recordOldSlug(em, type, current, post);
         await this.applyRelations(em, post, current, { ...relations, terms }, ctx, turn);
         await this.saveRevision(em, type, post, ctx, locked.latestRevision);
@@ -210,7 +241,9 @@ export class PostWriter {
    */
   private async postWithin(em: EntityManager, id: number): Promise<PostEntity> {
     const metadata = em.connection.getMetadata(PostEntity);
-    const [post] = await rawEntities<PostEntity>(em, metadata, `SELECT * FROM ${metadata.tableName} WHERE ID = ?`, [id]);
+    const [post] = await rawEntities<PostEntity>(em, metadata, `SELECT * FROM ${metadata.tableName} WHERE ID = ?`, [
+      id,
+    ]);
     if (!post) throw new MissingPost();
     return post;
   }
@@ -222,7 +255,12 @@ export class PostWriter {
    * update writes no terms unless asked, and a post's revisions are written by saves of the post, which wait for
    * its lock.
    */
-  private async lockedWithin(em: EntityManager, type: PostTypeObject, id: number, categories: boolean): Promise<LockedPost> {
+  private async lockedWithin(
+    em: EntityManager,
+    type: PostTypeObject,
+    id: number,
+    categories: boolean,
+  ): Promise<LockedPost> {
     const metadata = em.connection.getMetadata(PostEntity);
     const posts = metadata.tableName;
     const extra: string[] = [];
@@ -231,20 +269,38 @@ export class PostWriter {
     const revisions = keepsRevisions(type);
     let join = '';
     if (revisions) {
-      extra.push('lr.ID AS x_revision_id', 'lr.post_title AS x_revision_title', 'lr.post_content AS x_revision_content', 'lr.post_excerpt AS x_revision_excerpt');
+      extra.push(
+        'lr.ID AS x_revision_id',
+        'lr.post_title AS x_revision_title',
+        'lr.post_content AS x_revision_content',
+        'lr.post_excerpt AS x_revision_excerpt',
+      );
       join = ` LEFT JOIN ${posts} lr ON lr.ID = (${latestRevisionSql(posts, 'p.ID')})`;
       params.push(`${id}-autosave-v1`);
     }
     params.push(id);
-    const rows = await rawQuery(em, `SELECT p.*${extra.map((e) => `, ${e}`).join('')} FROM ${posts} p${join} WHERE p.ID = ?${this.isMySql ? ' FOR UPDATE' : ''}`, params);
+    const rows = await rawQuery(
+      em,
+      `SELECT p.*${extra.map((e) => `, ${e}`).join('')} FROM ${posts} p${join} WHERE p.ID = ?${this.isMySql ? ' FOR UPDATE' : ''}`,
+      params,
+    );
     const [found] = rows;
     if (!found) throw new MissingPost();
     const [post] = hydrate<PostEntity>(metadata, rows);
     const latestRevision =
       !revisions || found.x_revision_id === null || found.x_revision_id === undefined
         ? null
-        : ({ id: Number(found.x_revision_id), title: found.x_revision_title, content: found.x_revision_content, excerpt: found.x_revision_excerpt } as PostEntity);
-    return { post, hasCategory: categories ? Number(found.x_has_category) > 0 : false, latestRevision: revisions ? latestRevision : undefined };
+        : ({
+            id: Number(found.x_revision_id),
+            title: found.x_revision_title,
+            content: found.x_revision_content,
+            excerpt: found.x_revision_excerpt,
+          } as PostEntity);
+    return {
+      post,
+      hasCategory: categories ? Number(found.x_has_category) > 0 : false,
+      latestRevision: revisions ? latestRevision : undefined,
+    };
   }
 
   /** Moves a post to the trash (`wp_trash_post()`): remembers its status and slug, and hides its comments. */
@@ -264,14 +320,19 @@ export class PostWriter {
         name = `${truncateSlug(name, 191)}__trashed`;
       }
       // A draft whose date floated takes the time it was trashed, as any update of it would.
-      const dates = FLOATING.includes(post.status) && post.dateGmt === ZERO_DATE ? { date: now.local, dateGmt: now.gmt } : {};
-      await em.getRepository(PostEntity).update({ id: post.id }, { status: 'trash', name, modified: now.local, modifiedGmt: now.gmt, ...dates });
+      const dates =
+        FLOATING.includes(post.status) && post.dateGmt === ZERO_DATE ? { date: now.local, dateGmt: now.gmt } : {};
+      await em
+        .getRepository(PostEntity)
+        .update({ id: post.id }, { status: 'trash', name, modified: now.local, modifiedGmt: now.gmt, ...dates });
       const trashed = await this.postWithin(em, post.id);
       await this.unstick(em, post.id);
       await recountTerms(em, this.content, await postTermTaxonomyIds(em, post.id));
       await this.saveRevision(em, type, trashed, ctx);
       // wp_trash_post_comments(): comments wait in `post-trashed`, their statuses kept on the post.
-      const comments = await em.getRepository(CommentEntity).find({ select: { id: true, approved: true }, where: { postId: post.id } });
+      const comments = await em
+        .getRepository(CommentEntity)
+        .find({ select: { id: true, approved: true }, where: { postId: post.id } });
       if (comments.length) {
         const statuses = Object.fromEntries(comments.map((c) => [c.id, c.approved]));
         await meta.insert({ postId: post.id, key: '_wp_trash_meta_comments_status', value: maybeSerialize(statuses) });
@@ -311,7 +372,9 @@ export class PostWriter {
   /** Publishes a scheduled post whose time has come (`wp_publish_post()`); `false` when another node did it first. */
   async publishScheduled(post: PostEntity): Promise<boolean> {
     return writeTransaction(this.dataSource, async (em) => {
-      const result = await em.getRepository(PostEntity).update({ id: post.id, status: 'future' }, { status: 'publish' });
+      const result = await em
+        .getRepository(PostEntity)
+        .update({ id: post.id, status: 'future' }, { status: 'publish' });
       if (!result.affected) return false;
       await recountTerms(em, this.content, await postTermTaxonomyIds(em, post.id));
       return true;
@@ -344,13 +407,21 @@ export class PostWriter {
 
   /** Whether `id` is an image attachment (what a featured image must be). */
   async isImage(id: number): Promise<boolean> {
-    const row = await this.dataSource.getRepository(PostEntity).findOne({ select: { id: true, mimeType: true }, where: { id, type: 'attachment' } });
+    const row = await this.dataSource
+      .getRepository(PostEntity)
+      .findOne({ select: { id: true, mimeType: true }, where: { id, type: 'attachment' } });
     return Boolean(row && row.mimeType.startsWith('image/'));
   }
 
   // --- the row (wp_insert_post) ---
 
-  private async prepareRow(em: EntityManager, type: PostTypeObject, before: PostEntity | null, f: PostFields, ctx: WriteContext): Promise<Partial<PostEntity>> {
+  private async prepareRow(
+    em: EntityManager,
+    type: PostTypeObject,
+    before: PostEntity | null,
+    f: PostFields,
+    ctx: WriteContext,
+  ): Promise<Partial<PostEntity>> {
     const now = ctx.clock.now();
     const title = f.title ?? before?.title ?? '';
     const contentText = f.content ?? before?.content ?? '';
@@ -375,7 +446,8 @@ export class PostWriter {
       date = now.local;
       dateGmt = '';
     }
-    if (!dateGmt || dateGmt === ZERO_DATE) dateGmt = FLOATING.includes(status) ? ZERO_DATE : ctx.clock.gmtFromLocal(date);
+    if (!dateGmt || dateGmt === ZERO_DATE)
+      dateGmt = FLOATING.includes(status) ? ZERO_DATE : ctx.clock.gmtFromLocal(date);
     const modified = before || date === ZERO_DATE ? now : { local: date, gmt: dateGmt };
 
     // Scheduling: a post published with a date at least a minute ahead waits as `future`, and the other way round.
@@ -390,7 +462,9 @@ export class PostWriter {
     if (status === 'pending' && !ctx.canPublish) name = '';
     if (!name) name = FLOATING.includes(status) ? '' : sanitizeTitle(title);
     if (before?.status === 'trash' && status !== 'trash') {
-      const desired = await em.getRepository(PostMetaEntity).findOne({ where: { postId: before.id, key: '_wp_desired_post_slug' } });
+      const desired = await em
+        .getRepository(PostMetaEntity)
+        .findOne({ where: { postId: before.id, key: '_wp_desired_post_slug' } });
       if (desired) {
         await em.getRepository(PostMetaEntity).delete({ postId: before.id, key: '_wp_desired_post_slug' });
         name = desired.value ?? name;
@@ -398,7 +472,8 @@ export class PostWriter {
     }
     const draft = { id: before?.id ?? 0, type: type.name, parent, status, name } as PostEntity;
     // A slug sent for a draft is made unique as if it were published (the reference's REST rule).
-    const uniqueAs = f.name !== undefined && name && ['draft', 'pending'].includes(status) ? { ...draft, status: 'publish' } : draft;
+    const uniqueAs =
+      f.name !== undefined && name && ['draft', 'pending'].includes(status) ? { ...draft, status: 'publish' } : draft;
     if (name) name = await uniquePostSlug(em, name, uniqueAs as PostEntity, type, ctx.permalinkStructure);
 
     const commentDefault = (kind: 'comment' | 'ping'): string => {
@@ -406,7 +481,8 @@ export class PostWriter {
       if (type.name === 'page') return 'closed';
       return supports(kind === 'comment' ? 'comments' : 'trackbacks') ? '' : 'closed';
     };
-    const commentStatus = f.commentStatus || before?.commentStatus || commentDefault('comment') || ctx.defaultCommentStatus;
+    const commentStatus =
+      f.commentStatus || before?.commentStatus || commentDefault('comment') || ctx.defaultCommentStatus;
     const pingStatus = f.pingStatus || before?.pingStatus || commentDefault('ping') || ctx.defaultPingStatus;
 
     return {
@@ -430,12 +506,20 @@ export class PostWriter {
     };
   }
 
-
   /** The permalink a new post gets as its `guid`, its ancestors read through the transaction. */
-  private async permalinkWithin(em: EntityManager, type: PostTypeObject, post: PostEntity, home: string): Promise<string> {
+  private async permalinkWithin(
+    em: EntityManager,
+    type: PostTypeObject,
+    post: PostEntity,
+    home: string,
+  ): Promise<string> {
     const pretty = !PLAIN_LINK_STATUSES.includes(post.status) && Boolean(post.name);
     const parents = new Map<number, PostEntity>();
-    for (let id = post.parent, depth = 0; pretty && type.hierarchical && id > 0 && depth < 20 && !parents.has(id); depth++) {
+    for (
+      let id = post.parent, depth = 0;
+      pretty && type.hierarchical && id > 0 && depth < 20 && !parents.has(id);
+      depth++
+    ) {
       const parent = await em.getRepository(PostEntity).findOne({ where: { id } });
       if (!parent) break;
       parents.set(id, parent);
@@ -444,10 +528,16 @@ export class PostWriter {
     return permalink(post, type, home, parents, pretty);
   }
 
-
   // --- everything around the row ---
 
-  private async applyRelations(em: EntityManager, post: PostEntity, before: PostEntity | null, r: PostRelations, ctx: WriteContext, turn = true): Promise<void> {
+  private async applyRelations(
+    em: EntityManager,
+    post: PostEntity,
+    before: PostEntity | null,
+    r: PostRelations,
+    ctx: WriteContext,
+    turn = true,
+  ): Promise<void> {
     const meta = em.getRepository(PostMetaEntity);
     if (r.sticky !== undefined && post.type === 'post') {
       await this.options.updateWithin(em, 'sticky_posts', (current) => {
@@ -462,8 +552,11 @@ export class PostWriter {
       if (r.featuredMedia === 0) await meta.delete({ postId: post.id, key: '_thumbnail_id' });
       else {
         // set_post_thumbnail(): an image is kept, another existing post removes the featured image, a missing id changes nothing.
-        const media = await em.getRepository(PostEntity).findOne({ select: { id: true, type: true, mimeType: true }, where: { id: r.featuredMedia } });
-        if (media?.type === 'attachment' && media.mimeType.startsWith('image/')) await this.setSingleMeta(em, post.id, '_thumbnail_id', String(r.featuredMedia));
+        const media = await em
+          .getRepository(PostEntity)
+          .findOne({ select: { id: true, type: true, mimeType: true }, where: { id: r.featuredMedia } });
+        if (media?.type === 'attachment' && media.mimeType.startsWith('image/'))
+          await this.setSingleMeta(em, post.id, '_thumbnail_id', String(r.featuredMedia));
         else if (media) await meta.delete({ postId: post.id, key: '_thumbnail_id' });
       }
     }
@@ -479,7 +572,8 @@ export class PostWriter {
     for (const [taxonomy, termIds] of r.terms ?? []) {
       for (const id of await replacePostTerms(em, post.id, taxonomy, termIds)) changed.add(id);
     }
-    if (before && before.status !== post.status) for (const id of await postTermTaxonomyIds(em, post.id)) changed.add(id);
+    if (before && before.status !== post.status)
+      for (const id of await postTermTaxonomyIds(em, post.id)) changed.add(id);
     // Counts are read from the transaction's snapshot: only a writer that took the turn first may write them.
     if (changed.size && !turn) throw new NeedsTurn();
     await recountTerms(em, this.content, [...changed]);
@@ -491,13 +585,11 @@ export class PostWriter {
   }
 
   private taxonomiesOf(type: PostTypeObject): string[] {
-    return this.content.allTaxonomies().filter((t) => t.object_type.includes(type.name)).map((t) => t.name);
+    return this.content
+      .allTaxonomies()
+      .filter((t) => t.object_type.includes(type.name))
+      .map((t) => t.name);
   }
-
-
-
-
-
 
   // --- revisions ---
 
@@ -505,16 +597,31 @@ export class PostWriter {
    * `wp_save_post_revision()`: after an update, stores the post's title, content and excerpt as a revision when they
    * differ from the latest revision (`wp_get_post_revisions()`: status `inherit`, newest first), or when there is none yet.
    */
-  private async saveRevision(em: EntityManager, type: PostTypeObject, post: PostEntity, ctx: WriteContext, known?: PostEntity | null): Promise<void> {
+  private async saveRevision(
+    em: EntityManager,
+    type: PostTypeObject,
+    post: PostEntity,
+    ctx: WriteContext,
+    known?: PostEntity | null,
+  ): Promise<void> {
     if (!keepsRevisions(type) || post.status === 'auto-draft') return;
     // The latest revision (not the autosave), unless read with the post's row.
     const metadata = em.connection.getMetadata(PostEntity);
     const latest =
       known !== undefined
         ? known
-        : (await rawEntities<PostEntity>(em, metadata, `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName} WHERE ID = (${latestRevisionSql(metadata.tableName, '?')})`, [post.id, `${post.id}-autosave-v1`]))[0];
+        : (
+            await rawEntities<PostEntity>(
+              em,
+              metadata,
+              `SELECT ID, post_title, post_content, post_excerpt FROM ${metadata.tableName} WHERE ID = (${latestRevisionSql(metadata.tableName, '?')})`,
+              [post.id, `${post.id}-autosave-v1`],
+            )
+          )[0];
     if (latest) {
-      const same = (['title', 'content', 'excerpt'] as const).every((k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]));
+      const same = (['title', 'content', 'excerpt'] as const).every(
+        (k) => normalizeWhitespace(post[k]) === normalizeWhitespace(latest[k]),
+      );
       if (same) return;
     }
     const id = await insertRow(em, PostEntity, {
@@ -574,7 +681,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** A post's row as an update stored it: the row read under its lock, with the columns written. */
 function storedRow(current: PostEntity, written: Partial<PostEntity>): PostEntity {
   const post = Object.assign(Object.create(Object.getPrototypeOf(current) as object) as PostEntity, current);
-  for (const [key, value] of Object.entries(written)) if (value !== undefined) (post as unknown as Record<string, unknown>)[key] = value;
+  for (const [key, value] of Object.entries(written))
+    if (value !== undefined) (post as unknown as Record<string, unknown>)[key] = value;
   return post;
 }
 
@@ -607,7 +715,13 @@ function keepsPlace(before: PostEntity, f: PostFields, r: PostRelations): boolea
  * modification date): {@link keepsPlace}, and its author, order, password and MIME type are not written.
  */
 function staysInPlace(before: PostEntity, f: PostFields, r: PostRelations): boolean {
-  return keepsPlace(before, f, r) && f.author === undefined && f.menuOrder === undefined && f.password === undefined && f.mimeType === undefined;
+  return (
+    keepsPlace(before, f, r) &&
+    f.author === undefined &&
+    f.menuOrder === undefined &&
+    f.password === undefined &&
+    f.mimeType === undefined
+  );
 }
 
 /** The columns lists filter and order posts by (but their content), unchanged between two versions of a row. */

@@ -41,7 +41,13 @@ export class PostsHandlers {
     return this.types.of(target.postType!);
   }
 
-  @RestRoute('{base}', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).collectionArgs(), schema, readsPostContent: listReadsPostContent })
+  @RestRoute('{base}', {
+    methods: Methods.READABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).collectionArgs(),
+    schema,
+    readsPostContent: listReadsPostContent,
+  })
   @Allow((req, h: H, t) => h.of(t).canList(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
@@ -53,19 +59,35 @@ export class PostsHandlers {
     return this.of(target).createItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).readArgs(), schema, readsPostContent: false })
+  @RestRoute('{base}/(?P<id>[\\d]+)', {
+    methods: Methods.READABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).readArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.EDITABLE, perPostType, args: (h: H, t) => h.of(t).updateArgs(), schema })
+  @RestRoute('{base}/(?P<id>[\\d]+)', {
+    methods: Methods.EDITABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).updateArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canUpdate(req))
   update(req: RestRequest, target: RouteTarget) {
     return this.of(target).updateItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.DELETABLE, perPostType, args: (h: H, t) => h.of(t).deleteArgs(), schema })
+  @RestRoute('{base}/(?P<id>[\\d]+)', {
+    methods: Methods.DELETABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).deleteArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canDelete(req))
   remove(req: RestRequest, target: RouteTarget) {
     return this.of(target).deleteItem(req);

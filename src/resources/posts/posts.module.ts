@@ -1,6 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CommentEntity, OptionEntity, PostEntity, PostMetaEntity, TermEntity, TermRelationshipEntity, TermTaxonomyEntity, UserEntity } from '../../core/database/cms-entities';
+import {
+  CommentEntity,
+  OptionEntity,
+  PostEntity,
+  PostMetaEntity,
+  TermEntity,
+  TermRelationshipEntity,
+  TermTaxonomyEntity,
+  UserEntity,
+} from '../../core/database/cms-entities';
 import { FuturePosts } from './future-posts.service';
 import { PostTypeResources } from './post-type-resources.service';
 import { PostWriter } from './post-writer.service';
@@ -15,7 +24,22 @@ export class PostsModule {
   static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
     return {
       module: PostsModule,
-      imports: [internals, TypeOrmModule.forFeature([CommentEntity, OptionEntity, PostEntity, PostMetaEntity, TermEntity, TermRelationshipEntity, TermTaxonomyEntity, UserEntity], dataSourceName)],
+      imports: [
+        internals,
+        TypeOrmModule.forFeature(
+          [
+            CommentEntity,
+            OptionEntity,
+            PostEntity,
+            PostMetaEntity,
+            TermEntity,
+            TermRelationshipEntity,
+            TermTaxonomyEntity,
+            UserEntity,
+          ],
+          dataSourceName,
+        ),
+      ],
       providers: [PostsService, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
       exports: [PostsService, PostWriter, FuturePosts, PostTypeResources],
     };

@@ -11,7 +11,16 @@ import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
 import { POST_EXTRAS_CACHE } from '../../core/cache/cache-limits';
 import { STAMP_GROUPS, VersionStamps } from '../../core/cache/version-stamps';
-import { countWithin, hydrate, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import {
+  countWithin,
+  hydrate,
+  limitClause,
+  metaOfObjects,
+  placeholders,
+  rawEntities,
+  rawQuery,
+  Where,
+} from '../../core/database/raw-query';
 import { extrasColumns, ExtrasWanted, PostExtras, readExtras } from './post-extras';
 import { termIdsBySlug } from './post-terms';
 
@@ -79,7 +88,8 @@ const ORDER_COLUMNS: Record<string, string> = {
  * What an edit in place may change (see `VersionStamps.narrow`): a filter that reads one of these counts again after
  * any such edit, on every node (a search's total follows the titles).
  */
-const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comment_status|ping_status|to_ping|pinged|postmeta|guid/i;
+const CONTENT_COLUMNS =
+  /post_title|post_content|post_excerpt|post_modified|comment_status|ping_status|to_ping|pinged|postmeta|guid/i;
 
 /**
  * From this many posts skipped, a page in date order finds its ids first (MySQL): reading the skipped posts' rows
@@ -90,7 +100,12 @@ const CONTENT_COLUMNS = /post_title|post_content|post_excerpt|post_modified|comm
 const DEEP_PAGE_OFFSET = 250;
 
 /** The orders a key gives within one type and status (see {@link PostsService.mergedStatuses}): the column. */
-const MERGED_ORDERS: Record<string, string> = { date: 'post_date', modified: 'post_modified', menu_order: 'menu_order', id: 'ID' };
+const MERGED_ORDERS: Record<string, string> = {
+  date: 'post_date',
+  modified: 'post_modified',
+  menu_order: 'menu_order',
+  id: 'ID',
+};
 
 /** Past this many rows a status (`offset + limit`), a page of several statuses is sorted by the database as a whole. */
 const MERGED_PAGE_ROWS = 5000;
@@ -130,7 +145,10 @@ export class PostsService {
    * the same filters within a moment (see {@link ShortCache}). With `wanted`, the page's extras (see
    * {@link extrasColumns}) come too: on MySQL in the same query (a round trip less), on SQLite in a second one.
    */
-  async list(q: PostQuery, wanted?: ExtrasWanted): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
+  async list(
+    q: PostQuery,
+    wanted?: ExtrasWanted,
+  ): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
     const page = await this.page(q, wanted);
     return q.stickyFirst?.length ? this.floatSticky(page, q.stickyFirst, q, wanted) : page;
   }
@@ -148,12 +166,24 @@ export class PostsService {
     const fetched = (await this.findByIds(missing))
       .filter((p) => p.type === q.type && p.status === 'publish')
       .sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : b.id - a.id));
-    const extras = page.extras && fetched.length && wanted ? new Map([...page.extras, ...(await this.extrasOf(fetched.map((p) => p.id), wanted))]) : page.extras;
+    const extras =
+      page.extras && fetched.length && wanted
+        ? new Map([
+            ...page.extras,
+            ...(await this.extrasOf(
+              fetched.map((p) => p.id),
+              wanted,
+            )),
+          ])
+        : page.extras;
     const posts = [...page.posts.filter((p) => ids.has(p.id)), ...fetched, ...page.posts.filter((p) => !ids.has(p.id))];
     return { posts, total: page.total, extras };
   }
 
-  private async page(q: PostQuery, wanted?: ExtrasWanted): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
+  private async page(
+    q: PostQuery,
+    wanted?: ExtrasWanted,
+  ): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
     const where = this.whereOf(q, await this.denseTermFilters(q));
     if (!where) return { posts: [], total: 0, extras: wanted && new Map() };
     const posts = this.table(PostEntity);
@@ -161,15 +191,39 @@ export class PostsService {
     const page = `ORDER BY ${order} ${limitClause(q.limit, q.offset)}`;
     const params = [...where.params, ...this.orderParams(q)];
     const counts = CONTENT_COLUMNS.test(where.sql) ? this.contentCounts : this.counts;
-    const total = countWithin(counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`, where.params);
+    const total = countWithin(
+      counts,
+      this.dataSource,
+      `SELECT COUNT(*) AS n FROM ${posts} p WHERE ${where.sql}`,
+      where.params,
+    );
     const merged = this.mergedStatuses(q);
     if (this.dataSource.options.type === 'better-sqlite3') {
       // A second query for the extras costs less than one query for both: SQLite would compute them before sorting,
       // or copy the page's rows (contents included) to a temporary table first.
       const found = merged
-        ? await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p INNER JOIN (${merged.sql}) page ON page.ID = p.ID ORDER BY ${order}`, merged.params)
-        : await rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`, params);
-      return { posts: found, total: await total, extras: wanted && (await this.extrasOf(found.map((p) => p.id), wanted)) };
+        ? await rawEntities<PostEntity>(
+            this.dataSource,
+            this.postMeta,
+            `SELECT p.* FROM ${posts} p INNER JOIN (${merged.sql}) page ON page.ID = p.ID ORDER BY ${order}`,
+            merged.params,
+          )
+        : await rawEntities<PostEntity>(
+            this.dataSource,
+            this.postMeta,
+            `SELECT p.* FROM ${posts} p WHERE ${where.sql} ${page}`,
+            params,
+          );
+      return {
+        posts: found,
+        total: await total,
+        extras:
+          wanted &&
+          (await this.extrasOf(
+            found.map((p) => p.id),
+            wanted,
+          )),
+      };
     }
     // Extras kept from earlier requests (see ExtrasMemo): the page's rows alone, then the extras not kept.
     const reuse = wanted !== undefined && this.extrasMemo.validated;
@@ -177,10 +231,17 @@ export class PostsService {
     const more = wanted && !reuse ? `, ${extras.sql}` : '';
     let rows: Array<Record<string, unknown>>;
     if (merged) {
-      rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p INNER JOIN (${merged.sql}) page ON page.ID = p.ID ORDER BY ${order}`, [...extras.params, ...merged.params]);
+      rows = await rawQuery(
+        this.dataSource,
+        `SELECT p.*${more} FROM ${posts} p INNER JOIN (${merged.sql}) page ON page.ID = p.ID ORDER BY ${order}`,
+        [...extras.params, ...merged.params],
+      );
     } else if (this.dateIndexOrders(q) && q.offset < DEEP_PAGE_OFFSET) {
       // Rows come in index order and stop at the limit: the extras are computed for the page's rows only.
-      rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p WHERE ${where.sql} ${page}`, [...extras.params, ...params]);
+      rows = await rawQuery(this.dataSource, `SELECT p.*${more} FROM ${posts} p WHERE ${where.sql} ${page}`, [
+        ...extras.params,
+        ...params,
+      ]);
     } else {
       // MySQL sorts whole rows (contents included) when the order cannot come from an index, and reads the whole row
       // of every post a deep page skips: the page's ids are found in a derived table (from the index alone; a
@@ -197,7 +258,14 @@ export class PostsService {
     return {
       posts: found,
       total: await total,
-      extras: wanted && (reuse ? await this.extrasOf(found.map((p) => p.id), wanted) : await readExtras(this.dataSource, rows, wanted)),
+      extras:
+        wanted &&
+        (reuse
+          ? await this.extrasOf(
+              found.map((p) => p.id),
+              wanted,
+            )
+          : await readExtras(this.dataSource, rows, wanted)),
     };
   }
 
@@ -210,21 +278,35 @@ export class PostsService {
    */
   private mergedStatuses(q: PostQuery): { sql: string; params: unknown[] } | null {
     const column = MERGED_ORDERS[q.orderby];
-    if (!column || q.statuses.length < 2 || q.statuses.length > 8 || q.ownStatuses?.statuses.length || q.terms.length || q.search) return null;
+    if (
+      !column ||
+      q.statuses.length < 2 ||
+      q.statuses.length > 8 ||
+      q.ownStatuses?.statuses.length ||
+      q.terms.length ||
+      q.search
+    )
+      return null;
     if (q.offset + q.limit > MERGED_PAGE_ROWS || q.limit <= 0) return null;
     const keep = q.offset + q.limit;
-    const order = (alias: string) => (column === 'ID' ? `${alias}.ID ${q.order}` : `${alias}.${column} ${q.order}, ${alias}.ID ${q.order}`);
+    const order = (alias: string) =>
+      column === 'ID' ? `${alias}.ID ${q.order}` : `${alias}.${column} ${q.order}, ${alias}.ID ${q.order}`;
     const select = column === 'ID' ? 'p.ID' : `p.ID, p.${column}`;
     const params: unknown[] = [];
     const branches: string[] = [];
     for (const status of q.statuses) {
       const where = this.whereOf({ ...q, statuses: [status] });
       if (!where) continue;
-      branches.push(`SELECT * FROM (SELECT ${select} FROM ${this.table(PostEntity)} p WHERE ${where.sql} ORDER BY ${order('p')} LIMIT ${keep}) s${branches.length}`);
+      branches.push(
+        `SELECT * FROM (SELECT ${select} FROM ${this.table(PostEntity)} p WHERE ${where.sql} ORDER BY ${order('p')} LIMIT ${keep}) s${branches.length}`,
+      );
       params.push(...where.params);
     }
     if (!branches.length) return null;
-    return { sql: `SELECT u.ID FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('u')} ${limitClause(q.limit, q.offset)}`, params };
+    return {
+      sql: `SELECT u.ID FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('u')} ${limitClause(q.limit, q.offset)}`,
+      params,
+    };
   }
 
   /**
@@ -272,7 +354,13 @@ export class PostsService {
     const own = q.ownStatuses;
     if (own && own.statuses.length) {
       const mine = `(p.post_status IN (${placeholders(own.statuses.length)}) AND p.post_author = ?)`;
-      if (q.statuses.length) w.add(`(p.post_status IN (${placeholders(q.statuses.length)}) OR ${mine})`, ...q.statuses, ...own.statuses, own.author);
+      if (q.statuses.length)
+        w.add(
+          `(p.post_status IN (${placeholders(q.statuses.length)}) OR ${mine})`,
+          ...q.statuses,
+          ...own.statuses,
+          own.author,
+        );
       else w.add(mine, ...own.statuses, own.author);
     } else {
       w.in('p.post_status', q.statuses);
@@ -303,7 +391,12 @@ export class PostsService {
       // Every word must appear in the title, the excerpt or the content (WordPress's search).
       for (const word of q.search.split(/\s+/).filter(Boolean).slice(0, 9)) {
         const term = containsPattern(word);
-        w.add("(p.post_title LIKE ? ESCAPE '!' OR p.post_excerpt LIKE ? ESCAPE '!' OR p.post_content LIKE ? ESCAPE '!')", term, term, term);
+        w.add(
+          "(p.post_title LIKE ? ESCAPE '!' OR p.post_excerpt LIKE ? ESCAPE '!' OR p.post_content LIKE ? ESCAPE '!')",
+          term,
+          term,
+          term,
+        );
       }
       const open = q.protectedSearch;
       if (open === undefined) w.add("p.post_password = ''");
@@ -330,7 +423,10 @@ export class PostsService {
     const clauses = q.terms.map((t, i) => ({ ...clause(t, i), exclude: t.exclude }));
     const includes = clauses.filter((c) => !c.exclude);
     if (includes.length) {
-      w.add(`(${includes.map((c) => c.sql).join(q.taxRelation === 'OR' ? ' OR ' : ' AND ')})`, ...includes.flatMap((c) => c.params));
+      w.add(
+        `(${includes.map((c) => c.sql).join(q.taxRelation === 'OR' ? ' OR ' : ' AND ')})`,
+        ...includes.flatMap((c) => c.params),
+      );
     }
     for (const c of clauses.filter((x) => x.exclude)) w.add(`NOT ${c.sql}`, ...c.params);
   }
@@ -363,14 +459,18 @@ export class PostsService {
   async termIdsIn(taxonomy: string, termIds: number[]): Promise<number[]> {
     const ids = termIds.filter((id) => Number.isInteger(id) && id > 0);
     if (!ids.length) return [];
-    const rows = await this.dataSource.getRepository(TermTaxonomyEntity).find({ select: { termId: true }, where: { taxonomy, termId: In(ids) } });
+    const rows = await this.dataSource
+      .getRepository(TermTaxonomyEntity)
+      .find({ select: { termId: true }, where: { taxonomy, termId: In(ids) } });
     return rows.map((r) => Number(r.termId));
   }
 
   /** User ids by nicename (author slug). */
   async userIdsByNicename(names: string[]): Promise<number[]> {
     if (!names.length) return [];
-    const rows = await this.dataSource.getRepository(UserEntity).find({ select: { id: true }, where: { nicename: In(names) } });
+    const rows = await this.dataSource
+      .getRepository(UserEntity)
+      .find({ select: { id: true }, where: { nicename: In(names) } });
     return rows.map((r) => r.id);
   }
 
@@ -381,7 +481,12 @@ export class PostsService {
 
   async findByIds(ids: readonly number[]): Promise<PostEntity[]> {
     if (!ids.length) return [];
-    return rawEntities<PostEntity>(this.dataSource, this.postMeta, `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`, [...ids]);
+    return rawEntities<PostEntity>(
+      this.dataSource,
+      this.postMeta,
+      `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`,
+      [...ids],
+    );
   }
 
   /** The given meta keys of many posts, in one query: postId → key → values. */
@@ -392,7 +497,11 @@ export class PostsService {
   /** Which of the given user ids exist. */
   async existingUsers(ids: number[]): Promise<Set<number>> {
     if (!ids.length) return new Set();
-    const rows = await rawQuery<{ ID: number }>(this.dataSource, `SELECT ID FROM ${this.table(UserEntity)} WHERE ID IN (${placeholders(ids.length)})`, ids);
+    const rows = await rawQuery<{ ID: number }>(
+      this.dataSource,
+      `SELECT ID FROM ${this.table(UserEntity)} WHERE ID IN (${placeholders(ids.length)})`,
+      ids,
+    );
     return new Set(rows.map((r) => Number(r.ID)));
   }
 
@@ -414,7 +523,8 @@ export class PostsService {
     }
     if (missing.length) {
       const generation = memo.generation;
-      for (const [id, extras] of await this.readExtrasOf(missing, wanted)) out.set(id, memo.keep(kind, id, extras, generation));
+      for (const [id, extras] of await this.readExtrasOf(missing, wanted))
+        out.set(id, memo.keep(kind, id, extras, generation));
     }
     return out;
   }

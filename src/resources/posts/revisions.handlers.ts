@@ -18,19 +18,34 @@ export class RevisionsHandlers {
     return this.types.revisionsOf(target.postType!);
   }
 
-  @RestRoute('{base}/(?P<parent>[\\d]+)/revisions', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).listArgs(), schema })
+  @RestRoute('{base}/(?P<parent>[\\d]+)/revisions', {
+    methods: Methods.READABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).listArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canReadRevisions(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
   }
 
-  @RestRoute('{base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)', { methods: Methods.READABLE, perPostType, args: (h: H, t) => h.of(t).readArgs(), schema })
+  @RestRoute('{base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)', {
+    methods: Methods.READABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).readArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canReadRevisions(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
 
-  @RestRoute('{base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)', { methods: Methods.DELETABLE, perPostType, args: (h: H, t) => h.of(t).deleteArgs(), schema })
+  @RestRoute('{base}/(?P<parent>[\\d]+)/revisions/(?P<id>[\\d]+)', {
+    methods: Methods.DELETABLE,
+    perPostType,
+    args: (h: H, t) => h.of(t).deleteArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canDelete(req))
   remove(req: RestRequest, target: RouteTarget) {
     return this.of(target).deleteItem(req);

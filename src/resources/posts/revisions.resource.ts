@@ -46,14 +46,42 @@ export class RevisionsResource extends RestController {
     const embedViewEdit: RestContext[] = ['view', 'edit', 'embed'];
     const props: Record<string, JsonSchema> = {
       author: { description: 'The ID for the author of the revision.', type: 'integer', context: embedViewEdit },
-      date: { description: "The date the revision was published, in the site's timezone.", type: 'string', format: 'date-time', context: embedViewEdit },
-      date_gmt: { description: 'The date the revision was published, as GMT.', type: 'string', format: 'date-time', context: ['view', 'edit'] },
-      guid: { description: 'GUID for the object, as it exists in the database.', type: 'string', context: ['view', 'edit'] },
+      date: {
+        description: "The date the revision was published, in the site's timezone.",
+        type: 'string',
+        format: 'date-time',
+        context: embedViewEdit,
+      },
+      date_gmt: {
+        description: 'The date the revision was published, as GMT.',
+        type: 'string',
+        format: 'date-time',
+        context: ['view', 'edit'],
+      },
+      guid: {
+        description: 'GUID for the object, as it exists in the database.',
+        type: 'string',
+        context: ['view', 'edit'],
+      },
       id: { description: 'Unique identifier for the revision.', type: 'integer', context: embedViewEdit },
-      modified: { description: "The date the revision was last modified, in the site's timezone.", type: 'string', format: 'date-time', context: ['view', 'edit'] },
-      modified_gmt: { description: 'The date the revision was last modified, as GMT.', type: 'string', format: 'date-time', context: ['view', 'edit'] },
+      modified: {
+        description: "The date the revision was last modified, in the site's timezone.",
+        type: 'string',
+        format: 'date-time',
+        context: ['view', 'edit'],
+      },
+      modified_gmt: {
+        description: 'The date the revision was last modified, as GMT.',
+        type: 'string',
+        format: 'date-time',
+        context: ['view', 'edit'],
+      },
       parent: { description: 'The ID for the parent of the revision.', type: 'integer', context: embedViewEdit },
-      slug: { description: 'An alphanumeric identifier for the revision unique to its type.', type: 'string', context: embedViewEdit },
+      slug: {
+        description: 'An alphanumeric identifier for the revision unique to its type.',
+        type: 'string',
+        context: embedViewEdit,
+      },
     };
     for (const name of ['guid', 'title', 'content', 'excerpt']) {
       if (parent[name]) {
@@ -61,7 +89,12 @@ export class RevisionsResource extends RestController {
         props[name] = structuredClone(copy);
       }
     }
-    return { $schema: 'http://json-schema.org/draft-04/schema#', title: `${this.parentType.name}-revision`, type: 'object', properties: props };
+    return {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      title: `${this.parentType.name}-revision`,
+      type: 'object',
+      properties: props,
+    };
   }
 
   readonly listArgs = () => ({ parent: PARENT, ...this.collectionArgs() });
@@ -69,7 +102,11 @@ export class RevisionsResource extends RestController {
   readonly deleteArgs = () => ({
     parent: PARENT,
     id: REVISION_ID,
-    force: { type: 'boolean' as const, default: false, description: 'Required to be true, as revisions do not support trashing.' },
+    force: {
+      type: 'boolean' as const,
+      default: false,
+      description: 'Required to be true, as revisions do not support trashing.',
+    },
   });
 
   collectionArgs(): Record<string, RouteArg> {
@@ -80,7 +117,12 @@ export class RevisionsResource extends RestController {
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
-      order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'desc', enum: ['asc', 'desc'] },
+      order: {
+        description: 'Order sort attribute ascending or descending.',
+        type: 'string',
+        default: 'desc',
+        enum: ['asc', 'desc'],
+      },
       orderby: {
         description: 'Sort collection by object attribute.',
         type: 'string',
@@ -101,7 +143,11 @@ export class RevisionsResource extends RestController {
   async canReadRevisions(req: RestRequest): Promise<true | RestException> {
     const parent = await this.loadParent(req);
     if (!(await req.ctx.can('edit_post', parent))) {
-      return new RestException('rest_cannot_read', 'Sorry, you cannot view revisions of this post.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_cannot_read',
+        'Sorry, you cannot view revisions of this post.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return true;
   }
@@ -112,21 +158,29 @@ export class RevisionsResource extends RestController {
     const revision = await this.loadRevision(req);
     // Deleting a revision is deleting part of its post's history: it needs the right to delete that post.
     const owner = await this.posts.findById(revision.parent);
-    return owner && (await req.ctx.can('delete_post', owner)) ? true : new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', req.ctx.authorizationRequiredCode);
+    return owner && (await req.ctx.can('delete_post', owner))
+      ? true
+      : new RestException(
+          'rest_forbidden',
+          'Sorry, you are not allowed to do that.',
+          req.ctx.authorizationRequiredCode,
+        );
   }
 
   // --- handlers ---
 
   private async loadParent(req: RestRequest): Promise<PostEntity> {
     const parent = await this.findParent(req);
-    if (!parent || parent.type !== this.parentType.name) throw new RestException('rest_post_invalid_parent', 'Invalid post parent id.', 404);
+    if (!parent || parent.type !== this.parentType.name)
+      throw new RestException('rest_post_invalid_parent', 'Invalid post parent id.', 404);
     return parent;
   }
 
   private async loadRevision(req: RestRequest): Promise<PostEntity> {
     const id = Number(req.get('id'));
     const revision = id > 0 ? await this.posts.findById(id) : null;
-    if (!revision || revision.type !== 'revision') throw new RestException('rest_post_invalid_id', 'Invalid revision id.', 404);
+    if (!revision || revision.type !== 'revision')
+      throw new RestException('rest_post_invalid_id', 'Invalid revision id.', 404);
     return revision;
   }
 
@@ -135,10 +189,18 @@ export class RevisionsResource extends RestController {
     const orderby = String(req.get('orderby') ?? 'date');
     const include = (req.get<number[]>('include') ?? []).map(Number);
     if (orderby === 'relevance' && !req.get('search')) {
-      throw new RestException('rest_no_search_term_defined', 'You need to define a search term to order by relevance.', 400);
+      throw new RestException(
+        'rest_no_search_term_defined',
+        'You need to define a search term to order by relevance.',
+        400,
+      );
     }
     if (orderby === 'include' && !include.length) {
-      throw new RestException('rest_orderby_include_missing_include', 'You need to define an include parameter to order by include.', 400);
+      throw new RestException(
+        'rest_orderby_include_missing_include',
+        'You need to define an include parameter to order by include.',
+        400,
+      );
     }
     const perPage = req.has('per_page') ? Number(req.get('per_page')) : 0;
     const page = Number(req.get('page') ?? 1);
@@ -163,19 +225,32 @@ export class RevisionsResource extends RestController {
       limit: perPage || 1_000_000,
       offset,
     };
-    const { posts: revisions, total } = await this.posts.list(await this.hooks.applyFilters('rest_revision_query', query, req));
+    const { posts: revisions, total } = await this.posts.list(
+      await this.hooks.applyFilters('rest_revision_query', query, req),
+    );
     const maxPages = perPage ? Math.ceil(total / perPage) : total > 0 ? 1 : 0;
     if (total > 0 && offset >= total && req.has('offset')) {
-      throw new RestException('rest_revision_invalid_offset_number', 'The offset number requested is larger than or equal to the number of available revisions.', 400);
+      throw new RestException(
+        'rest_revision_invalid_offset_number',
+        'The offset number requested is larger than or equal to the number of available revisions.',
+        400,
+      );
     }
     if (total > 0 && !req.has('offset') && page > maxPages) {
-      throw new RestException('rest_revision_invalid_page_number', 'The page number requested is larger than the number of pages available.', 400);
+      throw new RestException(
+        'rest_revision_invalid_page_number',
+        'The page number requested is larger than the number of pages available.',
+        400,
+      );
     }
     const clock = await this.clock();
     const items: unknown[] = [];
-    for (const revision of revisions) items.push(this.server.toCollectionItem(await this.prepare(revision, req, clock)));
+    for (const revision of revisions)
+      items.push(this.server.toCollectionItem(await this.prepare(revision, req, clock)));
     const response = new RestResponse(items);
-    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`, { perPage: perPage || Math.max(total, 1) });
+    return this.paginate(response, req, total, `${this.namespace}/${this.parentBase}/${parent.id}/revisions`, {
+      perPage: perPage || Math.max(total, 1),
+    });
   }
 
   async getItem(req: RestRequest): Promise<RestResponse> {
@@ -185,7 +260,11 @@ export class RevisionsResource extends RestController {
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
     if (req.get('force') !== true) {
-      throw new RestException('rest_trash_not_supported', "Revisions do not support trashing. Set 'force' to true to delete.", 501);
+      throw new RestException(
+        'rest_trash_not_supported',
+        "Revisions do not support trashing. Set 'force' to true to delete.",
+        501,
+      );
     }
     const revision = await this.loadRevision(req);
     req.set('context', 'edit');
@@ -209,16 +288,27 @@ export class RevisionsResource extends RestController {
       date_gmt: mysqlToRfc3339(clock.gmtOf(revision.date, revision.dateGmt)),
       id: revision.id,
       modified: mysqlToRfc3339(revision.modified),
-      modified_gmt: mysqlToRfc3339(revision.modifiedGmt === ZERO_DATE ? clock.gmtFromLocal(revision.modified) : revision.modifiedGmt),
+      modified_gmt: mysqlToRfc3339(
+        revision.modifiedGmt === ZERO_DATE ? clock.gmtFromLocal(revision.modified) : revision.modifiedGmt,
+      ),
       parent: revision.parent,
       slug: revision.name,
     };
     if (props.guid) data.guid = { rendered: revision.guid, raw: revision.guid };
-    if (props.title) data.title = { raw: revision.title, rendered: await filterText('renderTitle', revision.title, 'inherit', '') };
-    if (props.content) data.content = { raw: revision.content, rendered: await filterText('renderContent', revision.content) };
-    if (props.excerpt) data.excerpt = { raw: revision.excerpt, rendered: revision.excerpt ? await filterText('excerptFilters', revision.excerpt) : '' };
+    if (props.title)
+      data.title = { raw: revision.title, rendered: await filterText('renderTitle', revision.title, 'inherit', '') };
+    if (props.content)
+      data.content = { raw: revision.content, rendered: await filterText('renderContent', revision.content) };
+    if (props.excerpt)
+      data.excerpt = {
+        raw: revision.excerpt,
+        rendered: revision.excerpt ? await filterText('excerptFilters', revision.excerpt) : '',
+      };
     const links = linkMap({});
-    if (revision.parent > 0) links.set('parent', [{ href: req.ctx.restUrl(`${this.namespace}/${this.parentBase}/${revision.parent}`), attributes: {} }]);
+    if (revision.parent > 0)
+      links.set('parent', [
+        { href: req.ctx.restUrl(`${this.namespace}/${this.parentBase}/${revision.parent}`), attributes: {} },
+      ]);
     return this.prepareResponse(data, req, links, 'revision', revision);
   }
 }

@@ -90,8 +90,20 @@ export const CORE_SETTINGS: readonly CoreSettingDefinition[] = [
     // An unknown time zone leaves the option unchanged.
     sanitizeOption: (value) => (value === '' || isTimezoneIdentifier(String(value)) ? value : KEEP_CURRENT_VALUE),
   },
-  { option: 'date_format', type: 'string', description: 'A date format for all date strings.', showInRest: true, sanitizeOption: stripTags },
-  { option: 'time_format', type: 'string', description: 'A time format for all time strings.', showInRest: true, sanitizeOption: stripTags },
+  {
+    option: 'date_format',
+    type: 'string',
+    description: 'A date format for all date strings.',
+    showInRest: true,
+    sanitizeOption: stripTags,
+  },
+  {
+    option: 'time_format',
+    type: 'string',
+    description: 'A time format for all time strings.',
+    showInRest: true,
+    sanitizeOption: stripTags,
+  },
   {
     option: 'start_of_week',
     type: 'integer',
@@ -115,7 +127,13 @@ export const CORE_SETTINGS: readonly CoreSettingDefinition[] = [
     default: true,
     showInRest: true,
   },
-  { option: 'default_category', type: 'integer', description: 'Default post category.', showInRest: true, sanitizeOption: absint },
+  {
+    option: 'default_category',
+    type: 'integer',
+    description: 'Default post category.',
+    showInRest: true,
+    sanitizeOption: absint,
+  },
   { option: 'default_post_format', type: 'string', description: 'Default post format.', showInRest: true },
   {
     option: 'posts_per_page',

@@ -15,7 +15,14 @@ export class SettingsHandlers {
   // The spec: a GET with an invalid `context` is refused (WordPress's settings route takes none).
   @RestRoute('/settings', {
     methods: Methods.READABLE,
-    args: { context: { description: 'Scope under which the request is made; determines fields present in response.', type: 'string', enum: ['view', 'embed', 'edit'], default: 'view' } },
+    args: {
+      context: {
+        description: 'Scope under which the request is made; determines fields present in response.',
+        type: 'string',
+        enum: ['view', 'embed', 'edit'],
+        default: 'view',
+      },
+    },
     schema,
   })
   @Allow(manageOptions)

@@ -12,7 +12,8 @@ export class SettingsModule {
     return {
       module: SettingsModule,
       imports: [internals, TypeOrmModule.forFeature([OptionEntity], dataSourceName)],
-      providers: [SettingsResource, SettingsHandlers], exports: [SettingsResource],
+      providers: [SettingsResource, SettingsHandlers],
+      exports: [SettingsResource],
     };
   }
 }

@@ -67,7 +67,11 @@ export class SettingsResource extends RestController {
   /** `manage_options`, else `rest_forbidden` (401 anonymous, 403 logged in). */
   async permissionCheck(req: RestRequest): Promise<PermissionResult> {
     if (await req.ctx.can('manage_options')) return true;
-    return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', req.ctx.authorizationRequiredCode);
+    return new RestException(
+      'rest_forbidden',
+      'Sorry, you are not allowed to do that.',
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   /**

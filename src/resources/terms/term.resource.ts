@@ -47,19 +47,47 @@ export class TermResource extends RestController {
     const all: Array<'view' | 'embed' | 'edit'> = ['view', 'embed', 'edit'];
     const props: Record<string, JsonSchema> = {
       id: { description: 'Unique identifier for the resource.', type: 'integer', context: all, readonly: true },
-      count: { description: 'Number of published posts for the resource.', type: 'integer', context: ['view', 'edit'], readonly: true },
+      count: {
+        description: 'Number of published posts for the resource.',
+        type: 'integer',
+        context: ['view', 'edit'],
+        readonly: true,
+      },
       description: { description: 'HTML description of the resource.', type: 'string', context: ['view', 'edit'] },
       link: { description: 'URL to the resource.', type: 'string', format: 'uri', context: all, readonly: true },
       name: { description: 'HTML title for the resource.', type: 'string', context: all, required: true },
-      slug: { description: 'An alphanumeric identifier for the resource unique to its type.', type: 'string', context: all },
-      taxonomy: { description: 'Type attribution for the resource.', type: 'string', enum: this.content.allTaxonomies().map((t) => t.name), context: all, readonly: true },
+      slug: {
+        description: 'An alphanumeric identifier for the resource unique to its type.',
+        type: 'string',
+        context: all,
+      },
+      taxonomy: {
+        description: 'Type attribution for the resource.',
+        type: 'string',
+        enum: this.content.allTaxonomies().map((t) => t.name),
+        context: all,
+        readonly: true,
+      },
     };
     // The reference's wp_filter_post_kses, then WordPress's pre_term_description filter (wp_filter_kses).
-    props.description.arg_options = { sanitize: (v) => wpFilterKses(wpKsesPost(String(v))), maxBytes: DESCRIPTION_BYTES };
+    props.description.arg_options = {
+      sanitize: (v) => wpFilterKses(wpKsesPost(String(v))),
+      maxBytes: DESCRIPTION_BYTES,
+    };
     props.name.arg_options = { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES };
     props.slug.arg_options = { sanitize: (v) => sanitizeTitle(String(v)), maxBytes: TEXT_COLUMN_BYTES };
-    if (this.taxonomy.hierarchical) props.parent = { description: 'The id for the parent of the resource.', type: 'integer', context: ['view', 'edit'] };
-    props.meta = { description: 'Meta fields.', type: 'object', context: ['view', 'edit'], properties: metaSchemaProperties(this.registeredMeta()) };
+    if (this.taxonomy.hierarchical)
+      props.parent = {
+        description: 'The id for the parent of the resource.',
+        type: 'integer',
+        context: ['view', 'edit'],
+      };
+    props.meta = {
+      description: 'Meta fields.',
+      type: 'object',
+      context: ['view', 'edit'],
+      properties: metaSchemaProperties(this.registeredMeta()),
+    };
     const title = this.taxonomy.name === 'post_tag' ? 'tag' : this.taxonomy.name;
     return { $schema: 'http://json-schema.org/draft-04/schema#', title, type: 'object', properties: props };
   }
@@ -71,25 +99,44 @@ export class TermResource extends RestController {
   readonly readArgs = () => this.itemReadArgs(TERM_ID);
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
   readonly updateArgs = () => this.itemUpdateArgs(TERM_ID);
-  readonly deleteArgs = () => this.itemDeleteArgs(TERM_ID, 'Required to be true, as resource does not support trashing.');
+  readonly deleteArgs = () =>
+    this.itemDeleteArgs(TERM_ID, 'Required to be true, as resource does not support trashing.');
 
   collectionArgs(): Record<string, RouteArg> {
     const args: Record<string, RouteArg> = {
       ...this.getCollectionParams(),
       exclude: this.idListArg('Ensure result set excludes specific ids.'),
       include: this.idListArg('Limit result set to specific ids.'),
-      order: { description: 'Order sort attribute ascending or descending.', type: 'string', default: 'asc', enum: ['asc', 'desc'] },
+      order: {
+        description: 'Order sort attribute ascending or descending.',
+        type: 'string',
+        default: 'asc',
+        enum: ['asc', 'desc'],
+      },
       orderby: {
         description: 'Sort collection by resource attribute.',
         type: 'string',
         default: 'name',
         enum: ['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'],
       },
-      hide_empty: { description: 'Whether to hide resources not assigned to any posts.', type: 'boolean', default: false },
-      post: { description: 'Limit result set to resources assigned to a specific post.', type: 'integer', default: null as unknown as undefined },
-      slug: { description: 'Limit result set to resources with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+      hide_empty: {
+        description: 'Whether to hide resources not assigned to any posts.',
+        type: 'boolean',
+        default: false,
+      },
+      post: {
+        description: 'Limit result set to resources assigned to a specific post.',
+        type: 'integer',
+        default: null as unknown as undefined,
+      },
+      slug: {
+        description: 'Limit result set to resources with one or more specific slugs.',
+        type: 'array',
+        items: { type: 'string' },
+      },
     };
-    if (this.taxonomy.hierarchical) args.parent = { description: 'Limit result set to resources assigned to a specific parent.', type: 'integer' };
+    if (this.taxonomy.hierarchical)
+      args.parent = { description: 'Limit result set to resources assigned to a specific parent.', type: 'integer' };
     // The spec's collection table gives terms `offset`, hierarchical taxonomies included.
     args.offset = { description: 'Offset the result set by a specific number of items.', type: 'integer' };
     return args;
@@ -99,26 +146,42 @@ export class TermResource extends RestController {
 
   async canRead(req: RestRequest): Promise<true | RestException> {
     if (req.context === 'edit' && !(await req.ctx.can(this.taxonomy.cap.edit_terms))) {
-      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this resource with edit context.', req.ctx.authorizationRequiredCode);
+      return new RestException(
+        'rest_forbidden_context',
+        'Sorry, you cannot view this resource with edit context.',
+        req.ctx.authorizationRequiredCode,
+      );
     }
     return true;
   }
 
   async canCreate(req: RestRequest): Promise<true | RestException> {
     if (await req.ctx.can(this.taxonomy.cap.manage_terms)) return true;
-    return new RestException('rest_cannot_create', 'Sorry, you cannot create new resource.', req.ctx.authorizationRequiredCode);
+    return new RestException(
+      'rest_cannot_create',
+      'Sorry, you cannot create new resource.',
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   async canUpdate(req: RestRequest): Promise<true | RestException> {
     const term = await this.loadTerm(req);
     if (await req.ctx.can('edit_term', term.termId)) return true;
-    return new RestException('rest_cannot_update', 'Sorry, you cannot update resource.', req.ctx.authorizationRequiredCode);
+    return new RestException(
+      'rest_cannot_update',
+      'Sorry, you cannot update resource.',
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   async canDelete(req: RestRequest): Promise<true | RestException> {
     const term = await this.loadTerm(req);
     if (await req.ctx.can('delete_term', term.termId)) return true;
-    return new RestException('rest_cannot_delete', 'Sorry, you cannot delete resource.', req.ctx.authorizationRequiredCode);
+    return new RestException(
+      'rest_cannot_delete',
+      'Sorry, you cannot delete resource.',
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   // --- handlers ---
@@ -139,7 +202,11 @@ export class TermResource extends RestController {
 
   async getItems(req: RestRequest): Promise<RestResponse> {
     if (!this.taxonomy.hierarchical && req.sentAtAll('parent')) {
-      throw new RestException('rest_taxonomy_not_hierarchical', 'Can not filter resources by parent, taxonomy is not hierarchical.', 400);
+      throw new RestException(
+        'rest_taxonomy_not_hierarchical',
+        'Can not filter resources by parent, taxonomy is not hierarchical.',
+        400,
+      );
     }
     const perPage = Number(req.get('per_page'));
     const page = Number(req.get('page'));
@@ -179,19 +246,27 @@ export class TermResource extends RestController {
       ({ terms, total } = await this.terms.list(filtered));
     }
     const response = new RestResponse(await this.collectionItems(terms, req));
-    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, { page: Math.ceil(offset / perPage + 1) });
+    return this.paginate(response, req, total, `${this.namespace}/${this.restBase}`, {
+      page: Math.ceil(offset / perPage + 1),
+    });
   }
 
   async getItem(req: RestRequest): Promise<RestResponse> {
     const term = await this.loadTerm(req);
-    if (this.itemsAsText(req, this.taxonomy.name)) return new RestResponse((await this.collectionItems([term], req))[0]);
+    if (this.itemsAsText(req, this.taxonomy.name))
+      return new RestResponse((await this.collectionItems([term], req))[0]);
     return this.prepareOne(term, req);
   }
 
   private async checkParent(req: RestRequest): Promise<number | undefined> {
     if (!this.taxonomy.hierarchical) {
       // A flat taxonomy does not declare `parent`: sending one is refused, its value never read.
-      if (req.sentAtAll('parent')) throw new RestException('rest_taxonomy_not_hierarchical', 'Can not set resource parent, taxonomy is not hierarchical.', 400);
+      if (req.sentAtAll('parent'))
+        throw new RestException(
+          'rest_taxonomy_not_hierarchical',
+          'Can not set resource parent, taxonomy is not hierarchical.',
+          400,
+        );
       return undefined;
     }
     if (!req.has('parent')) return undefined;
@@ -247,7 +322,8 @@ export class TermResource extends RestController {
   }
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
-    if (req.get('force') !== true) throw new RestException('rest_trash_not_supported', 'Resource does not support trashing.', 501);
+    if (req.get('force') !== true)
+      throw new RestException('rest_trash_not_supported', 'Resource does not support trashing.', 501);
     const term = await this.loadTerm(req);
     req.set('context', 'view');
     const previous = await this.prepareOne(term, req);
@@ -258,7 +334,13 @@ export class TermResource extends RestController {
 
   private async plannedMeta(req: RestRequest, term: { termId: number; taxonomy: string }) {
     if (!req.has('meta')) return [];
-    return planMetaWrites(this.registeredMeta(), req.get('meta'), 'term', (cap, key) => req.ctx.can(cap, term.termId || { termId: 0, taxonomy: term.taxonomy }, key), req.ctx.authorizationRequiredCode);
+    return planMetaWrites(
+      this.registeredMeta(),
+      req.get('meta'),
+      'term',
+      (cap, key) => req.ctx.can(cap, term.termId || { termId: 0, taxonomy: term.taxonomy }, key),
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   // --- preparation ---
@@ -301,14 +383,19 @@ export class TermResource extends RestController {
     const home = String((await this.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
     const metaKeys = this.registeredMeta().map((m) => m.key);
     // Through a request-wide loader: the terms embedded for a page of posts read their meta in one query.
-    const metaLoader = req.ctx.loader<number, Record<string, unknown[]>>(`term-meta:${this.taxonomy.name}`, async (ids) => {
-      const found = await this.terms.metaOf([...ids], metaKeys);
-      return ids.map((id) => found.get(id) ?? {});
-    });
+    const metaLoader = req.ctx.loader<number, Record<string, unknown[]>>(
+      `term-meta:${this.taxonomy.name}`,
+      async (ids) => {
+        const found = await this.terms.metaOf([...ids], metaKeys);
+        return ids.map((id) => found.get(id) ?? {});
+      },
+    );
     const meta = new Map<number, Record<string, unknown[]>>();
     if (metaKeys.length && terms.length) {
       const values = await metaLoader.loadMany(terms.map((t) => t.termId));
-      terms.forEach((t, i) => meta.set(t.termId, values[i] instanceof Error ? {} : (values[i] as Record<string, unknown[]>)));
+      terms.forEach((t, i) =>
+        meta.set(t.termId, values[i] instanceof Error ? {} : (values[i] as Record<string, unknown[]>)),
+      );
     }
     const ancestors = this.taxonomy.hierarchical ? await this.ancestorsOf(terms, req) : new Map<number, TermRow>();
     return { home, meta, ancestors };
@@ -338,7 +425,9 @@ export class TermResource extends RestController {
     const known = new Map<number, TermRow>(terms.map((t) => [t.termId, t]));
     let wanted = [...new Set(terms.map((t) => t.parent).filter((id) => id > 0 && !known.has(id)))];
     for (let depth = 0; wanted.length && depth < 20; depth++) {
-      const rows = (await this.termLoader(req).loadMany(wanted)).filter((r): r is TermRow => Boolean(r) && !(r instanceof Error));
+      const rows = (await this.termLoader(req).loadMany(wanted)).filter(
+        (r): r is TermRow => Boolean(r) && !(r instanceof Error),
+      );
       for (const row of rows) known.set(row.termId, row);
       wanted = [...new Set(rows.map((t) => t.parent).filter((id) => id > 0 && !known.has(id)))];
     }
@@ -349,7 +438,9 @@ export class TermResource extends RestController {
   private termLink(term: TermRow, home: string, ancestors: Map<number, TermRow>): string {
     const rewrite = this.taxonomy.rewrite;
     if (!rewrite) {
-      return this.taxonomy.query_var ? `${home}/?${this.taxonomy.query_var}=${term.slug}` : `${home}/?taxonomy=${this.taxonomy.name}&term=${term.slug}`;
+      return this.taxonomy.query_var
+        ? `${home}/?${this.taxonomy.query_var}=${term.slug}`
+        : `${home}/?taxonomy=${this.taxonomy.name}&term=${term.slug}`;
     }
     const path = [term.slug];
     if (rewrite.hierarchical) {
@@ -376,7 +467,13 @@ export class TermResource extends RestController {
     const types = this.taxonomy.object_type.map((name) => this.content.postType(name)).filter((t) => t?.show_in_rest);
     if (types.length) {
       const rel = `${this.server.options.linkRelBase}post_type`;
-      links.set(rel, types.map((t) => ({ href: url(`${t!.rest_namespace}/${t!.rest_base || t!.name}?${this.restBase}=${term.termId}`), attributes: {} })));
+      links.set(
+        rel,
+        types.map((t) => ({
+          href: url(`${t!.rest_namespace}/${t!.rest_base || t!.name}?${this.restBase}=${term.termId}`),
+          attributes: {},
+        })),
+      );
     }
     return links;
   }
@@ -388,7 +485,6 @@ interface TermBatch {
   meta: Map<number, Record<string, unknown[]>>;
   ancestors: Map<number, TermRow>;
 }
-
 
 /** The reference's sorting of a post's terms: name order kept for name/include, else by the column. */
 function sortTerms(terms: TermRow[], orderby: string, order: 'ASC' | 'DESC'): TermRow[] {

@@ -20,31 +20,58 @@ export class TermsHandlers {
     return this.taxonomies.of(target.taxonomy!);
   }
 
-  @RestRoute('{base}', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).collectionArgs(), schema, readsPostContent: false })
+  @RestRoute('{base}', {
+    methods: Methods.READABLE,
+    perTaxonomy: true,
+    args: (h: H, t) => h.of(t).collectionArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
   }
 
-  @RestRoute('{base}', { methods: Methods.CREATABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).createArgs(), schema })
+  @RestRoute('{base}', {
+    methods: Methods.CREATABLE,
+    perTaxonomy: true,
+    args: (h: H, t) => h.of(t).createArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canCreate(req))
   create(req: RestRequest, target: RouteTarget) {
     return this.of(target).createItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.READABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).readArgs(), schema, readsPostContent: false })
+  @RestRoute('{base}/(?P<id>[\\d]+)', {
+    methods: Methods.READABLE,
+    perTaxonomy: true,
+    args: (h: H, t) => h.of(t).readArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.EDITABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).updateArgs(), schema })
+  @RestRoute('{base}/(?P<id>[\\d]+)', {
+    methods: Methods.EDITABLE,
+    perTaxonomy: true,
+    args: (h: H, t) => h.of(t).updateArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canUpdate(req))
   update(req: RestRequest, target: RouteTarget) {
     return this.of(target).updateItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', { methods: Methods.DELETABLE, perTaxonomy: true, args: (h: H, t) => h.of(t).deleteArgs(), schema })
+  @RestRoute('{base}/(?P<id>[\\d]+)', {
+    methods: Methods.DELETABLE,
+    perTaxonomy: true,
+    args: (h: H, t) => h.of(t).deleteArgs(),
+    schema,
+  })
   @Allow((req, h: H, t) => h.of(t).canDelete(req))
   remove(req: RestRequest, target: RouteTarget) {
     return this.of(target).deleteItem(req);

@@ -1,6 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { PostEntity, TermEntity, TermMetaEntity, TermRelationshipEntity, TermTaxonomyEntity } from '../../core/database/cms-entities';
+import {
+  PostEntity,
+  TermEntity,
+  TermMetaEntity,
+  TermRelationshipEntity,
+  TermTaxonomyEntity,
+} from '../../core/database/cms-entities';
 import { TaxonomyResources } from './taxonomy-resources.service';
 import { TermsHandlers } from './terms.handlers';
 import { TermsService } from './terms.service';
@@ -12,8 +18,15 @@ export class TermsModule {
   static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
     return {
       module: TermsModule,
-      imports: [internals, TypeOrmModule.forFeature([PostEntity, TermEntity, TermMetaEntity, TermRelationshipEntity, TermTaxonomyEntity], dataSourceName)],
-      providers: [TermsService, TaxonomyResources, TermsHandlers], exports: [TermsService, TaxonomyResources],
+      imports: [
+        internals,
+        TypeOrmModule.forFeature(
+          [PostEntity, TermEntity, TermMetaEntity, TermRelationshipEntity, TermTaxonomyEntity],
+          dataSourceName,
+        ),
+      ],
+      providers: [TermsService, TaxonomyResources, TermsHandlers],
+      exports: [TermsService, TaxonomyResources],
     };
   }
 }

@@ -87,7 +87,12 @@ export class TermsService {
     if (q.slugs.length) w.in('t.slug', q.slugs);
     if (q.parent !== undefined) w.add('tt.parent = ?', q.parent);
     if (q.hideEmpty) w.add('tt.count > 0');
-    if (q.search) w.add("(t.name LIKE ? ESCAPE '!' OR t.slug LIKE ? ESCAPE '!')", containsPattern(q.search), containsPattern(q.search));
+    if (q.search)
+      w.add(
+        "(t.name LIKE ? ESCAPE '!' OR t.slug LIKE ? ESCAPE '!')",
+        containsPattern(q.search),
+        containsPattern(q.search),
+      );
     let order: string;
     const params = [...w.params];
     if (q.orderby === 'include' && q.include.length) {
@@ -112,7 +117,11 @@ export class TermsService {
   async findByIds(taxonomy: string, ids: readonly number[]): Promise<TermRow[]> {
     const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
     if (!wanted.length) return [];
-    const rows = await rawQuery(this.dataSource, `${SELECT} ${this.from()} WHERE tt.taxonomy = ? AND t.term_id IN (${placeholders(wanted.length)})`, [taxonomy, ...wanted]);
+    const rows = await rawQuery(
+      this.dataSource,
+      `${SELECT} ${this.from()} WHERE tt.taxonomy = ? AND t.term_id IN (${placeholders(wanted.length)})`,
+      [taxonomy, ...wanted],
+    );
     return rows.map(toTermRow);
   }
 
@@ -150,14 +159,21 @@ export class TermsService {
       await takeWriteTurn(em);
       // A name already used at that level is refused, unless a new slug tells the two apart (wp_insert_term()).
       const sameName = await this.sameName(em, taxonomy, hierarchical, input.name, input.parent, 0);
-      if (sameName && (!input.slugGiven || sameName.slug === input.slug || (await this.slugTaken(em, taxonomy, input.slug, 0)))) {
-        const message = hierarchical ? 'A term with the name provided already exists with this parent.' : 'A term with the name provided already exists in this taxonomy.';
+      if (
+        sameName &&
+        (!input.slugGiven || sameName.slug === input.slug || (await this.slugTaken(em, taxonomy, input.slug, 0)))
+      ) {
+        const message = hierarchical
+          ? 'A term with the name provided already exists with this parent.'
+          : 'A term with the name provided already exists in this taxonomy.';
         throw new RestException('term_exists', message, 400, { term_id: sameName.id });
       }
       const slug = await this.uniqueSlug(em, taxonomy, input.slug, 0, hierarchical ? input.parent : 0);
       const term = await em.getRepository(TermEntity).insert({ name: input.name, slug, group: 0 });
       const termId = Number(term.identifiers[0].id);
-      await em.getRepository(TermTaxonomyEntity).insert({ termId, taxonomy, description: input.description, parent: input.parent, count: 0 });
+      await em
+        .getRepository(TermTaxonomyEntity)
+        .insert({ termId, taxonomy, description: input.description, parent: input.parent, count: 0 });
       await applyMetaWrites(em, TermMetaEntity, 'termId', termId, meta);
       return termId;
     });
@@ -175,19 +191,32 @@ export class TermsService {
       const name = input.name ?? current.name;
       let parent = input.parent ?? current.parent;
       // wp_check_term_hierarchy_for_loops(): a term cannot become its own ancestor.
-      if (hierarchical && input.parent !== undefined && parent > 0 && (await this.wouldLoop(em, current.taxonomy, current.termId, parent))) parent = 0;
+      if (
+        hierarchical &&
+        input.parent !== undefined &&
+        parent > 0 &&
+        (await this.wouldLoop(em, current.taxonomy, current.termId, parent))
+      )
+        parent = 0;
       let slug = current.slug;
       if (input.slug !== undefined && input.slug !== current.slug) {
         // An empty slug is made again from the name (wp_update_term()).
         const emptySlug = input.slug === '';
         slug = emptySlug ? sanitizeTitle(name) : input.slug;
         if (await this.slugTaken(em, current.taxonomy, slug, current.termId)) {
-          if (!emptySlug && parent === current.parent) throw new RestException('duplicate_term_slug', `The slug “${slug}” is already in use by another term.`, 400);
+          if (!emptySlug && parent === current.parent)
+            throw new RestException(
+              'duplicate_term_slug',
+              `The slug “${slug}” is already in use by another term.`,
+              400,
+            );
           slug = await this.uniqueSlug(em, current.taxonomy, slug, current.termId, hierarchical ? parent : 0);
         }
       }
       await em.getRepository(TermEntity).update({ id: current.termId }, { name, slug });
-      await em.getRepository(TermTaxonomyEntity).update({ id: current.termTaxonomyId }, { description: input.description ?? current.description, parent });
+      await em
+        .getRepository(TermTaxonomyEntity)
+        .update({ id: current.termTaxonomyId }, { description: input.description ?? current.description, parent });
       await applyMetaWrites(em, TermMetaEntity, 'termId', current.termId, meta);
     });
   }
@@ -203,7 +232,9 @@ export class TermsService {
       const tts = em.getRepository(TermTaxonomyEntity);
       await tts.update({ parent: term.termId, taxonomy: term.taxonomy }, { parent: term.parent });
       const rel = em.getRepository(TermRelationshipEntity);
-      const objects = (await rel.find({ select: { objectId: true }, where: { termTaxonomyId: term.termTaxonomyId } })).map((r) => r.objectId);
+      const objects = (
+        await rel.find({ select: { objectId: true }, where: { termTaxonomyId: term.termTaxonomyId } })
+      ).map((r) => r.objectId);
       await rel.delete({ termTaxonomyId: term.termTaxonomyId });
       if (term.taxonomy === 'category' && defaultCategory > 0 && defaultCategory !== term.termId && objects.length) {
         const fallback = await tts.findOne({ where: { termId: defaultCategory, taxonomy: 'category' } });
@@ -218,19 +249,28 @@ export class TermsService {
             .getRawMany<{ id: number }>();
           const filed = new Set(stillFiled.map((r) => Number(r.id)));
           const orphans = objects.filter((id) => !filed.has(id));
-          if (orphans.length) await rel.insert(orphans.map((objectId) => ({ objectId, termTaxonomyId: fallback.id, termOrder: 0 })));
+          if (orphans.length)
+            await rel.insert(orphans.map((objectId) => ({ objectId, termTaxonomyId: fallback.id, termOrder: 0 })));
           await recountTerms(em, this.content, [fallback.id]);
         }
       }
       await tts.delete({ id: term.termTaxonomyId });
       await em.getRepository(TermMetaEntity).delete({ termId: term.termId });
       // A term row shared with another taxonomy (old split terms) stays.
-      if (!(await tts.count({ where: { termId: term.termId } }))) await em.getRepository(TermEntity).delete({ id: term.termId });
+      if (!(await tts.count({ where: { termId: term.termId } })))
+        await em.getRepository(TermEntity).delete({ id: term.termId });
     });
   }
 
   /** A term of the taxonomy with this name (at this level for hierarchical taxonomies), other than `self`. */
-  private async sameName(em: EntityManager, taxonomy: string, hierarchical: boolean, name: string, parent: number, self: number): Promise<{ id: number; slug: string } | null> {
+  private async sameName(
+    em: EntityManager,
+    taxonomy: string,
+    hierarchical: boolean,
+    name: string,
+    parent: number,
+    self: number,
+  ): Promise<{ id: number; slug: string } | null> {
     const qb = em
       .getRepository(TermEntity)
       .createQueryBuilder('t')
@@ -247,10 +287,12 @@ export class TermsService {
   /** Whether `parent` is the term itself or one of its descendants. */
   private async wouldLoop(em: EntityManager, taxonomy: string, termId: number, parent: number): Promise<boolean> {
     const seen = new Set<number>();
-    for (let id = parent; id > 0 && !seen.has(id); ) {
+    for (let id = parent; id > 0 && !seen.has(id);) {
       if (id === termId) return true;
       seen.add(id);
-      const row = await em.getRepository(TermTaxonomyEntity).findOne({ select: { parent: true }, where: { termId: id, taxonomy } });
+      const row = await em
+        .getRepository(TermTaxonomyEntity)
+        .findOne({ select: { parent: true }, where: { termId: id, taxonomy } });
       id = row ? Number(row.parent) : 0;
     }
     return false;
@@ -272,7 +314,13 @@ export class TermsService {
    * `wp_unique_term_slug()`: the slug; when taken, in a hierarchical taxonomy, the slug followed by its ancestors'
    * slugs (`leaf-branch`, `leaf-branch-root`); else the first free `-N` suffix within the taxonomy.
    */
-  private async uniqueSlug(em: EntityManager, taxonomy: string, slug: string, self: number, parent = 0): Promise<string> {
+  private async uniqueSlug(
+    em: EntityManager,
+    taxonomy: string,
+    slug: string,
+    self: number,
+    parent = 0,
+  ): Promise<string> {
     if (!(await this.slugTaken(em, taxonomy, slug, self))) return slug;
     let candidate = slug;
     for (let id = parent, depth = 0; id > 0 && depth < 20; depth++) {

@@ -17,13 +17,55 @@ const SCHEMA: ItemSchema = {
   title: 'application-password',
   type: 'object',
   properties: {
-    uuid: { description: 'The unique identifier for the application password.', type: 'string', format: 'uuid', context: ['view', 'edit', 'embed'], readonly: true },
-    app_id: { description: 'A UUID provided by the application to uniquely identify it. It is recommended to use an UUID v5 with the URL or DNS namespace.', type: 'string', format: 'uuid', context: ['view', 'edit', 'embed'] },
-    name: { description: 'The name of the application password.', type: 'string', required: true, context: ['view', 'edit', 'embed'], minLength: 1, pattern: '.*\\S.*' },
-    password: { description: 'The generated password. Only available after adding an application.', type: 'string', context: ['edit'], readonly: true },
-    created: { description: 'The GMT date the application password was created.', type: 'string', format: 'date-time', context: ['view', 'edit'], readonly: true },
-    last_used: { description: 'The GMT date the application password was last used.', type: ['string', 'null'], format: 'date-time', context: ['view', 'edit'], readonly: true },
-    last_ip: { description: 'The IP address the application password was last used by.', type: ['string', 'null'], format: 'ip', context: ['view', 'edit'], readonly: true },
+    uuid: {
+      description: 'The unique identifier for the application password.',
+      type: 'string',
+      format: 'uuid',
+      context: ['view', 'edit', 'embed'],
+      readonly: true,
+    },
+    app_id: {
+      description:
+        'A UUID provided by the application to uniquely identify it. It is recommended to use an UUID v5 with the URL or DNS namespace.',
+      type: 'string',
+      format: 'uuid',
+      context: ['view', 'edit', 'embed'],
+    },
+    name: {
+      description: 'The name of the application password.',
+      type: 'string',
+      required: true,
+      context: ['view', 'edit', 'embed'],
+      minLength: 1,
+      pattern: '.*\\S.*',
+    },
+    password: {
+      description: 'The generated password. Only available after adding an application.',
+      type: 'string',
+      context: ['edit'],
+      readonly: true,
+    },
+    created: {
+      description: 'The GMT date the application password was created.',
+      type: 'string',
+      format: 'date-time',
+      context: ['view', 'edit'],
+      readonly: true,
+    },
+    last_used: {
+      description: 'The GMT date the application password was last used.',
+      type: ['string', 'null'],
+      format: 'date-time',
+      context: ['view', 'edit'],
+      readonly: true,
+    },
+    last_ip: {
+      description: 'The IP address the application password was last used by.',
+      type: ['string', 'null'],
+      format: 'ip',
+      context: ['view', 'edit'],
+      readonly: true,
+    },
   },
 };
 
@@ -87,7 +129,8 @@ export class ApplicationPasswordsResource extends RestController {
   async introspect(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
     const uuid = req.ctx.user.applicationPassword;
-    if (!uuid) throw new RestException('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
+    if (!uuid)
+      throw new RestException('rest_no_authenticated_app_password', 'Cannot introspect application password.', 404);
     const item = await this.accounts.getApplicationPassword(user.id, uuid);
     if (!item) throw new RestException('rest_application_password_not_found', 'Application password not found.', 500);
     return this.prepare(item, user, req);
@@ -112,7 +155,11 @@ export class ApplicationPasswordsResource extends RestController {
 
   async create(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
-    const created = await this.accounts.createApplicationPassword(user.id, String(req.get('name')).trim(), String(req.get('app_id') ?? ''));
+    const created = await this.accounts.createApplicationPassword(
+      user.id,
+      String(req.get('name')).trim(),
+      String(req.get('app_id') ?? ''),
+    );
     req.set('context', 'edit');
     const response = await this.prepare(created.item, user, req, created.password);
     return this.created(response, req, `${this.namespace}/users/${user.id}/application-passwords/${created.item.uuid}`);
@@ -122,7 +169,10 @@ export class ApplicationPasswordsResource extends RestController {
     const user = await this.user(req);
     const item = await this.item(req, user);
     const name = req.get<string>('name');
-    const updated = name !== undefined ? await this.accounts.updateApplicationPassword(user.id, item.uuid, { name: name.trim() }) : item;
+    const updated =
+      name !== undefined
+        ? await this.accounts.updateApplicationPassword(user.id, item.uuid, { name: name.trim() })
+        : item;
     req.set('context', 'edit');
     return this.prepare(updated ?? item, user, req);
   }
@@ -141,7 +191,12 @@ export class ApplicationPasswordsResource extends RestController {
     return { deleted: true, count: await this.accounts.deleteAllApplicationPasswords(user.id) };
   }
 
-  private prepare(item: ApplicationPasswordItem, user: UserEntity, req: RestRequest, plain?: string): Promise<RestResponse> {
+  private prepare(
+    item: ApplicationPasswordItem,
+    user: UserEntity,
+    req: RestRequest,
+    plain?: string,
+  ): Promise<RestResponse> {
     const data: Record<string, unknown> = {
       uuid: item.uuid,
       app_id: item.app_id,
@@ -152,7 +207,9 @@ export class ApplicationPasswordsResource extends RestController {
     };
     // Shown once, in groups of four as WordPress shows it.
     if (plain) data.password = plain.match(/.{1,4}/g)?.join(' ') ?? plain;
-    const links = linkMap({ self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}/application-passwords/${item.uuid}`) } });
+    const links = linkMap({
+      self: { href: req.ctx.restUrl(`${this.namespace}/users/${user.id}/application-passwords/${item.uuid}`) },
+    });
     return this.prepareResponse(data, req, links, 'application_password', item);
   }
 }

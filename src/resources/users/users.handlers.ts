@@ -12,7 +12,12 @@ const schema = (h: H) => h.users.getPublicItemSchema();
 export class UsersHandlers {
   constructor(readonly users: UsersResource) {}
 
-  @RestRoute('/users', { methods: Methods.READABLE, args: (h: H) => h.users.collectionArgs(), schema, readsPostContent: false })
+  @RestRoute('/users', {
+    methods: Methods.READABLE,
+    args: (h: H) => h.users.collectionArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H) => h.users.canList(req))
   list(req: RestRequest) {
     return this.users.getItems(req);
@@ -24,7 +29,12 @@ export class UsersHandlers {
     return this.users.createItem(req);
   }
 
-  @RestRoute('/users/(?P<id>[\\d]+)', { methods: Methods.READABLE, args: (h: H) => h.users.readArgs(), schema, readsPostContent: false })
+  @RestRoute('/users/(?P<id>[\\d]+)', {
+    methods: Methods.READABLE,
+    args: (h: H) => h.users.readArgs(),
+    schema,
+    readsPostContent: false,
+  })
   @Allow((req, h: H) => h.users.canRead(req))
   get(req: RestRequest) {
     return this.users.getItem(req);

@@ -1,6 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { CommentEntity, OptionEntity, PostEntity, PostMetaEntity, TermRelationshipEntity, UserEntity, UserMetaEntity } from '../../core/database/cms-entities';
+import {
+  CommentEntity,
+  OptionEntity,
+  PostEntity,
+  PostMetaEntity,
+  TermRelationshipEntity,
+  UserEntity,
+  UserMetaEntity,
+} from '../../core/database/cms-entities';
 import { ApplicationPasswordsHandlers } from './application-passwords.handlers';
 import { ApplicationPasswordsResource } from './application-passwords.resource';
 import { UsersHandlers } from './users.handlers';
@@ -14,8 +22,20 @@ export class UsersModule {
   static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
     return {
       module: UsersModule,
-      imports: [internals, TypeOrmModule.forFeature([CommentEntity, OptionEntity, PostEntity, PostMetaEntity, TermRelationshipEntity, UserEntity, UserMetaEntity], dataSourceName)],
-      providers: [UsersService, UsersResource, UsersHandlers, ApplicationPasswordsResource, ApplicationPasswordsHandlers],
+      imports: [
+        internals,
+        TypeOrmModule.forFeature(
+          [CommentEntity, OptionEntity, PostEntity, PostMetaEntity, TermRelationshipEntity, UserEntity, UserMetaEntity],
+          dataSourceName,
+        ),
+      ],
+      providers: [
+        UsersService,
+        UsersResource,
+        UsersHandlers,
+        ApplicationPasswordsResource,
+        ApplicationPasswordsHandlers,
+      ],
       exports: [UsersService, UsersResource],
     };
   }

@@ -96,7 +96,10 @@ export class UsersResource extends RestController {
     // pre_user_url): no markup in names, the short kses list in the bio, allowed protocols only in the URL.
     // Their sizes are bounded before the filters run (text-limits.ts).
     for (const key of ['name', 'first_name', 'last_name', 'nickname']) {
-      p[key].arg_options = { sanitize: (v) => sanitizeSavedName(sanitizeTextField(String(v))), maxBytes: TEXT_COLUMN_BYTES };
+      p[key].arg_options = {
+        sanitize: (v) => sanitizeSavedName(sanitizeTextField(String(v))),
+        maxBytes: TEXT_COLUMN_BYTES,
+      };
     }
     p.description.arg_options = { sanitize: (v) => wpFilterKses(String(v)), maxBytes: DESCRIPTION_BYTES };
     p.url.arg_options = { sanitize: (v) => sanitizeSavedUrl(String(v)), maxBytes: TEXT_COLUMN_BYTES };
@@ -117,16 +120,23 @@ export class UsersResource extends RestController {
    * the tables may not exist before migrations.)
    */
   private roleNames(): string[] {
-    return this.roles.known ?? [...new Set([...Object.keys(DEFAULT_ROLES), ...Object.keys(this.content.registeredRoles())])];
+    return (
+      this.roles.known ?? [...new Set([...Object.keys(DEFAULT_ROLES), ...Object.keys(this.content.registeredRoles())])]
+    );
   }
 
   /** `roles`: a list of known role names. */
   private validRoles(value: unknown, name: string): true | string {
-    const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : null;
+    const list = Array.isArray(value)
+      ? value
+      : typeof value === 'string'
+        ? value.split(/[\s,]+/).filter(Boolean)
+        : null;
     if (!list) return `${name} is not of type array.`;
     const known = this.roleNames();
     for (let i = 0; i < list.length; i++) {
-      if (typeof list[i] !== 'string' || !known.includes(list[i] as string)) return `${name}[${i}] is not one of ${known.join(', ')}.`;
+      if (typeof list[i] !== 'string' || !known.includes(list[i] as string))
+        return `${name}[${i}] is not one of ${known.join(', ')}.`;
     }
     return true;
   }
@@ -136,9 +146,11 @@ export class UsersResource extends RestController {
     const schema = super.getPublicItemSchema();
     const roles = schema.properties.roles;
     if (!roles) return schema;
-    return { ...schema, properties: { ...schema.properties, roles: { ...roles, items: { type: 'string', enum: this.roleNames() } } } };
+    return {
+      ...schema,
+      properties: { ...schema.properties, roles: { ...roles, items: { type: 'string', enum: this.roleNames() } } },
+    };
   }
-
 
   readonly readArgs = () => ({ id: USER_ID, context: this.getContextParam({ default: 'view' }) });
   readonly currentArgs = () => ({ context: this.getContextParam({ default: 'view' }) });
@@ -152,8 +164,14 @@ export class UsersResource extends RestController {
       required: true,
       description: "Reassign the deleted user's posts and links to this user ID.",
       // `false` (or empty) deletes the user's content instead of reassigning it.
-      validate: (value) => value === false || value === 'false' || value === '' || /^\d+$/.test(String(value)) || 'reassign is not of type integer',
-      sanitize: (value) => (value === false || value === 'false' || value === '' ? false : Math.abs(Math.trunc(Number(value)))),
+      validate: (value) =>
+        value === false ||
+        value === 'false' ||
+        value === '' ||
+        /^\d+$/.test(String(value)) ||
+        'reassign is not of type integer',
+      sanitize: (value) =>
+        value === false || value === 'false' || value === '' ? false : Math.abs(Math.trunc(Number(value))),
     },
   });
   readonly deleteByIdArgs = () => ({ id: USER_ID, ...this.deleteArgs() });
@@ -165,21 +183,32 @@ export class UsersResource extends RestController {
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
-      order: { default: 'asc', description: 'Order sort attribute ascending or descending.', enum: ['asc', 'desc'], type: 'string' },
+      order: {
+        default: 'asc',
+        description: 'Order sort attribute ascending or descending.',
+        enum: ['asc', 'desc'],
+        type: 'string',
+      },
       orderby: {
         default: 'name',
         description: 'Sort collection by user attribute.',
         enum: ['id', 'include', 'name', 'registered_date', 'slug', 'include_slugs', 'email', 'url'],
         type: 'string',
       },
-      slug: { description: 'Limit result set to users with one or more specific slugs.', type: 'array', items: { type: 'string' } },
+      slug: {
+        description: 'Limit result set to users with one or more specific slugs.',
+        type: 'array',
+        items: { type: 'string' },
+      },
       roles: {
-        description: 'Limit result set to users matching at least one specific role provided. Accepts csv list or single role.',
+        description:
+          'Limit result set to users matching at least one specific role provided. Accepts csv list or single role.',
         type: 'array',
         items: { type: 'string' },
       },
       capabilities: {
-        description: 'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.',
+        description:
+          'Limit result set to users matching at least one specific capability provided. Accepts csv list or single capability.',
         type: 'array',
         items: { type: 'string' },
       },
@@ -197,19 +226,28 @@ export class UsersResource extends RestController {
   async canList(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
     const listUsers = await req.ctx.can('list_users');
-    if (nonEmpty(req.get('roles')) && !listUsers) return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by role.', code);
+    if (nonEmpty(req.get('roles')) && !listUsers)
+      return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by role.', code);
     if (nonEmpty(req.get('capabilities')) && !listUsers) {
       return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by capability.', code);
     }
     if (req.context === 'edit' && !listUsers) {
-      return new RestException('rest_forbidden_context', 'Sorry, you cannot view this resource with edit context.', code);
+      return new RestException(
+        'rest_forbidden_context',
+        'Sorry, you cannot view this resource with edit context.',
+        code,
+      );
     }
     if (['email', 'registered_date'].includes(String(req.get('orderby'))) && !listUsers) {
       return new RestException('rest_forbidden_orderby', 'Sorry, you cannot order by this parameter.', code);
     }
     if (req.get('who') === 'authors') {
       for (const type of this.content.restPostTypes()) if (await req.ctx.can(type.cap.edit_posts)) return true;
-      return new RestException('rest_forbidden_who', 'Sorry, you are not allowed to query users by this parameter.', code);
+      return new RestException(
+        'rest_forbidden_who',
+        'Sorry, you are not allowed to query users by this parameter.',
+        code,
+      );
     }
     return true;
   }
@@ -232,7 +270,11 @@ export class UsersResource extends RestController {
     const code = req.ctx.authorizationRequiredCode;
     const listUsers = await req.ctx.can('list_users');
     if (req.context === 'edit' && !listUsers) {
-      return new RestException('rest_user_cannot_view', 'Sorry, you cannot view this resource with edit context.', code);
+      return new RestException(
+        'rest_user_cannot_view',
+        'Sorry, you cannot view this resource with edit context.',
+        code,
+      );
     }
     if (!listUsers && !(await req.ctx.can('edit_user', user.id))) {
       const published = await req.ctx
@@ -262,18 +304,28 @@ export class UsersResource extends RestController {
     const promote = roles && (await req.ctx.can('promote_user', user.id));
     // The reference's order: edit_user first (rest_cannot_edit), then the roles. Changing only the roles needs
     // nothing more than promote_user.
-    const rolesOnly = roles && !req.paramNames().some((n) => req.sent(n) && n !== 'id' && n !== 'roles' && n !== 'context');
+    const rolesOnly =
+      roles && !req.paramNames().some((n) => req.sent(n) && n !== 'id' && n !== 'roles' && n !== 'context');
     if (!(rolesOnly && promote) && !(await req.ctx.can('edit_user', user.id))) {
       return new RestException('rest_cannot_edit', 'Sorry, you are not allowed to edit resource.', code);
     }
-    if (roles && !promote) return new RestException('rest_cannot_edit_roles', 'Sorry, you are not allowed to edit roles of this resource.', code);
+    if (roles && !promote)
+      return new RestException(
+        'rest_cannot_edit_roles',
+        'Sorry, you are not allowed to edit roles of this resource.',
+        code,
+      );
     return true;
   }
 
   async canDelete(req: RestRequest): Promise<true | RestException> {
     const user = await this.loadUser(req);
     if (await req.ctx.can('delete_user', user.id)) return true;
-    return new RestException('rest_user_cannot_delete', 'Sorry, you are not allowed to delete this resource.', req.ctx.authorizationRequiredCode);
+    return new RestException(
+      'rest_user_cannot_delete',
+      'Sorry, you are not allowed to delete this resource.',
+      req.ctx.authorizationRequiredCode,
+    );
   }
 
   /** `users/me` acts on the current user: anonymous callers get 401 `rest_not_logged_in`. */
@@ -367,10 +419,12 @@ export class UsersResource extends RestController {
     const email = req.get<string>('email');
     if (email !== undefined && email.toLowerCase() !== user.email.toLowerCase()) {
       const other = await this.users.findBy({ email });
-      if (other && other.id !== user.id) throw new RestException('rest_user_invalid_email', 'Email address is invalid.', 400);
+      if (other && other.id !== user.id)
+        throw new RestException('rest_user_invalid_email', 'Email address is invalid.', 400);
     }
     const username = req.get<string>('username');
-    if (username && username !== user.login) throw new RestException('rest_user_invalid_argument', "Username isn't editable", 400);
+    if (username && username !== user.login)
+      throw new RestException('rest_user_invalid_argument', "Username isn't editable", 400);
     const slug = req.get<string>('slug');
     if (slug && slug !== user.nicename) {
       const other = await this.users.findBy({ nicename: slug });
@@ -400,7 +454,11 @@ export class UsersResource extends RestController {
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
     if (req.get('force') !== true) {
-      throw new RestException('rest_trash_not_supported', "Users do not support trashing. Set 'force' to true to delete.", 501);
+      throw new RestException(
+        'rest_trash_not_supported',
+        "Users do not support trashing. Set 'force' to true to delete.",
+        501,
+      );
     }
     const user = await this.loadUser(req);
     const reassign = req.get('reassign') ? Number(req.get('reassign')) : null;
@@ -413,13 +471,23 @@ export class UsersResource extends RestController {
       .filter((t) => t.delete_with_user === true || (t.delete_with_user == null && t.supports.author !== undefined))
       .map((t) => t.name);
     // Refused when it would leave nobody who can manage users (WordPress lets the last administrator go).
-    await this.users.transaction((em) => this.accounts.keepingUserManager(em, user.id, () => this.users.deleteWithin(em, user.id, reassign, deleteWithUser)));
+    await this.users.transaction((em) =>
+      this.accounts.keepingUserManager(em, user.id, () =>
+        this.users.deleteWithin(em, user.id, reassign, deleteWithUser),
+      ),
+    );
     await this.hooks.doAction('rest_delete_user', user, previous, req);
     return previous;
   }
 
   /** Writes the sent columns of the user's row and their profile meta. */
-  private async writeUser(em: EntityManager, user: UserEntity, req: RestRequest, email: string | undefined, slug: string | undefined): Promise<void> {
+  private async writeUser(
+    em: EntityManager,
+    user: UserEntity,
+    req: RestRequest,
+    email: string | undefined,
+    slug: string | undefined,
+  ): Promise<void> {
     const row: Partial<UserEntity> = {};
     if (email !== undefined) row.email = email;
     if (slug) row.nicename = slug;
@@ -427,7 +495,13 @@ export class UsersResource extends RestController {
     if (req.has('url')) row.url = String(req.get('url'));
     if (Object.keys(row).length) await em.getRepository(UserEntity).update({ id: user.id }, row);
     const meta: Record<string, string> = {};
-    for (const [param, key] of [['first_name', 'first_name'], ['last_name', 'last_name'], ['nickname', 'nickname'], ['description', 'description'], ['locale', 'locale']]) {
+    for (const [param, key] of [
+      ['first_name', 'first_name'],
+      ['last_name', 'last_name'],
+      ['nickname', 'nickname'],
+      ['description', 'description'],
+      ['locale', 'locale'],
+    ]) {
       if (req.has(param)) meta[key] = String(req.get(param));
     }
     await this.users.setMeta(em, user.id, meta);
@@ -440,7 +514,12 @@ export class UsersResource extends RestController {
   private async checkRoleUpdate(req: RestRequest, userId: number, roles: string[]): Promise<void> {
     const known = await this.roles.roles();
     const own = req.ctx.user.id === userId;
-    const refused = () => new RestException('rest_user_invalid_role', 'You cannot give resource that role.', req.ctx.authorizationRequiredCode);
+    const refused = () =>
+      new RestException(
+        'rest_user_invalid_role',
+        'You cannot give resource that role.',
+        req.ctx.authorizationRequiredCode,
+      );
     for (const role of roles) {
       const def = known[role];
       if (!def) throw new RestException('rest_user_invalid_role', `The role ${role} does not exist.`, 400);
@@ -466,7 +545,9 @@ export class UsersResource extends RestController {
     const meta = this.sentMeta(req);
     if (!meta) return;
     await this.users.transaction((em) =>
-      this.writesCapabilities(meta) ? this.accounts.keepingUserManager(em, userId, () => this.users.setMeta(em, userId, meta)) : this.users.setMeta(em, userId, meta),
+      this.writesCapabilities(meta)
+        ? this.accounts.keepingUserManager(em, userId, () => this.users.setMeta(em, userId, meta))
+        : this.users.setMeta(em, userId, meta),
     );
   }
 
@@ -499,7 +580,17 @@ export class UsersResource extends RestController {
     return this.reusedItems(this.memo, users, req, 'user', {
       key: (user) => user.id,
       inputs: (user) => {
-        const inputs: unknown[] = [req.ctx.restUrl(''), req.ctx.baseUrl, req.context, site.home, site.locale, site.showAvatars, site.avatarDefault, site.avatarRating, batch.roles];
+        const inputs: unknown[] = [
+          req.ctx.restUrl(''),
+          req.ctx.baseUrl,
+          req.context,
+          site.home,
+          site.locale,
+          site.showAvatars,
+          site.avatarDefault,
+          site.avatarRating,
+          batch.roles,
+        ];
         const record = user as unknown as Record<string, unknown>;
         for (const property of USER_PROPERTIES) inputs.push(record[property]);
         inputs.push(JSON.stringify(batch.meta.get(user.id) ?? null));
@@ -522,7 +613,9 @@ export class UsersResource extends RestController {
         return ids.map((id) => found.get(id) ?? {});
       })
       .loadMany(users.map((u) => u.id));
-    const meta = new Map(users.map((u, i) => [u.id, loaded[i] instanceof Error ? {} : (loaded[i] as Record<string, unknown[]>)]));
+    const meta = new Map(
+      users.map((u, i) => [u.id, loaded[i] instanceof Error ? {} : (loaded[i] as Record<string, unknown[]>)]),
+    );
     return { meta, site: await this.siteContext(req), roles: await this.roles.roles(), registered };
   }
 

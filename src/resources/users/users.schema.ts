@@ -2,205 +2,142 @@ import { ItemSchema } from '../../core/schema/json-schema';
 
 /** Item schema of users (title `user`), as the reference (WordPress 6.1) publishes it; `meta` properties come from registered user meta. */
 export const USER_SCHEMA: ItemSchema = {
-  $schema: "http://json-schema.org/draft-04/schema#",
-  "title": "user",
-  "type": "object",
-  "properties": {
-    "id": {
-      "description": "Unique identifier for the user.",
-      "type": "integer",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ],
-      "readonly": true
+  $schema: 'http://json-schema.org/draft-04/schema#',
+  title: 'user',
+  type: 'object',
+  properties: {
+    id: {
+      description: 'Unique identifier for the user.',
+      type: 'integer',
+      context: ['embed', 'view', 'edit'],
+      readonly: true,
     },
-    "username": {
-      "description": "Login name for the user.",
-      "type": "string",
-      "context": [
-        "edit"
-      ],
-      "required": true
+    username: {
+      description: 'Login name for the user.',
+      type: 'string',
+      context: ['edit'],
+      required: true,
     },
-    "name": {
-      "description": "Display name for the user.",
-      "type": "string",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ]
+    name: {
+      description: 'Display name for the user.',
+      type: 'string',
+      context: ['embed', 'view', 'edit'],
     },
-    "first_name": {
-      "description": "First name for the user.",
-      "type": "string",
-      "context": [
-        "edit"
-      ]
+    first_name: {
+      description: 'First name for the user.',
+      type: 'string',
+      context: ['edit'],
     },
-    "last_name": {
-      "description": "Last name for the user.",
-      "type": "string",
-      "context": [
-        "edit"
-      ]
+    last_name: {
+      description: 'Last name for the user.',
+      type: 'string',
+      context: ['edit'],
     },
-    "email": {
-      "description": "The email address for the user.",
-      "type": "string",
-      "format": "email",
-      "context": [
-        "edit"
-      ],
-      "required": true
+    email: {
+      description: 'The email address for the user.',
+      type: 'string',
+      format: 'email',
+      context: ['edit'],
+      required: true,
     },
-    "url": {
-      "description": "URL of the user.",
-      "type": "string",
-      "format": "uri",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ]
+    url: {
+      description: 'URL of the user.',
+      type: 'string',
+      format: 'uri',
+      context: ['embed', 'view', 'edit'],
     },
-    "description": {
-      "description": "Description of the user.",
-      "type": "string",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ]
+    description: {
+      description: 'Description of the user.',
+      type: 'string',
+      context: ['embed', 'view', 'edit'],
     },
-    "link": {
-      "description": "Author URL of the user.",
-      "type": "string",
-      "format": "uri",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ],
-      "readonly": true
+    link: {
+      description: 'Author URL of the user.',
+      type: 'string',
+      format: 'uri',
+      context: ['embed', 'view', 'edit'],
+      readonly: true,
     },
-    "locale": {
-      "description": "Locale for the user.",
-      "type": "string",
-      "enum": ["", "en_US"],
-      "context": [
-        "edit"
-      ]
+    locale: {
+      description: 'Locale for the user.',
+      type: 'string',
+      enum: ['', 'en_US'],
+      context: ['edit'],
     },
-    "nickname": {
-      "description": "The nickname for the user.",
-      "type": "string",
-      "context": [
-        "edit"
-      ]
+    nickname: {
+      description: 'The nickname for the user.',
+      type: 'string',
+      context: ['edit'],
     },
-    "slug": {
-      "description": "An alphanumeric identifier for the user.",
-      "type": "string",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ]
+    slug: {
+      description: 'An alphanumeric identifier for the user.',
+      type: 'string',
+      context: ['embed', 'view', 'edit'],
     },
-    "registered_date": {
-      "description": "Registration date for the user.",
-      "type": "string",
-      "format": "date-time",
-      "context": [
-        "edit"
-      ],
-      "readonly": true
+    registered_date: {
+      description: 'Registration date for the user.',
+      type: 'string',
+      format: 'date-time',
+      context: ['edit'],
+      readonly: true,
     },
-    "roles": {
-      "description": "Roles assigned to the user.",
-      "type": "array",
-      "items": {
-        "type": "string"
+    roles: {
+      description: 'Roles assigned to the user.',
+      type: 'array',
+      items: {
+        type: 'string',
       },
-      "context": [
-        "edit"
-      ]
+      context: ['edit'],
     },
-    "password": {
-      "description": "Password for the user (never included).",
-      "type": "string",
-      "context": [],
-      "required": true
+    password: {
+      description: 'Password for the user (never included).',
+      type: 'string',
+      context: [],
+      required: true,
     },
-    "capabilities": {
-      "description": "All capabilities assigned to the user.",
-      "type": "object",
-      "context": [
-        "edit"
-      ],
-      "readonly": true
+    capabilities: {
+      description: 'All capabilities assigned to the user.',
+      type: 'object',
+      context: ['edit'],
+      readonly: true,
     },
-    "extra_capabilities": {
-      "description": "Any extra capabilities assigned to the user.",
-      "type": "object",
-      "context": [
-        "edit"
-      ],
-      "readonly": true
+    extra_capabilities: {
+      description: 'Any extra capabilities assigned to the user.',
+      type: 'object',
+      context: ['edit'],
+      readonly: true,
     },
-    "avatar_urls": {
-      "description": "Avatar URLs for the user.",
-      "type": "object",
-      "context": [
-        "embed",
-        "view",
-        "edit"
-      ],
-      "readonly": true,
-      "properties": {
-        "24": {
-          "description": "Avatar URL with image size of 24 pixels.",
-          "type": "string",
-          "format": "uri",
-          "context": [
-            "embed",
-            "view",
-            "edit"
-          ]
+    avatar_urls: {
+      description: 'Avatar URLs for the user.',
+      type: 'object',
+      context: ['embed', 'view', 'edit'],
+      readonly: true,
+      properties: {
+        '24': {
+          description: 'Avatar URL with image size of 24 pixels.',
+          type: 'string',
+          format: 'uri',
+          context: ['embed', 'view', 'edit'],
         },
-        "48": {
-          "description": "Avatar URL with image size of 48 pixels.",
-          "type": "string",
-          "format": "uri",
-          "context": [
-            "embed",
-            "view",
-            "edit"
-          ]
+        '48': {
+          description: 'Avatar URL with image size of 48 pixels.',
+          type: 'string',
+          format: 'uri',
+          context: ['embed', 'view', 'edit'],
         },
-        "96": {
-          "description": "Avatar URL with image size of 96 pixels.",
-          "type": "string",
-          "format": "uri",
-          "context": [
-            "embed",
-            "view",
-            "edit"
-          ]
-        }
-      }
+        '96': {
+          description: 'Avatar URL with image size of 96 pixels.',
+          type: 'string',
+          format: 'uri',
+          context: ['embed', 'view', 'edit'],
+        },
+      },
     },
-    "meta": {
-      "description": "Meta fields.",
-      "type": "object",
-      "context": [
-        "view",
-        "edit"
-      ],
-      "properties": {}
-    }
-  }
+    meta: {
+      description: 'Meta fields.',
+      type: 'object',
+      context: ['view', 'edit'],
+      properties: {},
+    },
+  },
 };

@@ -12,7 +12,15 @@ import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/database/php-serialize';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
-import { countWithin, limitClause, metaOfObjects, placeholders, rawEntities, rawQuery, Where } from '../../core/database/raw-query';
+import {
+  countWithin,
+  limitClause,
+  metaOfObjects,
+  placeholders,
+  rawEntities,
+  rawQuery,
+  Where,
+} from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/cache/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
@@ -89,16 +97,29 @@ export class UsersService {
     }
     const meta = this.dataSource.getMetadata(UserMetaEntity).tableName;
     const capabilitiesKey = this.prefix.capabilitiesKey;
-    const withMeta = (condition: string) => `u.ID IN (SELECT m.user_id FROM ${meta} m WHERE m.meta_key = ? AND (${condition}))`;
+    const withMeta = (condition: string) =>
+      `u.ID IN (SELECT m.user_id FROM ${meta} m WHERE m.meta_key = ? AND (${condition}))`;
     if (q.roles.length) {
-      w.add(withMeta(q.roles.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')), capabilitiesKey, ...q.roles.map((r) => `%"${escapeLike(r)}"%`));
+      w.add(
+        withMeta(q.roles.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')),
+        capabilitiesKey,
+        ...q.roles.map((r) => `%"${escapeLike(r)}"%`),
+      );
     }
     if (q.capabilities.length) {
-      const roleDefs = (await this.dataSource.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } }))?.value;
-      const roles = maybeUnserialize(roleDefs ?? '') as Record<string, { capabilities?: Record<string, boolean> }> | false;
+      const roleDefs = (
+        await this.dataSource.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } })
+      )?.value;
+      const roles = maybeUnserialize(roleDefs ?? '') as
+        Record<string, { capabilities?: Record<string, boolean> }> | false;
       const names = [...q.capabilities];
-      for (const [role, def] of Object.entries(roles || {})) if (q.capabilities.some((c) => def.capabilities?.[c])) names.push(role);
-      w.add(withMeta(names.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')), capabilitiesKey, ...names.map((r) => `%"${escapeLike(r)}";b:1%`));
+      for (const [role, def] of Object.entries(roles || {}))
+        if (q.capabilities.some((c) => def.capabilities?.[c])) names.push(role);
+      w.add(
+        withMeta(names.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')),
+        capabilitiesKey,
+        ...names.map((r) => `%"${escapeLike(r)}";b:1%`),
+      );
     }
     if (q.authorsOnly) w.add(withMeta(`m.meta_value <> '0'`), `${this.prefix.value}user_level`);
     if (q.publishedIn) {
@@ -108,7 +129,12 @@ export class UsersService {
     }
     const { sql: order, params: orderParams } = this.orderOf(q);
     const users = this.usersTable;
-    const total = countWithin(this.counts, this.dataSource, `SELECT COUNT(*) AS n FROM ${users} u WHERE ${w.sql}`, w.params);
+    const total = countWithin(
+      this.counts,
+      this.dataSource,
+      `SELECT COUNT(*) AS n FROM ${users} u WHERE ${w.sql}`,
+      w.params,
+    );
     const found = await rawEntities<UserEntity>(
       this.dataSource,
       this.dataSource.getMetadata(UserEntity),
@@ -119,7 +145,10 @@ export class UsersService {
   }
 
   private orderOf(q: UserQuery): { sql: string; params: unknown[] } {
-    const byList = (column: string, values: readonly unknown[]) => ({ sql: orderByPosition(column, values.length), params: [...values] });
+    const byList = (column: string, values: readonly unknown[]) => ({
+      sql: orderByPosition(column, values.length),
+      params: [...values],
+    });
     if (q.orderby === 'include' && q.include.length) return byList('u.ID', q.include);
     if (q.orderby === 'include_slugs' && q.slugs.length) return byList('u.user_nicename', q.slugs);
     const direction = q.order === 'desc' ? 'DESC' : 'ASC';
@@ -127,7 +156,8 @@ export class UsersService {
     if (column === 'u.ID') return { sql: `u.ID ${direction}`, params: [] };
     // MySQL's collation (WordPress's) sorts text case-insensitively; SQLite needs to be told. Ties keep the table's
     // order (by id), as MySQL gives them to WordPress.
-    const key = column !== 'u.user_registered' && this.dataSource.options.type === 'better-sqlite3' ? `LOWER(${column})` : column;
+    const key =
+      column !== 'u.user_registered' && this.dataSource.options.type === 'better-sqlite3' ? `LOWER(${column})` : column;
     return { sql: `${key} ${direction}, u.ID ASC`, params: [] };
   }
 
@@ -140,7 +170,12 @@ export class UsersService {
   async findByIds(ids: number[]): Promise<UserEntity[]> {
     const wanted = ids.filter((id) => Number.isInteger(id) && id > 0);
     if (!wanted.length) return [];
-    return rawEntities<UserEntity>(this.dataSource, this.dataSource.getMetadata(UserEntity), `SELECT * FROM ${this.usersTable} WHERE ID IN (${placeholders(wanted.length)})`, wanted);
+    return rawEntities<UserEntity>(
+      this.dataSource,
+      this.dataSource.getMetadata(UserEntity),
+      `SELECT * FROM ${this.usersTable} WHERE ID IN (${placeholders(wanted.length)})`,
+      wanted,
+    );
   }
 
   async findById(id: number): Promise<UserEntity | null> {
@@ -159,7 +194,6 @@ export class UsersService {
   metaOf(userIds: number[], keys: string[]): Promise<Map<number, Record<string, unknown[]>>> {
     return metaOfObjects(this.dataSource, UserMetaEntity, 'user_id', userIds, keys);
   }
-
 
   /**
    * The ids of users who published posts of the given types, collected once within a moment: the list of authors is
@@ -216,15 +250,24 @@ export class UsersService {
   }
 
   /** {@link delete} in the given transaction. */
-  async deleteWithin(em: EntityManager, userId: number, reassign: number | null, typesDeletedWithUser: string[]): Promise<void> {
+  async deleteWithin(
+    em: EntityManager,
+    userId: number,
+    reassign: number | null,
+    typesDeletedWithUser: string[],
+  ): Promise<void> {
     const posts = em.getRepository(PostEntity);
     if (reassign) {
       await posts.update({ author: userId }, { author: reassign });
     } else if (typesDeletedWithUser.length) {
-      const ids = (await posts.find({ select: { id: true }, where: { author: userId, type: In(typesDeletedWithUser) } })).map((p) => p.id);
+      const ids = (
+        await posts.find({ select: { id: true }, where: { author: userId, type: In(typesDeletedWithUser) } })
+      ).map((p) => p.id);
       for (let i = 0; i < ids.length; i += 500) {
         const chunk = ids.slice(i, i + 500);
-        const commentIds = (await em.getRepository(CommentEntity).find({ select: { id: true }, where: { postId: In(chunk) } })).map((c) => c.id);
+        const commentIds = (
+          await em.getRepository(CommentEntity).find({ select: { id: true }, where: { postId: In(chunk) } })
+        ).map((c) => c.id);
         if (commentIds.length) await em.getRepository(CommentMetaEntity).delete({ commentId: In(commentIds) });
         await em.getRepository(CommentEntity).delete({ postId: In(chunk) });
         await em.getRepository(PostMetaEntity).delete({ postId: In(chunk) });

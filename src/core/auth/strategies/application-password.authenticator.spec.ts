@@ -5,7 +5,11 @@ import { AuthenticationInput } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import * as passwordHash from '../password-hash';
 import { RateLimiter } from '../rate-limiter.service';
-import { ApplicationPasswordItem, dummyApplicationPasswordHash, hashApplicationPassword } from '../user-accounts.service';
+import {
+  ApplicationPasswordItem,
+  dummyApplicationPasswordHash,
+  hashApplicationPassword,
+} from '../user-accounts.service';
 import { ApplicationPasswordAuthenticator } from './application-password.authenticator';
 
 const APP_PASSWORD = 'abcdEFGHijklMNOPqrstUVWX';
@@ -15,9 +19,14 @@ interface FakeUser {
   passwords: Partial<ApplicationPasswordItem>[];
 }
 
-function authenticator(users: FakeUser[]): (login: string, password: string, ip?: string) => Promise<CurrentUser | RestException> {
+function authenticator(
+  users: FakeUser[],
+): (login: string, password: string, ip?: string) => Promise<CurrentUser | RestException> {
   const lower = (text?: string) => (text ?? '').toLowerCase();
-  const find = (name: string) => users.find(({ user }) => lower(user.login) === lower(name) || (name.includes('@') && lower(user.email) === lower(name)));
+  const find = (name: string) =>
+    users.find(
+      ({ user }) => lower(user.login) === lower(name) || (name.includes('@') && lower(user.email) === lower(name)),
+    );
   const identity = {
     findWithMeta: async (name: string) => {
       const user = find(name)?.user as UserEntity | undefined;
@@ -30,7 +39,13 @@ function authenticator(users: FakeUser[]): (login: string, password: string, ip?
     recordApplicationPasswordUse: async () => true,
   };
   const options = { rateLimit: { max: 2, windowSeconds: 60 } } as ResolvedCmsOptions;
-  const auth = new ApplicationPasswordAuthenticator({} as never, identity as never, new RateLimiter(options), accounts as never, { capabilitiesKey: 'wp_capabilities' } as never);
+  const auth = new ApplicationPasswordAuthenticator(
+    {} as never,
+    identity as never,
+    new RateLimiter(options),
+    accounts as never,
+    { capabilitiesKey: 'wp_capabilities' } as never,
+  );
   // A refusal is returned, a block (429) thrown: passport hands both to the request as the error.
   return (login, password, ip = '10.0.0.1') =>
     auth.verify({ ip } as AuthenticationInput, login, password).catch((error: unknown) => {
@@ -62,7 +77,10 @@ describe('ApplicationPasswordAuthenticator', () => {
     it('checks against the dummy hash for a user without application passwords (or only unusable ones)', async () => {
       const verify = authenticator([
         { user: { id: 1, login: 'none', email: 'none@example.org' }, passwords: [] },
-        { user: { id: 2, login: 'broken', email: 'broken@example.org' }, passwords: [{ uuid: 'u', password: '$P$Babc' }] },
+        {
+          user: { id: 2, login: 'broken', email: 'broken@example.org' },
+          passwords: [{ uuid: 'u', password: '$P$Babc' }],
+        },
       ]);
       expect(code(await verify('none', APP_PASSWORD))).toBe('401 incorrect_password');
       expect(hashing.mock.calls).toEqual([[APP_PASSWORD, dummyApplicationPasswordHash()]]);
@@ -76,7 +94,9 @@ describe('ApplicationPasswordAuthenticator', () => {
 
     it("checks a wrong password once against the user's application password, without the dummy", async () => {
       const hash = hashApplicationPassword(APP_PASSWORD);
-      const verify = authenticator([{ user: { id: 1, login: 'author', email: 'author@example.org' }, passwords: [{ uuid: 'u', password: hash }] }]);
+      const verify = authenticator([
+        { user: { id: 1, login: 'author', email: 'author@example.org' }, passwords: [{ uuid: 'u', password: hash }] },
+      ]);
       expect(code(await verify('author', 'x'.repeat(24)))).toBe('401 incorrect_password');
       expect(hashing.mock.calls).toEqual([['x'.repeat(24), hash]]);
       expect(code(await verify('author', APP_PASSWORD))).toBe('user 1');
@@ -85,7 +105,10 @@ describe('ApplicationPasswordAuthenticator', () => {
 
   describe('rate limit per account', () => {
     const users = () => [
-      { user: { id: 7, login: 'author', email: 'author@example.org' }, passwords: [{ uuid: 'u', password: hashApplicationPassword(APP_PASSWORD) }] },
+      {
+        user: { id: 7, login: 'author', email: 'author@example.org' },
+        passwords: [{ uuid: 'u', password: hashApplicationPassword(APP_PASSWORD) }],
+      },
     ];
 
     it('blocks the account whichever name form the failures and the next attempt use', async () => {

@@ -8,7 +8,11 @@ import { CurrentUser } from '../current-user';
 import { isSlowPasswordHash, verifyWordPressPassword } from '../password-hash';
 import { logFailedAuthentication } from '../auth-log';
 import { RateLimiter, rateLimitSubject } from '../rate-limiter.service';
-import { APPLICATION_PASSWORDS_META_KEY, dummyApplicationPasswordHash, UserAccountsService } from '../user-accounts.service';
+import {
+  APPLICATION_PASSWORDS_META_KEY,
+  dummyApplicationPasswordHash,
+  UserAccountsService,
+} from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
 import { VersionStamps } from '../../cache/version-stamps';
 import { VerifiedCallers } from '../verified-callers';
@@ -111,11 +115,15 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
       return new RestException('invalid_username', 'Unknown username. Check again or try your email address.', 401);
     }
     // Deleting leaves gaps in the stored PHP array's keys, so read it through the accounts service.
-    const list: StoredApplicationPassword[] = await this.accounts.listApplicationPasswords(user.id, { value: found.meta.get(APPLICATION_PASSWORDS_META_KEY) ?? null });
+    const list: StoredApplicationPassword[] = await this.accounts.listApplicationPasswords(user.id, {
+      value: found.meta.get(APPLICATION_PASSWORDS_META_KEY) ?? null,
+    });
     // A user may hold several application passwords: the one verified recently is found without hashing, and the
     // others are hashed against only when none was.
     const stored = list.filter((item) => item && typeof item.password === 'string');
-    const used = stored.find((item) => this.verifiedRecently(password, item.password)) ?? stored.find((item) => this.check(password, item.password));
+    const used =
+      stored.find((item) => this.verifiedRecently(password, item.password)) ??
+      stored.find((item) => this.check(password, item.password));
     if (!used) {
       // No slow hash was checked (no application passwords, or only malformed or MD5 ones): as for an unknown name.
       if (!stored.some((item) => isSlowPasswordHash(item.password))) spendDummyCheck(password);
@@ -130,7 +138,9 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
       await this.accounts.recordApplicationPasswordUse(user.id, used.uuid, input.ip || null);
       lastUsed = Math.floor(Date.now() / 1000);
     }
-    const current = await this.identity.toCurrentUser(user, used.uuid, { stored: found.meta.get(capabilitiesKey) ?? null });
+    const current = await this.identity.toCurrentUser(user, used.uuid, {
+      stored: found.meta.get(capabilitiesKey) ?? null,
+    });
     // Kept for reads only after a read (its stamps were read when it arrived, before this check).
     if (reads) this.callers.set(login, password, { user: current, subject, lastUsed }, generation);
     return current;
@@ -144,7 +154,12 @@ interface StrategyActions {
   error(error: unknown): void;
 }
 
-type BasicVerify = (req: Request, username: string, password: string, done: (error: unknown, user?: unknown) => void) => void;
+type BasicVerify = (
+  req: Request,
+  username: string,
+  password: string,
+  done: (error: unknown, user?: unknown) => void,
+) => void;
 
 /**
  * passport-http's Basic strategy with two differences. The password is all that follows the first colon (RFC 7617,

@@ -44,7 +44,10 @@ export class CookieAuthenticator implements OnModuleInit {
     if (!(await this.sessions.verifyNonce(nonce, session.user.id, session.token))) {
       return new RestException('rest_cookie_invalid_nonce', 'Cookie nonce is invalid', 403);
     }
-    input.setResponseHeader(this.options.wire.nonceHeader, await this.sessions.createNonce(session.user.id, session.token));
+    input.setResponseHeader(
+      this.options.wire.nonceHeader,
+      await this.sessions.createNonce(session.user.id, session.token),
+    );
     return this.identity.toCurrentUser(session.user);
   }
 

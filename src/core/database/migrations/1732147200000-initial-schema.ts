@@ -230,7 +230,8 @@ function toSqlite(table: ParsedTable, prefix: string): string[] {
   const columns = table.lines.filter((line) => !KEY_LINE.test(line)).map((line) => sqliteColumn(table.name, line));
   const primary = primaryKeyColumns(table);
   // An auto_increment column is declared the INTEGER PRIMARY KEY itself.
-  if (!hasRowidKey(table) && primary.length) columns.push(`PRIMARY KEY (${primary.map((column) => `"${column}"`).join(', ')})`);
+  if (!hasRowidKey(table) && primary.length)
+    columns.push(`PRIMARY KEY (${primary.map((column) => `"${column}"`).join(', ')})`);
   const indexes = sqliteIndexesOf(table, prefix).map((index) => index.statement);
   return [`CREATE TABLE IF NOT EXISTS "${tableName}" (\n\t${columns.join(',\n\t')}\n)`, ...indexes];
 }
@@ -295,9 +296,7 @@ function checkPrefix(prefix: string): string {
 /** Whether a table exists, on the current database/schema. */
 async function tableExists(queryRunner: QueryRunner, name: string, sqlite: boolean): Promise<boolean> {
   const rows: unknown[] = sqlite
-    ? await queryRunner.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE`, [
-        name,
-      ])
+    ? await queryRunner.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE`, [name])
     : await queryRunner.query(
         'SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
         [name],

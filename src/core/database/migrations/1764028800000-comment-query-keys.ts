@@ -41,20 +41,36 @@ export function isSqlite(queryRunner: QueryRunner): boolean {
  * Adds the keys (name → columns) to a table (`table` without the prefix) where they are missing: on SQLite as
  * `<table>__<key>` indexes, on MySQL as keys of the table. Nothing else of the table is touched.
  */
-export async function addMissingKeys(queryRunner: QueryRunner, table: string, keys: ReadonlyArray<[string, string[]]>): Promise<void> {
+export async function addMissingKeys(
+  queryRunner: QueryRunner,
+  table: string,
+  keys: ReadonlyArray<[string, string[]]>,
+): Promise<void> {
   const name = `${queryRunner.connection.options.entityPrefix ?? ''}${table}`;
   for (const [key, columns] of keys) {
     if (isSqlite(queryRunner)) {
-      await queryRunner.query(`CREATE INDEX IF NOT EXISTS "${name}__${key}" ON "${name}" (${columns.map((c) => `"${c}"`).join(', ')})`);
+      await queryRunner.query(
+        `CREATE INDEX IF NOT EXISTS "${name}__${key}" ON "${name}" (${columns.map((c) => `"${c}"`).join(', ')})`,
+      );
       continue;
     }
-    const found = await queryRunner.query('SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1', [name, key]);
-    if (!found.length) await queryRunner.query(`ALTER TABLE \`${name}\` ADD KEY \`${key}\` (${columns.map((c) => `\`${c}\``).join(', ')})`);
+    const found = await queryRunner.query(
+      'SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1',
+      [name, key],
+    );
+    if (!found.length)
+      await queryRunner.query(
+        `ALTER TABLE \`${name}\` ADD KEY \`${key}\` (${columns.map((c) => `\`${c}\``).join(', ')})`,
+      );
   }
 }
 
 /** Drops keys {@link addMissingKeys} added. */
-export async function dropKeys(queryRunner: QueryRunner, table: string, keys: ReadonlyArray<[string, string[]]>): Promise<void> {
+export async function dropKeys(
+  queryRunner: QueryRunner,
+  table: string,
+  keys: ReadonlyArray<[string, string[]]>,
+): Promise<void> {
   const name = `${queryRunner.connection.options.entityPrefix ?? ''}${table}`;
   for (const [key] of keys) {
     if (isSqlite(queryRunner)) await queryRunner.query(`DROP INDEX IF EXISTS "${name}__${key}"`);

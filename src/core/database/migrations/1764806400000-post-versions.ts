@@ -13,7 +13,9 @@ export class PostVersions1764806400000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     const table = `${queryRunner.connection.options.entityPrefix ?? ''}${POST_VERSIONS_TABLE}`;
     if (isSqlite(queryRunner)) {
-      await queryRunner.query(`CREATE TABLE IF NOT EXISTS "${table}" ("post_id" integer PRIMARY KEY NOT NULL, "version" bigint NOT NULL DEFAULT 0)`);
+      await queryRunner.query(
+        `CREATE TABLE IF NOT EXISTS "${table}" ("post_id" integer PRIMARY KEY NOT NULL, "version" bigint NOT NULL DEFAULT 0)`,
+      );
       return;
     }
     await queryRunner.query(
@@ -23,6 +25,8 @@ export class PostVersions1764806400000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const table = `${queryRunner.connection.options.entityPrefix ?? ''}${POST_VERSIONS_TABLE}`;
-    await queryRunner.query(isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``);
+    await queryRunner.query(
+      isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``,
+    );
   }
 }

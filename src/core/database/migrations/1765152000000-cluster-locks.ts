@@ -17,6 +17,8 @@ export class ClusterLocks1765152000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const table = `${queryRunner.connection.options.entityPrefix ?? ''}${LOCKS_TABLE}`;
-    await queryRunner.query(isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``);
+    await queryRunner.query(
+      isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``,
+    );
   }
 }

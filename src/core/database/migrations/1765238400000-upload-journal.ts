@@ -28,6 +28,8 @@ export class UploadJournal1765238400000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const table = `${queryRunner.connection.options.entityPrefix ?? ''}${TABLE}`;
-    await queryRunner.query(isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``);
+    await queryRunner.query(
+      isSqlite(queryRunner) ? `DROP TABLE IF EXISTS "${table}"` : `DROP TABLE IF EXISTS \`${table}\``,
+    );
   }
 }
