@@ -545,12 +545,10 @@ function contentTypeBody(
     ['', json],
     ['application/json', () => JSON.stringify({ ...fields, big: 'b'.repeat(MiB) })],
   ];
-  return fc
-    .constantFrom(...cases)
-    .map(([type, body]) => ({
-      headers: (type ? { 'content-type': type } : {}) as Record<string, string>,
-      body: Buffer.from(body()),
-    }));
+  return fc.constantFrom(...cases).map(([type, body]) => ({
+    headers: (type ? { 'content-type': type } : {}) as Record<string, string>,
+    body: Buffer.from(body()),
+  }));
 }
 
 /** The arbitrary of all requests to the given routes. */

@@ -110,15 +110,13 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     const saved = await t.dataSource
       .getRepository(TermEntity)
       .save({ name, slug: fields.slug ?? name.toLowerCase().replace(/\W+/g, '-'), group: 0 });
-    await t.dataSource
-      .getRepository(TermTaxonomyEntity)
-      .save({
-        termId: saved.id,
-        taxonomy,
-        description: fields.description ?? '',
-        parent: fields.parent ?? 0,
-        count: fields.count ?? 0,
-      });
+    await t.dataSource.getRepository(TermTaxonomyEntity).save({
+      termId: saved.id,
+      taxonomy,
+      description: fields.description ?? '',
+      parent: fields.parent ?? 0,
+      count: fields.count ?? 0,
+    });
     return saved.id;
   };
 

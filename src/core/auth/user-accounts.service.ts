@@ -317,13 +317,11 @@ export class UserAccountsService {
    */
   private async takeRolesTurn(manager: EntityManager): Promise<void> {
     if (!this.isMysql) return;
-    const row = await manager
-      .getRepository(OptionEntity)
-      .findOne({
-        where: { name: `${this.prefix.value}user_roles` },
-        lock: { mode: 'pessimistic_write' },
-        select: { id: true },
-      });
+    const row = await manager.getRepository(OptionEntity).findOne({
+      where: { name: `${this.prefix.value}user_roles` },
+      lock: { mode: 'pessimistic_write' },
+      select: { id: true },
+    });
     if (!row) await takeWriteTurn(manager);
   }
 
