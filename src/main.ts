@@ -152,7 +152,6 @@ async function bootstrap(): Promise<void> {
   try {
     env = loadEnvironment();
   } catch (error) {
-    // eslint-disable-next-line no-console
     console.error((error as Error).message);
     process.exit(1);
   }

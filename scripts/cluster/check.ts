@@ -333,7 +333,7 @@ export async function runChecks(): Promise<boolean> {
         db: DB_NODES[n - 1],
       }));
       const pids = extra.map((node) => {
-        const pid = startApiNode(node as unknown as (typeof API_NODES)[number], {
+        const pid = startApiNode(node, {
           ...state.env,
           DATABASE_URL: state.env.DATABASE_URL.replace(/:\d+\/cms$/, `:${node.db.port}/cms`),
           DATABASE_REPLICA_URLS: '',
@@ -377,7 +377,7 @@ export async function runChecks(): Promise<boolean> {
     async () => {
       // An API node of its own, on db3 alone (not through HAProxy, which would stop sending to db3).
       const node = { n: 4, port: 3104, url: 'http://127.0.0.1:3104' };
-      const pid = startApiNode(node as (typeof API_NODES)[number], {
+      const pid = startApiNode(node, {
         ...state.env,
         DATABASE_URL: state.env.DATABASE_URL.replace(/:\d+\/cms$/, `:${DB_NODES[2].port}/cms`),
         DATABASE_REPLICA_URLS: '',

@@ -154,7 +154,7 @@ export class Client {
         ...(body !== undefined && !raw ? { 'Content-Type': 'application/json' } : {}),
         ...extra,
       },
-      body: body === undefined ? undefined : raw ? new Uint8Array(body as Buffer) : JSON.stringify(body),
+      body: body === undefined ? undefined : raw ? new Uint8Array(body) : JSON.stringify(body),
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await r.text();

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const command = `npm run outage -- --db ${db} --seconds ${seconds} --timeout ${timeout}`;
   const parts: string[] = [];
   let bad = false;
-  let labels: string[] = [];
+  const labels: string[] = [];
   for (const kind of db === 'both' ? (['sqlite', 'mysql'] as const) : ([db] as Array<'sqlite' | 'mysql'>)) {
     const database = await scriptDatabase(kind, 'outage');
     try {

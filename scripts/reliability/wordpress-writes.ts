@@ -126,7 +126,7 @@ async function main(): Promise<number> {
   const admin = o.auth;
   const read = async (route: string, auth?: string) => {
     const response = await fetch(`${api}/${route}`, { headers: auth ? { Authorization: auth } : {} });
-    return { status: response.status, headers: response.headers, body: (await response.json()) as unknown };
+    return { status: response.status, headers: response.headers, body: await response.json() };
   };
   const checks: Check[] = [];
   const check = (what: string, ok: boolean) => {

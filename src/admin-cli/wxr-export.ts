@@ -369,7 +369,7 @@ export class WxrExporter {
       const chunk = ids.slice(i, i + 500);
       const rows = (await this.dataSource
         .getRepository(entity)
-        .find({ where: { [column]: In(chunk) }, order: { id: 'ASC' } as never })) as Array<Record<string, unknown>>;
+        .find({ where: { [column]: In(chunk) }, order: { id: 'ASC' } })) as Array<Record<string, unknown>>;
       for (const r of rows) {
         const owner = Number(r[column]);
         out.set(owner, [...(out.get(owner) ?? []), { key: String(r.key ?? ''), value: String(r.value ?? '') }]);

@@ -165,8 +165,8 @@ function logAnswer(
   const level = status >= 500 ? 'error' : status < 400 && path.startsWith('/health/') ? 'debug' : 'info';
   if (!log.isLevelEnabled(level)) return;
   const marks = req as unknown as Record<string, unknown>;
-  const route = typeof marks[CMS_MATCHED_ROUTE] === 'string' ? (marks[CMS_MATCHED_ROUTE] as string) : undefined;
-  const userId = typeof marks[CMS_USER_ID] === 'number' ? (marks[CMS_USER_ID] as number) : 0;
+  const route = typeof marks[CMS_MATCHED_ROUTE] === 'string' ? marks[CMS_MATCHED_ROUTE] : undefined;
+  const userId = typeof marks[CMS_USER_ID] === 'number' ? marks[CMS_USER_ID] : 0;
   log[level](
     {
       req: request,

@@ -26,13 +26,10 @@ function median(values: number[]): number {
 async function md5Count(work: () => Promise<unknown>): Promise<number> {
   const real = crypto.createHash;
   let count = 0;
-  const spy = jest.spyOn(crypto, 'createHash').mockImplementation(((
-    algorithm: string,
-    options?: crypto.HashOptions,
-  ) => {
+  const spy = jest.spyOn(crypto, 'createHash').mockImplementation((algorithm: string, options?: crypto.HashOptions) => {
     if (algorithm === 'md5') count++;
     return real(algorithm, options);
-  }) as typeof crypto.createHash);
+  });
   try {
     await work();
   } finally {

@@ -27,7 +27,7 @@ const CONTENT_CHARS = 1_000_000;
 describe('memory held after reading large posts', () => {
   let t: TestApp;
   let small: number;
-  let ids: number[] = [];
+  const ids: number[] = [];
   let baseline = 0;
   const paragraph = (i: number) =>
     `<!-- wp:paragraph -->\n<p>Paragraph ${i} — the quick brown fox jumps over the lazy dog, "again" and again.</p>\n<!-- /wp:paragraph -->\n\n`;

@@ -160,7 +160,7 @@ describe('RateLimiter with Redis (a real server at 127.0.0.1:6379)', () => {
   });
 
   it('counts in each process while Redis cannot be reached, and says so', async () => {
-    const away = new CmsRedis({ ...options(), redisUrl: 'redis://127.0.0.1:9' } as unknown as ResolvedCmsOptions);
+    const away = new CmsRedis({ ...options(), redisUrl: 'redis://127.0.0.1:9' });
     const l = new RateLimiter(options(), away);
     const account = rateLimitSubject({ id: 43 }, 'author');
     for (let i = 0; i < 3; i++) await l.recordFailure('10.3.0.1', account);

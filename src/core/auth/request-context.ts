@@ -71,7 +71,7 @@ export class RequestContext {
     let loader = this.loaders.get(name) as DataLoader<K, V> | undefined;
     if (!loader) {
       loader = new DataLoader<K, V>(batch, { maxBatchSize: 500, batchScheduleFn: (run) => setImmediate(run) });
-      this.loaders.set(name, loader as DataLoader<unknown, unknown>);
+      this.loaders.set(name, loader);
     }
     return loader;
   }

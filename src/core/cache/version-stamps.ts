@@ -515,7 +515,7 @@ export class VersionStamps implements OnApplicationBootstrap {
   private instrument(): void {
     const driver = this.dataSource.driver as unknown as { createQueryRunner(mode: string): QueryRunner };
     const create = driver.createQueryRunner.bind(driver);
-    driver.createQueryRunner = (mode: string) => this.wrap(create(mode) as Instrumented);
+    driver.createQueryRunner = (mode: string) => this.wrap(create(mode));
   }
 
   private wrap(runner: Instrumented): QueryRunner {

@@ -114,7 +114,7 @@ describe('buildDataSourceOptions with read replicas', () => {
     expect(replica.listenerCount('connection')).toBe(2);
     const ran: string[] = [];
     const fake = { query: (sql: string) => ran.push(sql), addCommand: () => undefined };
-    replica.emit('connection', fake as never);
+    replica.emit('connection', fake);
     expect(ran).toEqual([WP_SQL_MODE_STATEMENT]);
     await new Promise<void>((resolve) => pool.end(() => resolve()));
   });
@@ -148,7 +148,7 @@ describe('afterDataSourceInit on a Galera node', () => {
     const firstStatements = () =>
       [pool, ...replicaRouterOf(dataSource)!.pools].map((each) => {
         const ran: string[] = [];
-        each.emit('connection', { query: (sql: string) => ran.push(sql) } as never);
+        each.emit('connection', { query: (sql: string) => ran.push(sql) });
         return ran;
       });
     return { dataSource, pool, firstStatements };

@@ -207,7 +207,7 @@ function wordpressMysql2Driver(
       replicas.router.start();
       return routedPool(pool, replicas.router);
     },
-  } as typeof mysql2;
+  };
   if (replicas) registerReplicaRouter(driver, replicas.router);
   return driver;
 }
@@ -303,8 +303,7 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
       ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
     };
   }
-  const warn: WarnFn = (message) =>
-    typeof logger === 'object' ? (logger as Logger).log('warn', message) : console.warn(message);
+  const warn: WarnFn = (message) => (typeof logger === 'object' ? logger.log('warn', message) : console.warn(message));
   return {
     ...common,
     type: 'mysql',

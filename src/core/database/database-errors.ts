@@ -58,11 +58,7 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|FULL|PR
 function driverError(error: unknown): { code?: unknown; errno?: unknown; message?: unknown; fatal?: unknown } | null {
   if (!error || typeof error !== 'object') return null;
   const e = error as { driverError?: unknown };
-  return (e.driverError && typeof e.driverError === 'object' ? e.driverError : error) as {
-    code?: unknown;
-    errno?: unknown;
-    message?: unknown;
-  };
+  return e.driverError && typeof e.driverError === 'object' ? e.driverError : error;
 }
 
 /** Whether an error says that the database cannot be reached or used just now (a `503`, not a fault of the API). */

@@ -195,7 +195,7 @@ export class ApiHttpService {
   /** The parameters of a query string (`?a=1&b=2`, or without its `?`). */
   private queryOf(query: string): Record<string, unknown> {
     const search = query.charCodeAt(0) === 0x3f ? query.slice(1) : query;
-    return (simpleQuery(search) ?? parseQuery(search, QUERY_OPTIONS)) as Record<string, unknown>;
+    return simpleQuery(search) ?? parseQuery(search, QUERY_OPTIONS);
   }
 
   /**
@@ -455,7 +455,7 @@ export class ApiHttpService {
       }
     }
     if (type === '' || type === 'application/x-www-form-urlencoded') {
-      return { ...empty, raw, body: parseQuery(raw.toString('utf8'), QUERY_OPTIONS) as Record<string, unknown> };
+      return { ...empty, raw, body: parseQuery(raw.toString('utf8'), QUERY_OPTIONS) };
     }
     return { ...empty, raw };
   }

@@ -219,7 +219,7 @@ describe('content registry vs WordPress 6.1', () => {
 /** Maps a PHP `WP_Post_Type` dump onto our {@link PostTypeObject} conventions (effective REST base/namespace). */
 function normalizeWpPostType(wp: JsonObject): JsonObject {
   const out: JsonObject = { ...wp };
-  out.rest_base = wp.rest_base || (wp.name as string);
+  out.rest_base = wp.rest_base || wp.name;
   out.rest_namespace = wp.rest_namespace || DEFAULT_REST_NAMESPACE;
   if (wp.rest_controller_class === false) {
     delete out.rest_controller_class;
@@ -321,19 +321,19 @@ describe('registry builders vs WordPress PHP', () => {
   it.each(cases.filter((c) => c.kind === 'post_type').map((c) => [c.name, c] as const))(
     'custom post type %s',
     (_name, c) => {
-      expectSameObject(buildPostType(c.name, c.args as PostTypeArgs), normalizeWpPostType(c.wp));
+      expectSameObject(buildPostType(c.name, c.args), normalizeWpPostType(c.wp));
     },
   );
 
   it.each(cases.filter((c) => c.kind === 'taxonomy').map((c) => [c.name, c] as const))(
     'custom taxonomy %s',
     (_name, c) => {
-      expectSameObject(buildTaxonomy(c.name, c.object_type ?? [], c.args as TaxonomyArgs), normalizeWpTaxonomy(c.wp));
+      expectSameObject(buildTaxonomy(c.name, c.object_type ?? [], c.args), normalizeWpTaxonomy(c.wp));
     },
   );
 
   it.each(cases.filter((c) => c.kind === 'status').map((c) => [c.name, c] as const))('custom status %s', (_name, c) => {
-    expectSameObject(buildPostStatus(c.name, c.args as PostStatusArgs), normalizeWpStatus(c.wp));
+    expectSameObject(buildPostStatus(c.name, c.args), normalizeWpStatus(c.wp));
   });
 });
 

@@ -66,7 +66,7 @@ function withoutUndefined<T>(record: Partial<Record<string, T>> | undefined): Re
   }
   for (const [key, value] of Object.entries(record)) {
     if (value !== undefined) {
-      out[key] = value as T;
+      out[key] = value;
     }
   }
   return out;

@@ -41,7 +41,7 @@ export function metaSchemaProperties(keys: ExposedMetaKey[]): Record<string, Jso
           default: d.default ?? null,
           context: ['view', 'edit'],
           ...extra,
-        } as JsonSchema,
+        },
       ];
     }),
   );
@@ -61,9 +61,7 @@ export function metaResponse(
   for (const { key, name, definition } of keys) {
     const values = stored[key] ?? [];
     const schema = schemas[name];
-    const itemSchema = definition.single
-      ? schema
-      : ((schema.items as JsonSchema | undefined) ?? { type: definition.type });
+    const itemSchema = definition.single ? schema : (schema.items ?? { type: definition.type });
     if (definition.single)
       out[name] = values.length ? castMetaValue(values[0], itemSchema) : (definition.default ?? null);
     else out[name] = values.map((v) => castMetaValue(v, itemSchema));
@@ -168,7 +166,7 @@ export async function applyMetaWrites<E extends object>(
     if (op.action === 'single') {
       if (stored.length === 1 && stored[0].value === op.value) continue;
       if (stored.length) await repo.update(where(op.key), { value: op.value });
-      else await repo.insert({ [objectColumn]: objectId, key: op.key, value: op.value } as Partial<MetaRow>);
+      else await repo.insert({ [objectColumn]: objectId, key: op.key, value: op.value });
       continue;
     }
     // Values stored once and sent again stay; duplicates are removed and added back, as WordPress does.
@@ -180,7 +178,7 @@ export async function applyMetaWrites<E extends object>(
       else toAdd.push(value);
     }
     for (const value of new Set(current.filter((v) => !kept.has(v)))) await repo.delete(where(op.key, { value }));
-    for (const value of toAdd) await repo.insert({ [objectColumn]: objectId, key: op.key, value } as Partial<MetaRow>);
+    for (const value of toAdd) await repo.insert({ [objectColumn]: objectId, key: op.key, value });
   }
 }
 

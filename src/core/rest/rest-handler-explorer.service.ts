@@ -140,7 +140,7 @@ export class RestHandlerExplorer implements OnModuleInit {
       return await this.guards.tryActivate(
         guards,
         [req, instance, target],
-        instance as never,
+        instance,
         handler as never,
         REST_CONTEXT_TYPE,
       );

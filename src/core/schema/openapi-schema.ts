@@ -84,12 +84,7 @@ export function toOpenApiSchema(schema: JsonSchema | RouteArg, use: SchemaUse): 
     const list = schema[key];
     if (Array.isArray(list)) out[key] = list.map((s) => toOpenApiSchema(s as JsonSchema, use));
   }
-  if (
-    use === 'request' &&
-    typeof (schema as RouteArg).validate === 'function' &&
-    types.includes('object') &&
-    hasRaw(schema)
-  ) {
+  if (use === 'request' && typeof schema.validate === 'function' && types.includes('object') && hasRaw(schema)) {
     return { ...pick(out, ['title', 'description']), anyOf: [{ type: 'string' }, omit(out, ['title', 'description'])] };
   }
   return out;

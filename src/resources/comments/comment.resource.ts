@@ -191,7 +191,7 @@ export class CommentResource extends RestController {
             context: ['embed', 'view', 'edit'],
           },
         ]),
-      ) as Record<string, JsonSchema>,
+      ),
     };
     props.meta = {
       description: 'Meta fields.',
@@ -258,7 +258,7 @@ export class CommentResource extends RestController {
         description: 'Limit result set to that from a specific author email. Requires authorization.',
         type: 'string',
         format: 'email',
-        default: null as unknown as undefined,
+        default: null,
       },
       before: {
         description: 'Limit response to comments published before a given ISO8601 compliant date.',
@@ -620,7 +620,7 @@ export class CommentResource extends RestController {
       throw new RestException('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
     const moderator = await this.can(req, 'moderate_comments');
     const clock = await this.clock();
-    let prepared = await this.prepareForDatabase(req, clock, true, moderator);
+    const prepared = await this.prepareForDatabase(req, clock, true, moderator);
     if (!prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
     const now = clock.now();
     prepared.date ??= now.local;

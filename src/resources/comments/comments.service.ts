@@ -355,7 +355,7 @@ export class CommentsService {
     return writeTransaction(this.dataSource, async (em) => {
       const inserted = await em.getRepository(CommentEntity).insert(fields);
       const id = Number(inserted.identifiers[0].comment_ID ?? inserted.identifiers[0].id);
-      const comment = { ...fields, id } as CommentEntity;
+      const comment = { ...fields, id };
       if (status !== undefined) await this.changeStatus(em, comment, status);
       await applyMetaWrites(em, CommentMetaEntity, 'commentId', id, meta);
       await this.recount(em, [fields.postId]);
@@ -377,7 +377,7 @@ export class CommentsService {
     return writeTransaction(this.dataSource, async (em) => {
       let changed = true;
       if (Object.keys(fields).length) await em.getRepository(CommentEntity).update({ id: current.id }, fields);
-      const comment = { ...current, ...fields } as CommentEntity;
+      const comment = { ...current, ...fields };
       if (status !== undefined) changed = await this.changeStatus(em, comment, status);
       await applyMetaWrites(em, CommentMetaEntity, 'commentId', current.id, meta);
       await this.recount(em, [current.postId, comment.postId]);

@@ -12,7 +12,7 @@ describe('UploadJournal (in the database)', () => {
   let ds: DataSource;
   let journal: UploadJournal;
   /** The pid of a process that has exited. */
-  const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
+  const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
   const table = 'wp_cms_upload_journal';
 
   beforeEach(async () => {

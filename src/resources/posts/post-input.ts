@@ -80,7 +80,7 @@ export class PostInput {
       let raw: string | undefined;
       if (typeof value === 'string') raw = value;
       else if (value && typeof value === 'object' && 'raw' in value) {
-        const r = (value as { raw: unknown }).raw;
+        const r = value.raw;
         // An empty title sent as an object is ignored, as in the reference.
         if (name !== 'title' || (r !== '' && r !== null && r !== undefined))
           raw = r === null || r === undefined ? '' : String(r);

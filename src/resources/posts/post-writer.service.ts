@@ -474,7 +474,7 @@ export class PostWriter {
     // A slug sent for a draft is made unique as if it were published (the reference's REST rule).
     const uniqueAs =
       f.name !== undefined && name && ['draft', 'pending'].includes(status) ? { ...draft, status: 'publish' } : draft;
-    if (name) name = await uniquePostSlug(em, name, uniqueAs as PostEntity, type, ctx.permalinkStructure);
+    if (name) name = await uniquePostSlug(em, name, uniqueAs, type, ctx.permalinkStructure);
 
     const commentDefault = (kind: 'comment' | 'ping'): string => {
       if (before) return 'closed';

@@ -127,7 +127,7 @@ export class TermResource extends RestController {
       post: {
         description: 'Limit result set to resources assigned to a specific post.',
         type: 'integer',
-        default: null as unknown as undefined,
+        default: null,
       },
       slug: {
         description: 'Limit result set to resources with one or more specific slugs.',
@@ -393,9 +393,7 @@ export class TermResource extends RestController {
     const meta = new Map<number, Record<string, unknown[]>>();
     if (metaKeys.length && terms.length) {
       const values = await metaLoader.loadMany(terms.map((t) => t.termId));
-      terms.forEach((t, i) =>
-        meta.set(t.termId, values[i] instanceof Error ? {} : (values[i] as Record<string, unknown[]>)),
-      );
+      terms.forEach((t, i) => meta.set(t.termId, values[i] instanceof Error ? {} : values[i]));
     }
     const ancestors = this.taxonomy.hierarchical ? await this.ancestorsOf(terms, req) : new Map<number, TermRow>();
     return { home, meta, ancestors };

@@ -613,9 +613,7 @@ export class UsersResource extends RestController {
         return ids.map((id) => found.get(id) ?? {});
       })
       .loadMany(users.map((u) => u.id));
-    const meta = new Map(
-      users.map((u, i) => [u.id, loaded[i] instanceof Error ? {} : (loaded[i] as Record<string, unknown[]>)]),
-    );
+    const meta = new Map(users.map((u, i) => [u.id, loaded[i] instanceof Error ? {} : loaded[i]]));
     return { meta, site: await this.siteContext(req), roles: await this.roles.roles(), registered };
   }
 
