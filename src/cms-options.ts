@@ -116,41 +116,24 @@ export interface CmsModuleOptions {
   extensions?: Type<unknown>[];
 }
 
+/** Options that stay unset when not given (no default). */
+type UnsetOptions =
+  | 'baseUrl'
+  | 'dataSourceName'
+  | 'tablePrefix'
+  | 'siteTitle'
+  | 'siteUrl'
+  | 'initialAdmin'
+  | 'uploadsUrl'
+  | 'mediaStorage'
+  | 'objectStorage'
+  | 'redisUrl'
+  | 'authSecret'
+  | 'stampTriggers';
+
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<
-  Omit<
-    CmsModuleOptions,
-    | 'responseCache'
-    | 'compression'
-    | 'baseUrl'
-    | 'dataSourceName'
-    | 'tablePrefix'
-    | 'siteTitle'
-    | 'siteUrl'
-    | 'initialAdmin'
-    | 'uploadsUrl'
-    | 'mediaStorage'
-    | 'objectStorage'
-    | 'redisUrl'
-    | 'authSecret'
-    | 'stampTriggers'
-  >
-> &
-  Pick<
-    CmsModuleOptions,
-    | 'baseUrl'
-    | 'dataSourceName'
-    | 'tablePrefix'
-    | 'siteTitle'
-    | 'siteUrl'
-    | 'initialAdmin'
-    | 'uploadsUrl'
-    | 'mediaStorage'
-    | 'objectStorage'
-    | 'redisUrl'
-    | 'authSecret'
-    | 'stampTriggers'
-  > & {
+export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | UnsetOptions>> &
+  Pick<CmsModuleOptions, UnsetOptions> & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
     /** The names of {@link CmsModuleOptions.wireNames}. */

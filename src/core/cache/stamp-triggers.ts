@@ -13,7 +13,7 @@ import { TermTaxonomyEntity } from '../database/entities/term-taxonomy.entity';
 import { TermEntity } from '../database/entities/term.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
 import { UserEntity } from '../database/entities/user.entity';
-import { isMySql } from '../database/query-helpers';
+import { isMySql, quotedName } from '../database/query-helpers';
 import {
   API_SESSION_FLAG,
   CONTENT_SEQUENCE,
@@ -121,7 +121,7 @@ export function stampTriggers(dataSource: DataSource): StampTrigger[] {
   const mysql = isMySql(dataSource);
   const d: Dialect = {
     mysql,
-    quote: (name) => (mysql ? `\`${name}\`` : `"${name}"`),
+    quote: (name) => quotedName(dataSource, name),
     same: (a, b) => (mysql ? `${a} <=> ${b}` : `${a} IS ${b}`),
   };
   const prefix = (dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
@@ -253,7 +253,7 @@ export async function installStampTriggers(dataSource: DataSource): Promise<numb
   const triggers = stampTriggers(dataSource);
   const prefix = (dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
   const mysql = isMySql(dataSource);
-  const quote = (name: string) => (mysql ? `\`${name}\`` : `"${name}"`);
+  const quote = (name: string) => quotedName(dataSource, name);
   // The tables the triggers write (made by the migrations), and the content row they move.
   try {
     await dataSource.query(`SELECT version FROM ${quote(`${prefix}${VERSIONS_TABLE}`)} WHERE name = ?`, ['posts']);
@@ -288,9 +288,8 @@ export async function installStampTriggers(dataSource: DataSource): Promise<numb
 
 /** Drops every stamp trigger of this prefix (also ones an older version made); returns how many there were. */
 export async function removeStampTriggers(dataSource: DataSource): Promise<number> {
-  const mysql = isMySql(dataSource);
   const names = await existing(dataSource);
-  for (const name of names) await dataSource.query(`DROP TRIGGER IF EXISTS ${mysql ? `\`${name}\`` : `"${name}"`}`);
+  for (const name of names) await dataSource.query(`DROP TRIGGER IF EXISTS ${quotedName(dataSource, name)}`);
   return names.length;
 }
 

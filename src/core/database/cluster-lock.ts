@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
 import { NO_STAMP } from '../cache/version-stamps';
-import { isMySql } from './query-helpers';
+import { isMySql, quotedName } from './query-helpers';
 
 /** `{prefix}cms_locks`: named locks and turns shared by every node through the database itself. */
 export const LOCKS_TABLE = 'cms_locks';
@@ -23,10 +23,6 @@ export function locksTableDdl(table: string, mysql: boolean): string {
 
 function tableOf(dataSource: DataSource): string {
   return `${dataSource.options.entityPrefix ?? ''}${LOCKS_TABLE}`;
-}
-
-function quoted(dataSource: DataSource, table: string): string {
-  return isMySql(dataSource) ? `\`${table}\`` : `"${table}"`;
 }
 
 /** Creates the locks table when it is missing (it is needed before the migrations run: see {@link MigrationLock}). */
@@ -117,7 +113,7 @@ export class MigrationLock {
 
   /** Tries to take the row: `null` when taken, else the other holder. */
   async claim(leaseMs: number): Promise<string | null> {
-    const table = quoted(this.dataSource, tableOf(this.dataSource));
+    const table = quotedName(this.dataSource, tableOf(this.dataSource));
     const now = Date.now();
     const insert = isMySql(this.dataSource) ? 'INSERT IGNORE INTO' : 'INSERT OR IGNORE INTO';
     await this.dataSource.query(
@@ -135,7 +131,7 @@ export class MigrationLock {
   }
 
   private async renew(leaseMs: number): Promise<void> {
-    const table = quoted(this.dataSource, tableOf(this.dataSource));
+    const table = quotedName(this.dataSource, tableOf(this.dataSource));
     await this.dataSource.query(`${NO_STAMP} UPDATE ${table} SET expires_at = ? WHERE name = ? AND holder = ?`, [
       Date.now() + leaseMs,
       this.name,
@@ -145,7 +141,7 @@ export class MigrationLock {
 
   /** Frees the row if this holder has it. */
   async release(): Promise<void> {
-    const table = quoted(this.dataSource, tableOf(this.dataSource));
+    const table = quotedName(this.dataSource, tableOf(this.dataSource));
     await this.dataSource.query(
       `${NO_STAMP} UPDATE ${table} SET holder = '', expires_at = 0 WHERE name = ? AND holder = ?`,
       [this.name, this.holder],

@@ -26,6 +26,11 @@ export function isMySql(dataSource: { options: { type: string } }): boolean {
   return dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb';
 }
 
+/** A table or trigger name quoted for the data source's dialect (backticks on MySQL, double quotes on SQLite). */
+export function quotedName(dataSource: { options: { type: string } }, name: string): string {
+  return isMySql(dataSource) ? `\`${name}\`` : `"${name}"`;
+}
+
 /**
  * Updates the row of `entity` whose primary key is `id` with `values` (by property; `undefined` ones left out), as
  * one parameterized statement written from the entity's columns, without TypeORM's query building: a save writes its

@@ -6,111 +6,96 @@ import { SHORT_CACHE } from '../cache/cache-limits';
 import { clearOnWrites, SHORT_CACHE_STALE_MS, SHORT_ENTRY_BYTES, ShortCache, shortValueBytes } from './short-cache';
 
 describe('ShortCache', () => {
+  // A clock the tests move by hand.
+  let now: number;
+  let clock: jest.SpyInstance;
+  beforeEach(() => {
+    now = 1_000_000;
+    clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+  });
+  afterEach(() => clock.mockRestore());
+
   it('keeps a value for its moment, then serves it while it is loaded again once, and the new value after', async () => {
-    let now = 1_000_000;
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
-    try {
-      let loads = 0;
-      const cache = new ShortCache<number>(1000);
-      const load = async () => ++loads;
-      expect(await cache.get('k', load)).toBe(1);
-      now += 999;
-      expect(await cache.get('k', load)).toBe(1);
-      expect(loads).toBe(1);
-      now += 1;
-      // Expired: the previous value at once, the next one loading in the background.
-      expect(await cache.get('k', load)).toBe(1);
-      expect(loads).toBe(2);
-      expect(await cache.get('k', load)).toBe(2);
-      expect(loads).toBe(2);
-    } finally {
-      clock.mockRestore();
-    }
+    let loads = 0;
+    const cache = new ShortCache<number>(1000);
+    const load = async () => ++loads;
+    expect(await cache.get('k', load)).toBe(1);
+    now += 999;
+    expect(await cache.get('k', load)).toBe(1);
+    expect(loads).toBe(1);
+    now += 1;
+    // Expired: the previous value at once, the next one loading in the background.
+    expect(await cache.get('k', load)).toBe(1);
+    expect(loads).toBe(2);
+    expect(await cache.get('k', load)).toBe(2);
+    expect(loads).toBe(2);
   });
 
   it('never starts a second load while one is under way, and requests do not wait for it', async () => {
-    let now = 1_000_000;
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
-    try {
-      let loads = 0;
-      let release: (value: number) => void = () => undefined;
-      const cache = new ShortCache<number>(1000);
-      const slow = () => {
-        loads++;
-        return new Promise<number>((resolve) => (release = resolve));
-      };
-      const first = cache.get('k', slow);
-      // Requests arriving while the first load runs share it.
-      const second = cache.get('k', slow);
-      expect(loads).toBe(1);
-      release(10);
-      expect([await first, await second]).toEqual([10, 10]);
-      now += 1500;
-      // Expired: every request is answered with 10 at once while one load (of 20) is under way.
-      const answers = await Promise.all([cache.get('k', slow), cache.get('k', slow), cache.get('k', slow)]);
-      expect(answers).toEqual([10, 10, 10]);
-      expect(loads).toBe(2);
-      release(20);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(await cache.get('k', slow)).toBe(20);
-      expect(loads).toBe(2);
-    } finally {
-      clock.mockRestore();
-    }
+    let loads = 0;
+    let release: (value: number) => void = () => undefined;
+    const cache = new ShortCache<number>(1000);
+    const slow = () => {
+      loads++;
+      return new Promise<number>((resolve) => (release = resolve));
+    };
+    const first = cache.get('k', slow);
+    // Requests arriving while the first load runs share it.
+    const second = cache.get('k', slow);
+    expect(loads).toBe(1);
+    release(10);
+    expect([await first, await second]).toEqual([10, 10]);
+    now += 1500;
+    // Expired: every request is answered with 10 at once while one load (of 20) is under way.
+    const answers = await Promise.all([cache.get('k', slow), cache.get('k', slow), cache.get('k', slow)]);
+    expect(answers).toEqual([10, 10, 10]);
+    expect(loads).toBe(2);
+    release(20);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await cache.get('k', slow)).toBe(20);
+    expect(loads).toBe(2);
   });
 
   it('past the staleness bound, waits for the load under way instead of serving the old value', async () => {
-    let now = 1_000_000;
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
-    try {
-      let loads = 0;
-      let release: (value: number) => void = () => undefined;
-      const cache = new ShortCache<number>(1000);
-      const slow = () => {
-        loads++;
-        return new Promise<number>((resolve) => (release = resolve));
-      };
-      const first = cache.get('k', slow);
-      release(1);
-      await first;
-      now += 2000;
-      expect(await cache.get('k', slow)).toBe(1);
-      expect(loads).toBe(2);
-      now += SHORT_CACHE_STALE_MS;
-      let settled = false;
-      const waiting = cache.get('k', slow).then((value) => ((settled = true), value));
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(settled).toBe(false);
-      // Still the one load: no second count started for a value too old to serve.
-      expect(loads).toBe(2);
-      release(2);
-      expect(await waiting).toBe(2);
-    } finally {
-      clock.mockRestore();
-    }
+    let loads = 0;
+    let release: (value: number) => void = () => undefined;
+    const cache = new ShortCache<number>(1000);
+    const slow = () => {
+      loads++;
+      return new Promise<number>((resolve) => (release = resolve));
+    };
+    const first = cache.get('k', slow);
+    release(1);
+    await first;
+    now += 2000;
+    expect(await cache.get('k', slow)).toBe(1);
+    expect(loads).toBe(2);
+    now += SHORT_CACHE_STALE_MS;
+    let settled = false;
+    const waiting = cache.get('k', slow).then((value) => ((settled = true), value));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    // Still the one load: no second count started for a value too old to serve.
+    expect(loads).toBe(2);
+    release(2);
+    expect(await waiting).toBe(2);
   });
 
   it('keeps the old value when a background load fails, and drops what a load read across a clear', async () => {
-    let now = 1_000_000;
-    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
-    try {
-      const cache = new ShortCache<number>(1000);
-      expect(await cache.get('k', async () => 1)).toBe(1);
-      now += 1500;
-      let fail: (error: Error) => void = () => undefined;
-      expect(await cache.get('k', () => new Promise<number>((_, reject) => (fail = reject)))).toBe(1);
-      fail(new Error('down'));
-      await new Promise((resolve) => setImmediate(resolve));
-      let release: (value: number) => void = () => undefined;
-      expect(await cache.get('k', () => new Promise<number>((resolve) => (release = resolve)))).toBe(1);
-      // A write clears the cache while the load runs: what it read is not kept.
-      cache.clear();
-      release(5);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(await cache.get('k', async () => 6)).toBe(6);
-    } finally {
-      clock.mockRestore();
-    }
+    const cache = new ShortCache<number>(1000);
+    expect(await cache.get('k', async () => 1)).toBe(1);
+    now += 1500;
+    let fail: (error: Error) => void = () => undefined;
+    expect(await cache.get('k', () => new Promise<number>((_, reject) => (fail = reject)))).toBe(1);
+    fail(new Error('down'));
+    await new Promise((resolve) => setImmediate(resolve));
+    let release: (value: number) => void = () => undefined;
+    expect(await cache.get('k', () => new Promise<number>((resolve) => (release = resolve)))).toBe(1);
+    // A write clears the cache while the load runs: what it read is not kept.
+    cache.clear();
+    release(5);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await cache.get('k', async () => 6)).toBe(6);
   });
 
   it('forgets a failed load', async () => {
