@@ -16,7 +16,7 @@ import { SiteBootstrapService } from './core/database/site-bootstrap.service';
 import { TablePrefix } from './core/database/table-prefix';
 import { Embedder } from './core/rest/embedder.service';
 import { RestHandlerExplorer } from './core/rest/rest-handler-explorer.service';
-import { RestResponseInterceptor } from './core/rest/rest-response.interceptor';
+import { ResponsePipeline } from './core/rest/response-pipeline';
 import { TextFilterPoolShutdown } from './core/text/text-filter-pool';
 
 const INTERNALS = [
@@ -30,7 +30,7 @@ const INTERNALS = [
   TablePrefix,
   SiteBootstrapService,
   Embedder,
-  RestResponseInterceptor,
+  ResponsePipeline,
   CapabilityGuard,
   RestHandlerExplorer,
   SessionLogin,

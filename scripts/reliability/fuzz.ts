@@ -97,7 +97,7 @@ const FIXED = [
     'test/e2e/fuzz.e2e-spec.ts "what the fuzzer found", src/core/database/raw-query.spec.ts).',
   'A collection query of 1,100 parameters (`x[]=1&x[]=1…`) answered a `Link` header holding it twice, over the 16 KiB ' +
     'of headers Node\'s HTTP client reads ("Header overflow": no answer for the client). Links longer than 8 KiB are now ' +
-    'left out (`LINK_HEADER_LIMIT`, src/core/rest/rest-controller.ts; test/e2e/fuzz.e2e-spec.ts).',
+    'left out (`LINK_HEADER_LIMIT`, src/core/rest/rest-resource.ts; test/e2e/fuzz.e2e-spec.ts).',
   'Uploads of malformed media answered 500 (a JPEG cut at 400 bytes, a PNG declaring 1×1,000,000 or with a ' +
     'corrupt IDAT, a 16383² WebP, EBML junk named `.webm`, an MP3 cut short, names over 255 bytes): errors of ' +
     'sharp, file-type and the file system went unhandled. Now 201 without sizes, or 400, decoding bounded to 50 ' +

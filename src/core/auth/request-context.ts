@@ -15,6 +15,17 @@ export interface EmbeddedAnswers {
   keep(route: string, query: Record<string, unknown>, sources: AnswerSources, body: Buffer): void;
 }
 
+/** What a request's context is made of (see {@link RequestContext}). */
+export interface RequestContextInit {
+  user: CurrentUser;
+  caps: CapabilityService;
+  baseUrl: string;
+  apiPrefix: string;
+  crossOrigin?: boolean;
+  ip?: string;
+  wire?: WireNames;
+}
+
 /**
  * Per-request state shared by a request and its internal sub-requests (`_embed`): the user, the capability check,
  * the site address, and request-scoped batching loaders, so that embedding N items costs one query per kind of
@@ -27,20 +38,29 @@ export class RequestContext {
   /** The response cache's answers of `_embed` sub-requests, when the request's own answer may be cached. */
   embeddedAnswers?: EmbeddedAnswers;
 
-  constructor(
-    public user: CurrentUser,
-    private readonly caps: CapabilityService,
-    /** The site's base URL, without a trailing slash (e.g. `http://localhost:3000`). */
-    readonly baseUrl: string,
-    /** The API root path segment (`cms-json`). */
-    readonly apiPrefix: string,
-    /** `true` when the request came from a browser page of another origin. */
-    readonly crossOrigin = false,
-    /** The client's IP address. */
-    readonly ip = '',
-    /** The names on the wire (URLs of the API's own namespace are written with them). */
-    readonly wire: WireNames = WireNames.of('cms'),
-  ) {}
+  /** The caller. */
+  user: CurrentUser;
+  private readonly caps: CapabilityService;
+  /** The site's base URL, without a trailing slash (e.g. `http://localhost:3000`). */
+  readonly baseUrl: string;
+  /** The API root path segment (`cms-json`). */
+  readonly apiPrefix: string;
+  /** `true` when the request came from a browser page of another origin. */
+  readonly crossOrigin: boolean;
+  /** The client's IP address. */
+  readonly ip: string;
+  /** The names on the wire (URLs of the API's own namespace are written with them). */
+  readonly wire: WireNames;
+
+  constructor(init: RequestContextInit) {
+    this.user = init.user;
+    this.caps = init.caps;
+    this.baseUrl = init.baseUrl;
+    this.apiPrefix = init.apiPrefix;
+    this.crossOrigin = init.crossOrigin ?? false;
+    this.ip = init.ip ?? '';
+    this.wire = init.wire ?? WireNames.of('cms');
+  }
 
   get isLoggedIn(): boolean {
     return this.user.isLoggedIn;

@@ -5,7 +5,7 @@ import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
 import { RestException } from '../rest/rest.exception';
 import type { RouteArg } from '../schema/json-schema';
-import { parseCookies } from '../http/api-http.service';
+import { parseCookies } from '../http/request-headers';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
 import { PlainText } from '../rest/plain-text';

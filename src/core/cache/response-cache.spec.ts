@@ -16,7 +16,7 @@ describe('ResponseCache keys', () => {
     expect(cms).not.toBe(wp);
     expect(cache.keyOf(...args)).toBe(cms);
     // An answer kept under one mode's key is not found under the other's.
-    cache.store(cms, stamps, sources, 200, {}, Buffer.from('{"namespaces":["cms/v2"]}'));
+    cache.store(cms, stamps, sources, { body: Buffer.from('{"namespaces":["cms/v2"]}') });
     expect((await cache.lookup(cms, stamps))?.body.toString()).toBe('{"namespaces":["cms/v2"]}');
     expect(await cache.lookup(wp, stamps)).toBeUndefined();
   });

@@ -15,6 +15,14 @@ const EMBEDDED = 'embedded\n';
 /** Approximate bytes of an answer besides its body and key: the entry, its headers. */
 const ENTRY_BYTES = 512;
 
+/** An answer to keep: its status (200) and headers (none) as written, its body, the route pattern that served it. */
+export interface StoredAnswer {
+  status?: number;
+  headers?: Record<string, string>;
+  body: Buffer;
+  matchedRoute?: string;
+}
+
 /** One answer kept: its status, headers and body as written, under the stamps it was built with. */
 export class CachedAnswer implements LruEntry {
   used = 0;
@@ -193,15 +201,8 @@ export class ResponseCache {
    * it shows alone is kept with their ids: if one of them is found written after `stamps` were read (before the
    * answer read it, or since), the answer is dropped at its next lookup.
    */
-  store(
-    key: string,
-    stamps: Stamps,
-    sources: AnswerSources,
-    status: number,
-    headers: Record<string, string>,
-    body: Buffer,
-    matchedRoute?: string,
-  ): CachedAnswer | undefined {
+  store(key: string, stamps: Stamps, sources: AnswerSources, answer: StoredAnswer): CachedAnswer | undefined {
+    const { status = 200, headers = {}, body, matchedRoute } = answer;
     // An answer made from rows of a read replica and of the primary (a request that wrote) names no one state.
     if (sources.uncacheable || servedFromTwoServers()) return undefined;
     const posts =
@@ -257,7 +258,7 @@ export class ResponseCache {
         return entry instanceof Promise ? entry.then(found) : found(entry);
       },
       keep: (route, query, sources, body) => {
-        this.store(keyOf(route, query), stamps, sources, 200, {}, body);
+        this.store(keyOf(route, query), stamps, sources, { body });
       },
     };
   }

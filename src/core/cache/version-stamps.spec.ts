@@ -147,13 +147,13 @@ describe('VersionStamps', () => {
     // the stamps finds the post written after them, and the answer is dropped; an answer that shows other posts stays.
     const early = await stamps.current();
     await edit(1);
-    cache.store('a', early, showing(1), 200, {}, Buffer.from('[]'));
-    cache.store('c', early, showing(2, 3), 200, {}, Buffer.from('[]'));
+    cache.store('a', early, showing(1), { body: Buffer.from('[]') });
+    cache.store('c', early, showing(2, 3), { body: Buffer.from('[]') });
     const now = await stamps.current();
     expect(await cache.lookup('a', now)).toBeUndefined();
     expect(await cache.lookup('c', now)).toBeDefined();
-    cache.store('a', now, showing(1), 200, {}, Buffer.from('[]'));
-    cache.store('b', now, showing(2), 200, {}, Buffer.from('[]'));
+    cache.store('a', now, showing(1), { body: Buffer.from('[]') });
+    cache.store('b', now, showing(2), { body: Buffer.from('[]') });
     await edit(2);
     const later = await stamps.current();
     expect(await cache.lookup('a', later)).toBeDefined();
@@ -164,7 +164,7 @@ describe('VersionStamps', () => {
   it("tells the posts edited in place since an answer was built from the stamps' read, without a statement per answer", async () => {
     const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
     const built = await stamps.current();
-    for (const id of [4, 5, 6]) cache.store(`shows ${id}`, built, showing(id), 200, {}, Buffer.from('[]'));
+    for (const id of [4, 5, 6]) cache.store(`shows ${id}`, built, showing(id), { body: Buffer.from('[]') });
     // Another node edits post 5 in place: its commit, written outside this process's data source.
     const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 3;
     raw().exec(
@@ -189,8 +189,8 @@ describe('VersionStamps', () => {
   it('forgets the posts edited in place past its bound, and answers checked before then read their posts once', async () => {
     const cache = new ResponseCache(stamps, new HookRegistry(), resolveCmsOptions({}));
     const built = await stamps.current();
-    cache.store('shows 7', built, showing(7), 200, {}, Buffer.from('[]'));
-    cache.store('shows 8', built, showing(8), 200, {}, Buffer.from('[]'));
+    cache.store('shows 7', built, showing(7), { body: Buffer.from('[]') });
+    cache.store('shows 8', built, showing(8), { body: Buffer.from('[]') });
     // More posts written since the last read than a process keeps (post 8 among them).
     const next = (contentSequence(built.content) + 1) * CONTENT_SEQUENCE + 5;
     const rows = Array.from({ length: CONTENT_CHANGES_KEPT + 1 }, (_, i) => `(${i === 0 ? 8 : 100000 + i}, ${next})`);

@@ -1,6 +1,9 @@
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, Type } from '@nestjs/common';
 import { ApiDocs } from './api-docs';
 import { ApiHttpService } from './api-http.service';
+import { CacheGate } from './cache-gate';
+import { RequestReader } from './request-reader';
+import { ResponseWriter } from './response-writer';
 import { HostBodyErrors } from './host-body-errors';
 import { RestRouteMiddleware } from './rest-route.middleware';
 
@@ -16,7 +19,7 @@ export class CmsHttpModule implements NestModule {
     return {
       module: CmsHttpModule,
       imports,
-      providers: [ApiHttpService, RestRouteMiddleware, HostBodyErrors, ApiDocs],
+      providers: [ApiHttpService, RequestReader, ResponseWriter, CacheGate, RestRouteMiddleware, HostBodyErrors, ApiDocs],
       exports: [ApiHttpService],
     };
   }

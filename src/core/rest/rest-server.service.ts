@@ -34,7 +34,7 @@ export function makeError(
  * The dispatcher: matches a request against the route table, validates and coerces its arguments from the route's
  * schema (request-args.ts), runs the endpoint's guards (its permission check) and its handler, and turns the
  * result (or any error) into a response. It serves HTTP requests, the `?rest_route=` form and the internal requests
- * of `_embed` alike; top-level requests then go through RestResponseInterceptor (Allow, links, `_embed`,
+ * of `_embed` alike; top-level requests then go through ResponsePipeline (Allow, links, `_embed`,
  * `_fields`, `_envelope`), descriptions come from SchemaRegistry.
  */
 @Injectable()

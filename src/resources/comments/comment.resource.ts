@@ -15,7 +15,7 @@ import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { ItemMemo } from '../../core/rest/json-text';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -71,7 +71,7 @@ const MAX_LENGTHS: Array<[keyof CommentFields, number, string]> = [
  * page of comments — or the replies of a page of posts — loaded in a fixed number of queries.
  */
 @Injectable()
-export class CommentResource extends RestController {
+export class CommentResource extends RestResource {
   override readonly namespace = 'cms/v2';
   readonly restBase = 'comments';
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/rest/rest.exception';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
@@ -13,7 +13,7 @@ import { CmsExtensionRegistry } from '../../extensions/extension-registry.servic
  * name, and `context=edit` on a collection needs a capability on at least one of its items.
  */
 @Injectable()
-export abstract class ContentRegistryResource extends RestController {
+export abstract class ContentRegistryResource extends RestResource {
   constructor(
     server: RestServer,
     extensions: CmsExtensionRegistry,

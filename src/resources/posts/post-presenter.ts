@@ -268,7 +268,7 @@ export class PostPresenter {
    * URL, context, password and read rights as they apply to the post), the site's (home, time zone, sticky), every
    * column of the row, and what was loaded with it (extras, registered meta, the link with its ancestors). The
    * type, its taxonomies, meta keys and schema are fixed once the application has started; registered fields and
-   * `rest_prepare_*` listeners turn serialized items off (see `RestController.itemsAsText`).
+   * `rest_prepare_*` listeners turn serialized items off (see `RestResource.itemsAsText`).
    */
   private inputsOf(
     post: PostEntity,

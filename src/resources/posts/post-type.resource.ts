@@ -4,7 +4,7 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
@@ -25,7 +25,7 @@ import { Methods } from '../../core/rest/route-types';
  * `rest_base`): routes, read permissions by status, password protection, fields filtered by the type's supports,
  * links, and everything a page of posts needs loaded in a fixed number of queries.
  */
-export class PostTypeResource extends RestController {
+export class PostTypeResource extends RestResource {
   override readonly namespace: string;
   readonly restBase: string;
   protected readonly input: PostInput;

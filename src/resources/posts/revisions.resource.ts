@@ -5,7 +5,7 @@ import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, JsonSchema, RestContext, RouteArg } from '../../core/schema/json-schema';
@@ -18,7 +18,7 @@ import type { PostTypeDependencies } from './post-type-resources.service';
  * Revisions are stored by the post writer when a title, content or excerpt changes; only those who may edit the
  * parent post see them.
  */
-export class RevisionsResource extends RestController {
+export class RevisionsResource extends RestResource {
   override readonly namespace: string;
   readonly restBase = 'revisions';
   private readonly parentBase: string;

@@ -6,7 +6,7 @@ import { maybeSerialize } from '../../core/database/php-serialize';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods, PermissionResult } from '../../core/rest/route-types';
@@ -42,7 +42,7 @@ type Write = { option: string; delete: true } | { option: string; delete?: false
  * SettingsHandlers.
  */
 @Injectable()
-export class SettingsResource extends RestController {
+export class SettingsResource extends RestResource {
   readonly restBase = 'settings';
   private settingsCache?: RestSetting[];
 

@@ -4,7 +4,7 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
 import { ItemMemo } from '../../core/rest/json-text';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
@@ -22,7 +22,7 @@ import { Methods } from '../../core/rest/route-types';
  * a `rest_base`): list, create, get, update and delete terms; a term is reachable only through its own taxonomy's
  * route.
  */
-export class TermResource extends RestController {
+export class TermResource extends RestResource {
   override readonly namespace: string;
   readonly restBase: string;
 

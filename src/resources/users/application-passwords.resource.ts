@@ -3,7 +3,7 @@ import { ApplicationPasswordItem, UserAccountsService } from '../../core/auth/us
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/rest/rest.exception';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
@@ -74,7 +74,7 @@ const SCHEMA: ItemSchema = {
  * rename, delete one and delete all, stored the way WordPress stores them.
  */
 @Injectable()
-export class ApplicationPasswordsResource extends RestController {
+export class ApplicationPasswordsResource extends RestResource {
   readonly restBase = 'application-passwords';
 
   constructor(

@@ -16,7 +16,7 @@ import { RestException } from '../../core/rest/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { ItemMemo } from '../../core/rest/json-text';
-import { RestController } from '../../core/rest/rest-controller';
+import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
@@ -56,7 +56,7 @@ const USER_PROPERTIES = ['id', 'login', 'displayName', 'email', 'url', 'nicename
  * `rest_prepare_user`. Collections load every user's meta in one query.
  */
 @Injectable()
-export class UsersResource extends RestController {
+export class UsersResource extends RestResource {
   readonly restBase = 'users';
 
   constructor(

@@ -23,7 +23,7 @@ export const LINK_HEADER_LIMIT = 8 * 1024;
  * links and the `rest_prepare_*` filter, and collection pagination headers. A resource declares its routes in
  * `registerRoutes()`, its schema in `baseSchema()`, and fills in handlers and permission checks.
  */
-export abstract class RestController implements OnModuleInit {
+export abstract class RestResource implements OnModuleInit {
   /** Namespace of the routes (default `cms/v2`). */
   readonly namespace: string = CMS_NAMESPACE;
   /** Route base, e.g. `types`. */
@@ -346,10 +346,10 @@ function appendQuery(pairs: string[], key: string, value: unknown, omit?: Readon
   else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
 }
 
-/** One endpoint of {@link RestController.registerCrudRoutes}: its permission check and handler. */
+/** One endpoint of {@link RestResource.registerCrudRoutes}: its permission check and handler. */
 type CrudEndpoint = Pick<EndpointDefinition, 'permission' | 'handler'>;
 
-/** What {@link RestController.registerCrudRoutes} needs from a resource. */
+/** What {@link RestResource.registerCrudRoutes} needs from a resource. */
 export interface CrudRoutes {
   /** The `id` argument of the item route. */
   id: RouteArg;
