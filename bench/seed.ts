@@ -24,7 +24,7 @@ import type { DataSource as DataSourceType, QueryRunner } from 'typeorm';
 type Dist = {
   dataSourceOptions: typeof import('../dist/core/database/data-source-options');
   siteInstall: typeof import('../dist/core/database/site-install');
-  phpSerialize: typeof import('../dist/core/database/php-serialize');
+  phpSerialize: typeof import('../dist/core/formatting/php-serialize');
   passwordHash: typeof import('../dist/core/auth/password-hash');
   accounts: typeof import('../dist/core/auth/user-accounts.service');
   mysqlDate: typeof import('../dist/core/database/mysql-date');
@@ -42,7 +42,7 @@ function loadDist(): Dist {
   return {
     dataSourceOptions: require(path.join(dist, 'core/database/data-source-options')),
     siteInstall: require(path.join(dist, 'core/database/site-install')),
-    phpSerialize: require(path.join(dist, 'core/database/php-serialize')),
+    phpSerialize: require(path.join(dist, 'core/formatting/php-serialize')),
     passwordHash: require(path.join(dist, 'core/auth/password-hash')),
     accounts: require(path.join(dist, 'core/auth/user-accounts.service')),
     mysqlDate: require(path.join(dist, 'core/database/mysql-date')),

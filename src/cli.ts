@@ -14,10 +14,10 @@ import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
 import { runImport } from './admin-cli/import-command';
 import { RolesService } from './core/auth/roles.service';
-import { StampTriggersService } from './core/cache/stamp-triggers';
+import { StampTriggersService } from './core/database/stamp-triggers';
 import { generatePassword, UserAccountsService } from './core/auth/user-accounts.service';
-import { BootstrapReport, SiteBootstrapService } from './core/database/site-bootstrap.service';
-import { RestException } from './core/rest/rest.exception';
+import { BootstrapReport, SiteBootstrapService } from './core/bootstrap/site-bootstrap.service';
+import { RestException } from './core/errors/rest.exception';
 import { AppModule } from './standalone/app.module';
 import { CmsEnvironment, loadEnvironment } from './standalone/env';
 

@@ -3,8 +3,8 @@
  */
 export { CmsModule } from './cms.module';
 export type { CmsModuleAsyncOptions } from './cms.module';
-export { CMS_NAMESPACE, CMS_OPTIONS } from './cms-options';
-export type { CmsModuleOptions, ResolvedCmsOptions } from './cms-options';
+export { CMS_NAMESPACE, CMS_OPTIONS } from './core/config/cms-options';
+export type { CmsModuleOptions, ResolvedCmsOptions } from './core/config/cms-options';
 export { WireNames } from './core/wire-names';
 export type { WireNamesMode } from './core/wire-names';
 
@@ -28,9 +28,9 @@ export { RestRequest } from './core/rest/rest-request';
 export type { UploadedFile } from './core/rest/rest-request';
 export { RestResponse, linkMap } from './core/rest/rest-response';
 export type { Link, LinkMap } from './core/rest/rest-response';
-export { RestException } from './core/rest/rest.exception';
+export { RestException } from './core/errors/rest.exception';
 export { serveApiFirst } from './core/http/api-front';
-export type { ItemSchema, JsonSchema, RestContext, RouteArg } from './core/schema/json-schema';
+export type { ItemSchema, JsonSchema, RestContext, RouteArg } from './core/json-schema/json-schema';
 
 // Identity
 export { AuthenticationService } from './core/auth/authentication.service';
@@ -60,4 +60,4 @@ export { CMS_MIGRATIONS } from './core/database/cms-migrations';
 // Operations
 export { CmsHealthIndicator } from './core/health/cms-health.indicator';
 export { buildDataSourceOptions, parseDatabaseUrl } from './core/database/data-source-options';
-export { maybeSerialize, maybeUnserialize, phpSerialize, phpUnserialize } from './core/database/php-serialize';
+export { maybeSerialize, maybeUnserialize, phpSerialize, phpUnserialize } from './core/formatting/php-serialize';

@@ -7,7 +7,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import compression from 'compression';
 import type { Logger as PinoInstance } from 'pino';
 import { serveApiFirst } from './core/http/api-front';
-import { MEDIA_STORAGE, MediaStorage } from './resources/media/media-storage';
+import { MEDIA_STORAGE, MediaStorage } from './core/config/media-storage';
 import { serveStoredFiles } from './standalone/stored-files';
 import { WireNames } from './core/wire-names';
 import { AppModule } from './standalone/app.module';

@@ -260,7 +260,7 @@ async function main(): Promise<number> {
       `- **Server alive:** answered the index at all ${liveness} checkpoints (every 1,000 requests)${died ? `; **died**: ${died}` : ''}`,
     );
     lines.push(
-      `- **Heap** (\`heapUsed\` after a full GC in the server): start ${mib(start)}, end ${mib(end)}, max ${mib(max)}; bound: growth under 64 MiB (the caches' own bounds, 16 MiB of response cache and those of src/core/cache/cache-limits.ts, plus what the fuzzer's writes add) — ${max - start < 64 * MiB ? 'kept' : '**exceeded**'}`,
+      `- **Heap** (\`heapUsed\` after a full GC in the server): start ${mib(start)}, end ${mib(end)}, max ${mib(max)}; bound: growth under 64 MiB (the caches' own bounds, 16 MiB of response cache and those of src/core/memory/cache-limits.ts, plus what the fuzzer's writes add) — ${max - start < 64 * MiB ? 'kept' : '**exceeded**'}`,
     );
     lines.push('');
     lines.push('Outcomes by status:', '', '| status | answers |', '|---|---|');

@@ -2,7 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { createWriteStream, WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { DataSource, In, MoreThan, Not } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../core/config/cms-options';
 import { CMS_DATA_SOURCE } from '../core/database/cms-data-source';
 import { CommentEntity } from '../core/database/entities/comment.entity';
 import { CommentMetaEntity } from '../core/database/entities/comment-meta.entity';

@@ -1,5 +1,5 @@
 import { WireNames } from './wire-names';
-import { resolveCmsOptions } from '../cms-options';
+import { resolveCmsOptions } from './config/cms-options';
 
 describe('WireNames', () => {
   it('keeps the spec names by default', () => {

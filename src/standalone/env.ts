@@ -15,7 +15,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { isEmail, sanitizeUserLogin } from '../core/auth/user-accounts.service';
-import type { ObjectStorageOptions } from '../cms-options';
+import type { ObjectStorageOptions } from '../core/config/cms-options';
 import { LOG_LEVELS, LogLevel } from './logging';
 
 /** A login WordPress accepts unchanged (`sanitize_user( $login, true )`), at most 60 characters. */

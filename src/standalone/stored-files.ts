@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { MediaStorage, safeRelativePath } from '../resources/media/media-storage';
+import type { MediaStorage } from '../core/config/media-storage';
+import { safeRelativePath } from '../resources/media/media-storage';
 
 /** A year: a stored file never changes (a new upload gets a new name). */
 const MAX_AGE_SECONDS = 365 * 24 * 3600;

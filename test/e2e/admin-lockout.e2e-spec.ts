@@ -2,7 +2,7 @@ import { Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { CmsExtensionRegistry } from '../../src';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
-import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
+import { maybeSerialize, maybeUnserialize } from '../../src/core/formatting/php-serialize';
 import { createUser, TestUser } from '../factories/user.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 

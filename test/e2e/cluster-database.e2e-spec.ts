@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { MigrationLock, LOCKS_TABLE, WRITERS_LOCK } from '../../src/core/database/cluster-lock';
-import { SiteBootstrapService } from '../../src/core/database/site-bootstrap.service';
+import { SiteBootstrapService } from '../../src/core/bootstrap/site-bootstrap.service';
 import { writeTransaction, takeWriteTurn } from '../../src/core/database/write-transaction';
 import { CmsHealthIndicator } from '../../src/core/health/cms-health.indicator';
 import { CmsModule } from '../../src/cms.module';

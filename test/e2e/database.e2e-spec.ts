@@ -37,7 +37,7 @@ import { POST_LIST_KEYS } from '../../src/core/database/migrations/1765324800000
 import { PostVersionKeys1764979200000 } from '../../src/core/database/migrations/1764979200000-post-version-keys';
 import { formatMysqlDate, mysqlToRfc3339, ZERO_DATE } from '../../src/core/database/mysql-date';
 import { rawEntities, rawQuery } from '../../src/core/database/raw-query';
-import { maybeSerialize, maybeUnserialize } from '../../src/core/database/php-serialize';
+import { maybeSerialize, maybeUnserialize } from '../../src/core/formatting/php-serialize';
 import { DEFAULT_ROLES, installSite } from '../../src/core/database/site-install';
 import { dropTestDatabase, testDatabaseKind, testDatabaseName, testDatabaseUrl } from '../utils/test-db';
 

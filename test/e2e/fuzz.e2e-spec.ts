@@ -9,7 +9,7 @@ import {
   send,
   violations,
 } from '../../scripts/reliability/fuzz-requests';
-import { cacheUsage } from '../../src/core/cache/byte-lru';
+import { cacheUsage } from '../../src/core/memory/byte-lru';
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { collector } from '../utils/heap';

@@ -1,5 +1,5 @@
-import { cacheUsage } from '../../src/core/cache/byte-lru';
-import { PREPARED_JSON_CACHE, RENDERED_HTML_CACHE } from '../../src/core/cache/cache-limits';
+import { cacheUsage } from '../../src/core/memory/byte-lru';
+import { PREPARED_JSON_CACHE, RENDERED_HTML_CACHE } from '../../src/core/memory/cache-limits';
 import { createPost } from '../factories/post.factory';
 import { createTestApp, TestApp } from '../utils/test-app';
 import { collector } from '../utils/heap';

@@ -13,8 +13,8 @@ import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
-import { maybeSerialize, phpSerialize, phpUnserialize } from '../../src/core/database/php-serialize';
-import { RestException } from '../../src/core/rest/rest.exception';
+import { maybeSerialize, phpSerialize, phpUnserialize } from '../../src/core/formatting/php-serialize';
+import { RestException } from '../../src/core/errors/rest.exception';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { testDatabaseKind } from '../utils/test-db';
 

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { hashWordPressPassword } from '../../src/core/auth/password-hash';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
-import { maybeSerialize } from '../../src/core/database/php-serialize';
+import { maybeSerialize } from '../../src/core/formatting/php-serialize';
 
 export interface TestUser {
   id: number;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ObjectStorageOptions } from '../../src/cms-options';
+import type { ObjectStorageOptions } from '../../src/core/config/cms-options';
 
 /** A real S3 API on loopback (`s3rver`), with one bucket, its files in a temporary directory. */
 export interface TestS3 {

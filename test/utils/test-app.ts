@@ -4,7 +4,7 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CmsModule } from '../../src/cms.module';
-import { CmsModuleOptions } from '../../src/cms-options';
+import { CmsModuleOptions } from '../../src/core/config/cms-options';
 import { buildDataSourceOptions, BuildDataSourceOptionsInput } from '../../src/core/database/data-source-options';
 import { serveApiFirst } from '../../src/core/http/api-front';
 import { createUser, TestUser } from '../factories/user.factory';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Passport, Strategy } from 'passport';
 import { Strategy as CustomStrategy } from 'passport-custom';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import { CurrentUser } from './current-user';
 
 /** What an authenticator sees of an HTTP request. */

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import type { RestRequest } from '../rest/rest-request';
 import type { PermissionPolicy, RouteTarget } from '../rest/rest-route.decorator';
 

@@ -6,7 +6,7 @@ import { PostMetaEntity } from '../database/entities/post-meta.entity';
 import { PostEntity } from '../database/entities/post.entity';
 import { TermTaxonomyEntity } from '../database/entities/term-taxonomy.entity';
 import { UserEntity } from '../database/entities/user.entity';
-import { maybeUnserialize } from '../database/php-serialize';
+import { maybeUnserialize } from '../formatting/php-serialize';
 import { OptionsService } from '../options/options.service';
 import { ContentRegistry } from '../registry/content-registry.service';
 import { CurrentUser } from './current-user';

@@ -1,5 +1,5 @@
-import { ResolvedCmsOptions } from '../../cms-options';
-import { RestException } from '../rest/rest.exception';
+import { ResolvedCmsOptions } from '../config/cms-options';
+import { RestException } from '../errors/rest.exception';
 import { RATE_LIMIT_MAX_ENTRIES, RateLimiter, rateLimitSubject } from './rate-limiter.service';
 import { CmsRedis } from '../redis/cms-redis.service';
 

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { HealthIndicatorResult } from '@nestjs/terminus';
 import { createHash } from 'node:crypto';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { RestException } from '../rest/rest.exception';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
+import { RestException } from '../errors/rest.exception';
 import { logRateLimited } from './auth-log';
 import { CmsRedis } from '../redis/cms-redis.service';
 

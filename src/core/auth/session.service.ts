@@ -1,11 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
-import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
+import { maybeSerialize, maybeUnserialize } from '../formatting/php-serialize';
 import { OptionsService } from '../options/options.service';
 import { writeTransaction } from '../database/write-transaction';
 

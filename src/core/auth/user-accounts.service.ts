@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { randomInt, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
@@ -7,9 +7,9 @@ import { OptionEntity } from '../database/entities/option.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
 import { UserEntity } from '../database/entities/user.entity';
 import { formatMysqlDate } from '../database/mysql-date';
-import { maybeSerialize, maybeUnserialize, phpTrim } from '../database/php-serialize';
+import { maybeSerialize, maybeUnserialize, phpTrim } from '../formatting/php-serialize';
 import { TablePrefix } from '../database/table-prefix';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
 import { capabilitiesOf, RoleDefinition, RolesService } from './roles.service';
 import { takeWriteTurn, writeTransaction } from '../database/write-transaction';

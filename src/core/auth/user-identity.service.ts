@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
 import { UserMetaEntity } from '../database/entities/user-meta.entity';
-import { maybeUnserialize } from '../database/php-serialize';
+import { maybeUnserialize } from '../formatting/php-serialize';
 import { hydrate, rawQuery } from '../database/raw-query';
 import { TablePrefix } from '../database/table-prefix';
 import { CurrentUser } from './current-user';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ByteLru, LruEntry } from '../cache/byte-lru';
-import { VERIFIED_CALLERS_CACHE } from '../cache/cache-limits';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { VERIFIED_CALLERS_CACHE } from '../memory/cache-limits';
 import { CurrentUser } from './current-user';
 import { RateLimitSubject } from './rate-limiter.service';
 

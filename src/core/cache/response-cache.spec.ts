@@ -2,7 +2,7 @@ import { WireNames } from '../wire-names';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { AnswerSources } from './answer-sources';
 import { ResponseCache } from './response-cache';
-import { resolveCmsOptions } from '../../cms-options';
+import { resolveCmsOptions } from '../config/cms-options';
 
 describe('ResponseCache keys', () => {
   const cache = new ResponseCache({ enabled: true } as never, new HookRegistry(), resolveCmsOptions({}));

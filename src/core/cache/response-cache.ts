@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { HookRegistry } from '../hooks/hook-registry.service';
-import { ByteLru, LruEntry } from './byte-lru';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
 import { AnswerSources } from './answer-sources';
-import { contentSequence, Stamps, VersionStamps } from './version-stamps';
+import { contentSequence, Stamps, VersionStamps } from '../database/version-stamps';
 import { WireNames } from '../wire-names';
 import type { EmbeddedAnswers } from '../auth/request-context';
 import { servedFromTwoServers, sharedReadDone, sharedReadMark } from '../database/replica-routing';

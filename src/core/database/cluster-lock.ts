@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { NO_STAMP } from '../cache/version-stamps';
+import { NO_STAMP } from './version-stamps';
 import { isMySql, quotedName } from './query-helpers';
 
 /** `{prefix}cms_locks`: named locks and turns shared by every node through the database itself. */

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { SQLITE_RUNNER_STATEMENTS } from '../cache/cache-limits';
+import { SQLITE_RUNNER_STATEMENTS } from '../memory/cache-limits';
 import type * as mysql2 from 'mysql2';
 import {
   afterDataSourceInit,

@@ -5,7 +5,7 @@ import type { DataSource, DataSourceOptions, Logger, LoggerOptions } from 'typeo
 import { CMS_ENTITIES } from './cms-entities';
 import { CMS_MIGRATIONS } from './cms-migrations';
 import { boundCommands } from './mysql-timeouts';
-import { CACHE_ENTRY_SHARE, SQLITE_RUNNER_STATEMENTS } from '../cache/cache-limits';
+import { CACHE_ENTRY_SHARE, SQLITE_RUNNER_STATEMENTS } from '../memory/cache-limits';
 import { sqliteStatementBytes } from './raw-query';
 import { registerReplicaRouter, ReplicaRouter, replicaRouterOf, routedPool } from './replica-routing';
 

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { memoryDatabase } from '../../../test/utils/memory-database';
 import { TermEntity } from './entities/term.entity';
-import { cacheUsage } from '../cache/byte-lru';
-import { SQLITE_STATEMENTS } from '../cache/cache-limits';
+import { cacheUsage } from '../memory/byte-lru';
+import { SQLITE_STATEMENTS } from '../memory/cache-limits';
 import {
   hydrate,
   limitClause,

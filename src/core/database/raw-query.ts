@@ -1,7 +1,7 @@
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
-import { ByteLru, LruEntry } from '../cache/byte-lru';
-import { MYSQL_PREPARED_STATEMENT_MAX_BYTES, SQLITE_STATEMENTS } from '../cache/cache-limits';
-import { maybeUnserialize } from './php-serialize';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { MYSQL_PREPARED_STATEMENT_MAX_BYTES, SQLITE_STATEMENTS } from '../memory/cache-limits';
+import { maybeUnserialize } from '../formatting/php-serialize';
 import type { ShortCache } from './short-cache';
 import { isMySql } from './query-helpers';
 import { committedRead } from './sqlite-writing';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ResolvedCmsOptions } from '../../cms-options';
+import type { ResolvedCmsOptions } from '../config/cms-options';
 import { CmsRedis } from '../redis/cms-redis.service';
 import { RedisCallerMarks } from './redis-caller-marks';
 

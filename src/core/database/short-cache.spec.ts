@@ -2,7 +2,7 @@ import { memoryDatabase, OPTIONS_TABLE_SQL } from '../../../test/utils/memory-da
 import { DataSource } from 'typeorm';
 import { OptionEntity } from './entities/option.entity';
 import { countWithin } from './raw-query';
-import { SHORT_CACHE } from '../cache/cache-limits';
+import { SHORT_CACHE } from '../memory/cache-limits';
 import { clearOnWrites, SHORT_CACHE_STALE_MS, SHORT_ENTRY_BYTES, ShortCache, shortValueBytes } from './short-cache';
 
 describe('ShortCache', () => {

@@ -1,5 +1,5 @@
-import { ByteLru, LruEntry } from '../cache/byte-lru';
-import { SHORT_CACHE } from '../cache/cache-limits';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { SHORT_CACHE } from '../memory/cache-limits';
 
 /** Approximate bytes of a {@link ShortCache} entry besides its key and value (the entry, its promise). */
 export const SHORT_ENTRY_BYTES = 160;

@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { OptionEntity } from './entities/option.entity';
 import { TermTaxonomyEntity } from './entities/term-taxonomy.entity';
 import { TermEntity } from './entities/term.entity';
-import { maybeSerialize } from './php-serialize';
+import { maybeSerialize } from '../formatting/php-serialize';
 
 /** A role as WordPress stores it in the `{prefix}user_roles` option. */
 export interface RoleDefinition {

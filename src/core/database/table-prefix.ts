@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { CMS_DATA_SOURCE } from './cms-data-source';
 
 /**

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
-import { NO_STAMP } from '../cache/version-stamps';
+import { NO_STAMP } from './version-stamps';
 import { takeWriteTurnRow } from './cluster-lock';
 import { isConnectionLost, isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';

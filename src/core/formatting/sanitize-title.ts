@@ -9,7 +9,7 @@
  * ISO-8859-1 branch of `remove_accents()` has no counterpart. Strings with lone UTF-16 surrogates
  * (which have no UTF-8 form) are outside the contract.
  */
-import { isSerialized } from '../database/php-serialize';
+import { isSerialized } from './php-serialize';
 import { phpStripTags } from './excerpt';
 import { ALLOWED_PROTOCOLS, escAttr, wpKsesHair } from './kses';
 import { PCRE_SPACE, asciiLower, phpTrim, pregSplit, strReplace } from './texturize';

@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { AuthenticationService } from '../auth/authentication.service';
 import { CapabilityService } from '../auth/capability.service';
 import { RequestContext } from '../auth/request-context';
@@ -111,8 +111,16 @@ export class ApiHttpService {
     const prefix = `/${this.options.routePrefix}`;
     if (url.pathname === prefix || url.pathname.startsWith(`${prefix}/`)) {
       const route = url.pathname.slice(prefix.length);
-      if (this.docs.serves(req.method, route)) return this.docs.serve(req, res, route, this.writer.baseUrl(requestFacts(req)));
-      await this.serve({ req, res, route, mount: prefix, query: this.reader.query(url.search), answerUnexpected: true });
+      if (this.docs.serves(req.method, route))
+        return this.docs.serve(req, res, route, this.writer.baseUrl(requestFacts(req)));
+      await this.serve({
+        req,
+        res,
+        route,
+        mount: prefix,
+        query: this.reader.query(url.search),
+        answerUnexpected: true,
+      });
       return;
     }
     return this.serveRestRoute(req, res, next);
@@ -225,7 +233,13 @@ export class ApiHttpService {
       });
       const { parsed, user } = admitted;
       temporary = admitted.temporary;
-      const ticket = this.gate.ticket(exchange, stamps, { method: req.method ?? 'GET', route, query, user, ownHeaders });
+      const ticket = this.gate.ticket(exchange, stamps, {
+        method: req.method ?? 'GET',
+        route,
+        query,
+        user,
+        ownHeaders,
+      });
       if (ticket) {
         const answered = await this.gate.answer(exchange, ticket);
         if (answered) return answered;

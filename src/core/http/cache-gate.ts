@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import type { CurrentUser } from '../auth/current-user';
 import type { RequestContext } from '../auth/request-context';
 import { CachedAnswer, noneMatchTag, ResponseCache, storable } from '../cache/response-cache';
-import type { Stamps } from '../cache/version-stamps';
+import type { Stamps } from '../database/version-stamps';
 import { toJsonBytes } from '../rest/json-text';
 import type { ServedResponse } from '../rest/rest-server.service';
 import type { HttpExchange, HttpOutcome } from './http-exchange';

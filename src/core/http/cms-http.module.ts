@@ -19,7 +19,15 @@ export class CmsHttpModule implements NestModule {
     return {
       module: CmsHttpModule,
       imports,
-      providers: [ApiHttpService, RequestReader, ResponseWriter, CacheGate, RestRouteMiddleware, HostBodyErrors, ApiDocs],
+      providers: [
+        ApiHttpService,
+        RequestReader,
+        ResponseWriter,
+        CacheGate,
+        RestRouteMiddleware,
+        HostBodyErrors,
+        ApiDocs,
+      ],
       exports: [ApiHttpService],
     };
   }

@@ -3,9 +3,6 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 /** The content codings the API answers in, besides `identity`. */
 export type ContentCoding = 'br' | 'gzip';
 
-/** Smallest body compressed by default: below about a kilobyte, headers and framing cost more than gzip saves. */
-export const DEFAULT_COMPRESSION_THRESHOLD = 1024;
-
 /**
  * The coding to answer in, from `Accept-Encoding`: the acceptable one with the highest `q`, `br` before `gzip`
  * when they tie (smaller at the same cost, at the quality used here). `undefined` — identity — when neither is

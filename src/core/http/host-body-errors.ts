@@ -1,9 +1,9 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { CoreErrors } from '../rest/error-codes';
-import { RestException } from '../rest/rest.exception';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
+import { CoreErrors } from '../errors/error-codes';
+import { RestException } from '../errors/rest.exception';
 
 /**
  * When a host app keeps Nest's body parser on, a malformed or oversized body fails before the API sees it.

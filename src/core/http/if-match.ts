@@ -1,7 +1,7 @@
 import { matchHits, bodyEtag } from '../cache/response-cache';
 import { toJsonBytes } from '../rest/json-text';
 import { RestRequest } from '../rest/rest-request';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import type { ResponsePipeline } from '../rest/response-pipeline';
 
 /** Methods that write: `If-Match` is checked for them. */

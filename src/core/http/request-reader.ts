@@ -9,10 +9,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import multer from 'multer';
 import { parse as parseQuery } from 'qs';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { CoreErrors } from '../rest/error-codes';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
+import { CoreErrors } from '../errors/error-codes';
 import type { UploadedFile } from '../rest/rest-request';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import { simpleQuery } from '../rest/simple-query';
 
 // PHP's reading: a repeated name without brackets keeps its last value (`a=1&a=2` is `a=2`); `a[]=1&a[]=2` is a list.
@@ -85,7 +85,11 @@ export class RequestReader {
    * caller is known: anything else is refused before a byte of the body is read (the connection is closed rather
    * than drained).
    */
-  async admit<User>(req: IncomingMessage, res: ServerResponse, admission: BodyAdmission<User>): Promise<AdmittedBody<User>> {
+  async admit<User>(
+    req: IncomingMessage,
+    res: ServerResponse,
+    admission: BodyAdmission<User>,
+  ): Promise<AdmittedBody<User>> {
     const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (isMultipart(req) && !isPreParsed(req)) {
       let user: User;

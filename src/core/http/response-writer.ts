@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { bodyEtag, CachedAnswer, encodedEtag, noneMatchHits } from '../cache/response-cache';
 import { toJsonBytes } from '../rest/json-text';
 import type { ServedResponse } from '../rest/rest-server.service';
@@ -90,7 +90,13 @@ export class ResponseWriter {
    */
   writeHeadersOnly(res: ServerResponse, req: IncomingMessage): void {
     const mount = `/${this.options.routePrefix}`;
-    const headers = this.apiHeaders({ req, res, baseUrl: this.baseUrl(requestFacts(req)), mount, origin: req.headers.origin });
+    const headers = this.apiHeaders({
+      req,
+      res,
+      baseUrl: this.baseUrl(requestFacts(req)),
+      mount,
+      origin: req.headers.origin,
+    });
     for (const name in headers) if (!res.headersSent) res.setHeader(name, headers[name]);
   }
 

@@ -1,8 +1,8 @@
 import { All, Controller, Inject, InternalServerErrorException, Req, Res, Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiHttpService } from './api-http.service';
-import { CoreErrors } from '../rest/error-codes';
-import { RestException } from '../rest/rest.exception';
+import { CoreErrors } from '../errors/error-codes';
+import { RestException } from '../errors/rest.exception';
 
 import { CMS_MATCHED_ROUTE } from './request-marks';
 

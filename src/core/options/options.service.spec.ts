@@ -1,7 +1,7 @@
 import { memoryDatabase, OPTIONS_TABLE_SQL } from '../../../test/utils/memory-database';
 import { DataSource, Repository } from 'typeorm';
-import { cacheUsage } from '../cache/byte-lru';
-import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../cache/cache-limits';
+import { cacheUsage } from '../memory/byte-lru';
+import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../memory/cache-limits';
 import { OptionEntity } from '../database/entities/option.entity';
 import { OptionsService } from './options.service';
 

@@ -1,12 +1,12 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ByteLru, LruEntry } from '../cache/byte-lru';
-import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../cache/cache-limits';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { CACHE_ENTRY_SHARE, OPTIONS_CACHE } from '../memory/cache-limits';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { OptionEntity } from '../database/entities/option.entity';
-import { maybeSerialize, maybeUnserialize } from '../database/php-serialize';
+import { maybeSerialize, maybeUnserialize } from '../formatting/php-serialize';
 import { writeTransaction } from '../database/write-transaction';
-import { VersionStamps } from '../cache/version-stamps';
+import { VersionStamps } from '../database/version-stamps';
 import { isMySql } from '../database/query-helpers';
 
 /** How long autoloaded options are kept in memory before they are read again (nodes share one database). */

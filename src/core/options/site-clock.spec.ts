@@ -1,5 +1,5 @@
-import { cacheUsage } from '../cache/byte-lru';
-import { TIME_ZONE_FORMATTERS } from '../cache/cache-limits';
+import { cacheUsage } from '../memory/byte-lru';
+import { TIME_ZONE_FORMATTERS } from '../memory/cache-limits';
 import { SiteClock } from './site-clock';
 
 describe('SiteClock', () => {

@@ -1,5 +1,5 @@
-import { ByteLru, LruEntry } from '../cache/byte-lru';
-import { TIME_ZONE_FORMATTERS } from '../cache/cache-limits';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { TIME_ZONE_FORMATTERS } from '../memory/cache-limits';
 import { formatMysqlDate, isZeroDate, ZERO_DATE } from '../database/mysql-date';
 
 /**

@@ -1,5 +1,5 @@
 import type { RestRequest } from '../rest/rest-request';
-import type { JsonSchema } from '../schema/json-schema';
+import type { JsonSchema } from '../json-schema/json-schema';
 
 /**
  * A field added to the responses (and accepted in the requests) of an object type, the reference's

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { parse as parseQuery } from 'qs';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import type { RequestContext } from '../auth/request-context';
 import { HookRegistry } from '../hooks/hook-registry.service';
 import { AnswerSources } from '../cache/answer-sources';

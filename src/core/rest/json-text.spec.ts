@@ -1,5 +1,5 @@
-import { cacheUsage } from '../cache/byte-lru';
-import { PREPARED_JSON_CACHE } from '../cache/cache-limits';
+import { cacheUsage } from '../memory/byte-lru';
+import { PREPARED_JSON_CACHE } from '../memory/cache-limits';
 import { ItemMemo, jsonOf, JsonText, MEMO_ENTRY_BYTES, toJsonBytes, withMembers } from './json-text';
 
 const toJson = (data: unknown) => toJsonBytes(data).toString('utf8');

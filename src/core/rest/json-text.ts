@@ -1,5 +1,5 @@
-import { ByteLru, LruEntry } from '../cache/byte-lru';
-import { PREPARED_JSON_CACHE } from '../cache/cache-limits';
+import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { PREPARED_JSON_CACHE } from '../memory/cache-limits';
 import { PlainText } from './plain-text';
 
 /**

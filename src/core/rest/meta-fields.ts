@@ -1,9 +1,9 @@
 import type { MetaKeyDefinition, RegisteredFields } from '../registry/field-types';
 import type { EntityManager, FindOptionsWhere, Repository } from 'typeorm';
-import { maybeSerialize } from '../database/php-serialize';
-import { RestException } from './rest.exception';
-import type { JsonSchema } from '../schema/json-schema';
-import { sanitizeValue, validateValue } from '../schema/validate';
+import { maybeSerialize } from '../formatting/php-serialize';
+import { RestException } from '../errors/rest.exception';
+import type { JsonSchema } from '../json-schema/json-schema';
+import { sanitizeValue, validateValue } from '../json-schema/validate';
 
 /** A meta key exposed in a resource's `meta` field: its stored key, its name in the API and its definition. */
 export interface ExposedMetaKey {

@@ -1,8 +1,8 @@
-import { RestException } from './rest.exception';
+import { RestException } from '../errors/rest.exception';
 import type { RestRequest } from './rest-request';
 import type { RouteEndpoint } from './route-types';
-import type { RouteArg } from '../schema/json-schema';
-import { sanitizeArg, validateArg } from '../schema/validate';
+import type { RouteArg } from '../json-schema/json-schema';
+import { sanitizeArg, validateArg } from '../json-schema/validate';
 import { textBytes } from '../text/text-limits';
 
 /*

@@ -14,11 +14,7 @@ function setUp(response: RestResponse) {
     addAllowHeader: jest.fn(async (r: RestResponse) => void r.header('Allow', 'GET')),
   };
   const embedder = { responseToData: jest.fn(async (r: RestResponse) => r.data) };
-  const pipeline = new ResponsePipeline(
-    server as unknown as RestServer,
-    embedder as unknown as Embedder,
-    hooks,
-  );
+  const pipeline = new ResponsePipeline(server as unknown as RestServer, embedder as unknown as Embedder, hooks);
   const ctx = new RequestContext({
     user: CurrentUser.anonymous(),
     caps: {} as never,

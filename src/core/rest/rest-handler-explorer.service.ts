@@ -2,8 +2,8 @@ import { CanActivate, HttpException, Inject, Injectable, OnModuleInit, Type } fr
 import { GUARDS_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, ModuleRef } from '@nestjs/core';
 import { GuardsConsumer } from '@nestjs/core/guards';
-import { CMS_NAMESPACE } from '../../cms-options';
-import { RestException } from './rest.exception';
+import { CMS_NAMESPACE } from '../config/cms-options';
+import { RestException } from '../errors/rest.exception';
 import { ContentRegistry } from '../registry/content-registry.service';
 import type { RestRequest } from './rest-request';
 import {

@@ -1,10 +1,10 @@
 import { OnModuleInit } from '@nestjs/common';
-import { CMS_NAMESPACE } from '../../cms-options';
+import { CMS_NAMESPACE } from '../config/cms-options';
 import type { RegisteredFields } from '../registry/field-types';
 import { HookRegistry } from '../hooks/hook-registry.service';
-import { RestException } from './rest.exception';
-import { filterByContext, contextsOfSchema } from '../schema/filter-by-context';
-import { ItemSchema, JsonSchema, RouteArg } from '../schema/json-schema';
+import { RestException } from '../errors/rest.exception';
+import { filterByContext, contextsOfSchema } from '../json-schema/filter-by-context';
+import { ItemSchema, JsonSchema, RouteArg } from '../json-schema/json-schema';
 import { ItemMemo } from './json-text';
 import { RestRequest } from './rest-request';
 import { LinkMap, RestResponse } from './rest-response';

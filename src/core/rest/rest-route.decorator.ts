@@ -1,6 +1,6 @@
 import { applyDecorators, SetMetadata, UseGuards } from '@nestjs/common';
 import type { PostTypeObject, TaxonomyObject } from '../registry/content-types';
-import type { ItemSchema, RouteArg } from '../schema/json-schema';
+import type { ItemSchema, RouteArg } from '../json-schema/json-schema';
 import { ALLOW_POLICY, CapabilityGuard } from '../auth/capability.guard';
 import type { RestRequest } from './rest-request';
 import type { PermissionResult } from './route-types';

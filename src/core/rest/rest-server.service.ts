@@ -1,15 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { RequestContext } from '../auth/request-context';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isLockConflict } from '../database/database-errors';
-import { CoreErrors } from './error-codes';
-import { RestException } from './rest.exception';
+import { CoreErrors } from '../errors/error-codes';
+import { RestException } from '../errors/rest.exception';
 import { compactLinks } from './links';
 import { argList, checkedDefaults, copyOf, sanitizeArgs, validateArgs } from './request-args';
 import { RestRequest } from './rest-request';
 import { RestResponse } from './rest-response';
+import { RouteDescriber } from './route-describer';
 import { RouteRegistry } from './route-registry.service';
-import { SchemaRegistry } from '../schema/schema-registry.service';
 import { RouteDefinition, RouteEndpoint } from './route-types';
 
 /** What the HTTP layer writes: status, headers and JSON data (`undefined` body for HEAD). */
@@ -35,7 +35,7 @@ export function makeError(
  * schema (request-args.ts), runs the endpoint's guards (its permission check) and its handler, and turns the
  * result (or any error) into a response. It serves HTTP requests, the `?rest_route=` form and the internal requests
  * of `_embed` alike; top-level requests then go through ResponsePipeline (Allow, links, `_embed`,
- * `_fields`, `_envelope`), descriptions come from SchemaRegistry.
+ * `_fields`, `_envelope`), descriptions come from the RouteDescriber (SchemaModule's SchemaRegistry).
  */
 @Injectable()
 export class RestServer implements OnApplicationBootstrap {
@@ -43,7 +43,7 @@ export class RestServer implements OnApplicationBootstrap {
 
   constructor(
     readonly registry: RouteRegistry,
-    private readonly schemas: SchemaRegistry,
+    private readonly schemas: RouteDescriber,
     @Inject(CMS_OPTIONS) readonly options: ResolvedCmsOptions,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { ItemSchema } from '../schema/json-schema';
+import type { ItemSchema } from '../json-schema/json-schema';
 import { RouteRegistry, routePatternToRegExp } from './route-registry.service';
 import type { EndpointDefinition } from './route-types';
 

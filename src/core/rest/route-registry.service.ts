@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { CMS_OPTIONS, type ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, type ResolvedCmsOptions } from '../config/cms-options';
 import { WireNames } from '../wire-names';
-import { RouteArg } from '../schema/json-schema';
+import { RouteArg } from '../json-schema/json-schema';
 import { EndpointDefinition, RouteDefinition, RouteEndpoint, RouteOptions } from './route-types';
 
 /** Converts the reference's PCRE route pattern (`(?P<id>[\d]+)`) into a JavaScript regular expression. */

@@ -1,5 +1,5 @@
-import type { RestException } from './rest.exception';
-import type { ItemSchema, RouteArg } from '../schema/json-schema';
+import type { RestException } from '../errors/rest.exception';
+import type { ItemSchema, RouteArg } from '../json-schema/json-schema';
 import type { RestRequest } from './rest-request';
 import type { RestResponse } from './rest-response';
 

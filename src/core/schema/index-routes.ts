@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { RestRoute } from '../rest/rest-route.decorator';
 import { OptionsService } from '../options/options.service';
 import { SchemaRegistry } from './schema-registry.service';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import { RestRequest } from '../rest/rest-request';
 import { linkMap, RestResponse } from '../rest/rest-response';
 import { RestServer } from '../rest/rest-server.service';

@@ -3,7 +3,7 @@ import { SESSION_COOKIE } from '../auth/session.service';
 import { RouteRegistry } from '../rest/route-registry.service';
 import { WireNames } from '../wire-names';
 import type { RouteDefinition, RouteEndpoint } from '../rest/route-types';
-import type { RouteArg } from './json-schema';
+import type { RouteArg } from '../json-schema/json-schema';
 import { OpenApiSchema, pathParamSchema, toOpenApiProperties, toOpenApiSchema, toPathTemplate } from './openapi-schema';
 
 /** The API's names on the wire that the document repeats: one place to change them. */

@@ -1,4 +1,4 @@
-import type { JsonSchema, RouteArg } from './json-schema';
+import type { JsonSchema, RouteArg } from '../json-schema/json-schema';
 
 /** An OpenAPI 3.1 Schema Object (JSON Schema 2020-12). */
 export type OpenApiSchema = Record<string, unknown>;

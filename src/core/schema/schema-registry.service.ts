@@ -1,8 +1,9 @@
+import { RouteDescriber } from '../rest/route-describer';
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context';
 import { RouteRegistry } from '../rest/route-registry.service';
 import type { RouteDefinition } from '../rest/route-types';
-import type { JsonSchema, RouteArg } from './json-schema';
+import type { JsonSchema, RouteArg } from '../json-schema/json-schema';
 
 /** The keywords of an argument's schema that descriptions show (callbacks and options are left out). */
 const PUBLIC_ARG_KEYWORDS = [
@@ -35,7 +36,7 @@ const PUBLIC_ARG_KEYWORDS = [
  * `context=help` their item schemas. The same argument schemas validate the requests, so there is one source.
  */
 @Injectable()
-export class SchemaRegistry {
+export class SchemaRegistry implements RouteDescriber {
   constructor(private readonly routes: RouteRegistry) {}
 
   /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */

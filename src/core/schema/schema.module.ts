@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { IndexRoutes } from './index-routes';
 import { OpenApiDocument } from './openapi-document';
 import { OpenApiRoutes } from './openapi.routes';
+import { RouteDescriber } from '../rest/route-describer';
 import { SchemaRegistry } from './schema-registry.service';
 
 /**
@@ -9,7 +10,13 @@ import { SchemaRegistry } from './schema-registry.service';
  * and the OpenAPI document.
  */
 @Module({
-  providers: [SchemaRegistry, IndexRoutes, OpenApiDocument, OpenApiRoutes],
-  exports: [SchemaRegistry, OpenApiDocument],
+  providers: [
+    SchemaRegistry,
+    { provide: RouteDescriber, useExisting: SchemaRegistry },
+    IndexRoutes,
+    OpenApiDocument,
+    OpenApiRoutes,
+  ],
+  exports: [SchemaRegistry, RouteDescriber, OpenApiDocument],
 })
 export class SchemaModule {}

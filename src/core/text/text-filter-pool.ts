@@ -2,7 +2,7 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import { runTextFilter, TextFilterArgs, TextFilterName, TextFilterTask } from './text-filters';
 
 /**

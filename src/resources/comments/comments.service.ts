@@ -16,7 +16,7 @@ import {
   Where,
 } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { VersionStamps } from '../../core/cache/version-stamps';
+import { VersionStamps } from '../../core/database/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 

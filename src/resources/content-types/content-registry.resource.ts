@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
-import { RestException } from '../../core/rest/rest.exception';
+import { RestException } from '../../core/errors/rest.exception';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';

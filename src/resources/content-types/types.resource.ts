@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { RestException } from '../../core/rest/rest.exception';
+import { RestException } from '../../core/errors/rest.exception';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { POST_TYPE_SCHEMA, postTypeToRest } from '../../core/registry/rest-shapes';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap } from '../../core/rest/rest-response';
-import { ItemSchema } from '../../core/schema/json-schema';
+import { ItemSchema } from '../../core/json-schema/json-schema';
 import { ContentRegistryResource } from './content-registry.resource';
 
 /** `types` and `types/<type>`: the REST-enabled post types, as an object keyed by name (routes in TypesHandlers). */

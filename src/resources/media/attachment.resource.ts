@@ -5,15 +5,15 @@ import { Logger } from '@nestjs/common';
 import { fromFile as sniffFile } from 'file-type';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { PostEntity } from '../../core/database/entities/post.entity';
-import { maybeSerialize } from '../../core/database/php-serialize';
+import { maybeSerialize } from '../../core/formatting/php-serialize';
 import { applyExcerptFilters, escAttr, escHtml, renderContent, stripAllTags, wpKsesPost } from '../../core/formatting';
 import { escUrlRaw } from '../../core/formatting/esc-url';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { MetaOp } from '../../core/rest/meta-fields';
 import { RestRequest, UploadedFile } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
-import { RestException } from '../../core/rest/rest.exception';
-import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
+import { RestException } from '../../core/errors/rest.exception';
+import { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { PostTypeDependencies } from '../posts/post-type-resources.service';
 import { postLoader } from '../posts/post-access';
 import { permalink } from '../posts/permalink';
@@ -40,7 +40,7 @@ import {
   readAudioVideoMeta,
   readImageMeta,
 } from './image-processor';
-import { MediaStorage } from './media-storage';
+import type { MediaStorage } from '../../core/config/media-storage';
 import { UploadJournal } from './upload-journal';
 
 /** The md5 of a file, hex, read as a stream. */

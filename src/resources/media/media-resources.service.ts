@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
 import { RestRequest } from '../../core/rest/rest-request';
 import { PostTypeResources } from '../posts/post-type-resources.service';
 import { AttachmentResource } from './attachment.resource';
 import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
-import { MEDIA_STORAGE, MediaStorage } from './media-storage';
+import { MEDIA_STORAGE, MediaStorage } from '../../core/config/media-storage';
 import { configureSharp, DEFAULT_DECODE_LIMITS } from './image-processor';
 import { UploadJournal } from './upload-journal';
 

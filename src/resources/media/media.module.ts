@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { LocalDiskStorage, MEDIA_STORAGE } from './media-storage';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
+import { MEDIA_STORAGE } from '../../core/config/media-storage';
+import { LocalDiskStorage } from './media-storage';
 import { S3MediaStorage } from './s3-storage';
 import { MediaHandlers } from './media.handlers';
 import { MediaResources } from './media-resources.service';

@@ -10,8 +10,9 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { ObjectStorageOptions } from '../../cms-options';
-import { MediaStorage, safeRelativePath, StoredFile } from './media-storage';
+import type { ObjectStorageOptions } from '../../core/config/cms-options';
+import type { MediaStorage, StoredFile } from '../../core/config/media-storage';
+import { safeRelativePath } from './media-storage';
 
 /** Files up to this size are sent in one request; larger ones in parts (multipart upload). */
 export const SINGLE_PUT_BYTES = 16 * 1024 * 1024;

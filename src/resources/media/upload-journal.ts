@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DataSource } from 'typeorm';
-import { NO_STAMP } from '../../core/cache/version-stamps';
+import { NO_STAMP } from '../../core/database/version-stamps';
 import { isMySql } from '../../core/database/query-helpers';
 import { writeTransaction } from '../../core/database/write-transaction';
-import { MediaStorage } from './media-storage';
+import type { MediaStorage } from '../../core/config/media-storage';
 
 /** `{prefix}cms_upload_journal`: the files of uploads and deletions whose attachment row is being written. */
 export const UPLOAD_JOURNAL_TABLE = 'cms_upload_journal';

@@ -1,5 +1,5 @@
 import { RestRequest } from '../../core/rest/rest-request';
-import { parseIdList } from '../../core/schema/validate';
+import { parseIdList } from '../../core/json-schema/validate';
 import { PostQuery, PostsService } from './posts.service';
 
 /** Query variables anyone may pass through `filter[...]`. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ResponseCache } from '../../core/cache/response-cache';
-import { VersionStamps } from '../../core/cache/version-stamps';
+import { VersionStamps } from '../../core/database/version-stamps';
 import { DataSource, LessThanOrEqual } from 'typeorm';
 import { rawQuery } from '../../core/database/raw-query';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';

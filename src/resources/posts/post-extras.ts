@@ -5,7 +5,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { maybeUnserialize } from '../../core/database/php-serialize';
+import { maybeUnserialize } from '../../core/formatting/php-serialize';
 import { placeholders, rawQuery } from '../../core/database/raw-query';
 
 /** What preparing a post needs besides its row. */

@@ -1,5 +1,5 @@
-import { cacheUsage } from '../../core/cache/byte-lru';
-import { RENDERED_HTML_CACHE } from '../../core/cache/cache-limits';
+import { cacheUsage } from '../../core/memory/byte-lru';
+import { RENDERED_HTML_CACHE } from '../../core/memory/cache-limits';
 import { RENDERED_ENTRY_BYTES, RenderCache } from './post-presenter';
 
 describe('RenderCache (rendered HTML of post fields)', () => {

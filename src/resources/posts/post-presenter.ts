@@ -1,7 +1,7 @@
-import type { ItemSchema } from '../../core/schema/json-schema';
+import type { ItemSchema } from '../../core/json-schema/json-schema';
 import { timingSafeEqual } from 'node:crypto';
-import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
-import { RENDERED_HTML_CACHE } from '../../core/cache/cache-limits';
+import { ByteLru, LruEntry } from '../../core/memory/byte-lru';
+import { RENDERED_HTML_CACHE } from '../../core/memory/cache-limits';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339, ZERO_DATE } from '../../core/database/mysql-date';
 import { filterText } from '../../core/text/text-filter-pool';

@@ -1,4 +1,4 @@
-import { ItemSchema, JsonSchema } from '../../core/schema/json-schema';
+import { ItemSchema, JsonSchema } from '../../core/json-schema/json-schema';
 
 /**
  * Every property the posts controller may declare, as the reference (WordPress 6.1) describes it for posts and

@@ -1,5 +1,5 @@
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
-import { ItemSchema, JsonSchema } from '../../core/schema/json-schema';
+import { ItemSchema, JsonSchema } from '../../core/json-schema/json-schema';
 import { POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { POST_PROPERTIES } from './post-properties';
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';

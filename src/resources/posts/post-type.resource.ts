@@ -1,5 +1,5 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
-import { RestException } from '../../core/rest/rest.exception';
+import { RestException } from '../../core/errors/rest.exception';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
@@ -7,7 +7,7 @@ import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fiel
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
-import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
+import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { applyFilterQueryVars, filterPage } from './filter-query-vars';
 import { canReadPost, postLoader } from './post-access';
 import { FuturePosts } from './future-posts.service';

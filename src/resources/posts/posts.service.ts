@@ -8,9 +8,9 @@ import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.e
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { ByteLru, LruEntry } from '../../core/cache/byte-lru';
-import { POST_EXTRAS_CACHE } from '../../core/cache/cache-limits';
-import { STAMP_GROUPS, VersionStamps } from '../../core/cache/version-stamps';
+import { ByteLru, LruEntry } from '../../core/memory/byte-lru';
+import { POST_EXTRAS_CACHE } from '../../core/memory/cache-limits';
+import { STAMP_GROUPS, VersionStamps } from '../../core/database/version-stamps';
 import {
   countWithin,
   hydrate,

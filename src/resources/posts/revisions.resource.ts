@@ -1,14 +1,14 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { ZERO_DATE, mysqlToRfc3339 } from '../../core/database/mysql-date';
 import { filterText } from '../../core/text/text-filter-pool';
-import { RestException } from '../../core/rest/rest.exception';
+import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
-import { ItemSchema, JsonSchema, RestContext, RouteArg } from '../../core/schema/json-schema';
+import { ItemSchema, JsonSchema, RestContext, RouteArg } from '../../core/json-schema/json-schema';
 import { PostQuery, PostsService } from './posts.service';
 import { PostWriter } from './post-writer.service';
 import type { PostTypeDependencies } from './post-type-resources.service';

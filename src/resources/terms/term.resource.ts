@@ -1,4 +1,4 @@
-import { RestException } from '../../core/rest/rest.exception';
+import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { TaxonomyObject } from '../../core/registry/content-types';
@@ -7,7 +7,7 @@ import { ItemMemo } from '../../core/rest/json-text';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
-import { ItemSchema, JsonSchema, RouteArg } from '../../core/schema/json-schema';
+import { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { ApplicationPasswordItem, UserAccountsService } from '../../core/auth/user-accounts.service';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
-import { RestException } from '../../core/rest/rest.exception';
+import { RestException } from '../../core/errors/rest.exception';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
-import { ItemSchema, RouteArg } from '../../core/schema/json-schema';
+import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { UsersService } from './users.service';
 

@@ -1,4 +1,4 @@
-import { ItemSchema } from '../../core/schema/json-schema';
+import { ItemSchema } from '../../core/json-schema/json-schema';
 
 /** Item schema of users (title `user`), as the reference (WordPress 6.1) publishes it; `meta` properties come from registered user meta. */
 export const USER_SCHEMA: ItemSchema = {

@@ -9,7 +9,7 @@ import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
-import { maybeUnserialize } from '../../core/database/php-serialize';
+import { maybeUnserialize } from '../../core/formatting/php-serialize';
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
 import {
@@ -22,7 +22,7 @@ import {
   Where,
 } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
-import { VersionStamps } from '../../core/cache/version-stamps';
+import { VersionStamps } from '../../core/database/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 
 /** Filters of the users collection, already validated and coerced. */

@@ -1,6 +1,6 @@
-import { ResolvedCmsOptions } from '../../../cms-options';
+import { ResolvedCmsOptions } from '../../config/cms-options';
 import { UserEntity } from '../../database/entities/user.entity';
-import { RestException } from '../../rest/rest.exception';
+import { RestException } from '../../errors/rest.exception';
 import { AuthenticationInput } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import * as passwordHash from '../password-hash';

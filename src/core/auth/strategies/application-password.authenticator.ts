@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { RestException } from '../../rest/rest.exception';
+import { RestException } from '../../errors/rest.exception';
 import type { Request } from 'express';
 import { BasicStrategy } from 'passport-http';
 import { AuthenticationInput, AuthenticationService, authenticationInputOf } from '../authentication.service';
@@ -14,7 +14,7 @@ import {
   UserAccountsService,
 } from '../user-accounts.service';
 import { UserIdentityService } from '../user-identity.service';
-import { VersionStamps } from '../../cache/version-stamps';
+import { VersionStamps } from '../../database/version-stamps';
 import { VerifiedCallers } from '../verified-callers';
 import { TablePrefix } from '../../database/table-prefix';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../../cms-options';
-import { RestException } from '../../rest/rest.exception';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../../config/cms-options';
+import { RestException } from '../../errors/rest.exception';
 import { AuthenticationInput, AuthenticationService } from '../authentication.service';
 import { CurrentUser } from '../current-user';
 import { SESSION_COOKIE, SessionService } from '../session.service';

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { STAMP_GROUPS, VERSIONS_TABLE } from '../../cache/version-stamps';
+import { STAMP_GROUPS, VERSIONS_TABLE } from '../version-stamps';
 import { isSqlite } from './1764028800000-comment-query-keys';
 
 /**

@@ -1,16 +1,16 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { UserAccountsService } from '../auth/user-accounts.service';
-import { CMS_DATA_SOURCE } from './cms-data-source';
-import { UserEntity } from './entities/user.entity';
-import { afterDataSourceInit } from './data-source-options';
-import { installStampTriggers, removeStampTriggers } from '../cache/stamp-triggers';
-import { MigrationLock } from './cluster-lock';
-import { retryLostReads } from './read-retry';
-import { installSite } from './site-install';
-import { TablePrefix } from './table-prefix';
-import { isMySql } from './query-helpers';
+import { CMS_DATA_SOURCE } from '../database/cms-data-source';
+import { UserEntity } from '../database/entities/user.entity';
+import { afterDataSourceInit } from '../database/data-source-options';
+import { installStampTriggers, removeStampTriggers } from '../database/stamp-triggers';
+import { MigrationLock } from '../database/cluster-lock';
+import { retryLostReads } from '../database/read-retry';
+import { installSite } from '../database/site-install';
+import { TablePrefix } from '../database/table-prefix';
+import { isMySql } from '../database/query-helpers';
 
 /** What {@link SiteBootstrapService.bootstrap} did. */
 export interface BootstrapReport {

@@ -1,6 +1,9 @@
 import type { Type } from '@nestjs/common';
-import { WireNames, WireNamesMode } from './core/wire-names';
-import { DEFAULT_COMPRESSION_THRESHOLD } from './core/http/compression';
+import { WireNames, WireNamesMode } from '../wire-names';
+import type { MediaStorage } from './media-storage';
+
+/** Smallest body compressed by default: below about a kilobyte, headers and framing cost more than gzip saves. */
+export const DEFAULT_COMPRESSION_THRESHOLD = 1024;
 
 /** Options of `CmsModule.forRoot()`. Every field has a default. */
 export interface CmsModuleOptions {
@@ -32,7 +35,7 @@ export interface CmsModuleOptions {
    */
   uploadsUrl?: string;
   /** Where uploaded files are kept (default: the local disk under `uploadDir`); an object store implements the same interface. */
-  mediaStorage?: import('./resources/media/media-storage').MediaStorage;
+  mediaStorage?: MediaStorage;
   /**
    * Keep uploaded files in an S3-compatible bucket (AWS S3, MinIO, Ceph, R2, ...) instead of the local disk: every
    * node of a fleet then serves the same files. Credentials come from the AWS SDK's usual chain

@@ -1,11 +1,11 @@
-import { ResolvedCmsOptions } from '../../cms-options';
+import { ResolvedCmsOptions } from '../config/cms-options';
 import { WireNames } from '../wire-names';
 import { UserEntity } from '../database/entities/user.entity';
-import { RestException } from '../rest/rest.exception';
+import { RestException } from '../errors/rest.exception';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
-import * as passwordHash from './password-hash';
-import { RateLimiter } from './rate-limiter.service';
+import * as passwordHash from '../auth/password-hash';
+import { RateLimiter } from '../auth/rate-limiter.service';
 import { SessionLogin } from './session-login.service';
 
 /** MD5 of "secret", the legacy hash WordPress still accepts (and upgrades). */

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { CMS_DATA_SOURCE } from '../database/cms-data-source';
 import { UserEntity } from '../database/entities/user.entity';
-import { RestException } from '../rest/rest.exception';
-import type { RouteArg } from '../schema/json-schema';
+import { RestException } from '../errors/rest.exception';
+import type { RouteArg } from '../json-schema/json-schema';
 import { parseCookies } from '../http/request-headers';
 import { RestRequest } from '../rest/rest-request';
 import { RestResponse } from '../rest/rest-response';
@@ -16,11 +16,11 @@ import {
   needsRehash,
   PasswordHashFormat,
   verifyWordPressPassword,
-} from './password-hash';
-import { logFailedAuthentication } from './auth-log';
-import { RateLimiter, rateLimitSubject } from './rate-limiter.service';
-import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from './session.service';
-import { UserIdentityService } from './user-identity.service';
+} from '../auth/password-hash';
+import { logFailedAuthentication } from '../auth/auth-log';
+import { RateLimiter, rateLimitSubject } from '../auth/rate-limiter.service';
+import { SESSION_COOKIE, SESSION_SECONDS, SessionService } from '../auth/session.service';
+import { UserIdentityService } from '../auth/user-identity.service';
 
 /**
  * Namespace of the session routes. It is this server's own (WordPress logs in through `wp-login.php`), so it keeps

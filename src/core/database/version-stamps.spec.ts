@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { resolveCmsOptions } from '../../cms-options';
-import { buildDataSourceOptions } from '../database/data-source-options';
-import { SQLITE_CHANGE_STATEMENTS } from '../database/raw-query';
+import { resolveCmsOptions } from '../config/cms-options';
+import { buildDataSourceOptions } from './data-source-options';
+import { SQLITE_CHANGE_STATEMENTS } from './raw-query';
 import { HookRegistry } from '../hooks/hook-registry.service';
-import { AnswerSources } from './answer-sources';
-import { matchHits, noneMatchHits, ResponseCache } from './response-cache';
+import { AnswerSources } from '../cache/answer-sources';
+import { matchHits, noneMatchHits, ResponseCache } from '../cache/response-cache';
 import {
   CONTENT_CHANGES_KEPT,
   CONTENT_SEQUENCE,

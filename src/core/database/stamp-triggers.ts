@@ -1,19 +1,19 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { CMS_OPTIONS, ResolvedCmsOptions } from '../../cms-options';
-import { CMS_DATA_SOURCE } from '../database/cms-data-source';
-import { CommentMetaEntity } from '../database/entities/comment-meta.entity';
-import { CommentEntity } from '../database/entities/comment.entity';
-import { OptionEntity } from '../database/entities/option.entity';
-import { PostMetaEntity } from '../database/entities/post-meta.entity';
-import { PostEntity } from '../database/entities/post.entity';
-import { TermMetaEntity } from '../database/entities/term-meta.entity';
-import { TermRelationshipEntity } from '../database/entities/term-relationship.entity';
-import { TermTaxonomyEntity } from '../database/entities/term-taxonomy.entity';
-import { TermEntity } from '../database/entities/term.entity';
-import { UserMetaEntity } from '../database/entities/user-meta.entity';
-import { UserEntity } from '../database/entities/user.entity';
-import { isMySql, quotedName } from '../database/query-helpers';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
+import { CMS_DATA_SOURCE } from './cms-data-source';
+import { CommentMetaEntity } from './entities/comment-meta.entity';
+import { CommentEntity } from './entities/comment.entity';
+import { OptionEntity } from './entities/option.entity';
+import { PostMetaEntity } from './entities/post-meta.entity';
+import { PostEntity } from './entities/post.entity';
+import { TermMetaEntity } from './entities/term-meta.entity';
+import { TermRelationshipEntity } from './entities/term-relationship.entity';
+import { TermTaxonomyEntity } from './entities/term-taxonomy.entity';
+import { TermEntity } from './entities/term.entity';
+import { UserMetaEntity } from './entities/user-meta.entity';
+import { UserEntity } from './entities/user.entity';
+import { isMySql, quotedName } from './query-helpers';
 import {
   API_SESSION_FLAG,
   CONTENT_SEQUENCE,

@@ -7,7 +7,7 @@ import {
   phpUnserialize,
   PhpUnserializeError,
 } from './php-serialize';
-import { DEFAULT_ROLES, type RoleDefinition } from './site-install';
+import { DEFAULT_ROLES, type RoleDefinition } from '../database/site-install';
 
 /** `wp_user_roles` option of a fresh WordPress 6.1 install (read from the wp_oracle database). */
 const WP_USER_ROLES =
