@@ -63,7 +63,9 @@ async function json(res: Response): Promise<Record<string, unknown>> {
 
 function reads(url: string, seconds: number, connections: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections, duration: seconds }, (error: Error | null, result) =>
+      error ? reject(error) : resolve(result),
+    );
   });
 }
 
@@ -112,8 +114,8 @@ async function main(): Promise<void> {
         roles: ['contributor'],
       }),
     );
-    const app = await json(await post(`users/${user.id}/application-passwords`, admin, { name: 'bench' }));
-    const contributor = `Basic ${Buffer.from(`writer:${app.password}`).toString('base64')}`;
+    const app = await json(await post(`users/${String(user.id)}/application-passwords`, admin, { name: 'bench' }));
+    const contributor = `Basic ${Buffer.from(`writer:${String(app.password)}`).toString('base64')}`;
     const unit = '<p>Some <b>text</b> [gallery] <!-- a --> &amp; <a href="https://example.org/">a link</a></p>\n';
     const content = unit.repeat(Math.ceil(bytes / unit.length));
 

@@ -39,13 +39,14 @@ function loadDist(): Dist {
   }
   /* eslint-disable @typescript-eslint/no-require-imports */
   require('reflect-metadata');
+  const load = <K extends keyof Dist>(file: string) => require(path.join(dist, file)) as Dist[K];
   return {
-    dataSourceOptions: require(path.join(dist, 'core/database/data-source-options')),
-    siteInstall: require(path.join(dist, 'core/database/site-install')),
-    phpSerialize: require(path.join(dist, 'core/formatting/php-serialize')),
-    passwordHash: require(path.join(dist, 'core/auth/password-hash')),
-    accounts: require(path.join(dist, 'core/auth/user-accounts.service')),
-    mysqlDate: require(path.join(dist, 'core/database/mysql-date')),
+    dataSourceOptions: load<'dataSourceOptions'>('core/database/data-source-options'),
+    siteInstall: load<'siteInstall'>('core/database/site-install'),
+    phpSerialize: load<'phpSerialize'>('core/formatting/php-serialize'),
+    passwordHash: load<'passwordHash'>('core/auth/password-hash'),
+    accounts: load<'accounts'>('core/auth/user-accounts.service'),
+    mysqlDate: load<'mysqlDate'>('core/database/mysql-date'),
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
@@ -455,7 +456,7 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
 
     let maxBytes = 4 * 1024 * 1024;
     if (isMysql) {
-      const [{ packet }] = (await ds.query('SELECT @@max_allowed_packet AS packet')) as { packet: number | string }[];
+      const [{ packet }] = await ds.query<{ packet: number | string }[]>('SELECT @@max_allowed_packet AS packet');
       maxBytes = Math.max(256 * 1024, Math.min(maxBytes, Math.floor(Number(packet) / 3)));
     }
     const runner = ds.createQueryRunner();

@@ -1,4 +1,13 @@
-import { DynamicModule, Global, Module, ModuleMetadata, Provider, Type } from '@nestjs/common';
+import {
+  DynamicModule,
+  Global,
+  Module,
+  ModuleMetadata,
+  Provider,
+  Type,
+  InjectionToken,
+  OptionalFactoryDependency,
+} from '@nestjs/common';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import { CmsInternalsModule } from './cms-internals.module';
 import { CMS_OPTIONS, CmsModuleOptions, resolveCmsOptions } from './core/config/cms-options';
@@ -28,8 +37,8 @@ import { UsersModule } from './resources/users/users.module';
 
 /** Options of `CmsModule.forRootAsync()`: runtime values from a factory, structure given up front. */
 export interface CmsModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
-  useFactory: (...args: any[]) => CmsModuleOptions | Promise<CmsModuleOptions>;
-  inject?: any[];
+  useFactory: (...args: never[]) => CmsModuleOptions | Promise<CmsModuleOptions>;
+  inject?: Array<InjectionToken | OptionalFactoryDependency>;
   /** Extension modules (structure: needed when the module is defined). */
   extensions?: Type<unknown>[];
   /** Name of the TypeORM DataSource (structure). */
@@ -101,7 +110,7 @@ export class CmsModule {
       provide: CMS_OPTIONS,
       useFactory: async (...args: unknown[]) =>
         resolveCmsOptions({
-          ...(await options.useFactory(...args)),
+          ...(await options.useFactory(...(args as never[]))),
           routePrefix,
           wireNames: options.wireNames,
           extensions: options.extensions,

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
@@ -55,7 +56,9 @@ async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
         maxAge: '365d',
         immutable: true,
         fallthrough: true,
-        setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
+        setHeaders: (res: ServerResponse) => {
+          res.setHeader('X-Content-Type-Options', 'nosniff');
+        },
       });
   }
   await app.init();

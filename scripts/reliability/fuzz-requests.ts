@@ -859,6 +859,7 @@ export function reproduction(base: string, req: FuzzRequest): string {
     .join('');
   const auth = req.admin ? " -u 'admin:<application password>'" : '';
   // A binary body (a media file) is named, not shown: its bytes would not survive a terminal or a Markdown report.
+  // eslint-disable-next-line no-control-regex -- control characters are what marks a binary body
   const binary = req.body && /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(req.body.toString('latin1'));
   const body = !req.body
     ? ''

@@ -18,7 +18,7 @@ export interface CliOutput {
   err(text: string): void;
 }
 
-const get = <T>(app: INestApplicationContext, token: unknown): T => app.get(token as never, { strict: false }) as T;
+const get = <T>(app: INestApplicationContext, token: unknown): T => app.get<T>(token as never, { strict: false });
 
 /** A user by ID (digits) or login, or a {@link CliError} naming it. */
 export async function resolveUser(app: INestApplicationContext, ref: string): Promise<UserEntity> {

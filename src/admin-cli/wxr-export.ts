@@ -22,6 +22,7 @@ import { permalink, PLAIN_LINK_STATUSES } from '../resources/posts/permalink';
 import { stickyIds } from '../resources/posts/post-writer.service';
 import type { CliOutput } from './admin-commands';
 import { CliError } from './command-line';
+import { textOf } from '../core/formatting/php-serialize';
 
 /** The WXR version written (WordPress's `WXR_VERSION`). */
 export const WXR_VERSION = '1.2';
@@ -96,7 +97,7 @@ export class WxrExporter {
   counts = { posts: 0, comments: 0, terms: 0, authors: 0 };
 
   constructor(app: INestApplicationContext) {
-    const get = <T>(token: unknown): T => app.get(token as never, { strict: false }) as T;
+    const get = <T>(token: unknown): T => app.get<T>(token as never, { strict: false });
     this.dataSource = get(CMS_DATA_SOURCE);
     this.options = get(OptionsService);
     this.content = get(ContentRegistry);
@@ -113,8 +114,8 @@ export class WxrExporter {
       'sticky_posts',
       'permalink_structure',
     ]);
-    const home = String(o.home ?? '').replace(/\/+$/, '');
-    const siteUrl = String(o.siteurl ?? home).replace(/\/+$/, '');
+    const home = textOf(o.home).replace(/\/+$/, '');
+    const siteUrl = textOf(o.siteurl ?? home).replace(/\/+$/, '');
     const uploadsUrl = this.cmsOptions.uploadsUrl ?? `${siteUrl}/wp-content/uploads`;
     const sticky = new Set(stickyIds(o.sticky_posts));
     const pretty = Boolean(o.permalink_structure);
@@ -129,9 +130,9 @@ export class WxrExporter {
         `<rss version="2.0"\n\txmlns:excerpt="http://wordpress.org/export/${WXR_VERSION}/excerpt/"\n` +
         `\txmlns:content="http://purl.org/rss/1.0/modules/content/"\n\txmlns:wfw="http://wellformedweb.org/CommentAPI/"\n` +
         `\txmlns:dc="http://purl.org/dc/elements/1.1/"\n\txmlns:wp="http://wordpress.org/export/${WXR_VERSION}/"\n>\n\n<channel>\n` +
-        `\t<title>${xmlText(String(o.blogname ?? ''))}</title>\n\t<link>${xmlText(home)}</link>\n` +
-        `\t<description>${xmlText(String(o.blogdescription ?? ''))}</description>\n\t<pubDate>${rfc822(new Date().toISOString().slice(0, 19).replace('T', ' '))}</pubDate>\n` +
-        `\t<language>${xmlText(String(o.WPLANG || 'en-US').replace('_', '-'))}</language>\n\t<wp:wxr_version>${WXR_VERSION}</wp:wxr_version>\n` +
+        `\t<title>${xmlText(textOf(o.blogname))}</title>\n\t<link>${xmlText(home)}</link>\n` +
+        `\t<description>${xmlText(textOf(o.blogdescription))}</description>\n\t<pubDate>${rfc822(new Date().toISOString().slice(0, 19).replace('T', ' '))}</pubDate>\n` +
+        `\t<language>${xmlText(textOf(o.WPLANG || 'en-US').replace('_', '-'))}</language>\n\t<wp:wxr_version>${WXR_VERSION}</wp:wxr_version>\n` +
         `\t<wp:base_site_url>${xmlText(siteUrl)}</wp:base_site_url>\n\t<wp:base_blog_url>${xmlText(home)}</wp:base_blog_url>\n\n`,
     );
 
@@ -300,7 +301,7 @@ export class WxrExporter {
       taxonomy: String(r.taxonomy),
       slug: String(r.slug),
       name: String(r.name),
-      description: String(r.description ?? ''),
+      description: textOf(r.description),
       parent: Number(r.parent),
     }));
     let wanted = rows;
@@ -372,7 +373,7 @@ export class WxrExporter {
         .find({ where: { [column]: In(chunk) }, order: { id: 'ASC' } })) as Array<Record<string, unknown>>;
       for (const r of rows) {
         const owner = Number(r[column]);
-        out.set(owner, [...(out.get(owner) ?? []), { key: String(r.key ?? ''), value: String(r.value ?? '') }]);
+        out.set(owner, [...(out.get(owner) ?? []), { key: textOf(r.key), value: textOf(r.value) }]);
       }
     }
     return out;
@@ -450,5 +451,6 @@ export async function runExport(
   const { posts, comments, terms, authors } = exporter.counts;
   const summary = `Exported ${posts} post(s), ${comments} comment(s), ${terms} term(s) and ${authors} author(s)${options.output ? ` to ${options.output}` : ''}.\n`;
   // With the XML on stdout, the summary goes to stderr.
-  (file ? output.out : output.err)(summary);
+  if (file) output.out(summary);
+  else output.err(summary);
 }

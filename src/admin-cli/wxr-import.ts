@@ -21,6 +21,7 @@ import { PostWriter, WriteContext } from '../resources/posts/post-writer.service
 import { TermsService } from '../resources/terms/terms.service';
 import { CliError } from './command-line';
 import { readWxr, WxrAuthor, WxrComment, WxrItem, WxrMeta, WxrTerm } from './wxr-reader';
+import { textOf } from '../core/formatting/php-serialize';
 
 /** Created / skipped / failed counts of one kind of record. */
 class Tally {
@@ -37,7 +38,7 @@ const SKIPPED_STATUSES = ['auto-draft'];
 /** Types left out: revisions follow their post, and WordPress's export leaves them out too. */
 const SKIPPED_TYPES = ['revision'];
 
-const get = <T>(app: INestApplicationContext, token: unknown): T => app.get(token as never, { strict: false }) as T;
+const get = <T>(app: INestApplicationContext, token: unknown): T => app.get<T>(token as never, { strict: false });
 const message = (error: unknown) => (error as Error)?.message ?? String(error);
 
 /**
@@ -250,11 +251,11 @@ export class WxrImporter {
         clock: SiteClock.fromOptions(o),
         canPublish: true,
         templates: {},
-        home: String(o.home ?? o.siteurl ?? '').replace(/\/+$/, ''),
+        home: textOf(o.home ?? o.siteurl).replace(/\/+$/, ''),
         defaultCategory: Number(o.default_category ?? 0),
-        defaultCommentStatus: String(o.default_comment_status ?? 'open'),
-        defaultPingStatus: String(o.default_ping_status ?? 'open'),
-        permalinkStructure: String(o.permalink_structure ?? ''),
+        defaultCommentStatus: textOf(o.default_comment_status ?? 'open'),
+        defaultPingStatus: textOf(o.default_ping_status ?? 'open'),
+        permalinkStructure: textOf(o.permalink_structure),
       };
     }
     return this.context;

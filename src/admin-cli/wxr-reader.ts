@@ -253,9 +253,16 @@ export async function* readWxr(file: string, onBytes?: (bytes: number) => void):
     if (meta) {
       if (local === 'meta_key') meta.key = text;
       else if (local === 'meta_value') meta.value = text;
-      else if (name === 'wp:postmeta' && item && !comment) (item.meta.push(meta), (meta = null));
-      else if (name === 'wp:commentmeta' && comment) (comment.meta.push(meta), (meta = null));
-      else if (name === 'wp:termmeta' && term) (term.meta.push(meta), (meta = null));
+      else if (name === 'wp:postmeta' && item && !comment) {
+        item.meta.push(meta);
+        meta = null;
+      } else if (name === 'wp:commentmeta' && comment) {
+        comment.meta.push(meta);
+        meta = null;
+      } else if (name === 'wp:termmeta' && term) {
+        term.meta.push(meta);
+        meta = null;
+      }
     } else if (comment) {
       if (name === 'wp:comment') {
         item?.comments.push(comment);

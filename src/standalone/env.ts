@@ -194,7 +194,7 @@ export class CmsEnvironment {
 
   /** A key prefix inside the bucket (e.g. `uploads/`). */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9!_.*'()\/-]{1,200}$/, {
+  @Matches(/^[A-Za-z0-9!_.*'()/-]{1,200}$/, {
     message: "CMS_S3_PREFIX may contain only letters, digits and !_.*'()/-",
   })
   CMS_S3_PREFIX?: string;

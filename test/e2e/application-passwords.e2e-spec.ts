@@ -18,7 +18,7 @@ const GMT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/;
 let t: TestApp;
 let serial = 0;
 
-function call(method: Method, path: string, who?: Role | TestUser | string, body?: object) {
+function call(method: Method, path: string, who?: TestUser | string, body?: object) {
   let req = t.http[method](`/cms-json/cms/v2${path}`);
   if (who) {
     const header =

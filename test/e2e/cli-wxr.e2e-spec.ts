@@ -54,7 +54,7 @@ async function withDataSource<T>(databaseUrl: string, work: (ds: DataSource) => 
 }
 
 type Row = Record<string, unknown>;
-const rows = (ds: DataSource, sql: string, params: unknown[] = []) => ds.query(sql, params) as Promise<Row[]>;
+const rows = (ds: DataSource, sql: string, params: unknown[] = []) => ds.query<Row[]>(sql, params);
 
 /**
  * The site's content without its ids: posts by GUID (parents, featured images and authors by GUID or login),
@@ -75,8 +75,8 @@ async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
      JOIN ${T('term_taxonomy')} tt ON tt.term_id = t.term_id ORDER BY tt.taxonomy, t.slug`,
   );
   const slugOf = new Map(terms.map((t) => [Number(t.term_id), String(t.slug)]));
-  const termOf = new Map(terms.map((t) => [Number(t.term_id), `${t.taxonomy}:${t.slug}`]));
-  const ttOf = new Map(terms.map((t) => [Number(t.term_taxonomy_id), `${t.taxonomy}:${t.slug}`]));
+  const termOf = new Map(terms.map((t) => [Number(t.term_id), `${String(t.taxonomy)}:${String(t.slug)}`]));
+  const ttOf = new Map(terms.map((t) => [Number(t.term_taxonomy_id), `${String(t.taxonomy)}:${String(t.slug)}`]));
   const termMeta = await rows(ds, `SELECT term_id, meta_key, meta_value FROM ${T('termmeta')} ORDER BY meta_id`);
   const relationships = await rows(ds, `SELECT object_id, term_taxonomy_id FROM ${T('term_relationships')}`);
   const comments = await rows(ds, `SELECT * FROM ${T('comments')} ORDER BY comment_date, comment_ID`);
@@ -87,7 +87,9 @@ async function snapshot(ds: DataSource): Promise<Record<string, unknown>> {
   );
   const sticky = (await rows(ds, `SELECT option_value FROM ${T('options')} WHERE option_name = 'sticky_posts'`))[0]
     ?.option_value;
-  const stickyIds = [...String(sticky ?? '').matchAll(/i:\d+;i:(\d+);/g)].map((m) => guidOf.get(Number(m[1])));
+  const stickyIds = [...String((sticky as string | undefined) ?? '').matchAll(/i:\d+;i:(\d+);/g)].map((m) =>
+    guidOf.get(Number(m[1])),
+  );
   return {
     users: users.map((u) => ({
       login: u.user_login,

@@ -25,10 +25,10 @@ function installCookieFetch(): { sent: Sent[]; restore(): void } {
   const original = globalThis.fetch;
   const jar = new Map<string, string>();
   const sent: Sent[] = [];
-  globalThis.fetch = async (input: RequestInfo | URL, init: RequestInit = {}) => {
+  globalThis.fetch = async (input: string | URL | Request, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     if (jar.size) headers.set('Cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
-    sent.push({ method: init.method ?? 'GET', url: String(input), headers });
+    sent.push({ method: init.method ?? 'GET', url: input instanceof Request ? input.url : input.toString(), headers });
     const response = await original(input, { ...init, headers });
     for (const cookie of response.headers.getSetCookie()) {
       const [pair] = cookie.split(';');

@@ -18,10 +18,10 @@ describe('concurrent term writes', () => {
   });
 
   const slugs = async (taxonomy: string) =>
-    (await t.dataSource.query(
+    await t.dataSource.query<Array<{ slug: string }>>(
       `SELECT x.slug AS slug FROM cms_terms x JOIN cms_term_taxonomy tt ON tt.term_id = x.term_id WHERE tt.taxonomy = ?`,
       [taxonomy],
-    )) as Array<{ slug: string }>;
+    );
 
   it('creates a name once when many writers send it at the same time; the others are told term_exists', async () => {
     const answers = await Promise.all(

@@ -115,10 +115,9 @@ describe('prepared JSON of users, terms and embedded resources', () => {
         .set('Authorization', t.users.administrator.authorization);
     expect((await self().expect(200)).body.capabilities.fly_kites).toBeUndefined();
     const options = t.app.get(OptionsService);
-    const roles = (await options.get(`${TEST_PREFIX}user_roles`)) as Record<
-      string,
-      { name: string; capabilities: Record<string, boolean> }
-    >;
+    const roles = await options.get<Record<string, { name: string; capabilities: Record<string, boolean> }>>(
+      `${TEST_PREFIX}user_roles`,
+    );
     const changed = {
       ...roles,
       author: { ...roles.author, capabilities: { ...roles.author.capabilities, fly_kites: true } },

@@ -86,7 +86,7 @@ describe('media: malformed, oversized and long-named uploads', () => {
     uploads = mkdtempSync(join(tmpdir(), 'cms-uploads-'));
     const disk = new LocalDiskStorage(uploads);
     const storage = {
-      put: async (path: string, data: Buffer | { path: string }, mime: string) => {
+      put: async (path: string, data: Buffer | { path: string }, _mime: string) => {
         const failure = failNextPut;
         failNextPut = null;
         if (failure) throw failure;

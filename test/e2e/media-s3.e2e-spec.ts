@@ -6,7 +6,7 @@ import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/t
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
 import { startTestS3, TestS3 } from '../utils/s3-server';
 import { assertBuilt, serverDatabase, StandaloneServer, startServer, stopServer } from '../utils/standalone-server';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -79,7 +79,7 @@ describe('media in object storage (S3 API)', () => {
     expect((await sharp(Buffer.from(await fetched.arrayBuffer())).metadata()).width).toBe(640);
     const thumb = await fetch(res.body.media_details.sizes.thumbnail.source_url);
     expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(150);
-    expect(require('node:fs').existsSync(join(dir, 'never-used'))).toBe(false);
+    expect(existsSync(join(dir, 'never-used'))).toBe(false);
   });
 
   it('picks another name when the name is taken in the bucket (never replacing a file)', async () => {

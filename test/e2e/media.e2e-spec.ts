@@ -70,7 +70,7 @@ describe('media', () => {
     // The local disk, failing on demand (the nth next write), to see that a failed upload leaves nothing behind.
     const disk = new LocalDiskStorage(uploads);
     const storage = {
-      put: async (path: string, data: Buffer, mime: string) => {
+      put: async (path: string, data: Buffer, _mime: string) => {
         if (failNext > 0 && --failNext === 0) throw new Error('disk full');
         return disk.put(path, data);
       },

@@ -12,18 +12,6 @@ type Doc = Record<string, any>;
 const ROOT = resolve(__dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/openapi');
 
-/** Every key used anywhere in a JSON value. */
-function keysOf(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const v of value) keysOf(v, out);
-  else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      out.add(k);
-      keysOf(v, out);
-    }
-  }
-  return out;
-}
-
 /** The schema objects of a document (values under `schema`, `items`, `properties`, …), walked from the top. */
 function schemasOf(doc: Doc): Doc[] {
   const out: Doc[] = [];
@@ -38,12 +26,12 @@ function schemasOf(doc: Doc): Doc[] {
     for (const k of ['anyOf', 'oneOf']) for (const p of schema[k] ?? []) walk(p);
   };
   for (const s of Object.values(doc.components.schemas)) walk(s);
-  for (const item of Object.values(doc.paths) as Doc[]) {
+  for (const item of Object.values<Doc>(doc.paths)) {
     for (const op of Object.values(item) as Doc[]) {
       for (const p of op.parameters ?? []) walk(p.schema);
-      for (const c of Object.values(op.requestBody?.content ?? {}) as Doc[]) walk(c.schema);
-      for (const r of Object.values(op.responses) as Doc[])
-        for (const c of Object.values(r.content ?? {}) as Doc[]) walk(c.schema);
+      for (const c of Object.values<Doc>(op.requestBody?.content ?? {})) walk(c.schema);
+      for (const r of Object.values<Doc>(op.responses))
+        for (const c of Object.values<Doc>(r.content ?? {})) walk(c.schema);
     }
   }
   return out;

@@ -138,13 +138,13 @@ describe("post writes and the posts' turn", () => {
     }
     const answers = await Promise.all(writes);
     expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
-    const counts = (await t.dataSource.query(
+    const counts = await t.dataSource.query<Array<{ id: number; stored: number | string; counted: number | string }>>(
       `SELECT tt.term_taxonomy_id AS id, tt.count AS stored,
          (SELECT COUNT(*) FROM ${table('term_relationships')} r INNER JOIN ${table('posts')} p ON p.ID = r.object_id
            WHERE r.term_taxonomy_id = tt.term_taxonomy_id AND p.post_status = 'publish' AND p.post_type = 'post') AS counted
        FROM ${table('term_taxonomy')} tt WHERE tt.term_taxonomy_id IN (?, ?, ?)`,
       tagIds,
-    )) as Array<{ id: number; stored: number | string; counted: number | string }>;
+    );
     expect(counts).toHaveLength(3);
     for (const row of counts) expect(Number(row.stored)).toBe(Number(row.counted));
   });

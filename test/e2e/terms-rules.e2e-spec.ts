@@ -93,8 +93,6 @@ describe('terms: rules of the categories, tags and custom taxonomy routes', () =
     const req = t.http[method](`${API}${path}`);
     return role === 'anonymous' ? req : req.set('Authorization', t.users[role].authorization);
   };
-  const names = async (path: string, role: Role = 'anonymous') =>
-    (await call('get', path, role).expect(200)).body.map((x: { name: string }) => x.name);
   const ids = async (path: string, role: Role = 'anonymous') =>
     (await call('get', path, role).expect(200)).body.map((x: { id: number }) => x.id);
   const stored = (termId: number) => t.dataSource.getRepository(TermEntity).findOneBy({ id: termId });

@@ -29,7 +29,9 @@ describe('the reliability write load (node dist/main)', () => {
     // Measured apart from the run: from the writers' start to the end of their last write.
     let startedAt = 0;
     let stoppedAt = 0;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the workload as `this`
     const realStart = Workload.prototype.start;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the workload as `this`
     const realStop = Workload.prototype.stop;
     const start = jest.spyOn(Workload.prototype, 'start').mockImplementation(function (this: Workload) {
       startedAt = performance.now();

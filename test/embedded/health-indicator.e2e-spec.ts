@@ -46,10 +46,10 @@ describe('CmsHealthIndicator in a host app', () => {
     const table = dataSource.options.migrationsTableName as string;
     expect(table).toBe('host_cms_migrations');
     const last = names[names.length - 1];
-    const rows = (await dataSource.query(
+    const rows = await dataSource.query<Array<Record<string, unknown>>>(
       `SELECT * FROM ${dataSource.driver.escape(table)} WHERE ${dataSource.driver.escape('name')} = ?`,
       [last],
-    )) as Array<Record<string, unknown>>;
+    );
     expect(rows).toHaveLength(1);
     await dataSource.query(
       `DELETE FROM ${dataSource.driver.escape(table)} WHERE ${dataSource.driver.escape('name')} = ?`,

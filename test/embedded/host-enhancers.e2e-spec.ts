@@ -9,7 +9,6 @@ import {
   Get,
   INestApplication,
   Injectable,
-  Module,
   NestInterceptor,
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, BaseExceptionFilter, RouterModule } from '@nestjs/core';

@@ -1,11 +1,11 @@
-import { DataSource } from 'typeorm';
+import { DataSource, ObjectType } from 'typeorm';
 
 /**
  * An in-memory SQLite DataSource for unit specs, with one entity's table made by `createTable` (SQL of that table
  * only, `{table}` standing for its prefixed name). Returns the DataSource and the table name; destroy it after.
  */
 export async function memoryDatabase(
-  entity: Function,
+  entity: ObjectType<unknown>,
   createTable: string,
 ): Promise<{ ds: DataSource; table: string }> {
   const ds = new DataSource({ type: 'better-sqlite3', database: ':memory:', entities: [entity] });

@@ -93,11 +93,17 @@ export class AuthenticationService {
     const req: StrategyRequest = { headers: input.headers, query: input.query, body: input.body, [INPUT]: input };
     const strategies = names;
     return new Promise((resolve, reject) => {
+      type Middleware = (req: StrategyRequest, res: object, next: (error?: unknown) => void) => void;
       const middleware = this.passport.authenticate(strategies, { session: false }, (error: unknown, user: unknown) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a strategy's error, as it came
         if (error) reject(error);
         else resolve(user instanceof CurrentUser ? user : CurrentUser.anonymous());
+      }) as Middleware;
+      middleware(req, {}, (error: unknown) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a strategy's error, as it came
+        if (error) reject(error);
+        else resolve(CurrentUser.anonymous());
       });
-      middleware(req, {}, (error: unknown) => (error ? reject(error) : resolve(CurrentUser.anonymous())));
     });
   }
 }

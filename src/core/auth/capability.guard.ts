@@ -19,7 +19,7 @@ export class CapabilityGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.get<PermissionPolicy | undefined>(ALLOW_POLICY, context.getHandler());
     if (!policy) return true;
-    const [req, handlers, target] = context.getArgs() as [RestRequest, unknown, RouteTarget];
+    const [req, handlers, target] = context.getArgs<[RestRequest, unknown, RouteTarget]>();
     const result = await policy(req, handlers, target);
     if (result instanceof RestException) throw result;
     return result === true;

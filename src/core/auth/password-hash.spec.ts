@@ -221,9 +221,11 @@ describe('dummyPasswordHash', () => {
 
   it('is made lazily, on first use, with one bcrypt hashing', () => {
     jest.isolateModules(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh copy of the module, inside isolateModules
       const isolatedBcrypt = require('bcryptjs') as typeof bcrypt;
       const hashing = jest.spyOn(isolatedBcrypt, 'hashSync');
       try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh copy of the module, inside isolateModules
         const fresh = require('./password-hash') as typeof import('./password-hash');
         expect(hashing).not.toHaveBeenCalled();
         const first = fresh.dummyPasswordHash('bcrypt');

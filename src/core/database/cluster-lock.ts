@@ -39,9 +39,10 @@ export async function ensureLocksTable(dataSource: DataSource): Promise<void> {
  */
 export async function takeWriteTurnRow(em: EntityManager): Promise<boolean> {
   const table = `\`${em.connection.options.entityPrefix ?? ''}${LOCKS_TABLE}\``;
-  const result = (await em.query(`${NO_STAMP} UPDATE ${table} SET turns = turns + 1 WHERE name = ?`, [
-    WRITERS_LOCK,
-  ])) as { affectedRows?: number };
+  const result = await em.query<{ affectedRows?: number }>(
+    `${NO_STAMP} UPDATE ${table} SET turns = turns + 1 WHERE name = ?`,
+    [WRITERS_LOCK],
+  );
   if (Number(result?.affectedRows) > 0) return true;
   await em.query(`${NO_STAMP} INSERT IGNORE INTO ${table} (name, holder, expires_at, turns) VALUES (?, '', 0, 0)`, [
     WRITERS_LOCK,
@@ -124,9 +125,11 @@ export class MigrationLock {
       `${NO_STAMP} UPDATE ${table} SET holder = ?, expires_at = ? WHERE name = ? AND (holder = '' OR holder = ? OR expires_at < ?)`,
       [this.holder, now + leaseMs, this.name, this.holder, now],
     );
-    const [row] = (await this.dataSource.query(`SELECT holder FROM ${table} WHERE name = ?`, [this.name])) as Array<{
-      holder: string;
-    }>;
+    const [row] = await this.dataSource.query<
+      Array<{
+        holder: string;
+      }>
+    >(`SELECT holder FROM ${table} WHERE name = ?`, [this.name]);
     return row?.holder === this.holder ? null : String(row?.holder ?? '');
   }
 

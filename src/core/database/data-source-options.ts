@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as mysql2 from 'mysql2';
-import type { DataSource, DataSourceOptions, Logger, LoggerOptions } from 'typeorm';
+import type { DataSource, DataSourceOptions, LoggerOptions } from 'typeorm';
 import { CMS_ENTITIES } from './cms-entities';
 import { CMS_MIGRATIONS } from './cms-migrations';
 import { boundCommands } from './mysql-timeouts';
@@ -303,7 +303,10 @@ export function buildDataSourceOptions(input: BuildDataSourceOptionsInput): Data
       ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
     };
   }
-  const warn: WarnFn = (message) => (typeof logger === 'object' ? logger.log('warn', message) : console.warn(message));
+  const warn: WarnFn = (message) => {
+    if (typeof logger === 'object') logger.log('warn', message);
+    else console.warn(message);
+  };
   return {
     ...common,
     type: 'mysql',
@@ -404,10 +407,13 @@ export async function afterDataSourceInit(dataSource: DataSource): Promise<void>
     // Without sample statistics (sqlite_stat4, which ANALYZE writes in this build) SQLite plans a statement once;
     // with them it re-plans a statement on every new set of bound values for an indexed column — a page query
     // then cost 50 µs instead of 30. The per-index figures of sqlite_stat1 are all these plans need.
-    const [samples] = await dataSource.query("SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sqlite_stat4'");
+    type Count = Array<{ n: number | string }>;
+    const [samples] = await dataSource.query<Count>(
+      "SELECT COUNT(*) AS n FROM sqlite_master WHERE name = 'sqlite_stat4'",
+    );
     if (
       Number(samples?.n) > 0 &&
-      Number((await dataSource.query('SELECT COUNT(*) AS n FROM sqlite_stat4'))[0]?.n) > 0
+      Number((await dataSource.query<Count>('SELECT COUNT(*) AS n FROM sqlite_stat4'))[0]?.n) > 0
     ) {
       await dataSource.query('DELETE FROM sqlite_stat4');
       await dataSource.query('ANALYZE sqlite_master');
@@ -418,7 +424,9 @@ export async function afterDataSourceInit(dataSource: DataSource): Promise<void>
   const driver = dataSource.driver as unknown as { pool?: mysql2.Pool };
   const pool = driver.pool;
   if (pool && typeof pool.on === 'function' && !settingsOfPool(pool)) {
-    applyWpSqlModeToPool(pool, (message) => dataSource.logger.log('warn', message));
+    applyWpSqlModeToPool(pool, (message) => {
+      dataSource.logger.log('warn', message);
+    });
     // Connections opened before the listener existed (TypeORM opens one to test the credentials); statements queue
     // behind any running command.
     await onOpenConnections(pool, WP_SQL_MODE_STATEMENT);
@@ -434,9 +442,9 @@ export async function afterDataSourceInit(dataSource: DataSource): Promise<void>
     for (const replica of replicaRouterOf(dataSource)?.pools ?? []) {
       const own = settingsOfPool(replica);
       if (own) own.galera = true;
-      void onOpenConnections(replica, GALERA_SYNC_WAIT_STATEMENT).catch((error: Error) =>
-        dataSource.logger.log('warn', `Could not set wsrep_sync_wait on a read replica's connection: ${error.message}`),
-      );
+      void onOpenConnections(replica, GALERA_SYNC_WAIT_STATEMENT).catch((error: Error) => {
+        dataSource.logger.log('warn', `Could not set wsrep_sync_wait on a read replica's connection: ${error.message}`);
+      });
     }
   }
   const rows: { mode: string }[] = await dataSource.query('SELECT @@SESSION.sql_mode AS mode');

@@ -22,7 +22,7 @@ interface RawConnection {
 export function boundCommands(pool: mysql2.Pool, ms: number): void {
   pool.on('connection', (connection) => {
     const raw = connection as unknown as RawConnection;
-    const add = raw.addCommand;
+    const add = raw.addCommand.bind(raw);
     raw.addCommand = function (this: RawConnection, command: Command) {
       const done = command.onResult;
       if (typeof done === 'function') {

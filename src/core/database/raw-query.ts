@@ -1,7 +1,7 @@
 import { DataSource, EntityManager, EntityMetadata } from 'typeorm';
 import { ByteLru, LruEntry } from '../memory/byte-lru';
 import { MYSQL_PREPARED_STATEMENT_MAX_BYTES, SQLITE_STATEMENTS } from '../memory/cache-limits';
-import { maybeUnserialize } from '../formatting/php-serialize';
+import { maybeUnserialize, textOf } from '../formatting/php-serialize';
 import type { ShortCache } from './short-cache';
 import { isMySql } from './query-helpers';
 import { committedRead } from './sqlite-writing';
@@ -110,10 +110,10 @@ function toNumber(value: unknown): unknown {
  * columns, and go into the source as JSON string literals only.
  */
 function compileRowBuilder<R>(source: string, proto: object | null): (row: R) => Record<string, unknown> {
+  type Factory = (proto: object | null, number: typeof toNumber) => (row: R) => Record<string, unknown>;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  return new Function('proto', 'toNumber', `"use strict"; return function (r) { ${source} };`)(proto, toNumber) as (
-    row: R,
-  ) => Record<string, unknown>;
+  const factory = new Function('proto', 'toNumber', `"use strict"; return function (r) { ${source} };`) as Factory;
+  return factory(proto, toNumber);
 }
 
 /** Builds an entity from a row array, a mapping per column (`null`: not a column of the entity). */
@@ -198,7 +198,7 @@ export function rawQuery<R = Record<string, unknown>>(
       return fast.rows(sql, params) as Promise<R[]>;
     }
   }
-  return db.query(sql, params) as Promise<R[]>;
+  return db.query<R[]>(sql, params);
 }
 
 interface Reader {
@@ -398,7 +398,7 @@ export async function metaOfObjects(
   );
   for (const row of rows) {
     const bucket = out.get(Number(row.object_id));
-    if (bucket && row.meta_key !== null) (bucket[String(row.meta_key)] ??= []).push(maybeUnserialize(row.meta_value));
+    if (bucket && row.meta_key !== null) (bucket[textOf(row.meta_key)] ??= []).push(maybeUnserialize(row.meta_value));
   }
   return out;
 }

@@ -550,8 +550,8 @@ export function routedPool(primary: mysql2.Pool, router: ReplicaRouter): mysql2.
   return new Proxy(primary, {
     get(target, property) {
       if (Object.prototype.hasOwnProperty.call(overrides, property)) return overrides[property];
-      const value = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   });
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, ObjectType } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { CMS_DATA_SOURCE } from './cms-data-source';
 import { CommentMetaEntity } from './entities/comment-meta.entity';
@@ -74,7 +74,7 @@ export interface StampTrigger {
 
 /** What a table's rows move: groups, or (posts tables) posts' versions when they keep their place. */
 interface TablePlan {
-  entity: Function;
+  entity: ObjectType<unknown>;
   groups: StampGroup[];
   /** Column of the post a row of a posts table belongs to, for edits in place (`ID` of a post, `post_id` of meta). */
   post?: 'ID' | 'post_id';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource, ObjectType, QueryRunner } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { CMS_DATA_SOURCE } from './cms-data-source';
 import { CommentMetaEntity } from './entities/comment-meta.entity';
@@ -92,7 +92,7 @@ export interface Stamps {
 export type PostVersions = ReadonlyMap<number, number>;
 
 /** The groups each WordPress table belongs to (term assignment changes posts as well as terms). */
-const TABLE_GROUPS: ReadonlyArray<[Function, StampGroup[]]> = [
+const TABLE_GROUPS: ReadonlyArray<[ObjectType<unknown>, StampGroup[]]> = [
   [PostEntity, ['posts']],
   [PostMetaEntity, ['posts']],
   [TermEntity, ['terms']],
@@ -327,6 +327,7 @@ export class VersionStamps implements OnApplicationBootstrap {
    */
   narrow(runner: QueryRunner | undefined, postIds: readonly number[]): void {
     if (!this.postsFlag) return;
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the compiler needs it (a symbol key)
     const state = (runner as Instrumented | undefined)?.[RUNNER_STATE];
     if (!state || !runner?.isTransactionActive) return;
     state.narrow ??= new Set();
@@ -381,10 +382,10 @@ export class VersionStamps implements OnApplicationBootstrap {
       probe = changes();
       if (this.last && probe === this.lastProbe) return this.last;
     }
-    const rows = (await rawQuery(this.dataSource, `SELECT name, version FROM ${this.quoted()}`)) as Array<{
-      name: string;
-      version: number | string;
-    }>;
+    const rows = await rawQuery<{ name: string; version: number | string }>(
+      this.dataSource,
+      `SELECT name, version FROM ${this.quoted()}`,
+    );
     const versions = Object.fromEntries(STAMP_GROUPS.map((g) => [g, 0])) as Record<StampGroup, number>;
     let content = 0;
     for (const row of rows) {
@@ -425,11 +426,11 @@ export class VersionStamps implements OnApplicationBootstrap {
     const room = CONTENT_CHANGES_KEPT - changes.versions.size;
     const rows =
       room > 0
-        ? ((await rawQuery(
+        ? await rawQuery<{ post_id: number | string; version: number | string }>(
             this.dataSource,
             `SELECT post_id, version FROM ${this.quote(this.postTable)} WHERE version >= ? LIMIT ${room + 1}`,
             [(contentSequence(changes.upTo) + 1) * CONTENT_SEQUENCE],
-          )) as Array<{ post_id: number | string; version: number | string }>)
+          )
         : [];
     // Another read may have moved on meanwhile (reads run one at a time, but a reset is always safe).
     if (this.changes !== changes || room <= 0 || rows.length > room) {

@@ -5,6 +5,7 @@ import { takeWriteTurnRow } from './cluster-lock';
 import { isConnectionLost, isLockConflict } from './database-errors';
 import { OptionEntity } from './entities/option.entity';
 import { markSqliteWriting } from './sqlite-writing';
+import { textOf } from '../formatting/php-serialize';
 
 /** Transactions waiting for the one SQLite connection, per data source. */
 const QUEUES = new WeakMap<DataSource, Promise<unknown>>();
@@ -119,7 +120,7 @@ function withoutBusyWait(connection: SqliteConnection | undefined): (() => void)
 /** Whether an error is SQLite's "database is locked" (directly or wrapped by TypeORM). */
 function isBusy(error: unknown): boolean {
   const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
-  const code = String(e?.driverError?.code ?? e?.code ?? '');
+  const code = textOf(e?.driverError?.code ?? e?.code);
   return code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_');
 }
 

@@ -32,8 +32,3 @@ export class RestException extends Error {
     return body;
   }
 }
-
-/** `true` when `value` is a RestException (also across module copies). */
-export function isRestException(value: unknown): value is RestException {
-  return value instanceof RestException;
-}

@@ -34,7 +34,7 @@
  */
 import { shortcodeUnautop, wpautop } from './autop';
 import { capitalPDangit, convertChars, convertSmilies } from './convert-chars';
-import { doBlocks, hasBlocks, parseBlocks, renderBlock } from './blocks';
+import { doBlocks, hasBlocks } from './blocks';
 import {
   doShortcode,
   forceBalanceTags,
@@ -48,7 +48,7 @@ import { DEFAULT_SHORTCODE_TAGS, PCRE_SPACE, phpTrim, strReplace, wptexturize } 
 
 const SP = PCRE_SPACE;
 
-export { doBlocks, hasBlocks, parseBlocks, renderBlock, type ParsedBlock } from './blocks';
+export { doBlocks, parseBlocks } from './blocks';
 
 // ---------------------------------------------------------------------------
 // wp_filter_content_tags

@@ -325,3 +325,15 @@ export function maybeUnserialize(data: unknown): unknown {
     throw error;
   }
 }
+
+/**
+ * The text of a value read from the database, the options or a request, as PHP would print it: text as is, numbers
+ * and booleans as `String` writes them, lists joined with commas, `null`, `undefined` and other objects as ''.
+ */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(textOf).join(',');
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return '';
+}

@@ -81,7 +81,7 @@ export class CmsHealthIndicator {
     if (this.galera === false || !isMySql(this.dataSource)) return null;
     if (this.galera === null) {
       // MariaDB shows wsrep status variables without a cluster too (Disconnected, not ready): wsrep_on tells.
-      const on = (await this.dataSource.query("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string }>;
+      const on = await this.dataSource.query<Array<{ Value: string }>>("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'");
       this.galera = String(on[0]?.Value ?? '').toUpperCase() === 'ON';
       if (!this.galera) return null;
     }

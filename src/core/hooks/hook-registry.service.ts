@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a hook's arguments are the hook's own (any listener fits)
 type Handler = (...args: any[]) => unknown;
 
 interface Entry {

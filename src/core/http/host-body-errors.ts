@@ -18,7 +18,7 @@ export class HostBodyErrors implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const instance = this.adapterHost.httpAdapter?.getInstance?.() as { use?: (fn: unknown) => void } | undefined;
+    const instance = this.adapterHost.httpAdapter?.getInstance?.<{ use?: (fn: unknown) => void } | undefined>();
     if (typeof instance?.use !== 'function') return;
     const prefix = `/${this.options.routePrefix}`;
     instance.use((err: { type?: string }, req: Request, res: Response, next: NextFunction) => {

@@ -42,7 +42,7 @@ function planFor(properties: Record<string, JsonSchema>, requested: string): Con
   // the plans could grow with whatever contexts requests send to routes that do not check it).
   const context = requested === 'view' || requested === 'edit' || requested === 'embed' ? requested : '';
   let byContext = PLANS.get(properties);
-  if (!byContext) PLANS.set(properties, (byContext = new Map()));
+  if (!byContext) PLANS.set(properties, (byContext = new Map<string, ContextPlan>()));
   let plan = byContext.get(context);
   if (plan) return plan;
   const hides = (schema: JsonSchema | undefined) =>

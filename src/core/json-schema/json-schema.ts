@@ -7,7 +7,8 @@ export interface JsonSchema {
   title?: string;
   description?: string;
   type?: JsonSchemaType | JsonSchemaType[];
-  format?: 'date-time' | 'email' | 'uri' | 'ip' | 'ipv4' | 'hex-color' | 'uuid' | string;
+  /** A format the validator knows (`date-time`, `email`, `uri`, `ip`, `ipv4`, `hex-color`, `uuid`), or any other. */
+  format?: string;
   enum?: readonly unknown[];
   items?: JsonSchema;
   properties?: Record<string, JsonSchema>;

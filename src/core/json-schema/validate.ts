@@ -1,6 +1,7 @@
 import { escUrlRaw } from '../formatting/esc-url';
 import { isEmail } from '../formatting/is-email';
 import { JsonSchema, JsonSchemaType, RouteArg } from './json-schema';
+import { textOf } from '../formatting/php-serialize';
 
 /**
  * Schema validation and coercion of request values, following the reference's `rest_validate_request_arg`
@@ -41,7 +42,7 @@ export function parseList(value: unknown): unknown[] {
   if (Array.isArray(value)) return value;
   if (value === undefined || value === null || value === '') return [];
   if (typeof value === 'object') return Object.values(value as Record<string, unknown>);
-  return String(value)
+  return textOf(value)
     .split(/[\s,]+/)
     .filter((part) => part !== '');
 }

@@ -8,10 +8,9 @@ import { OptionsService } from './options.service';
 /** The options kept in memory, within OPTIONS_CACHE, on an in-memory SQLite database. */
 describe('OptionsService memory bounds', () => {
   let ds: DataSource;
-  let table: string;
 
   beforeAll(async () => {
-    ({ ds, table } = await memoryDatabase(OptionEntity, OPTIONS_TABLE_SQL));
+    ({ ds } = await memoryDatabase(OptionEntity, OPTIONS_TABLE_SQL));
   });
 
   afterAll(async () => {

@@ -157,15 +157,6 @@ export const BUILTIN_POST_TYPES: ReadonlyArray<readonly [string, PostTypeArgs]> 
   ],
 ];
 
-/**
- * Extra feature support WordPress registers for attachment MIME sub-types
- * (`add_post_type_support( 'attachment:audio', 'thumbnail' )` etc.): `{ 'attachment:audio': ['thumbnail'] }`.
- */
-export const BUILTIN_SUBTYPE_SUPPORTS: Readonly<Record<string, readonly string[]>> = {
-  'attachment:audio': ['thumbnail'],
-  'attachment:video': ['thumbnail'],
-};
-
 /** Built-in taxonomies, in WordPress's registration order: `[name, objectTypes, args]`. */
 export const BUILTIN_TAXONOMIES: ReadonlyArray<readonly [string, readonly string[], TaxonomyArgs]> = [
   [

@@ -17,9 +17,7 @@ import {
   isPostStatusViewable,
   isPostTypeViewable,
   registerTaxonomyForObjectType,
-  type PostStatusArgs,
   type PostTypeArgs,
-  type TaxonomyArgs,
   type TaxonomyObject,
 } from './content-types';
 import {

@@ -11,6 +11,7 @@ import { RestRequest } from './rest-request';
 import type { RestResponse } from './rest-response';
 import { RestServer } from './rest-server.service';
 import { simpleQuery } from './simple-query';
+import { textOf } from '../formatting/php-serialize';
 
 /**
  * Links and `_embed`: compacts a response's links into `_links`, and embeds the linked resources a request asks
@@ -165,7 +166,7 @@ function isEmpty(value: unknown): boolean {
 export function parseEmbedParam(value: unknown): false | true | string[] {
   if (value === undefined) return false;
   if (value === '' || value === '1' || value === 'true' || value === true) return true;
-  const list = (Array.isArray(value) ? value.map(String) : String(value).split(','))
+  const list = (Array.isArray(value) ? value.map(textOf) : textOf(value).split(','))
     .map((s) => s.trim())
     .filter(Boolean);
   return list.length ? list : true;

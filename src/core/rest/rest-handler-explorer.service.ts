@@ -17,6 +17,9 @@ import { CapabilityGuard } from '../auth/capability.guard';
 import { RouteRegistry } from './route-registry.service';
 import type { EndpointDefinition, PermissionResult } from './route-types';
 
+/** A handler method, as discovery finds it on a handlers instance. */
+type Handler = (...args: never[]) => unknown;
+
 /** The context type guards see for an API handler (`context.getType()`). */
 export const REST_CONTEXT_TYPE = 'cms-rest';
 
@@ -118,11 +121,10 @@ export class RestHandlerExplorer implements OnModuleInit {
   }
 
   /** The guards of a handler (its class's, then its own), as instances from the container. */
-  private guardsOf(instance: object, handler: Function): CanActivate[] {
-    const declared = [
-      ...(Reflect.getMetadata(GUARDS_METADATA, instance.constructor) ?? []),
-      ...(Reflect.getMetadata(GUARDS_METADATA, handler) ?? []),
-    ] as Array<Type<CanActivate> | CanActivate>;
+  private guardsOf(instance: object, handler: Handler): CanActivate[] {
+    const guardsOn = (target: object) =>
+      (Reflect.getMetadata(GUARDS_METADATA, target) as Array<Type<CanActivate> | CanActivate> | undefined) ?? [];
+    const declared = [...guardsOn(instance.constructor), ...guardsOn(handler)];
     return declared.map((guard) =>
       typeof guard === 'function' ? this.moduleRef.get(guard, { strict: false }) : guard,
     );
@@ -132,7 +134,7 @@ export class RestHandlerExplorer implements OnModuleInit {
   private async activate(
     guards: CanActivate[],
     instance: object,
-    handler: Function,
+    handler: Handler,
     req: RestRequest,
     target: RouteTarget,
   ): Promise<PermissionResult> {

@@ -22,6 +22,7 @@ export interface RouteTarget {
 export type PerRoute<T, H> = T | ((handlers: H, target: RouteTarget) => T);
 
 /** Options of {@link RestRoute}. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a policy's handlers are `any` unless it names their type
 export interface RestRouteOptions<H = any> {
   /** HTTP methods (`'GET'`, `'POST, PUT, PATCH'`, or one of the `Methods` sets). */
   methods: string | readonly string[];
@@ -64,16 +65,17 @@ export interface RestRouteDeclaration {
  * @Allow((req, h, t) => h.terms.of(t).canRead(req))
  * get(req: RestRequest, target: RouteTarget) { return this.terms.of(target).getItem(req); }
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a policy's handlers are `any` unless it names their type
 export function RestRoute<H = any>(pattern: string, options: RestRouteOptions<H>): MethodDecorator {
   return (prototype, methodName) => {
     const ctor = prototype.constructor;
-    const own: RestRouteDeclaration[] = Reflect.getOwnMetadata(REST_ROUTES, ctor) ?? [];
+    const own = (Reflect.getOwnMetadata(REST_ROUTES, ctor) as RestRouteDeclaration[] | undefined) ?? [];
     Reflect.defineMetadata(REST_ROUTES, [...own, { pattern, options, methodName: String(methodName) }], ctor);
   };
 }
 
 /** The routes a handlers class declares. */
-export function restRoutesOf(ctor: Function): readonly RestRouteDeclaration[] {
+export function restRoutesOf(ctor: object): readonly RestRouteDeclaration[] {
   return (Reflect.getMetadata(REST_ROUTES, ctor) as RestRouteDeclaration[] | undefined) ?? [];
 }
 
@@ -81,6 +83,7 @@ export function restRoutesOf(ctor: Function): readonly RestRouteDeclaration[] {
  * A permission policy: the reference's `permission_callback`. `true` allows; `false` refuses with `rest_forbidden`
  * (401 anonymous, 403 logged in); a `RestException` refuses with its own code and status.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a policy's handlers are `any` unless it names their type
 export type PermissionPolicy<H = any> = (
   req: RestRequest,
   handlers: H,
@@ -92,6 +95,7 @@ export type PermissionPolicy<H = any> = (
  * (`map_meta_cap`) after the request's arguments are validated, before the handler runs; the same policy decides
  * the `Allow` header. A handler without `@Allow` is open to everyone, as a route without `permission_callback`.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a policy's handlers are `any` unless it names their type
 export function Allow<H = any>(policy: PermissionPolicy<H>): MethodDecorator {
   return applyDecorators(SetMetadata(ALLOW_POLICY, policy), UseGuards(CapabilityGuard));
 }

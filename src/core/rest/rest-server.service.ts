@@ -1,6 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
-import { RequestContext } from '../auth/request-context';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isLockConflict } from '../database/database-errors';
 import { CoreErrors } from '../errors/error-codes';
 import { RestException } from '../errors/rest.exception';

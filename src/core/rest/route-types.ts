@@ -1,7 +1,6 @@
 import type { RestException } from '../errors/rest.exception';
 import type { ItemSchema, RouteArg } from '../json-schema/json-schema';
 import type { RestRequest } from './rest-request';
-import type { RestResponse } from './rest-response';
 
 /** HTTP method sets of the reference (`WP_REST_Server::READABLE` etc.). */
 export const Methods = {
@@ -16,12 +15,13 @@ export const Methods = {
 export type PermissionResult = boolean | RestException;
 
 /** What a handler returns: response data, or a full response (status, headers, links). Errors are thrown. */
-export type HandlerResult = RestResponse | unknown;
+export type HandlerResult = unknown;
 
 /** One endpoint of a route: its methods, arguments, permission check and handler. */
 export interface EndpointDefinition {
   methods: string | readonly string[];
-  handler: (req: RestRequest) => Promise<HandlerResult> | HandlerResult;
+  /** Returns the response data, or a `RestResponse` (status, headers, links), or a promise of either. */
+  handler: (req: RestRequest) => HandlerResult;
   /** The reference's `permission_callback`; runs after argument validation, before the handler. */
   permission?: (req: RestRequest) => Promise<PermissionResult> | PermissionResult;
   /**

@@ -57,7 +57,8 @@ export function toOpenApiSchema(schema: JsonSchema | RouteArg, use: SchemaUse): 
   );
   if (types.length) out.type = types.length === 1 ? types[0] : [...new Set(types)];
   if (Array.isArray(schema.enum) && schema.enum.length) {
-    out.enum = types.includes('null') && !schema.enum.includes(null) ? [...schema.enum, null] : [...schema.enum];
+    const values = schema.enum as unknown[];
+    out.enum = types.includes('null') && !values.includes(null) ? [...values, null] : [...values];
   }
   if (schema.default !== undefined && schema.default !== null && typeof schema.default !== 'function')
     out.default = schema.default;

@@ -31,6 +31,7 @@ import { PostsService } from '../posts/posts.service';
 import { permalink, PLAIN_LINK_STATUSES } from '../posts/permalink';
 import { samePassword } from '../posts/post-presenter';
 import { CommentFields, CommentPage, CommentQuery, CommentsService } from './comments.service';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /** What preparing comments needs from the site's options, read once per request. */
 interface SiteFacts extends AvatarSettings {
@@ -166,14 +167,14 @@ export class CommentResource extends RestResource {
         description: 'State of the object.',
         type: 'string',
         context: ['view', 'edit'],
-        arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) },
+        arg_options: { sanitize: (v) => sanitizeKey(textOf(v)) },
       },
       type: {
         description: 'Type of Comment for the object.',
         type: 'string',
         context: all,
         default: 'comment',
-        arg_options: { sanitize: (v) => sanitizeKey(String(v ?? '')) },
+        arg_options: { sanitize: (v) => sanitizeKey(textOf(v)) },
       },
     };
     props.author_avatar_urls = {
@@ -291,13 +292,13 @@ export class CommentResource extends RestResource {
         description: 'Limit result set to comments assigned a specific status. Requires authorization.',
         type: 'string',
         default: 'approve',
-        sanitize: (v) => sanitizeKey(String(v ?? '')),
+        sanitize: (v) => sanitizeKey(textOf(v)),
       },
       type: {
         description: 'Limit result set to comments assigned a specific type. Requires authorization.',
         type: 'string',
         default: 'comment',
-        sanitize: (v) => sanitizeKey(String(v ?? '')),
+        sanitize: (v) => sanitizeKey(textOf(v)),
       },
       password: { description: 'The password for the post if it is password protected.', type: 'string' },
     };
@@ -341,11 +342,11 @@ export class CommentResource extends RestResource {
       'use_smilies',
     ]);
     const facts: SiteFacts = {
-      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
-      siteUrl: String(o.siteurl ?? o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      home: textOf(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      siteUrl: textOf(o.siteurl ?? o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
       showAvatars: showAvatars(o.show_avatars),
-      avatarDefault: String(o.avatar_default ?? 'mystery'),
-      avatarRating: String(o.avatar_rating ?? 'G'),
+      avatarDefault: textOf(o.avatar_default ?? 'mystery'),
+      avatarRating: textOf(o.avatar_rating ?? 'G'),
       useSmilies: o.use_smilies === undefined ? true : Boolean(Number(o.use_smilies)),
     };
     this.avatarsShown = facts.showAvatars;
@@ -832,7 +833,7 @@ export class CommentResource extends RestResource {
     if (truthyOption(o.comment_moderation)) return false;
     const maxLinks = Number(o.comment_max_links ?? 0);
     if (maxLinks && (c.content.match(/<a [^>]*href/gi)?.length ?? 0) >= maxLinks) return false;
-    const modKeys = String(o.moderation_keys ?? '').trim();
+    const modKeys = textOf(o.moderation_keys).trim();
     if (modKeys && matchesWords(modKeys, [c.author, c.authorEmail, c.authorUrl, c.content, c.authorIp, c.agent]))
       return false;
     if (truthyOption(o.comment_previously_approved)) {

@@ -19,6 +19,7 @@ import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/database/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /** Filters of a comments collection, validated and coerced (the reference's `WP_Comment_Query` arguments). */
 export interface CommentQuery {
@@ -278,9 +279,9 @@ export class CommentsService {
     );
     return row
       ? {
-          displayName: String(row.display_name ?? ''),
-          email: String(row.user_email ?? ''),
-          url: String(row.user_url ?? ''),
+          displayName: textOf(row.display_name),
+          email: textOf(row.user_email),
+          url: textOf(row.user_url),
         }
       : null;
   }

@@ -10,7 +10,7 @@ import { TypesResource } from './types.resource';
 @Module({})
 export class ContentTypesModule {
   /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
-  static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
+  static register(internals: DynamicModule, _dataSourceName?: string): DynamicModule {
     return {
       module: ContentTypesModule,
       imports: [internals],

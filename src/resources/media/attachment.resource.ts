@@ -5,7 +5,7 @@ import { Logger } from '@nestjs/common';
 import { fromFile as sniffFile } from 'file-type';
 import { sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { PostEntity } from '../../core/database/entities/post.entity';
-import { maybeSerialize } from '../../core/formatting/php-serialize';
+import { maybeSerialize, textOf } from '../../core/formatting/php-serialize';
 import { applyExcerptFilters, escAttr, escHtml, renderContent, stripAllTags, wpKsesPost } from '../../core/formatting';
 import { escUrlRaw } from '../../core/formatting/esc-url';
 import { PostTypeObject } from '../../core/registry/content-types';
@@ -241,12 +241,12 @@ export class AttachmentResource extends PostTypeResource {
         const m = meta.get(id) ?? {};
         const metadata = m[METADATA]?.[0];
         return {
-          file: String(m[ATTACHED_FILE]?.[0] ?? ''),
+          file: textOf(m[ATTACHED_FILE]?.[0]),
           metadata:
             metadata && typeof metadata === 'object' && !Array.isArray(metadata)
               ? (metadata as Record<string, unknown>)
               : null,
-          alt: String(m[ALT]?.[0] ?? ''),
+          alt: textOf(m[ALT]?.[0]),
         };
       });
     });

@@ -134,6 +134,7 @@ const SPECIAL_CHARS = [
  */
 export function sanitizeFileName(name: string, types: Readonly<Record<string, string>> = ALLOWED_MIME_TYPES): string {
   // Control characters go (tabs and line breaks become dashes below).
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
   let file = name.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, '');
   for (const c of SPECIAL_CHARS) file = file.split(c).join('');
   file = file.replace(/%20|\+/g, '-').replace(/\u00a0/g, '-');

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import exifr, { Exifr } from 'exifr';
 import sharp from 'sharp';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /**
  * Bounds on decoding an uploaded image to make its sizes. An image's header says how large it is, and a few bytes can
@@ -221,7 +222,7 @@ const text = (value: unknown): string => {
     const v = value as Record<string, unknown>;
     return text(v.value ?? v['x-default'] ?? Object.values(v)[0]);
   }
-  return String(value).trim();
+  return textOf(value).trim();
 };
 const num = (value: unknown): string => {
   const n = typeof value === 'number' ? value : Number(value);
@@ -285,7 +286,7 @@ export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
   });
   try {
     await reader.read(data);
-    tags = await reader.parse();
+    tags = (await reader.parse()) as Record<string, unknown>;
   } catch {
     return meta;
   } finally {
@@ -307,8 +308,8 @@ export async function readImageMeta(data: Buffer | string): Promise<ImageMeta> {
   if (tags.FNumber !== undefined) meta.aperture = num(tags.FNumber);
   if (tags.FocalLength !== undefined) meta.focal_length = num(tags.FocalLength);
   if (tags.ISO !== undefined) meta.iso = text(Array.isArray(tags.ISO) ? tags.ISO[0] : tags.ISO);
-  if (tags.ExposureTime !== undefined) meta.shutter_speed = String(tags.ExposureTime);
-  if (tags.Orientation !== undefined) meta.orientation = String(tags.Orientation);
+  if (tags.ExposureTime !== undefined) meta.shutter_speed = textOf(tags.ExposureTime);
+  if (tags.Orientation !== undefined) meta.orientation = textOf(tags.Orientation);
   const created = tags.DateTimeOriginal ?? tags.CreateDate;
   if (created instanceof Date && Number.isFinite(created.getTime()))
     meta.created_timestamp = String(Math.floor(created.getTime() / 1000));

@@ -55,7 +55,7 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
       const report = await this.journal.recover(
         async (main) =>
           (
-            await this.dataSource.query(
+            await this.dataSource.query<unknown[]>(
               `SELECT 1 AS x FROM ${meta} WHERE meta_key = '_wp_attached_file' AND meta_value = ?`,
               [main],
             )

@@ -72,10 +72,10 @@ export class UploadJournal {
    * says a row holds them.
    */
   async recover(owned: (main: string) => Promise<boolean>, now = Date.now()): Promise<RecoveryReport> {
-    const rows = (await this.dataSource.query(
+    const rows = await this.dataSource.query<Entry[]>(
       `SELECT id, main, files, owner, created_at FROM ${this.table} WHERE created_at < ? OR owner LIKE ? ESCAPE '!' ORDER BY id LIMIT 500`,
       [now - UPLOAD_JOURNAL_STALE_MS, `${hostname().replace(/[!%_]/g, (c) => `!${c}`)}:%`],
-    )) as Entry[];
+    );
     const report: RecoveryReport = { entries: 0, removed: 0 };
     for (const entry of rows) {
       const fresh = Number(entry.created_at) >= now - UPLOAD_JOURNAL_STALE_MS;

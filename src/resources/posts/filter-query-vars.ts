@@ -1,6 +1,7 @@
 import { RestRequest } from '../../core/rest/rest-request';
 import { parseIdList } from '../../core/json-schema/validate';
 import { PostQuery, PostsService } from './posts.service';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /** Query variables anyone may pass through `filter[...]`. */
 export const PUBLIC_QUERY_VARS = [
@@ -80,7 +81,7 @@ function queryDate(value: unknown, end: boolean): string | undefined {
     const pad = (n: number) => String(n).padStart(2, '0');
     return `${year}-${pad(month)}-${pad(day)} ${end ? '23:59:59' : '00:00:00'}`;
   }
-  const text = String(value ?? '').trim();
+  const text = textOf(value).trim();
   const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/.exec(text);
   if (!match) return undefined;
   return `${match[1]}-${match[2]}-${match[3]} ${match[4] ?? (end ? '23' : '00')}:${match[5] ?? (end ? '59' : '00')}:${match[6] ?? (end ? '59' : '00')}`;
@@ -206,7 +207,7 @@ export async function applyFilterQueryVars(
  * `page` moves the links on).
  */
 export function filterPage(req: RestRequest): { page?: number; omit?: ReadonlySet<string> } {
-  const filter = req.get('filter') as Record<string, unknown> | undefined;
+  const filter = req.get<Record<string, unknown> | undefined>('filter');
   if (
     !filter ||
     typeof filter !== 'object' ||

@@ -5,7 +5,7 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { maybeUnserialize } from '../../core/formatting/php-serialize';
+import { maybeUnserialize, textOf } from '../../core/formatting/php-serialize';
 import { placeholders, rawQuery } from '../../core/database/raw-query';
 
 /** What preparing a post needs besides its row. */
@@ -46,7 +46,7 @@ const FORMAT_TAXONOMY = 'post_format';
  */
 export function extrasColumns(ds: DataSource, wanted: ExtrasWanted): { sql: string; params: unknown[] } {
   let built = COLUMNS.get(ds);
-  if (!built) COLUMNS.set(ds, (built = new Map()));
+  if (!built) COLUMNS.set(ds, (built = new Map<string, { sql: string; params: unknown[] }>()));
   const key = `${wanted.formats}\0${wanted.taxonomies.join('\0')}`;
   let columns = built.get(key);
   if (!columns) built.set(key, (columns = buildExtrasColumns(ds, wanted)));
@@ -107,7 +107,7 @@ export async function readExtras(
   const again: number[] = [];
   for (const row of rows) {
     const id = Number(row.ID);
-    const revisions = row.x_revisions === null ? '' : String(row.x_revisions);
+    const revisions = row.x_revisions === null ? '' : textOf(row.x_revisions);
     const colon = revisions.indexOf(':');
     const extras: PostExtras = {
       authorExists: Number(row.x_author) === 1,
@@ -118,7 +118,7 @@ export async function readExtras(
       terms: emptyTerms(wanted.taxonomies),
       format: undefined,
     };
-    const list = row.x_terms === null || row.x_terms === undefined ? '' : String(row.x_terms);
+    const list = row.x_terms === null || row.x_terms === undefined ? '' : textOf(row.x_terms);
     // A list as long as MySQL's default group_concat_max_len may have been cut (on a connection that missed the
     // session setting, see GROUP_CONCAT_MAX_LEN).
     if (list.length >= 1024 || !parseTerms(list, taxonomies, extras)) again.push(id);

@@ -13,6 +13,7 @@ import { ItemSchema } from '../../core/json-schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { PostFields, PostRelations, PostWriter, WriteContext } from './post-writer.service';
 import { PostsService } from './posts.service';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /**
  * What a create or update request asks of a post, checked and converted the way the reference's
@@ -61,11 +62,11 @@ export class PostInput {
       clock: SiteClock.fromOptions(o),
       canPublish,
       templates: this.extensions.pageTemplates(this.type.name),
-      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      home: textOf(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
       defaultCategory: Number(o.default_category ?? 0),
-      defaultCommentStatus: String(o.default_comment_status ?? 'open'),
-      defaultPingStatus: String(o.default_ping_status ?? 'open'),
-      permalinkStructure: String(o.permalink_structure ?? ''),
+      defaultCommentStatus: textOf(o.default_comment_status ?? 'open'),
+      defaultPingStatus: textOf(o.default_ping_status ?? 'open'),
+      permalinkStructure: textOf(o.permalink_structure),
     };
   }
 
@@ -83,7 +84,7 @@ export class PostInput {
         const r = value.raw;
         // An empty title sent as an object is ignored, as in the reference.
         if (name !== 'title' || (r !== '' && r !== null && r !== undefined))
-          raw = r === null || r === undefined ? '' : String(r);
+          raw = r === null || r === undefined ? '' : textOf(r);
       } else if (typeof value === 'number' || typeof value === 'boolean') raw = String(value);
       return raw === undefined ? undefined : filterText('savedPostText', name, raw, filtered);
     };

@@ -18,6 +18,7 @@ import { stickyIds } from './post-writer.service';
 import { ExtrasWanted, NO_EXTRAS, PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
 import { PostsService } from './posts.service';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /** Site facts used while preparing posts of one request. */
 export interface SiteFacts {
@@ -164,7 +165,7 @@ export class PostPresenter {
   async siteFacts(req: RestRequest): Promise<SiteFacts> {
     const o = await this.options.getMany(['home', 'sticky_posts', 'timezone_string', 'gmt_offset']);
     return {
-      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      home: textOf(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
       sticky: stickyIds(o.sticky_posts),
       clock: SiteClock.fromOptions(o),
     };
@@ -433,7 +434,7 @@ export class PostPresenter {
       data.ping_status = post.pingStatus;
     }
     if (this.type.name === 'post') data.sticky = site.sticky.includes(post.id);
-    const template = String(extras.template ?? '');
+    const template = textOf(extras.template);
     data.template = template === 'default' ? '' : template;
     if (supports('post-formats')) data.format = extras.format ?? 'standard';
     if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), batch.meta.get(post.id) ?? {});
@@ -472,7 +473,7 @@ export class PostPresenter {
     if (this.type.hierarchical && post.parent > 0)
       add('up', url(`${ns}/${this.restBase}/${post.parent}`), { embeddable: true });
     if (Number(data.featured_media) > 0)
-      add(`${rel}featuredmedia`, url(`${ns}/media/${data.featured_media}`), { embeddable: true });
+      add(`${rel}featuredmedia`, url(`${ns}/media/${Number(data.featured_media)}`), { embeddable: true });
     add(`${rel}attachment`, url(`${ns}/media?parent=${post.id}`));
     for (const tax of this.taxonomies()) {
       add(`${rel}term`, url(`${tax.rest_namespace}/${tax.rest_base || tax.name}?post=${post.id}`), {

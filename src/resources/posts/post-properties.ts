@@ -1,4 +1,4 @@
-import { ItemSchema, JsonSchema } from '../../core/json-schema/json-schema';
+import { JsonSchema } from '../../core/json-schema/json-schema';
 
 /**
  * Every property the posts controller may declare, as the reference (WordPress 6.1) describes it for posts and
@@ -229,35 +229,3 @@ export const POST_PROPERTIES: Record<string, JsonSchema> = {
     context: ['view', 'edit'],
   },
 };
-
-/** Property order of the reference's schema. */
-export const POST_PROPERTY_ORDER = [
-  'date',
-  'date_gmt',
-  'guid',
-  'id',
-  'link',
-  'modified',
-  'modified_gmt',
-  'slug',
-  'status',
-  'type',
-  'password',
-  'title',
-  'content',
-  'author',
-  'excerpt',
-  'featured_media',
-  'comment_status',
-  'ping_status',
-  'format',
-  'meta',
-  'sticky',
-  'template',
-  'categories',
-  'tags',
-  'parent',
-  'menu_order',
-];
-
-export type { ItemSchema };

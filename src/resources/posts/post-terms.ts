@@ -75,13 +75,12 @@ async function postTermsOf(
   postId: number,
   taxonomy: string,
 ): Promise<Array<{ termId: number; termTaxonomyId: number }>> {
-  const rows = (await em.query(
-    `SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id ${postTermsFrom(em, '?', '?')}`,
-    [postId, taxonomy],
-  )) as Array<{
-    term_id: number | string;
-    tt_id: number | string;
-  }>;
+  const rows = await em.query<
+    Array<{
+      term_id: number | string;
+      tt_id: number | string;
+    }>
+  >(`SELECT tt.term_id AS term_id, tt.term_taxonomy_id AS tt_id ${postTermsFrom(em, '?', '?')}`, [postId, taxonomy]);
   return rows.map((r) => ({ termId: Number(r.term_id), termTaxonomyId: Number(r.tt_id) }));
 }
 

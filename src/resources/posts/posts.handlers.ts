@@ -1,3 +1,4 @@
+import type { PostTypeObject } from '../../core/registry/content-types';
 import { Injectable } from '@nestjs/common';
 import { RestRequest } from '../../core/rest/rest-request';
 import { Allow, RestRoute, RouteTarget } from '../../core/rest/rest-route.decorator';
@@ -6,7 +7,7 @@ import { PostTypeResource } from './post-type.resource';
 import { PostTypeResources } from './post-type-resources.service';
 
 type H = PostsHandlers;
-const perPostType = PostTypeResources.serves;
+const perPostType = (type: PostTypeObject) => PostTypeResources.serves(type);
 const schema = (h: H, t: RouteTarget) => h.of(t).getPublicItemSchema();
 
 /** Orders of a list of posts by what an edit in place may change (`VersionStamps.narrow`). */

@@ -1,3 +1,4 @@
+import type { PostTypeObject } from '../../core/registry/content-types';
 import { Injectable } from '@nestjs/common';
 import { RestRequest } from '../../core/rest/rest-request';
 import { Allow, RestRoute, RouteTarget } from '../../core/rest/rest-route.decorator';
@@ -6,7 +7,7 @@ import { PostTypeResources } from './post-type-resources.service';
 import { RevisionsResource } from './revisions.resource';
 
 type H = RevisionsHandlers;
-const perPostType = PostTypeResources.keepsRevisions;
+const perPostType = (type: PostTypeObject) => PostTypeResources.keepsRevisions(type);
 const schema = (h: H, t: RouteTarget) => h.of(t).getPublicItemSchema();
 
 /** Routes of the revisions of every post type that keeps them (mirrors WP_REST_Revisions_Controller::register_routes). */

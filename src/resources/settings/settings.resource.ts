@@ -144,7 +144,7 @@ export class SettingsResource extends RestResource {
         continue;
       }
       let next: unknown = value;
-      const core = CORE_SETTINGS.find((s) => s.option === option) as CoreSettingDefinition | undefined;
+      const core = CORE_SETTINGS.find((s): s is CoreSettingDefinition => s.option === option);
       if (core?.sanitizeOption) next = core.sanitizeOption(next);
       if (next === KEEP_CURRENT_VALUE) continue;
       if (definition.sanitize) next = await definition.sanitize(next);

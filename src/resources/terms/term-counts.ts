@@ -23,14 +23,14 @@ export async function recountTerms(em: EntityManager, content: ContentRegistry, 
     const types = registered?.object_type ?? [];
     if (registered && !types.length) continue;
     const typeFilter = registered ? `AND p1.post_type IN (${placeholders(types.length)})` : '';
-    const rows = (await em.query(
+    const rows = await em.query<Array<{ id: number | string; n: number | string }>>(
       `SELECT r.term_taxonomy_id AS id, COUNT(*) AS n FROM ${rel} r INNER JOIN ${posts} p1 ON p1.ID = r.object_id
        WHERE r.term_taxonomy_id IN (${placeholders(group.length)}) ${typeFilter}
          AND (p1.post_status = 'publish' OR (p1.post_status = 'inherit' AND p1.post_parent > 0
            AND (SELECT p2.post_status FROM ${posts} p2 WHERE p2.ID = p1.post_parent) = 'publish'))
        GROUP BY r.term_taxonomy_id`,
       [...group.map((tt) => tt.id), ...types],
-    )) as Array<{ id: number | string; n: number | string }>;
+    );
     const counts = new Map(rows.map((r) => [Number(r.id), Number(r.n)]));
     for (const tt of group) {
       const count = counts.get(tt.id) ?? 0;

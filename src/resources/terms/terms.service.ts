@@ -15,6 +15,7 @@ import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { recountTerms } from './term-counts';
 import { sanitizeTitle } from '../../core/formatting';
+import { textOf } from '../../core/formatting/php-serialize';
 
 /** A term of one taxonomy: the `terms` row joined with its `term_taxonomy` row. */
 export interface TermRow {
@@ -360,11 +361,11 @@ function toTermRow(row: Record<string, unknown>): TermRow {
   return {
     termId: Number(row.term_id),
     termTaxonomyId: Number(row.term_taxonomy_id),
-    name: String(row.name ?? ''),
-    slug: String(row.slug ?? ''),
+    name: textOf(row.name),
+    slug: textOf(row.slug),
     group: Number(row.term_group ?? 0),
-    taxonomy: String(row.taxonomy ?? ''),
-    description: String(row.description ?? ''),
+    taxonomy: textOf(row.taxonomy),
+    description: textOf(row.description),
     parent: Number(row.parent ?? 0),
     count: Number(row.count ?? 0),
   };

@@ -8,7 +8,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
-import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
+import { ItemSchema } from '../../core/json-schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { UsersService } from './users.service';
 

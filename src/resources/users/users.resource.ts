@@ -9,7 +9,7 @@ import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limit
 import { sanitizeTitle } from '../../core/formatting';
 import { EntityManager } from 'typeorm';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { maybeSerialize } from '../../core/formatting/php-serialize';
+import { maybeSerialize, textOf } from '../../core/formatting/php-serialize';
 import { TablePrefix } from '../../core/database/table-prefix';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/errors/rest.exception';
@@ -556,11 +556,11 @@ export class UsersResource extends RestResource {
   private async siteContext(req: RestRequest): Promise<UserPrepareContext> {
     const o = await this.options.getMany(['home', 'WPLANG', 'show_avatars', 'avatar_default', 'avatar_rating']);
     return {
-      home: String(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
-      locale: String(o.WPLANG || 'en_US'),
+      home: textOf(o.home ?? req.ctx.baseUrl).replace(/\/+$/, ''),
+      locale: textOf(o.WPLANG || 'en_US'),
       showAvatars: showAvatars(o.show_avatars),
-      avatarDefault: String(o.avatar_default ?? 'mystery'),
-      avatarRating: String(o.avatar_rating ?? 'G'),
+      avatarDefault: textOf(o.avatar_default ?? 'mystery'),
+      avatarRating: textOf(o.avatar_rating ?? 'G'),
     };
   }
 
@@ -664,7 +664,7 @@ export class UsersResource extends RestResource {
 }
 
 function str(value: unknown): string {
-  return value === undefined || value === null ? '' : String(value);
+  return value === undefined || value === null ? '' : textOf(value);
 }
 
 function nonEmpty(value: unknown): boolean {

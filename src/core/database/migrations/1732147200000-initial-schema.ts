@@ -295,12 +295,16 @@ function checkPrefix(prefix: string): string {
 
 /** Whether a table exists, on the current database/schema. */
 async function tableExists(queryRunner: QueryRunner, name: string, sqlite: boolean): Promise<boolean> {
-  const rows: unknown[] = sqlite
-    ? await queryRunner.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE`, [name])
-    : await queryRunner.query(
-        'SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
-        [name],
-      );
+  const rows = (
+    sqlite
+      ? await queryRunner.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE`, [
+          name,
+        ])
+      : await queryRunner.query(
+          'SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
+          [name],
+        )
+  ) as unknown[];
   return rows.length > 0;
 }
 

@@ -15,9 +15,10 @@ export class SqliteCoveringKeys1763683200000 implements MigrationInterface {
     const { type } = queryRunner.connection.driver.options;
     if (type !== 'better-sqlite3' && type !== 'sqlite') return;
     for (const index of wordpressSqliteIndexes(queryRunner.connection.options.entityPrefix ?? '')) {
-      const info: Array<{ seqno: number; name: string }> = await queryRunner.query(
-        `PRAGMA index_info("${index.name}")`,
-      );
+      const info = (await queryRunner.query(`PRAGMA index_info("${index.name}")`)) as Array<{
+        seqno: number;
+        name: string;
+      }>;
       const existing = info.sort((a, b) => a.seqno - b.seqno).map((column) => column.name);
       // Missing (a table made elsewhere without it) or already as wanted: left as it is.
       const narrower =

@@ -54,10 +54,10 @@ export async function addMissingKeys(
       );
       continue;
     }
-    const found = await queryRunner.query(
+    const found = (await queryRunner.query(
       'SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1',
       [name, key],
-    );
+    )) as unknown[];
     if (!found.length)
       await queryRunner.query(
         `ALTER TABLE \`${name}\` ADD KEY \`${key}\` (${columns.map((c) => `\`${c}\``).join(', ')})`,
