@@ -23,6 +23,8 @@ export { SchemaRegistry } from './core/schema/schema-registry.service';
 export { CMS_MATCHED_ROUTE } from './core/http/rest-http.controller';
 export type { EndpointDefinition, HandlerResult, PermissionResult, RouteOptions } from './core/rest/route-types';
 export { RestResource } from './core/rest/rest-resource';
+export { CollectionQuery } from './core/rest/collection-query';
+export type { CollectionArgs, WindowRules } from './core/rest/collection-query';
 export { RestServer } from './core/rest/rest-server.service';
 export { RestRequest } from './core/rest/rest-request';
 export type { UploadedFile } from './core/rest/rest-request';

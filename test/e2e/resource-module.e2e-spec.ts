@@ -54,4 +54,37 @@ describe('a resource module added as docs/architecture.md shows', () => {
       (await t.http.options(`${API}/notes`).set('Authorization', t.users.editor.authorization)).headers.allow,
     ).toBe('GET, POST');
   });
+
+  it('reads its collection arguments typed through CollectionQuery: the page window, search and its own parameter', async () => {
+    const second = await t.http.get(`${API}/notes?per_page=1&page=2`).expect(200);
+    expect(second.body.map((n: { id: number }) => n.id)).toEqual([2]);
+    expect(second.headers['x-cms-totalpages']).toBe('2');
+    expect(second.headers.link).toContain(`<http://example.org${API}/notes?per_page=1&page=1>; rel="prev"`);
+    const offset = await t.http.get(`${API}/notes?per_page=1&offset=1`).expect(200);
+    expect(offset.body.map((n: { id: number }) => n.id)).toEqual([2]);
+    const search = await t.http.get(`${API}/notes?search=SEC`).expect(200);
+    expect(search.body.map((n: { text: string }) => n.text)).toEqual(['Second']);
+    expect(search.headers['x-cms-total']).toBe('1');
+    const longer = await t.http.get(`${API}/notes?longer_than=5`).expect(200);
+    expect(longer.body.map((n: { text: string }) => n.text)).toEqual(['Second']);
+    expectRestError(await t.http.get(`${API}/notes?longer_than=-1`), 'rest_invalid_param', 400);
+  });
+
+  it('refuses by a declared capability (@Allow.cap) with the generic refusal, 401 anonymous and 403 logged in', async () => {
+    expectRestError(await t.http.delete(`${API}/notes/2`), 'rest_forbidden', 401);
+    expectRestError(
+      await t.http.delete(`${API}/notes/2`).set('Authorization', t.users.author.authorization),
+      'rest_forbidden',
+      403,
+    );
+    expect((await t.http.options(`${API}/notes/2`)).headers.allow).toBe('GET');
+    expect(
+      (await t.http.options(`${API}/notes/2`).set('Authorization', t.users.editor.authorization)).headers.allow,
+    ).toBe('GET, DELETE');
+    await t.http
+      .delete(`${API}/notes/2`)
+      .set('Authorization', t.users.editor.authorization)
+      .expect(200, { deleted: true, previous: { id: 2, text: 'Second' } });
+    expectRestError(await t.http.get(`${API}/notes/2`), 'rest_note_invalid_id', 404);
+  });
 });

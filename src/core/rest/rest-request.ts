@@ -194,6 +194,20 @@ export class RestRequest {
     return out;
   }
 
+  /**
+   * The declared arguments as the dispatcher left them (validated, coerced, defaults filled; a null value
+   * absent, as {@link get} reads them), typed by the handler (`CollectionArgs` and a resource's own). Read it once.
+   */
+  args<A extends object>(): A {
+    const out: Bucket = {};
+    // As get() reads them: the bucket that wins, a null value absent.
+    for (const name of Object.keys(this.params())) {
+      const value = this.get(name);
+      if (value !== undefined) out[name] = value;
+    }
+    return out as A;
+  }
+
   /** Names of every parameter sent or defaulted. */
   paramNames(): string[] {
     return Object.keys(this.params());

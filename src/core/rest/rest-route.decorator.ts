@@ -94,8 +94,22 @@ export type PermissionPolicy<H = any> = (
  * Puts a permission policy on a handler, evaluated by {@link CapabilityGuard} through the capability service
  * (`map_meta_cap`) after the request's arguments are validated, before the handler runs; the same policy decides
  * the `Allow` header. A handler without `@Allow` is open to everyone, as a route without `permission_callback`.
+ *
+ * The common cases are declared, not written: `@Allow.cap('manage_options')` (the caller has the capability, else
+ * the generic refusal: `rest_forbidden`, 401 anonymous, 403 logged in) and `@Allow.public()` (everyone, said
+ * outright). A closure stays for the object-level checks WordPress's `map_meta_cap` needs (`edit_post` of this
+ * post, with the reference's own codes).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a policy's handlers are `any` unless it names their type
 export function Allow<H = any>(policy: PermissionPolicy<H>): MethodDecorator {
   return applyDecorators(SetMetadata(ALLOW_POLICY, policy), UseGuards(CapabilityGuard));
 }
+
+/** `@Allow.cap(capability)`: callers with the (primitive or meta) capability; others get the generic refusal. */
+Allow.cap = (capability: string): MethodDecorator => {
+  const policy: PermissionPolicy<unknown> = (req) => req.ctx.can(capability);
+  return Allow(Object.assign(policy, { capability }));
+};
+
+/** `@Allow.public()`: everyone, anonymous callers included. */
+Allow.public = (): MethodDecorator => Allow(() => true);

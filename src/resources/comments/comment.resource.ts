@@ -15,6 +15,7 @@ import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
+import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { ItemMemo } from '../../core/rest/json-text';
@@ -65,6 +66,9 @@ const MAX_LENGTHS: Array<[keyof CommentFields, number, string]> = [
   ['authorUrl', 200, 'comment_author_url_column_length'],
   ['content', 65525, 'comment_content_column_length'],
 ];
+
+/** The arguments of `GET /comments`, as {@link CommentResource.collectionArgs} declares them. */
+type CommentListArgs = CollectionArgs;
 
 /**
  * The reference's comments controller (routes in CommentsHandlers): threads on posts (and comments without a
@@ -547,11 +551,8 @@ export class CommentResource extends RestResource {
   // --- handlers ---
 
   async getItems(req: RestRequest): Promise<RestResponse> {
-    const perPage = Number(req.get('per_page') ?? 10);
-    const page = Number(req.get('page') ?? 1);
     // absint(); an empty offset pages.
-    const sentOffset = Math.abs(Math.trunc(Number(req.get('offset') ?? 0))) || 0;
-    const offset = sentOffset > 0 ? sentOffset : perPage * (page - 1);
+    const q = CollectionQuery.of<CommentListArgs>(req, { absoluteOffset: true });
     const clock = await this.clock();
     const date = (name: string) => {
       const value = req.get<string>(name);
@@ -561,22 +562,22 @@ export class CommentResource extends RestResource {
       postIn: parseIdList(req.get('post')),
       parentIn: parseIdList(req.get('parent')),
       parentNotIn: parseIdList(req.get('parent_exclude')),
-      include: parseIdList(req.get('include')),
-      exclude: parseIdList(req.get('exclude')),
+      include: parseIdList(q.include),
+      exclude: parseIdList(q.exclude),
       authorIn: parseIdList(req.get('author')),
       authorNotIn: parseIdList(req.get('author_exclude')),
       authorEmail: req.get<string>('author_email') || undefined,
       karma: req.has('karma') ? Math.abs(Math.trunc(Number(req.get('karma')))) : undefined,
-      search: req.get<string>('search') ?? '',
+      search: q.search ?? '',
       restrictedSearch: !(await this.can(req, 'moderate_comments')),
       status: String(req.get('status') ?? 'approve'),
       type: String(req.get('type') ?? 'comment'),
       after: date('after'),
       before: date('before'),
-      orderby: String(req.get('orderby') ?? 'date_gmt'),
-      order: req.get('order') === 'asc' ? 'ASC' : 'DESC',
-      limit: perPage,
-      offset,
+      orderby: q.orderby('date_gmt'),
+      order: q.order('DESC'),
+      limit: q.limit,
+      offset: q.offset,
     };
     query = await this.hooks.applyFilters('rest_comment_query', query, req);
     const { comments, total } = await this.page(query, req);
@@ -587,7 +588,7 @@ export class CommentResource extends RestResource {
       if (await this.canReadComment(comment, req, batch.posts.get(comment.postId) ?? null)) readable.push(comment);
     const items = await this.collectionItems(readable, req, batch, site);
     // The page of the Link header is the request's, as the reference's (also with an offset).
-    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`);
+    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`, q);
   }
 
   /**

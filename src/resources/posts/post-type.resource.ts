@@ -4,6 +4,7 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
+import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
@@ -19,6 +20,21 @@ import { PostQuery, PostsService } from './posts.service';
 import type { PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
 import { Methods } from '../../core/rest/route-types';
+
+/** The arguments of a post type's `GET` collection, as {@link PostTypeResource.collectionArgs} declares them. */
+interface PostListArgs extends CollectionArgs {
+  author?: number[];
+  author_exclude?: number[];
+  parent?: number[];
+  parent_exclude?: number[];
+  after?: string;
+  before?: string;
+  modified_after?: string;
+  modified_before?: string;
+  menu_order?: number;
+  tax_relation?: 'AND' | 'OR';
+  sticky?: boolean;
+}
 
 /**
  * The reference's posts controller, one instance per REST post type (routes in PostsHandlers) (`posts`, `pages`, extension types with a
@@ -330,15 +346,16 @@ export class PostTypeResource extends RestResource {
 
   async getItems(req: RestRequest): Promise<RestResponse> {
     await this.future.catchUp();
-    const orderby = String(req.get('orderby'));
-    if (orderby === 'relevance' && !req.get('search')) {
+    const q = CollectionQuery.of<PostListArgs>(req);
+    const orderby = q.orderby('date');
+    if (orderby === 'relevance' && !q.search) {
       throw new RestException(
         'rest_no_search_term_defined',
         'You need to define a search term to order by relevance.',
         400,
       );
     }
-    const include = (req.get<number[]>('include') ?? []).map(Number);
+    const include = q.include;
     if (orderby === 'include' && !include.length) {
       throw new RestException(
         'rest_orderby_include_missing_include',
@@ -347,27 +364,24 @@ export class PostTypeResource extends RestResource {
       );
     }
     const statuses = await this.statusesFor(req);
-    const perPage = Number(req.get('per_page'));
-    const page = Number(req.get('page'));
-    const offset = Number(req.get('offset') ?? 0) > 0 ? Number(req.get('offset')) : (page - 1) * perPage;
     const site = await this.presenter.siteFacts(req);
     const toMysql = (value: string | undefined) => requestDate(value, site.clock);
     const query: PostQuery = {
       type: this.type.name,
       statuses,
       include,
-      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
-      authors: (req.get<number[]>('author') ?? []).map(Number),
-      authorsExclude: (req.get<number[]>('author_exclude') ?? []).map(Number),
-      parents: (req.get<number[]>('parent') ?? []).map(Number),
-      parentsExclude: (req.get<number[]>('parent_exclude') ?? []).map(Number),
-      slugs: (req.get<string[]>('slug') ?? []).map(String),
-      search: req.get<string>('search') || undefined,
-      after: toMysql(req.get<string>('after')),
-      before: toMysql(req.get<string>('before')),
-      modifiedAfter: toMysql(req.get<string>('modified_after')),
-      modifiedBefore: toMysql(req.get<string>('modified_before')),
-      menuOrder: req.has('menu_order') ? Number(req.get('menu_order')) : undefined,
+      exclude: q.exclude,
+      authors: q.args.author ?? [],
+      authorsExclude: q.args.author_exclude ?? [],
+      parents: q.args.parent ?? [],
+      parentsExclude: q.args.parent_exclude ?? [],
+      slugs: q.slugs,
+      search: q.search,
+      after: toMysql(q.args.after),
+      before: toMysql(q.args.before),
+      modifiedAfter: toMysql(q.args.modified_after),
+      modifiedBefore: toMysql(q.args.modified_before),
+      menuOrder: q.args.menu_order,
       terms: this.taxonomies().flatMap((tax) => {
         const base = tax.rest_base || tax.name;
         const out: PostQuery['terms'] = [];
@@ -377,12 +391,12 @@ export class PostTypeResource extends RestResource {
         if (exc.length) out.push({ taxonomy: tax.name, termIds: exc, exclude: true });
         return out;
       }),
-      taxRelation: req.get('tax_relation') === 'OR' ? 'OR' : 'AND',
-      sticky: req.has('sticky') ? { ids: site.sticky, only: req.get('sticky') === true } : undefined,
+      taxRelation: q.args.tax_relation === 'OR' ? 'OR' : 'AND',
+      sticky: q.args.sticky !== undefined ? { ids: site.sticky, only: q.args.sticky === true } : undefined,
       orderby,
-      order: req.get('order') === 'asc' ? 'ASC' : 'DESC',
-      limit: perPage,
-      offset,
+      order: q.order('DESC'),
+      limit: q.limit,
+      offset: q.offset,
     };
     const withVars = await applyFilterQueryVars(
       await this.shapeQuery(query, req),

@@ -5,6 +5,7 @@ import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';
+import { CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -202,9 +203,9 @@ export class RevisionsResource extends RestResource {
         400,
       );
     }
-    const perPage = req.has('per_page') ? Number(req.get('per_page')) : 0;
-    const page = Number(req.get('page') ?? 1);
-    const offset = req.has('offset') ? Number(req.get('offset')) : perPage ? (page - 1) * perPage : 0;
+    // Every revision unless per_page is sent; any offset sent wins.
+    const q = CollectionQuery.of(req, { perPageWhenAbsent: 0, offsetWhenSent: true });
+    const { perPage, offset } = q;
     const query: PostQuery = {
       type: 'revision',
       statuses: ['inherit'],
@@ -236,7 +237,7 @@ export class RevisionsResource extends RestResource {
         400,
       );
     }
-    if (total > 0 && !req.has('offset') && page > maxPages) {
+    if (total > 0 && !req.has('offset') && q.page > maxPages) {
       throw new RestException(
         'rest_revision_invalid_page_number',
         'The page number requested is larger than the number of pages available.',

@@ -5,7 +5,6 @@ import { Methods } from '../../core/rest/route-types';
 import { SettingsResource } from './settings.resource';
 
 const schema = (h: SettingsHandlers) => h.settings.getPublicItemSchema();
-const manageOptions = (req: RestRequest, h: SettingsHandlers) => h.settings.permissionCheck(req);
 
 /** Routes of `settings` (mirrors WP_REST_Settings_Controller::register_routes). */
 @Injectable()
@@ -25,13 +24,13 @@ export class SettingsHandlers {
     },
     schema,
   })
-  @Allow(manageOptions)
+  @Allow.cap('manage_options')
   get(req: RestRequest) {
     return this.settings.getItem(req);
   }
 
   @RestRoute('/settings', { methods: Methods.EDITABLE, args: (h: SettingsHandlers) => h.settings.updateArgs(), schema })
-  @Allow(manageOptions)
+  @Allow.cap('manage_options')
   update(req: RestRequest) {
     return this.settings.updateItem(req);
   }

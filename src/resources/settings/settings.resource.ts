@@ -9,7 +9,7 @@ import { OptionsService } from '../../core/options/options.service';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestServer } from '../../core/rest/rest-server.service';
-import { Methods, PermissionResult } from '../../core/rest/route-types';
+import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, JSON_SCHEMA_DRAFT, JsonSchema } from '../../core/json-schema/json-schema';
 import { sanitizeValue, validateValue } from '../../core/json-schema/validate';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
@@ -63,16 +63,6 @@ export class SettingsResource extends RestResource {
   }
 
   readonly updateArgs = () => this.getEndpointArgsForItemSchema(Methods.EDITABLE);
-
-  /** `manage_options`, else `rest_forbidden` (401 anonymous, 403 logged in). */
-  async permissionCheck(req: RestRequest): Promise<PermissionResult> {
-    if (await req.ctx.can('manage_options')) return true;
-    return new RestException(
-      'rest_forbidden',
-      'Sorry, you are not allowed to do that.',
-      req.ctx.authorizationRequiredCode,
-    );
-  }
 
   /**
    * The exposed settings, in registration order: WordPress's, then the extensions'. A registration of an option

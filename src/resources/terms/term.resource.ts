@@ -4,6 +4,7 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
 import { ItemMemo } from '../../core/rest/json-text';
+import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -16,6 +17,13 @@ import { sanitizeSavedName } from '../../core/formatting/esc-url';
 import { TermQuery, TermRow, TermsService } from './terms.service';
 import type { TaxonomyDependencies } from './taxonomy-resources.service';
 import { Methods } from '../../core/rest/route-types';
+
+/** The arguments of a taxonomy's `GET` collection, as {@link TermResource.collectionArgs} declares them. */
+interface TermListArgs extends CollectionArgs {
+  hide_empty?: boolean;
+  post?: number;
+  parent?: number;
+}
 
 /**
  * The reference's terms controller, one instance per REST taxonomy (routes in TermsHandlers) (`categories`, `tags`, extension taxonomies with
@@ -208,14 +216,13 @@ export class TermResource extends RestResource {
         400,
       );
     }
-    const perPage = Number(req.get('per_page'));
-    const page = Number(req.get('page'));
-    const offset = Number(req.get('offset') ?? 0) > 0 ? Number(req.get('offset')) : (page - 1) * perPage;
-    const order = req.get('order') === 'desc' ? 'DESC' : 'ASC';
-    const orderby = String(req.get('orderby') ?? 'name');
+    const q = CollectionQuery.of<TermListArgs>(req);
+    const { offset, perPage } = q;
+    const order = q.order('ASC');
+    const orderby = q.orderby('name');
     let terms: TermRow[];
     let total: number;
-    const postId = req.has('post') ? Number(req.get('post')) : 0;
+    const postId = q.args.post ?? 0;
     if (postId) {
       // The terms of one post: sorted like the reference sorts them, then paged.
       // Loaded through a request-wide loader: the `cms:term` links of a page of posts (`_embed`) cost one query.
@@ -231,12 +238,12 @@ export class TermResource extends RestResource {
     } else {
       const query: TermQuery = {
         taxonomy: this.taxonomy.name,
-        include: (req.get<number[]>('include') ?? []).map(Number),
-        exclude: (req.get<number[]>('exclude') ?? []).map(Number),
-        search: req.get<string>('search') || undefined,
-        slugs: (req.get<string[]>('slug') ?? []).map(String),
-        parent: this.taxonomy.hierarchical && req.has('parent') ? Number(req.get('parent')) : undefined,
-        hideEmpty: req.get('hide_empty') === true,
+        include: q.include,
+        exclude: q.exclude,
+        search: q.search,
+        slugs: q.slugs,
+        parent: this.taxonomy.hierarchical ? q.args.parent : undefined,
+        hideEmpty: q.args.hide_empty === true,
         orderby,
         order,
         limit: perPage,

@@ -16,6 +16,7 @@ import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { ItemMemo } from '../../core/rest/json-text';
+import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -55,6 +56,15 @@ const USER_PROPERTIES = ['id', 'login', 'displayName', 'email', 'url', 'nicename
  * WordPress's meta layout (`<prefix>capabilities`, profile meta), hooks `rest_insert_user`, `rest_delete_user` and
  * `rest_prepare_user`. Collections load every user's meta in one query.
  */
+/** The arguments of `GET /users`, as {@link UsersResource.collectionArgs} declares them. */
+interface UserListArgs extends CollectionArgs {
+  orderby?: UserQuery['orderby'];
+  roles?: string[];
+  capabilities?: string[];
+  who?: 'authors';
+  has_published_posts?: boolean | string[];
+}
+
 @Injectable()
 export class UsersResource extends RestResource {
   readonly restBase = 'users';
@@ -342,29 +352,29 @@ export class UsersResource extends RestResource {
   }
 
   async getItems(req: RestRequest): Promise<RestResponse> {
-    const perPage = Number(req.get('per_page'));
-    const page = Number(req.get('page'));
     // As the reference: a non-empty offset wins over page, and the page shown in links follows it.
-    const offset = Number(req.get('offset') ?? 0) > 0 ? Number(req.get('offset')) : (page - 1) * perPage;
+    const q = CollectionQuery.of<UserListArgs>(req);
     const query: UserQuery = {
-      include: (req.get<number[]>('include') ?? []).map(Number),
-      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
-      search: req.get<string>('search') || undefined,
-      slugs: (req.get<string[]>('slug') ?? []).map(String),
-      roles: (req.get<string[]>('roles') ?? []).map(String),
-      authorsOnly: req.get('who') === 'authors',
+      include: q.include,
+      exclude: q.exclude,
+      search: q.search,
+      slugs: q.slugs,
+      roles: q.args.roles ?? [],
+      authorsOnly: q.args.who === 'authors',
       publishedIn: await this.publishedFilter(req),
       restrictedSearch: !(await req.ctx.can('list_users')),
-      capabilities: (req.get<string[]>('capabilities') ?? []).map(String),
-      orderby: String(req.get('orderby')) as UserQuery['orderby'],
-      order: String(req.get('order')) as UserQuery['order'],
-      limit: perPage,
-      offset,
+      capabilities: q.args.capabilities ?? [],
+      orderby: q.orderby('name'),
+      order: q.args.order ?? 'asc',
+      limit: q.limit,
+      offset: q.offset,
     };
     const filtered = await this.hooks.applyFilters('rest_user_query', query, req);
     const { users, total } = await this.users.list(filtered);
     const response = new RestResponse(await this.collectionItems(users, req));
-    return this.paginate(response, req, total, `${this.namespace}/users`, { page: Math.ceil(offset / perPage + 1) });
+    return this.paginate(response, req, total, `${this.namespace}/users`, {
+      page: Math.ceil(q.offset / q.perPage + 1),
+    });
   }
 
   /** Callers without `list_users` only see authors of published posts; `has_published_posts` asks for it too. */
