@@ -1,4 +1,5 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod, Type } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { CmsInternalsModule } from '../internals/cms-internals.module';
 import { ApiDocs } from './api-docs';
 import { ApiHttpService } from './api-http.service';
 import { CacheGate } from './cache-gate';
@@ -12,26 +13,12 @@ import { RestRouteMiddleware } from './rest-route.middleware';
  * `RouterModule` can mount it with the module) and behind `serveApiFirst`, the `?rest_route=` middleware and the
  * discovery `Link` header on `/`, and body-parser errors of a host answered in the API's shape.
  */
-@Module({})
+@Module({
+  imports: [CmsInternalsModule],
+  providers: [ApiHttpService, RequestReader, ResponseWriter, CacheGate, RestRouteMiddleware, HostBodyErrors, ApiDocs],
+  exports: [ApiHttpService],
+})
 export class CmsHttpModule implements NestModule {
-  /** `imports`: the modules whose exports the HTTP side needs (the engine's internals). */
-  static register(imports: Array<Type<unknown> | DynamicModule>): DynamicModule {
-    return {
-      module: CmsHttpModule,
-      imports,
-      providers: [
-        ApiHttpService,
-        RequestReader,
-        ResponseWriter,
-        CacheGate,
-        RestRouteMiddleware,
-        HostBodyErrors,
-        ApiDocs,
-      ],
-      exports: [ApiHttpService],
-    };
-  }
-
   configure(consumer: MiddlewareConsumer): void {
     consumer.apply(RestRouteMiddleware).forRoutes({ path: '/', method: RequestMethod.ALL });
   }

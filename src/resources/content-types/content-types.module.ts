@@ -1,4 +1,5 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
 import { StatusesHandlers } from './statuses.handlers';
 import { StatusesResource } from './statuses.resource';
 import { TaxonomiesHandlers } from './taxonomies.handlers';
@@ -7,22 +8,9 @@ import { TypesHandlers } from './types.handlers';
 import { TypesResource } from './types.resource';
 
 /** Post types, statuses and taxonomies: read-only views of the content registry. */
-@Module({})
-export class ContentTypesModule {
-  /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
-  static register(internals: DynamicModule, _dataSourceName?: string): DynamicModule {
-    return {
-      module: ContentTypesModule,
-      imports: [internals],
-      providers: [
-        TypesResource,
-        TypesHandlers,
-        StatusesResource,
-        StatusesHandlers,
-        TaxonomiesResource,
-        TaxonomiesHandlers,
-      ],
-      exports: [TypesResource, StatusesResource, TaxonomiesResource],
-    };
-  }
-}
+@Module({
+  imports: [CmsInternalsModule],
+  providers: [TypesResource, TypesHandlers, StatusesResource, StatusesHandlers, TaxonomiesResource, TaxonomiesHandlers],
+  exports: [TypesResource, StatusesResource, TaxonomiesResource],
+})
+export class ContentTypesModule {}

@@ -1,4 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
+import { PostsModule } from '../posts/posts.module';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
 import { MEDIA_STORAGE } from '../../core/config/media-storage';
 import { LocalDiskStorage } from './media-storage';
@@ -7,26 +9,19 @@ import { MediaHandlers } from './media.handlers';
 import { MediaResources } from './media-resources.service';
 
 /** Media (attachments): uploads, files in storage, image sizes and metadata. */
-@Module({})
-export class MediaModule {
-  /** `internals`: the CmsInternalsModule instance of the API; `posts`: the PostsModule instance it serves posts with. */
-  static register(internals: DynamicModule, posts: DynamicModule): DynamicModule {
-    return {
-      module: MediaModule,
-      imports: [internals, posts],
-      providers: [
-        {
-          provide: MEDIA_STORAGE,
-          // Given by the host, else a bucket (objectStorage), else the local disk under uploadDir.
-          useFactory: (o: ResolvedCmsOptions) =>
-            o.mediaStorage ??
-            (o.objectStorage ? new S3MediaStorage(o.objectStorage) : new LocalDiskStorage(o.uploadDir)),
-          inject: [CMS_OPTIONS],
-        },
-        MediaResources,
-        MediaHandlers,
-      ],
-      exports: [MEDIA_STORAGE, MediaResources],
-    };
-  }
-}
+@Module({
+  imports: [CmsInternalsModule, PostsModule],
+  providers: [
+    {
+      provide: MEDIA_STORAGE,
+      // Given by the host, else a bucket (objectStorage), else the local disk under uploadDir.
+      useFactory: (o: ResolvedCmsOptions) =>
+        o.mediaStorage ?? (o.objectStorage ? new S3MediaStorage(o.objectStorage) : new LocalDiskStorage(o.uploadDir)),
+      inject: [CMS_OPTIONS],
+    },
+    MediaResources,
+    MediaHandlers,
+  ],
+  exports: [MEDIA_STORAGE, MediaResources],
+})
+export class MediaModule {}

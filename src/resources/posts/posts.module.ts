@@ -1,15 +1,5 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  CommentEntity,
-  OptionEntity,
-  PostEntity,
-  PostMetaEntity,
-  TermEntity,
-  TermRelationshipEntity,
-  TermTaxonomyEntity,
-  UserEntity,
-} from '../../core/database/cms-entities';
+import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
 import { FuturePosts } from './future-posts.service';
 import { PostTypeResources } from './post-type-resources.service';
 import { PostWriter } from './post-writer.service';
@@ -18,30 +8,9 @@ import { PostsService } from './posts.service';
 import { RevisionsHandlers } from './revisions.handlers';
 
 /** Posts, pages and every REST post type, with their revisions. */
-@Module({})
-export class PostsModule {
-  /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
-  static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
-    return {
-      module: PostsModule,
-      imports: [
-        internals,
-        TypeOrmModule.forFeature(
-          [
-            CommentEntity,
-            OptionEntity,
-            PostEntity,
-            PostMetaEntity,
-            TermEntity,
-            TermRelationshipEntity,
-            TermTaxonomyEntity,
-            UserEntity,
-          ],
-          dataSourceName,
-        ),
-      ],
-      providers: [PostsService, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
-      exports: [PostsService, PostWriter, FuturePosts, PostTypeResources],
-    };
-  }
-}
+@Module({
+  imports: [CmsInternalsModule],
+  providers: [PostsService, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
+  exports: [PostsService, PostWriter, FuturePosts, PostTypeResources],
+})
+export class PostsModule {}

@@ -1,32 +1,13 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  PostEntity,
-  TermEntity,
-  TermMetaEntity,
-  TermRelationshipEntity,
-  TermTaxonomyEntity,
-} from '../../core/database/cms-entities';
+import { Module } from '@nestjs/common';
+import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
 import { TaxonomyResources } from './taxonomy-resources.service';
 import { TermsHandlers } from './terms.handlers';
 import { TermsService } from './terms.service';
 
 /** Terms of categories, tags and every REST taxonomy. */
-@Module({})
-export class TermsModule {
-  /** `internals`: the CmsInternalsModule instance of the API; `dataSourceName`: the host's DataSource. */
-  static register(internals: DynamicModule, dataSourceName?: string): DynamicModule {
-    return {
-      module: TermsModule,
-      imports: [
-        internals,
-        TypeOrmModule.forFeature(
-          [PostEntity, TermEntity, TermMetaEntity, TermRelationshipEntity, TermTaxonomyEntity],
-          dataSourceName,
-        ),
-      ],
-      providers: [TermsService, TaxonomyResources, TermsHandlers],
-      exports: [TermsService, TaxonomyResources],
-    };
-  }
-}
+@Module({
+  imports: [CmsInternalsModule],
+  providers: [TermsService, TaxonomyResources, TermsHandlers],
+  exports: [TermsService, TaxonomyResources],
+})
+export class TermsModule {}
