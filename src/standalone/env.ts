@@ -14,7 +14,8 @@ import {
   ValidationOptions,
   validateSync,
 } from 'class-validator';
-import { isEmail, sanitizeUserLogin } from '../core/auth/user-accounts.service';
+import { isEmail } from '../core/formatting/is-email';
+import { sanitizeUserLogin } from '../core/formatting/sanitize-text';
 import type { ObjectStorageOptions } from '../core/config/cms-options';
 import { LOG_LEVELS, LogLevel } from './logging';
 

@@ -3,12 +3,10 @@ import {
   ApplicationPasswordItem,
   generatePassword,
   hashApplicationPassword,
-  isEmail,
-  sanitizeNicename,
-  sanitizeTextField,
-  sanitizeUserLogin,
   UserAccountsService,
 } from '../../src/core/auth/user-accounts.service';
+import { isEmail } from '../../src/core/formatting/is-email';
+import { sanitizeNicename, sanitizeTextField, sanitizeUserLogin } from '../../src/core/formatting/sanitize-text';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';

@@ -13,7 +13,6 @@ import { RestException } from '../errors/rest.exception';
 import { hashPassword, hashPhpass, verifyWordPressPassword } from './password-hash';
 import { capabilitiesOf, RoleDefinition, RolesService } from './roles.service';
 import { takeWriteTurn, writeTransaction } from '../database/write-transaction';
-import { sanitizeTitle } from '../formatting/sanitize-title';
 
 /** Input of {@link UserAccountsService.createUser} (the fields of `wp_insert_user()` this server writes). */
 export interface CreateUserInput {
@@ -87,53 +86,9 @@ export function generatePassword(length = 24): string {
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------------------------------
-// Ports of WordPress's sanitizers (ASCII-only where WordPress's strict rules make the input ASCII)
-// ---------------------------------------------------------------------------------------------------------------------
-
-/** `wp_strip_all_tags()` without the line-break removal. */
-function stripAllTags(text: string): string {
-  return phpTrim(text.replace(/<(script|style)[^>]*?>.*?<\/\1>/gis, '').replace(/<[^>]*>?/g, ''));
-}
-
-/**
- * `sanitize_user( $username, true )`: strips tags, `%xx` octets and entities, keeps only `[A-Za-z0-9 _.-@]`,
- * trims and collapses whitespace. (Accented letters are dropped rather than transliterated.)
- */
-export function sanitizeUserLogin(login: string): string {
-  return phpTrim(
-    stripAllTags(login)
-      .replace(/%[a-fA-F0-9]{2}/g, '')
-      .replace(/&.+?;/g, '')
-      .replace(/[^a-z0-9 _.\-@]/gi, ''),
-  ).replace(/\s+/g, ' ');
-}
-
-/** `sanitize_title()` as it makes `user_nicename` from a login. */
-export function sanitizeNicename(text: string): string {
-  return sanitizeTitle(text);
-}
-
-/** `sanitize_text_field()`: no tags, no line breaks or runs of whitespace, no `%xx` octets, trimmed. */
-export function sanitizeTextField(text: string): string {
-  let filtered = text;
-  if (filtered.includes('<')) {
-    // wp_pre_kses_less_than(): a "<" that does not open a tag is kept as text.
-    filtered = filtered.replace(/<[^>]*?((?=<)|>|$)/g, (m) => (m.includes('>') ? m : m.replace(/</g, '&lt;')));
-    filtered = stripAllTags(filtered).replace(/<\n/g, '&lt;\n');
-  }
-  filtered = phpTrim(filtered.replace(/[\r\n\t ]+/g, ' '));
-  if (/%[a-f0-9]{2}/i.test(filtered)) {
-    while (/%[a-f0-9]{2}/i.test(filtered)) filtered = filtered.replace(/%[a-f0-9]{2}/gi, '');
-    filtered = phpTrim(filtered.replace(/ +/g, ' '));
-  }
-  return filtered;
-}
-
 import { isEmail } from '../formatting/is-email';
+import { sanitizeNicename, sanitizeTextField, sanitizeUserLogin } from '../formatting/sanitize-text';
 import { escapeLike, isMySql } from '../database/query-helpers';
-
-export { isEmail };
 
 /** PHP 8 `strtolower()` (ASCII only). */
 const asciiLower = (text: string): string => text.replace(/[A-Z]+/g, (c) => c.toLowerCase());

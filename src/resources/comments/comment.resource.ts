@@ -1,21 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { isEmail, sanitizeTextField } from '../../core/auth/user-accounts.service';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
-import { formatMysqlDate, mysqlToRfc3339 } from '../../core/database/mysql-date';
+import { mysqlToRfc3339 } from '../../core/database/mysql-date';
 import { renderCommentText } from '../../core/formatting';
 import { AvatarSettings, avatarUrls, showAvatars } from '../../core/formatting/avatar';
-import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
-import { stripAllTags } from '../../core/formatting/excerpt';
-import { wpFilterKses } from '../../core/formatting/kses';
-import { TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
-import { wpRelUgc } from '../../core/formatting/rel-ugc';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
-import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
+import { CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { ItemMemo } from '../../core/rest/json-text';
@@ -23,14 +17,15 @@ import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { RestException } from '../../core/errors/rest.exception';
 import { Methods } from '../../core/rest/route-types';
-import { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
+import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { parseIdList } from '../../core/json-schema/validate';
-import { sanitizeKey } from '../../core/registry/content-types';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { canReadPost, postLoader } from '../posts/post-access';
 import { PostsService } from '../posts/posts.service';
 import { permalink, PLAIN_LINK_STATUSES } from '../posts/permalink';
 import { samePassword } from '../posts/post-presenter';
+import { checkLengths, CommentModeration, truthyOption } from './comment-moderation.service';
+import { COMMENT_ID, commentCollectionArgs, CommentListArgs, commentProperties } from './comment-schema';
 import { CommentFields, CommentPage, CommentQuery, CommentsService } from './comments.service';
 import { textOf } from '../../core/formatting/php-serialize';
 
@@ -51,25 +46,6 @@ interface CommentBatch {
   meta: Map<number, Record<string, unknown[]>>;
 }
 
-const COMMENT_ID: RouteArg = { description: 'Unique identifier for the object.', type: 'integer' };
-
-/** WordPress's `sanitize_email()`, reduced to what reaches the database: a valid address, trimmed, or `''`. */
-function sanitizeEmail(value: string): string {
-  const email = value.trim();
-  return email && isEmail(email) ? email : '';
-}
-
-/** The column lengths `wp_check_comment_data_max_lengths()` enforces. */
-const MAX_LENGTHS: Array<[keyof CommentFields, number, string]> = [
-  ['author', 245, 'comment_author_column_length'],
-  ['authorEmail', 100, 'comment_author_email_column_length'],
-  ['authorUrl', 200, 'comment_author_url_column_length'],
-  ['content', 65525, 'comment_content_column_length'],
-];
-
-/** The arguments of `GET /comments`, as {@link CommentResource.collectionArgs} declares them. */
-type CommentListArgs = CollectionArgs;
-
 /**
  * The reference's comments controller (routes in CommentsHandlers): threads on posts (and comments without a
  * post, for moderators), moderation by the site's discussion settings, trash, private query parameters, and every
@@ -88,6 +64,7 @@ export class CommentResource extends RestResource {
     private readonly comments: CommentsService,
     private readonly posts: PostsService,
     private readonly options: OptionsService,
+    private readonly moderation: CommentModeration,
   ) {
     super(server, extensions, hooks);
   }
@@ -95,109 +72,7 @@ export class CommentResource extends RestResource {
   // --- schema and arguments ---
 
   protected baseSchema(): ItemSchema {
-    const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
-    const props: Record<string, JsonSchema> = {
-      id: { description: 'Unique identifier for the object.', type: 'integer', context: all, readonly: true },
-      author: { description: 'The id of the user object, if author was a user.', type: 'integer', context: all },
-      author_email: {
-        description: 'Email address for the object author.',
-        type: 'string',
-        format: 'email',
-        context: ['edit'],
-        arg_options: { maxBytes: TEXT_COLUMN_BYTES },
-      },
-      author_ip: { description: 'IP address for the object author.', type: 'string', format: 'ip', context: ['edit'] },
-      author_name: {
-        description: 'Display name for the object author.',
-        type: 'string',
-        context: all,
-        arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES },
-      },
-      author_url: {
-        description: 'URL for the object author.',
-        type: 'string',
-        format: 'uri',
-        context: all,
-        arg_options: { maxBytes: TEXT_COLUMN_BYTES },
-      },
-      author_user_agent: {
-        description: 'User agent for the object author.',
-        type: 'string',
-        context: ['edit'],
-        readonly: true,
-      },
-      content: {
-        description: 'The content for the object.',
-        type: 'object',
-        context: all,
-        // A plain string, or an object with `raw`; kses comes with the save filters (callers without unfiltered_html).
-        arg_options: { validate: () => true, sanitize: (v) => v, maxBytes: TEXT_COLUMN_BYTES },
-        properties: {
-          raw: {
-            description: 'Content for the object, as it exists in the database.',
-            type: 'string',
-            context: ['edit'],
-          },
-          rendered: {
-            description: 'HTML content for the object, transformed for display.',
-            type: 'string',
-            context: all,
-            readonly: true,
-          },
-        },
-      },
-      date: {
-        description: "The date the object was published, in the site's timezone.",
-        type: 'string',
-        format: 'date-time',
-        context: all,
-      },
-      date_gmt: {
-        description: 'The date the object was published, as GMT.',
-        type: 'string',
-        format: 'date-time',
-        context: ['view', 'edit'],
-      },
-      karma: { description: 'Karma for the object.', type: 'integer', context: ['edit'] },
-      link: { description: 'URL to the object.', type: 'string', format: 'uri', context: all, readonly: true },
-      parent: { description: 'The id for the parent of the object.', type: 'integer', context: all, default: 0 },
-      post: {
-        description: 'The id of the associated post object.',
-        type: 'integer',
-        context: ['view', 'edit'],
-        default: 0,
-      },
-      status: {
-        description: 'State of the object.',
-        type: 'string',
-        context: ['view', 'edit'],
-        arg_options: { sanitize: (v) => sanitizeKey(textOf(v)) },
-      },
-      type: {
-        description: 'Type of Comment for the object.',
-        type: 'string',
-        context: all,
-        default: 'comment',
-        arg_options: { sanitize: (v) => sanitizeKey(textOf(v)) },
-      },
-    };
-    props.author_avatar_urls = {
-      description: 'Avatar URLs for the object author.',
-      type: 'object',
-      context: all,
-      readonly: true,
-      properties: Object.fromEntries(
-        ['24', '48', '96'].map((size) => [
-          size,
-          {
-            description: `Avatar URL with image size of ${size} pixels.`,
-            type: 'string',
-            format: 'uri',
-            context: ['embed', 'view', 'edit'],
-          },
-        ]),
-      ),
-    };
+    const props = commentProperties();
     props.meta = {
       description: 'Meta fields.',
       type: 'object',
@@ -242,70 +117,7 @@ export class CommentResource extends RestResource {
   });
 
   collectionArgs(): Record<string, RouteArg> {
-    return {
-      ...this.getCollectionParams(),
-      after: {
-        description: 'Limit response to comments published after a given ISO8601 compliant date.',
-        type: 'string',
-        format: 'date-time',
-      },
-      author: {
-        description: 'Limit result set to comments assigned to specific user ids. Requires authorization.',
-        type: 'array',
-        items: { type: 'integer' },
-      },
-      author_exclude: {
-        description: 'Ensure result set excludes comments assigned to specific user ids. Requires authorization.',
-        type: 'array',
-        items: { type: 'integer' },
-      },
-      author_email: {
-        description: 'Limit result set to that from a specific author email. Requires authorization.',
-        type: 'string',
-        format: 'email',
-        default: null,
-      },
-      before: {
-        description: 'Limit response to comments published before a given ISO8601 compliant date.',
-        type: 'string',
-        format: 'date-time',
-      },
-      exclude: this.idListArg('Ensure result set excludes specific ids.'),
-      include: this.idListArg('Limit result set to specific ids.'),
-      karma: {
-        description: 'Limit result set to that of a particular comment karma. Requires authorization.',
-        type: 'integer',
-      },
-      offset: { description: 'Offset the result set by a specific number of comments.', type: 'integer' },
-      order: {
-        description: 'Order sort attribute ascending or descending.',
-        type: 'string',
-        default: 'desc',
-        enum: ['asc', 'desc'],
-      },
-      orderby: {
-        description: 'Sort collection by object attribute.',
-        type: 'string',
-        default: 'date_gmt',
-        enum: ['date', 'date_gmt', 'id', 'include', 'post', 'parent', 'type'],
-      },
-      parent: this.idListArg('Limit result set to resources of specific parent ids.'),
-      parent_exclude: this.idListArg('Ensure result set excludes specific parent ids.'),
-      post: this.idListArg('Limit result set to resources assigned to specific post ids.'),
-      status: {
-        description: 'Limit result set to comments assigned a specific status. Requires authorization.',
-        type: 'string',
-        default: 'approve',
-        sanitize: (v) => sanitizeKey(textOf(v)),
-      },
-      type: {
-        description: 'Limit result set to comments assigned a specific type. Requires authorization.',
-        type: 'string',
-        default: 'comment',
-        sanitize: (v) => sanitizeKey(textOf(v)),
-      },
-      password: { description: 'The password for the post if it is password protected.', type: 'string' },
-    };
+    return commentCollectionArgs(this.getCollectionParams(), (d) => this.idListArg(d));
   }
 
   // --- loading ---
@@ -659,14 +471,14 @@ export class CommentResource extends RestResource {
       userId: prepared.userId ?? 0,
     };
     checkLengths(fields);
-    fields.approved = await this.allowComment(fields, req, moderator);
+    fields.approved = await this.moderation.allow(fields, req, moderator);
     const filtered = await this.hooks.applyFilters<CommentFields | RestException>(
       'rest_pre_insert_comment',
       fields,
       req,
     );
     if (filtered instanceof RestException) throw filtered;
-    const stored = await this.filterComment(filtered, req);
+    const stored = await this.moderation.filter(filtered, req);
     // Checked against the comment about to be made (its post decides edit_comment).
     const meta = await this.plannedMeta(req, { ...stored, id: 0 });
     const status = req.has('status') ? String(req.get('status')) : undefined;
@@ -693,7 +505,7 @@ export class CommentResource extends RestResource {
       throw new RestException('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
     // As WordPress does, the lengths are checked before the filters run.
     checkLengths(prepared);
-    const fields = await this.filterComment(prepared, req);
+    const fields = await this.moderation.filter(prepared, req);
     const status = req.has('status') ? String(req.get('status')) : undefined;
     const meta = await this.plannedMeta(req, current);
     const changed = await this.comments.update(current, fields, status, meta);
@@ -773,92 +585,6 @@ export class CommentResource extends RestResource {
       if (value) [out.date, out.dateGmt] = value;
     }
     return this.hooks.applyFilters('rest_preprocess_comment', out, req);
-  }
-
-  /**
-   * `wp_filter_comment()`: names through sanitize_text_field, kses and `_wp_specialchars`; e-mail and URL through
-   * their save filters; content through kses for callers without `unfiltered_html`, then `wp_rel_ugc` for everyone;
-   * the user agent cut to 254.
-   */
-  private async filterComment<T extends Partial<CommentFields>>(c: T, req: RestRequest): Promise<T> {
-    const out = { ...c };
-    if (out.author !== undefined) out.author = sanitizeSavedName(sanitizeTextField(out.author));
-    if (out.authorEmail !== undefined) out.authorEmail = wpFilterKses(sanitizeEmail(out.authorEmail));
-    if (out.authorUrl !== undefined) out.authorUrl = sanitizeSavedUrl(out.authorUrl);
-    if (out.agent !== undefined) out.agent = out.agent.slice(0, 254);
-    if (out.content !== undefined) {
-      if (!(await this.can(req, 'unfiltered_html'))) out.content = wpFilterKses(out.content);
-      out.content = wpRelUgc(out.content, String((await this.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl));
-    }
-    return out;
-  }
-
-  /**
-   * `wp_allow_comment()`: a duplicate is refused (409), a flood too (400); the post's author and moderators are
-   * approved; anyone else's comment passes `check_comment()` (manual moderation, links, moderation keys, earlier
-   * approval) or is held, and one matching the disallowed keys goes to the trash.
-   */
-  private async allowComment(c: CommentFields, req: RestRequest, moderator: boolean): Promise<string> {
-    if (await this.comments.duplicateOf(c)) {
-      throw new RestException(
-        'comment_duplicate',
-        'Duplicate comment detected; it looks as though you&#8217;ve already said that!',
-        409,
-      );
-    }
-    if (!moderator && !(await this.can(req, 'manage_options'))) {
-      const hourAgo = formatMysqlDate(new Date(Date.now() - 3_600_000));
-      const by = req.ctx.isLoggedIn ? { userId: req.ctx.user.id } : { ip: c.authorIp };
-      const last = await this.comments.lastCommentSince(by, hourAgo);
-      if (last) {
-        const seconds =
-          (Date.parse(`${c.dateGmt.replace(' ', 'T')}Z`) - Date.parse(`${last.replace(' ', 'T')}Z`)) / 1000;
-        if (seconds < 15)
-          throw new RestException('comment_flood', 'You are posting comments too quickly. Slow down.', 400);
-      }
-    }
-    if (c.userId && (moderator || c.userId === (c.postId ? await this.comments.postAuthor(c.postId) : -1))) return '1';
-    let approved = (await this.checkComment(c)) ? '1' : '0';
-    if (await this.disallowed(c)) approved = 'trash';
-    return approved;
-  }
-
-  /** `check_comment()`. */
-  private async checkComment(c: CommentFields): Promise<boolean> {
-    const o = await this.options.getMany([
-      'comment_moderation',
-      'comment_max_links',
-      'moderation_keys',
-      'comment_previously_approved',
-    ]);
-    if (truthyOption(o.comment_moderation)) return false;
-    const maxLinks = Number(o.comment_max_links ?? 0);
-    if (maxLinks && (c.content.match(/<a [^>]*href/gi)?.length ?? 0) >= maxLinks) return false;
-    const modKeys = textOf(o.moderation_keys).trim();
-    if (modKeys && matchesWords(modKeys, [c.author, c.authorEmail, c.authorUrl, c.content, c.authorIp, c.agent]))
-      return false;
-    if (truthyOption(o.comment_previously_approved)) {
-      if (c.author === '' || c.authorEmail === '') return false;
-      const userId = await this.comments.userIdByEmail(c.authorEmail);
-      const ok = await this.comments.hasApproved(userId ? { userId } : { name: c.author, email: c.authorEmail });
-      return ok && (!modKeys || !c.authorEmail.includes(modKeys));
-    }
-    return true;
-  }
-
-  /** `wp_check_comment_disallowed_list()`. */
-  private async disallowed(c: CommentFields): Promise<boolean> {
-    const keys = String((await this.options.get('disallowed_keys', '')) ?? '').trim();
-    if (!keys) return false;
-    return matchesWords(keys, [
-      c.author,
-      c.authorEmail,
-      c.authorUrl,
-      c.content,
-      stripAllTags(c.content),
-      c.authorIp,
-      c.agent,
-    ]);
   }
 
   private async plannedMeta(req: RestRequest, comment: CommentEntity) {
@@ -1038,30 +764,6 @@ export class CommentResource extends RestResource {
   }
 }
 
-/** An option that is on (`1`, `'1'`, `true`). */
-function truthyOption(value: unknown): boolean {
-  return value === true || Number(value) > 0 || value === 'true';
-}
-
-/** Whether any of the words (one per line) occurs in any of the texts, case-insensitively. */
-function matchesWords(list: string, texts: string[]): boolean {
-  for (const line of list.split('\n')) {
-    const word = line.trim().toLowerCase();
-    if (!word) continue;
-    if (texts.some((t) => t.toLowerCase().includes(word))) return true;
-  }
-  return false;
-}
-
 function isIp(value: string): boolean {
   return /^(\d{1,3}\.){3}\d{1,3}$/.test(value) || /^[0-9a-f:]+$/i.test(value);
-}
-
-/** `wp_check_comment_data_max_lengths()`: lengths in bytes (`mb_strlen( …, '8bit' )`). */
-function checkLengths(c: Partial<CommentFields>): void {
-  for (const [field, max, code] of MAX_LENGTHS) {
-    const value = c[field];
-    if (typeof value === 'string' && Buffer.byteLength(value) > max)
-      throw new RestException(code, 'Comment field exceeds maximum length allowed.', 400);
-  }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
 import { PostsModule } from '../posts/posts.module';
+import { CommentModeration } from './comment-moderation.service';
 import { CommentResource } from './comment.resource';
 import { CommentsHandlers } from './comments.handlers';
 import { CommentsService } from './comments.service';
@@ -8,7 +9,7 @@ import { CommentsService } from './comments.service';
 /** Comments on posts: threads, moderation, trash, and the `replies` embedded in posts. */
 @Module({
   imports: [CmsInternalsModule, PostsModule],
-  providers: [CommentsService, CommentResource, CommentsHandlers],
+  providers: [CommentsService, CommentModeration, CommentResource, CommentsHandlers],
   exports: [CommentsService, CommentResource],
 })
 export class CommentsModule {}

@@ -3,7 +3,7 @@ import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limit
 import { createReadStream } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { fromFile as sniffFile } from 'file-type';
-import { sanitizeTextField } from '../../core/auth/user-accounts.service';
+import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { maybeSerialize, textOf } from '../../core/formatting/php-serialize';
 import { applyExcerptFilters, escAttr, escHtml, renderContent, stripAllTags, wpKsesPost } from '../../core/formatting';

@@ -9,7 +9,7 @@ import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
-import { sanitizeTextField } from '../../core/auth/user-accounts.service';
+import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
 import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';

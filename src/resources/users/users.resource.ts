@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { avatarUrls, showAvatars } from '../../core/formatting/avatar';
 import { capabilitiesOf, RoleDefinition, RolesService } from '../../core/auth/roles.service';
-import { sanitizeTextField, sanitizeUserLogin, UserAccountsService } from '../../core/auth/user-accounts.service';
+import { UserAccountsService } from '../../core/auth/user-accounts.service';
+import { sanitizeTextField, sanitizeUserLogin } from '../../core/formatting/sanitize-text';
 import { sanitizeSavedName, sanitizeSavedUrl } from '../../core/formatting/esc-url';
 import { wpFilterKses } from '../../core/formatting/kses';
 import { MAX_PASSWORD_BYTES } from '../../core/auth/password-hash';
