@@ -1,3 +1,4 @@
+import type { RouteArg } from '../json-schema/json-schema';
 import type { RestRequest } from './rest-request';
 
 /**
@@ -97,4 +98,19 @@ export class CollectionQuery<A extends CollectionArgs = CollectionArgs> {
   orderby(fallback: NonNullable<A['orderby']>): NonNullable<A['orderby']> {
     return (this.args.orderby as A['orderby']) ?? fallback;
   }
+}
+
+/** The `order` collection argument, `asc` or `desc`, with the route's default. */
+export function orderArg(fallback: 'asc' | 'desc'): RouteArg {
+  return {
+    description: 'Order sort attribute ascending or descending.',
+    type: 'string',
+    default: fallback,
+    enum: ['asc', 'desc'],
+  };
+}
+
+/** The `orderby` collection argument: the attributes a route sorts by, and its default. */
+export function orderbyArg(description: string, fallback: string, values: readonly string[]): RouteArg {
+  return { description, type: 'string', default: fallback, enum: [...values] };
 }

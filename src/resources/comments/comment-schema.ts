@@ -4,6 +4,7 @@ import type { JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { sanitizeKey } from '../../core/registry/content-types';
 import { TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import type { CollectionArgs } from '../../core/rest/collection-query';
+import { orderArg, orderbyArg } from '../../core/rest/collection-query';
 
 /** The `id` path argument of a comment route. */
 export const COMMENT_ID: RouteArg = { description: 'Unique identifier for the object.', type: 'integer' };
@@ -159,18 +160,16 @@ export function commentCollectionArgs(
       type: 'integer',
     },
     offset: { description: 'Offset the result set by a specific number of comments.', type: 'integer' },
-    order: {
-      description: 'Order sort attribute ascending or descending.',
-      type: 'string',
-      default: 'desc',
-      enum: ['asc', 'desc'],
-    },
-    orderby: {
-      description: 'Sort collection by object attribute.',
-      type: 'string',
-      default: 'date_gmt',
-      enum: ['date', 'date_gmt', 'id', 'include', 'post', 'parent', 'type'],
-    },
+    order: orderArg('desc'),
+    orderby: orderbyArg('Sort collection by object attribute.', 'date_gmt', [
+      'date',
+      'date_gmt',
+      'id',
+      'include',
+      'post',
+      'parent',
+      'type',
+    ]),
     parent: idList('Limit result set to resources of specific parent ids.'),
     parent_exclude: idList('Ensure result set excludes specific parent ids.'),
     post: idList('Limit result set to resources assigned to specific post ids.'),

@@ -4,7 +4,7 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
-import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
+import { CollectionArgs, CollectionQuery, orderArg, orderbyArg } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
@@ -132,30 +132,20 @@ export class PostTypeResource extends RestResource {
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
-      order: {
-        description: 'Order sort attribute ascending or descending.',
-        type: 'string',
-        default: 'desc',
-        enum: ['asc', 'desc'],
-      },
-      orderby: {
-        description: 'Sort collection by post attribute.',
-        type: 'string',
-        default: 'date',
-        enum: [
-          'author',
-          'date',
-          'id',
-          'include',
-          'modified',
-          'parent',
-          'relevance',
-          'slug',
-          'include_slugs',
-          'title',
-          ...(this.type.hierarchical || this.type.supports['page-attributes'] ? ['menu_order'] : []),
-        ],
-      },
+      order: orderArg('desc'),
+      orderby: orderbyArg('Sort collection by post attribute.', 'date', [
+        'author',
+        'date',
+        'id',
+        'include',
+        'modified',
+        'parent',
+        'relevance',
+        'slug',
+        'include_slugs',
+        'title',
+        ...(this.type.hierarchical || this.type.supports['page-attributes'] ? ['menu_order'] : []),
+      ]),
       slug: {
         description: 'Limit result set to posts with one or more specific slugs.',
         type: 'array',

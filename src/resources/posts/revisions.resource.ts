@@ -5,7 +5,7 @@ import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';
-import { CollectionQuery } from '../../core/rest/collection-query';
+import { CollectionQuery, orderArg, orderbyArg } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -118,18 +118,16 @@ export class RevisionsResource extends RestResource {
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
-      order: {
-        description: 'Order sort attribute ascending or descending.',
-        type: 'string',
-        default: 'desc',
-        enum: ['asc', 'desc'],
-      },
-      orderby: {
-        description: 'Sort collection by object attribute.',
-        type: 'string',
-        default: 'date',
-        enum: ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'],
-      },
+      order: orderArg('desc'),
+      orderby: orderbyArg('Sort collection by object attribute.', 'date', [
+        'date',
+        'id',
+        'include',
+        'relevance',
+        'slug',
+        'include_slugs',
+        'title',
+      ]),
     };
   }
 

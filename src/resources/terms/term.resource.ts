@@ -4,7 +4,7 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaResponse, metaSchemaProperties, planMetaWrites } from '../../core/rest/meta-fields';
 import { ItemMemo } from '../../core/rest/json-text';
-import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
+import { CollectionArgs, CollectionQuery, orderArg, orderbyArg } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -115,18 +115,17 @@ export class TermResource extends RestResource {
       ...this.getCollectionParams(),
       exclude: this.idListArg('Ensure result set excludes specific ids.'),
       include: this.idListArg('Limit result set to specific ids.'),
-      order: {
-        description: 'Order sort attribute ascending or descending.',
-        type: 'string',
-        default: 'asc',
-        enum: ['asc', 'desc'],
-      },
-      orderby: {
-        description: 'Sort collection by resource attribute.',
-        type: 'string',
-        default: 'name',
-        enum: ['id', 'include', 'name', 'slug', 'include_slugs', 'term_group', 'description', 'count'],
-      },
+      order: orderArg('asc'),
+      orderby: orderbyArg('Sort collection by resource attribute.', 'name', [
+        'id',
+        'include',
+        'name',
+        'slug',
+        'include_slugs',
+        'term_group',
+        'description',
+        'count',
+      ]),
       hide_empty: {
         description: 'Whether to hide resources not assigned to any posts.',
         type: 'boolean',
