@@ -1,6 +1,7 @@
 // The layering check (npm run lint:layers): no runtime import cycle between the top-level folders of src/
 // (core, resources, extensions, standalone, admin-cli; each file at the root of src/ is a node of its own: the
-// entry points and the module that assembles the rest) nor between the folders of src/core/.
+// entry points and the module that assembles the rest) nor between the folders of src/core/; and a resource uses
+// another resource only through that resource's public surface, its folder's index.ts.
 // Type-only imports are erased at compile time and do not count. Reads the import graph with dependency-cruiser.
 import { cruise } from 'dependency-cruiser';
 
@@ -22,9 +23,15 @@ const isRuntime = (dependency) =>
   !dependency.dependencyTypes.some((t) => t === 'type-only' || t === 'type-import' || t === 'pre-compilation-only');
 
 const edges = new Map(); // layer -> Map(layer -> [example "from -> to"])
+const intoInternals = []; // resource -> another resource's file that is not its index.ts
+const resourceOf = (path) => /^src\/resources\/([^/]+)\//.exec(path)?.[1];
 for (const module of result.output.modules) {
   if (!module.source.startsWith('src/')) continue;
   for (const dependency of module.dependencies) {
+    const user = resourceOf(module.source);
+    const used = resourceOf(dependency.resolved);
+    if (user && used && user !== used && dependency.resolved !== `src/resources/${used}/index.ts`)
+      intoInternals.push(`${module.source} -> ${dependency.resolved}`);
     if (!dependency.resolved.startsWith('src/') || !isRuntime(dependency)) continue;
     const from = layerOf(module.source);
     const to = layerOf(dependency.resolved);
@@ -70,6 +77,11 @@ function connect(v) {
 }
 for (const v of edges.keys()) if (!state.has(v)) connect(v);
 
+if (intoInternals.length) {
+  console.log(`a resource reaching into another's files (use that resource's index.ts):`);
+  for (const line of intoInternals) console.log(`  ${line}`);
+  process.exit(1);
+}
 if (!cycles.length) {
   // The folders of core by level: each imports only folders of lower levels.
   const level = new Map();

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PLAIN_LINK_STATUSES, PostsService, canReadPost, permalink, postLoader, samePassword } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339 } from '../../core/database/mysql-date';
@@ -20,10 +21,6 @@ import { Methods } from '../../core/rest/route-types';
 import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { parseIdList } from '../../core/json-schema/validate';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
-import { canReadPost, postLoader } from '../posts/post-access';
-import { PostsService } from '../posts/posts.service';
-import { permalink, PLAIN_LINK_STATUSES } from '../posts/permalink';
-import { samePassword } from '../posts/post-presenter';
 import { checkLengths, CommentModeration, truthyOption } from './comment-moderation.service';
 import { COMMENT_ID, commentCollectionArgs, CommentListArgs, commentProperties } from './comment-schema';
 import { CommentFields, CommentPage, CommentQuery, CommentsService } from './comments.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
+import { PostsModule } from '../posts';
 import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
-import { PostsModule } from '../posts/posts.module';
 import { CommentModeration } from './comment-moderation.service';
 import { CommentResource } from './comment.resource';
 import { CommentsHandlers } from './comments.handlers';

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
+import { PostTypeResource, permalink, postLoader } from '../posts';
+import type { PostQuery, PostTypeDependencies } from '../posts';
 import { createReadStream } from 'node:fs';
 import { Logger } from '@nestjs/common';
 import { fromFile as sniffFile } from 'file-type';
-import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { maybeSerialize, textOf } from '../../core/formatting/php-serialize';
 import { applyExcerptFilters, escAttr, escHtml, renderContent, stripAllTags, wpKsesPost } from '../../core/formatting';
@@ -13,17 +13,11 @@ import { MetaOp } from '../../core/rest/meta-fields';
 import { RestRequest, UploadedFile } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { RestException } from '../../core/errors/rest.exception';
-import { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
-import { PostTypeDependencies } from '../posts/post-type-resources.service';
-import { postLoader } from '../posts/post-access';
-import { permalink } from '../posts/permalink';
-import { PostTypeResource } from '../posts/post-type.resource';
-import { PostQuery } from '../posts/posts.service';
+import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import {
   ALLOWED_MIME_TYPES,
   fileNameOfDisposition,
   fitFileName,
-  mediaTypes,
   mimeOfName,
   SCRIPTABLE_MIME_TYPES,
   sanitizeFileName,
@@ -42,6 +36,7 @@ import {
 } from './image-processor';
 import type { MediaStorage } from '../../core/config/media-storage';
 import { UploadJournal } from './upload-journal';
+import { attachmentCollectionArgs, attachmentSchema } from './attachment-schema';
 
 /** The md5 of a file, hex, read as a stream. */
 async function md5OfFile(file: string): Promise<string> {
@@ -80,23 +75,6 @@ const SIGNATURELESS = new Set(['image/svg+xml', 'application/javascript', 'appli
 /** Image types sizes are made for. */
 const RESIZABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif', 'image/tiff']);
 
-const textObject = (description: string, raw: string, rendered: string): JsonSchema => ({
-  description,
-  type: 'object',
-  context: ['view', 'edit', 'embed'],
-  // A plain string, or an object with `raw`; through wp_filter_post_kses, in the request's thread: bounded to a
-  // TEXT column's size before it runs.
-  arg_options: {
-    validate: () => true,
-    sanitize: (v: unknown) => (typeof v === 'string' ? wpKsesPost(v) : v),
-    maxBytes: DESCRIPTION_BYTES,
-  },
-  properties: {
-    raw: { description: raw, type: 'string', context: ['edit'] },
-    rendered: { description: rendered, type: 'string', context: ['view', 'edit', 'embed'], readonly: true },
-  },
-});
-
 /**
  * The reference's attachments controller (`media`): the posts resource of the `attachment` type, plus uploads (a
  * raw body named by `Content-Disposition`, or a multipart `file`), files kept in a {@link MediaStorage}, image
@@ -117,94 +95,11 @@ export class AttachmentResource extends PostTypeResource {
   // --- schema and arguments ---
 
   protected override baseSchema(): ItemSchema {
-    const schema = super.baseSchema();
-    const props = schema.properties;
-    delete props.password;
-    delete props.template;
-    // An attachment's parent is `post`.
-    delete props.parent;
-    const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
-    props.alt_text = {
-      description: 'Alternative text to display when attachment is not displayed.',
-      type: 'string',
-      context: all,
-      arg_options: { sanitize: (v) => sanitizeTextField(String(v)), maxBytes: TEXT_COLUMN_BYTES },
-    };
-    props.caption = textObject(
-      'The attachment caption.',
-      'Caption for the attachment, as it exists in the database.',
-      'HTML caption for the attachment, transformed for display.',
-    );
-    props.description = textObject(
-      'The attachment description.',
-      'Description for the attachment, as it exists in the database.',
-      'HTML description for the attachment, transformed for display.',
-    );
-    props.description.context = ['view', 'edit'];
-    (props.description.properties as Record<string, JsonSchema>).rendered.context = ['view', 'edit'];
-    props.media_type = {
-      description: 'Attachment type.',
-      type: 'string',
-      enum: ['image', 'file'],
-      context: all,
-      readonly: true,
-    };
-    props.mime_type = { description: 'The attachment MIME type.', type: 'string', context: all, readonly: true };
-    props.media_details = {
-      description: 'Details about the media file, specific to its type.',
-      type: 'object',
-      context: all,
-      readonly: true,
-    };
-    props.post = {
-      description: 'The ID for the associated post of the attachment.',
-      type: 'integer',
-      context: ['view', 'edit'],
-    };
-    props.source_url = {
-      description: 'URL to the original attachment file.',
-      type: 'string',
-      format: 'uri',
-      context: all,
-      readonly: true,
-    };
-    props.missing_image_sizes = {
-      description: 'List of the missing image sizes of the attachment.',
-      type: 'array',
-      items: { type: 'string' },
-      context: ['edit'],
-      readonly: true,
-    };
-    return schema;
+    return attachmentSchema(super.baseSchema());
   }
 
   override collectionArgs(): Record<string, RouteArg> {
-    const args = super.collectionArgs();
-    args.status = {
-      default: 'inherit',
-      description: 'Limit result set to posts assigned one or more statuses.',
-      type: 'array',
-      items: { enum: ['inherit', 'private', 'trash'], type: 'string' },
-    };
-    args.media_type = {
-      description: 'Limit result set to attachments of a particular media type.',
-      type: 'string',
-      enum: mediaTypes(this.deps.allowedTypes()),
-    };
-    args.mime_type = { description: 'Limit result set to attachments of a particular MIME type.', type: 'string' };
-    args.parent = {
-      description: 'Limit result set to items with particular parent IDs.',
-      type: 'array',
-      items: { type: 'integer' },
-      default: [],
-    };
-    args.parent_exclude = {
-      description: 'Limit result set to all items except those of a particular parent ID.',
-      type: 'array',
-      items: { type: 'integer' },
-      default: [],
-    };
-    return args;
+    return attachmentCollectionArgs(super.collectionArgs(), this.deps.allowedTypes());
   }
 
   // --- reading ---

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PostTypeResources } from '../posts';
 import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
 import { RestRequest } from '../../core/rest/rest-request';
-import { PostTypeResources } from '../posts/post-type-resources.service';
 import { AttachmentResource } from './attachment.resource';
 import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';

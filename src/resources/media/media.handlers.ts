@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { listReadsPostContent } from '../posts';
 import { RestRequest } from '../../core/rest/rest-request';
 import { Allow, RestRoute } from '../../core/rest/rest-route.decorator';
 import { Methods } from '../../core/rest/route-types';
 import { MediaResources } from './media-resources.service';
-import { listReadsPostContent } from '../posts/posts.handlers';
 
 type H = MediaHandlers;
 const schema = (h: H) => h.resources.media.getPublicItemSchema();

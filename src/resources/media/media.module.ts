@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
+import { PostsModule } from '../posts';
 import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
-import { PostsModule } from '../posts/posts.module';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
 import { MEDIA_STORAGE } from '../../core/config/media-storage';
 import { LocalDiskStorage } from './media-storage';

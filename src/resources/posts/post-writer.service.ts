@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import { recountTerms } from '../terms';
 import { DataSource, EntityManager, In } from 'typeorm';
 import { VersionStamps } from '../../core/database/version-stamps';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
@@ -16,7 +17,6 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject } from '../../core/registry/content-types';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
-import { recountTerms } from '../terms/term-counts';
 import { permalink, PLAIN_LINK_STATUSES } from './permalink';
 import { isOwnAncestor, recordOldSlug, truncateSlug, uniquePostSlug } from './post-slugs';
 import { ensureTerm, postTermsFrom, postTermTaxonomyIds, replacePostTerms } from './post-terms';
