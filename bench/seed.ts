@@ -26,7 +26,8 @@ type Dist = {
   siteInstall: typeof import('../dist/core/database/site-install');
   phpSerialize: typeof import('../dist/core/formatting/php-serialize');
   passwordHash: typeof import('../dist/core/auth/password-hash');
-  accounts: typeof import('../dist/core/auth/user-accounts.service');
+  appPasswords: typeof import('../dist/core/auth/application-passwords.service');
+  userRecords: typeof import('../dist/core/auth/user-records');
   mysqlDate: typeof import('../dist/core/database/mysql-date');
 };
 
@@ -45,7 +46,8 @@ function loadDist(): Dist {
     siteInstall: load<'siteInstall'>('core/database/site-install'),
     phpSerialize: load<'phpSerialize'>('core/formatting/php-serialize'),
     passwordHash: load<'passwordHash'>('core/auth/password-hash'),
-    accounts: load<'accounts'>('core/auth/user-accounts.service'),
+    appPasswords: load<'appPasswords'>('core/auth/application-passwords.service'),
+    userRecords: load<'userRecords'>('core/auth/user-records'),
     mysqlDate: load<'mysqlDate'>('core/database/mysql-date'),
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
@@ -496,7 +498,7 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       return { id: i + 1, login, role, first, last };
     });
     const admin = users[0];
-    const appPassword = dist.accounts.generatePassword(24);
+    const appPassword = dist.userRecords.generatePassword(24);
     const appUuid = randomUUID();
     const userHash = dist.passwordHash.hashPhpass('bench-password');
     let usermetaRows = 0;
@@ -549,13 +551,13 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
         if (u.id === admin.id) {
           // WP_Application_Passwords::create_new_application_password(): a list keyed 0.. of 7-field items.
           entries.push([
-            dist.accounts.APPLICATION_PASSWORDS_META_KEY,
+            dist.appPasswords.APPLICATION_PASSWORDS_META_KEY,
             [
               {
                 uuid: appUuid,
                 app_id: '',
                 name: 'benchmark',
-                password: dist.accounts.hashApplicationPassword(appPassword),
+                password: dist.appPasswords.hashApplicationPassword(appPassword),
                 created: Math.floor(now / 1000),
                 last_used: null,
                 last_ip: null,
@@ -570,7 +572,7 @@ export async function seedDatabase(options: SeedOptions): Promise<SeedResult> {
       await writer.insert(
         'options',
         ['option_name', 'option_value', 'autoload'],
-        [[dist.accounts.APPLICATION_PASSWORDS_IN_USE_OPTION, '1', 'no']],
+        [[dist.appPasswords.APPLICATION_PASSWORDS_IN_USE_OPTION, '1', 'no']],
       );
     });
 

@@ -15,7 +15,9 @@ import { runExport } from './admin-cli/wxr-export';
 import { runImport } from './admin-cli/import-command';
 import { RolesService } from './core/auth/roles.service';
 import { StampTriggersService } from './core/database/stamp-triggers';
-import { generatePassword, UserAccountsService } from './core/auth/user-accounts.service';
+import { ApplicationPasswords } from './core/auth/application-passwords.service';
+import { UserAccountsService } from './core/auth/user-accounts.service';
+import { generatePassword } from './core/auth/user-records';
 import { BootstrapReport, SiteBootstrapService } from './core/bootstrap/site-bootstrap.service';
 import { RestException } from './core/errors/rest.exception';
 import { AppModule } from './standalone/app.module';
@@ -108,7 +110,9 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
       return 0;
     case 'app-password create': {
       const user = await resolveUser(app, String(inv.values.username));
-      const { password } = await accounts.createApplicationPassword(Number(user.id), inv.values.name ?? 'cli');
+      const { password } = await app
+        .get(ApplicationPasswords)
+        .createApplicationPassword(Number(user.id), inv.values.name ?? 'cli');
       output.out(`${password}\n`);
       return 0;
     }

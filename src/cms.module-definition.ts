@@ -3,6 +3,7 @@ import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { AuthenticationService } from './core/auth/authentication.service';
 import { CapabilityService } from './core/auth/capability.service';
 import { UserAccountsService } from './core/auth/user-accounts.service';
+import { ApplicationPasswords } from './core/auth/application-passwords.service';
 import { ResponseCache } from './core/cache/response-cache';
 import { CMS_OPTIONS, CmsModuleOptions, resolveCmsOptions } from './core/config/cms-options';
 import { CMS_DATA_SOURCE } from './core/database/cms-data-source';
@@ -55,6 +56,7 @@ const PUBLIC_PROVIDERS = [
   CapabilityService,
   AuthenticationService,
   UserAccountsService,
+  ApplicationPasswords,
   ContentRegistry,
   CmsExtensionRegistry,
   OptionsService,

@@ -39,12 +39,9 @@ export { AuthenticationService } from './core/auth/authentication.service';
 export type { Authenticator, AuthenticationInput } from './core/auth/authentication.service';
 export { CapabilityService } from './core/auth/capability.service';
 export { UserAccountsService } from './core/auth/user-accounts.service';
-export type {
-  ApplicationPasswordItem,
-  CreatedApplicationPassword,
-  CreateUserInput,
-  UserSummary,
-} from './core/auth/user-accounts.service';
+export type { CreateUserInput, UserSummary } from './core/auth/user-accounts.service';
+export { ApplicationPasswords } from './core/auth/application-passwords.service';
+export type { ApplicationPasswordItem, CreatedApplicationPassword } from './core/auth/application-passwords.service';
 export { CurrentUser } from './core/auth/current-user';
 export { RequestContext } from './core/auth/request-context';
 

@@ -1,7 +1,9 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { MigrationExecutor } from 'typeorm/migration/MigrationExecutor';
-import { generatePassword, UserAccountsService } from '../core/auth/user-accounts.service';
+import { ApplicationPasswords } from '../core/auth/application-passwords.service';
+import { UserAccountsService } from '../core/auth/user-accounts.service';
+import { generatePassword } from '../core/auth/user-records';
 import { CMS_DATA_SOURCE } from '../core/database/cms-data-source';
 import { PostEntity } from '../core/database/entities/post.entity';
 import { UserEntity } from '../core/database/entities/user.entity';
@@ -99,7 +101,7 @@ export async function runAppPasswordCommand(
   inv: Invocation,
   output: CliOutput,
 ): Promise<void> {
-  const accounts = get<UserAccountsService>(app, UserAccountsService);
+  const accounts = get<ApplicationPasswords>(app, ApplicationPasswords);
   const user = await resolveUser(app, String(inv.values.username));
   const id = Number(user.id);
   if (inv.spec.name === 'app-password list') {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError, parseArgs, parseInvocation } from './command-line';
 import { COMMANDS, USAGE } from './commands';
-import { cdata, rfc822, xmlText } from './wxr-export';
+import { cdata, rfc822, xmlText } from './wxr-xml';
 import { readWxr, WxrRecord } from './wxr-reader';
 
 let dir: string;

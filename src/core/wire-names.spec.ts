@@ -1,19 +1,23 @@
 import { WireNames } from './wire-names';
 import { resolveCmsOptions } from './config/cms-options';
 
+/** The names each mode gives: `[name, cms, wordpress]`. */
+const NAMES: Array<[name: string, cms: string, wordpress: string]> = [
+  ['root', 'cms-json', 'wp-json'],
+  ['ownNamespace', 'cms/v2', 'wp/v2'],
+  ['curie', 'cms', 'wp'],
+  ['totalHeader', 'X-CMS-Total', 'X-WP-Total'],
+  ['totalPagesHeader', 'X-CMS-TotalPages', 'X-WP-TotalPages'],
+  ['nonceHeader', 'X-CMS-Nonce', 'X-WP-Nonce'],
+  ['nonceParam', '_cmsnonce', '_wpnonce'],
+];
+const namesOf = (mode: 'cms' | 'wordpress') =>
+  Object.fromEntries(NAMES.map(([name, cms, wordpress]) => [name, mode === 'cms' ? cms : wordpress]));
+
 describe('WireNames', () => {
   it('keeps the spec names by default', () => {
     const wire = WireNames.of();
-    expect(wire).toMatchObject({
-      mode: 'cms',
-      root: 'cms-json',
-      ownNamespace: 'cms/v2',
-      curie: 'cms',
-      totalHeader: 'X-CMS-Total',
-      totalPagesHeader: 'X-CMS-TotalPages',
-      nonceHeader: 'X-CMS-Nonce',
-      nonceParam: '_cmsnonce',
-    });
+    expect(wire).toMatchObject({ mode: 'cms', ...namesOf('cms') });
     expect(wire.namespace('cms/v2')).toBe('cms/v2');
     expect(wire.path('cms/v2/posts/7')).toBe('cms/v2/posts/7');
     expect(wire.nonceHeadersAccepted).toEqual(['x-cms-nonce', 'x-wp-nonce']);
@@ -22,15 +26,7 @@ describe('WireNames', () => {
 
   it("names the API's own namespace and paths wp/v2 with WordPress's names, leaving other namespaces alone", () => {
     const wire = WireNames.of('wordpress');
-    expect(wire).toMatchObject({
-      root: 'wp-json',
-      ownNamespace: 'wp/v2',
-      curie: 'wp',
-      totalHeader: 'X-WP-Total',
-      totalPagesHeader: 'X-WP-TotalPages',
-      nonceHeader: 'X-WP-Nonce',
-      nonceParam: '_wpnonce',
-    });
+    expect(wire).toMatchObject(namesOf('wordpress'));
     expect(wire.namespace('cms/v2')).toBe('wp/v2');
     expect(wire.namespace('cms-auth/v1')).toBe('cms-auth/v1');
     expect(wire.namespace('shop/v1')).toBe('shop/v1');

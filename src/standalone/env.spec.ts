@@ -48,8 +48,7 @@ describe('loadEnvironment', () => {
 
   describe('valid values', () => {
     it('takes every variable and converts PORT to a number', () => {
-      const env = loadEnvironment({
-        PORT: '8080',
+      const variables = {
         CMS_BASE_URL: 'https://example.com/blog',
         DATABASE_URL: 'mysql://user:pass@db:3306/wordpress',
         CMS_TABLE_PREFIX: 'wp_',
@@ -57,17 +56,9 @@ describe('loadEnvironment', () => {
         CMS_BODY_LIMIT: '512kb',
         CMS_SITE_TITLE: 'My Site',
         CMS_MIGRATIONS_RUN: 'false',
-      });
-      expect(env).toMatchObject({
-        PORT: 8080,
-        CMS_BASE_URL: 'https://example.com/blog',
-        DATABASE_URL: 'mysql://user:pass@db:3306/wordpress',
-        CMS_TABLE_PREFIX: 'wp_',
-        CMS_UPLOAD_DIR: '/var/uploads',
-        CMS_BODY_LIMIT: '512kb',
-        CMS_SITE_TITLE: 'My Site',
-        CMS_MIGRATIONS_RUN: 'false',
-      });
+      };
+      const env = loadEnvironment({ PORT: '8080', ...variables });
+      expect(env).toMatchObject({ PORT: 8080, ...variables });
     });
 
     const urls = ['sqlite::memory:', 'sqlite:/tmp/x.sqlite', 'mariadb://root@127.0.0.1/wp'];
@@ -117,29 +108,30 @@ describe('loadEnvironment', () => {
   });
 
   describe('server limits', () => {
-    it("defaults to Node's timeouts (300 s a request, 60 s its head, 5 s an idle connection) and a 16 KiB head", () => {
-      const env = loadEnvironment({});
+    it.each<[string, NodeJS.ProcessEnv, number[]]>([
+      [
+        "defaults to Node's timeouts (300 s a request, 60 s its head, 5 s an idle connection) and a 16 KiB head",
+        {},
+        [300, 60, 5, 16384],
+      ],
+      [
+        'takes seconds and a size, and 0 for no request timeout',
+        {
+          CMS_REQUEST_TIMEOUT: '0',
+          CMS_HEADERS_TIMEOUT: '20',
+          CMS_KEEPALIVE_TIMEOUT: '65',
+          CMS_MAX_HEADER_SIZE: '32kb',
+        },
+        [0, 20, 65, 32768],
+      ],
+    ])('%s', (_title, source, limits) => {
+      const env = loadEnvironment(source);
       expect([
         env.CMS_REQUEST_TIMEOUT,
         env.CMS_HEADERS_TIMEOUT,
         env.CMS_KEEPALIVE_TIMEOUT,
         parseSize(env.CMS_MAX_HEADER_SIZE),
-      ]).toEqual([300, 60, 5, 16384]);
-    });
-
-    it('takes seconds and a size, and 0 for no request timeout', () => {
-      const env = loadEnvironment({
-        CMS_REQUEST_TIMEOUT: '0',
-        CMS_HEADERS_TIMEOUT: '20',
-        CMS_KEEPALIVE_TIMEOUT: '65',
-        CMS_MAX_HEADER_SIZE: '32kb',
-      });
-      expect([
-        env.CMS_REQUEST_TIMEOUT,
-        env.CMS_HEADERS_TIMEOUT,
-        env.CMS_KEEPALIVE_TIMEOUT,
-        parseSize(env.CMS_MAX_HEADER_SIZE),
-      ]).toEqual([0, 20, 65, 32768]);
+      ]).toEqual(limits);
     });
 
     it('paces requests in slices of 5 ms by default, takes milliseconds, and 0 for no pacing', () => {

@@ -2,44 +2,23 @@ import { plainToInstance } from 'class-transformer';
 import {
   IsDefined,
   IsIn,
-  IsInt,
   IsOptional,
   IsString,
   Matches,
-  Max,
-  Min,
   MinLength,
   ValidateBy,
   ValidateIf,
-  ValidationOptions,
   validateSync,
 } from 'class-validator';
-import { isEmail } from '../core/formatting/is-email';
-import { sanitizeUserLogin } from '../core/formatting/sanitize-text';
-import type { ObjectStorageOptions } from '../core/config/cms-options';
 import { LOG_LEVELS, LogLevel } from './logging';
+import { IsIntegerWithin, IsWordPressEmail, IsWordPressLogin } from './env-validators';
 
-/** A login WordPress accepts unchanged (`sanitize_user( $login, true )`), at most 60 characters. */
-function IsWordPressLogin(options: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isWordPressLogin',
-      validator: { validate: (v) => typeof v === 'string' && v.length <= 60 && sanitizeUserLogin(v) === v },
-    },
-    options,
-  );
-}
-
-/** An address WordPress's `is_email()` accepts, at most 100 characters (the `user_email` column). */
-function IsWordPressEmail(options: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isWordPressEmail',
-      validator: { validate: (v) => typeof v === 'string' && v.length <= 100 && isEmail(v) },
-    },
-    options,
-  );
-}
+export {
+  initialAdminFromEnvironment,
+  objectStorageFromEnvironment,
+  parseSize,
+  replicaUrlsFromEnvironment,
+} from './env-options';
 
 /** The administrator variables are validated together: any of them needs CMS_ADMIN_USER and CMS_ADMIN_PASSWORD. */
 function adminVariablesUsed(env: CmsEnvironment): boolean {
@@ -52,15 +31,11 @@ function adminVariablesUsed(env: CmsEnvironment): boolean {
  */
 export class CmsEnvironment {
   /** HTTP port. */
-  @IsInt({ message: 'PORT must be an integer between 1 and 65535' })
-  @Min(1, { message: 'PORT must be an integer between 1 and 65535' })
-  @Max(65535, { message: 'PORT must be an integer between 1 and 65535' })
+  @IsIntegerWithin('PORT must be an integer between 1 and 65535', 1, 65535)
   PORT = 3000;
 
   /** Processes serving requests on the port (Node cluster); `0` means one per CPU. */
-  @IsInt({ message: 'CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)' })
-  @Min(0, { message: 'CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)' })
-  @Max(64, { message: 'CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)' })
+  @IsIntegerWithin('CMS_WORKERS must be an integer between 0 and 64 (0: one per CPU)', 0, 64)
   CMS_WORKERS = 1;
 
   /** Public base URL of the site (links are built from it); default: the address of each request. */
@@ -144,15 +119,11 @@ export class CmsEnvironment {
   DATABASE_REPLICA_URLS?: string;
 
   /** Seconds of replication lag past which a replica is skipped (reads go to the others, or the primary). */
-  @IsInt({ message: 'CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)' })
-  @Min(0, { message: 'CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)' })
-  @Max(3600, { message: 'CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)' })
+  @IsIntegerWithin('CMS_REPLICA_MAX_LAG must be a number of seconds (an integer between 0 and 3600)', 0, 3600)
   CMS_REPLICA_MAX_LAG = 5;
 
   /** Seconds after a caller's write during which its reads stay on the primary (read-your-writes). */
-  @IsInt({ message: 'CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)' })
-  @Min(0, { message: 'CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)' })
-  @Max(3600, { message: 'CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)' })
+  @IsIntegerWithin('CMS_READ_AFTER_WRITE must be a number of seconds (an integer between 0 and 3600)', 0, 3600)
   CMS_READ_AFTER_WRITE = 5;
 
   /** Redis shared by every node (`redis://host:6379`): the authentication rate limits' counters. */
@@ -236,13 +207,11 @@ export class CmsEnvironment {
   CMS_ADMIN_EMAIL?: string;
 
   /** Failed authentications allowed per IP and per user within the window. */
-  @IsInt({ message: 'CMS_RATE_LIMIT_MAX must be an integer of at least 1' })
-  @Min(1, { message: 'CMS_RATE_LIMIT_MAX must be an integer of at least 1' })
+  @IsIntegerWithin('CMS_RATE_LIMIT_MAX must be an integer of at least 1', 1)
   CMS_RATE_LIMIT_MAX = 10;
 
   /** Length of the rate-limit window, in seconds. */
-  @IsInt({ message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
-  @Min(1, { message: 'CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)' })
+  @IsIntegerWithin('CMS_RATE_LIMIT_WINDOW must be a number of seconds (an integer of at least 1)', 1)
   CMS_RATE_LIMIT_WINDOW = 900;
 
   /**
@@ -265,21 +234,15 @@ export class CmsEnvironment {
   CMS_REQUEST_LOG: 'on' | 'off' = 'on';
 
   /** Seconds in-flight requests get to finish on SIGTERM/SIGINT before their connections are closed. */
-  @IsInt({ message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
-  @Min(0, { message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
-  @Max(3600, { message: 'CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  @IsIntegerWithin('CMS_SHUTDOWN_TIMEOUT must be a number of seconds (an integer between 0 and 3600)', 0, 3600)
   CMS_SHUTDOWN_TIMEOUT = 10;
 
   /** Seconds a client gets to send a whole request, head and body (Node's `server.requestTimeout`); `0`: no limit. */
-  @IsInt({ message: 'CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
-  @Min(0, { message: 'CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
-  @Max(3600, { message: 'CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)' })
+  @IsIntegerWithin('CMS_REQUEST_TIMEOUT must be a number of seconds (an integer between 0 and 3600)', 0, 3600)
   CMS_REQUEST_TIMEOUT = 300;
 
   /** Seconds a client gets to send the request head (`server.headersTimeout`), at most CMS_REQUEST_TIMEOUT. */
-  @IsInt({ message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
-  @Min(1, { message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
-  @Max(3600, { message: 'CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @IsIntegerWithin('CMS_HEADERS_TIMEOUT must be a number of seconds (an integer between 1 and 3600)', 1, 3600)
   @ValidateBy(
     {
       name: 'headersWithinRequest',
@@ -294,18 +257,14 @@ export class CmsEnvironment {
   CMS_HEADERS_TIMEOUT = 60;
 
   /** Seconds an idle keep-alive connection stays open (`server.keepAliveTimeout`). */
-  @IsInt({ message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
-  @Min(1, { message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
-  @Max(3600, { message: 'CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)' })
+  @IsIntegerWithin('CMS_KEEPALIVE_TIMEOUT must be a number of seconds (an integer between 1 and 3600)', 1, 3600)
   CMS_KEEPALIVE_TIMEOUT = 5;
 
   /**
    * Milliseconds of request work between two turns of the event loop, when requests wait (request-pacing.ts): the
    * server accepts new connections between two; `0`: no pacing.
    */
-  @IsInt({ message: 'CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)' })
-  @Min(0, { message: 'CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)' })
-  @Max(1000, { message: 'CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)' })
+  @IsIntegerWithin('CMS_EVENT_LOOP_SLICE must be a number of milliseconds (an integer between 0 and 1000)', 0, 1000)
   CMS_EVENT_LOOP_SLICE = 5;
 
   /** Largest request head (request line and headers, `server.maxHeaderSize`): bytes, or a number with kb. */
@@ -313,9 +272,7 @@ export class CmsEnvironment {
   CMS_MAX_HEADER_SIZE = '16kb';
 
   /** Seconds a request waits for the database (MySQL: connecting, each query; SQLite: another process's lock) before a 503. */
-  @IsInt({ message: 'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)' })
-  @Min(1, { message: 'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)' })
-  @Max(600, { message: 'CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)' })
+  @IsIntegerWithin('CMS_DB_TIMEOUT must be a number of seconds (an integer between 1 and 600)', 1, 600)
   CMS_DB_TIMEOUT = 10;
 
   /** gzip/br compression of API answers and served uploads (`on`/`off`). */
@@ -327,47 +284,6 @@ export class CmsEnvironment {
     message: 'CMS_COMPRESSION_THRESHOLD must be a size such as 1kb or 2048',
   })
   CMS_COMPRESSION_THRESHOLD = '1kb';
-}
-
-/** The administrator to create on first start, from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD / CMS_ADMIN_EMAIL. */
-export function initialAdminFromEnvironment(
-  env: CmsEnvironment,
-): { login: string; password: string; email: string } | undefined {
-  if (env.CMS_ADMIN_USER === undefined || env.CMS_ADMIN_PASSWORD === undefined) return undefined;
-  return {
-    login: env.CMS_ADMIN_USER,
-    password: env.CMS_ADMIN_PASSWORD,
-    email: env.CMS_ADMIN_EMAIL ?? `${env.CMS_ADMIN_USER}@localhost.localdomain`,
-  };
-}
-
-/** The S3 bucket of CMS_S3_*, when CMS_S3_BUCKET is set. */
-export function objectStorageFromEnvironment(env: CmsEnvironment): ObjectStorageOptions | undefined {
-  if (!env.CMS_S3_BUCKET) return undefined;
-  return {
-    bucket: env.CMS_S3_BUCKET,
-    endpoint: env.CMS_S3_ENDPOINT,
-    region: env.CMS_S3_REGION,
-    forcePathStyle: env.CMS_S3_FORCE_PATH_STYLE === undefined ? undefined : env.CMS_S3_FORCE_PATH_STYLE === 'true',
-    prefix: env.CMS_S3_PREFIX,
-  };
-}
-
-/** The replicas of DATABASE_REPLICA_URLS. */
-export function replicaUrlsFromEnvironment(env: CmsEnvironment): string[] {
-  return (env.DATABASE_REPLICA_URLS ?? '')
-    .split(',')
-    .map((url) => url.trim())
-    .filter(Boolean);
-}
-
-/** Parses a size such as `10mb` into bytes. */
-export function parseSize(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?$/i.exec(value.trim());
-  if (!m) throw new Error(`Invalid size: ${value}`);
-  const unit = (m[2] ?? 'b').toLowerCase();
-  const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[unit as 'b'];
-  return Math.floor(Number(m[1]) * factor);
 }
 
 /** Reads and validates the environment; throws one Error listing every bad variable. */

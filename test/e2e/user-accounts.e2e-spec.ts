@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import {
   ApplicationPasswordItem,
-  generatePassword,
+  ApplicationPasswords,
   hashApplicationPassword,
-  UserAccountsService,
-} from '../../src/core/auth/user-accounts.service';
+} from '../../src/core/auth/application-passwords.service';
+import { UserAccountsService } from '../../src/core/auth/user-accounts.service';
+import { generatePassword } from '../../src/core/auth/user-records';
 import { isEmail } from '../../src/core/formatting/is-email';
 import { sanitizeNicename, sanitizeTextField, sanitizeUserLogin } from '../../src/core/formatting/sanitize-text';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
@@ -80,10 +81,12 @@ function oracleApplicationPasswords(): string {
 
 let t: TestApp;
 let accounts: UserAccountsService;
+let passwords: ApplicationPasswords;
 
 beforeAll(async () => {
   t = await createTestApp('user_accounts');
   accounts = t.app.get(UserAccountsService);
+  passwords = t.app.get(ApplicationPasswords);
 });
 
 afterAll(() => t.close());
@@ -366,7 +369,7 @@ describe('application passwords (WP_Application_Passwords)', () => {
 
   it('stores a new password in the format of WordPress 6.1 (compared with the oracle database)', async () => {
     const before = Math.floor(Date.now() / 1000);
-    const { password, item } = await accounts.createApplicationPassword(userId, 'wp-oracle');
+    const { password, item } = await passwords.createApplicationPassword(userId, 'wp-oracle');
     expect(password).toMatch(/^[A-Za-z0-9]{24}$/);
     expect(item).toEqual({
       uuid: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
@@ -400,7 +403,7 @@ describe('application passwords (WP_Application_Passwords)', () => {
   });
 
   it('authenticates HTTP Basic requests with the new password', async () => {
-    const { password } = await accounts.createApplicationPassword(userId, 'http');
+    const { password } = await passwords.createApplicationPassword(userId, 'http');
     const auth = `Basic ${Buffer.from(`appuser:${password}`).toString('base64')}`;
     const res = await t.http.get('/cms-json/cms/v2/types?context=edit').set('Authorization', auth);
     expect(res.status).toBe(200);
@@ -411,56 +414,56 @@ describe('application passwords (WP_Application_Passwords)', () => {
   });
 
   it('requires a unique, non-empty name (sanitized, compared case-insensitively)', async () => {
-    await rejects(accounts.createApplicationPassword(userId, ''), 'application_password_empty_name', 400);
-    await rejects(accounts.createApplicationPassword(userId, ' <b></b> '), 'application_password_empty_name', 400);
-    await rejects(accounts.createApplicationPassword(userId, 'WP-Oracle'), 'application_password_duplicate_name', 409);
-    const { item } = await accounts.createApplicationPassword(
+    await rejects(passwords.createApplicationPassword(userId, ''), 'application_password_empty_name', 400);
+    await rejects(passwords.createApplicationPassword(userId, ' <b></b> '), 'application_password_empty_name', 400);
+    await rejects(passwords.createApplicationPassword(userId, 'WP-Oracle'), 'application_password_duplicate_name', 409);
+    const { item } = await passwords.createApplicationPassword(
       userId,
       '  My\nApp  ',
       'e5d6f7a8-0000-4000-8000-000000000000',
     );
     expect(item).toMatchObject({ name: 'My App', app_id: 'e5d6f7a8-0000-4000-8000-000000000000' });
-    await rejects(accounts.createApplicationPassword(999999, 'x'), 'rest_user_invalid_id', 404);
+    await rejects(passwords.createApplicationPassword(999999, 'x'), 'rest_user_invalid_id', 404);
   });
 
   it('lists, gets, renames and finds by plain password', async () => {
-    const { password, item } = await accounts.createApplicationPassword(userId, 'finder');
-    const list = await accounts.listApplicationPasswords(userId);
+    const { password, item } = await passwords.createApplicationPassword(userId, 'finder');
+    const list = await passwords.listApplicationPasswords(userId);
     expect(list.map((i) => i.name)).toEqual(['wp-oracle', 'http', 'My App', 'finder']);
-    expect(await accounts.getApplicationPassword(userId, item.uuid)).toEqual(item);
-    expect(await accounts.getApplicationPassword(userId, 'nope')).toBeNull();
+    expect(await passwords.getApplicationPassword(userId, item.uuid)).toEqual(item);
+    expect(await passwords.getApplicationPassword(userId, 'nope')).toBeNull();
 
     const chunked = password.replace(/(.{4})(?!$)/g, '$1 ');
-    expect(await accounts.findApplicationPassword(userId, chunked)).toEqual(item);
-    expect(await accounts.findApplicationPassword(userId, 'x'.repeat(24))).toBeNull();
-    expect(await accounts.findApplicationPassword(userId, '')).toBeNull();
+    expect(await passwords.findApplicationPassword(userId, chunked)).toEqual(item);
+    expect(await passwords.findApplicationPassword(userId, 'x'.repeat(24))).toBeNull();
+    expect(await passwords.findApplicationPassword(userId, '')).toBeNull();
 
-    expect(await accounts.updateApplicationPassword(userId, item.uuid, { name: ' renamed ' })).toEqual({
+    expect(await passwords.updateApplicationPassword(userId, item.uuid, { name: ' renamed ' })).toEqual({
       ...item,
       name: 'renamed',
     });
-    expect((await accounts.getApplicationPassword(userId, item.uuid))?.name).toBe('renamed');
-    expect(await accounts.updateApplicationPassword(userId, item.uuid, { name: '' })).toEqual({
+    expect((await passwords.getApplicationPassword(userId, item.uuid))?.name).toBe('renamed');
+    expect(await passwords.updateApplicationPassword(userId, item.uuid, { name: '' })).toEqual({
       ...item,
       name: 'renamed',
     });
     await rejects(
-      accounts.updateApplicationPassword(userId, item.uuid, { name: 'HTTP' }),
+      passwords.updateApplicationPassword(userId, item.uuid, { name: 'HTTP' }),
       'application_password_duplicate_name',
       409,
     );
-    expect(await accounts.updateApplicationPassword(userId, 'nope', { name: 'x' })).toBeNull();
+    expect(await passwords.updateApplicationPassword(userId, 'nope', { name: 'x' })).toBeNull();
   });
 
   it('records use at most once a day, with time and IP', async () => {
-    const { item } = await accounts.createApplicationPassword(userId, 'usage');
+    const { item } = await passwords.createApplicationPassword(userId, 'usage');
     const now = Math.floor(Date.now() / 1000);
-    expect(await accounts.recordApplicationPasswordUse(userId, item.uuid, '203.0.113.5')).toBe(true);
-    const first = (await accounts.getApplicationPassword(userId, item.uuid))!;
+    expect(await passwords.recordApplicationPasswordUse(userId, item.uuid, '203.0.113.5')).toBe(true);
+    const first = (await passwords.getApplicationPassword(userId, item.uuid))!;
     expect(first.last_used).toBeGreaterThanOrEqual(now);
     expect(first.last_ip).toBe('203.0.113.5');
-    expect(await accounts.recordApplicationPasswordUse(userId, item.uuid, '198.51.100.7')).toBe(true);
-    expect(await accounts.getApplicationPassword(userId, item.uuid)).toEqual(first);
+    expect(await passwords.recordApplicationPasswordUse(userId, item.uuid, '198.51.100.7')).toBe(true);
+    expect(await passwords.getApplicationPassword(userId, item.uuid)).toEqual(first);
 
     // A day later the next use is recorded.
     const list = phpUnserialize((await meta(userId, '_application_passwords'))!) as ApplicationPasswordItem[];
@@ -468,27 +471,27 @@ describe('application passwords (WP_Application_Passwords)', () => {
     await t.dataSource
       .getRepository(UserMetaEntity)
       .update({ userId, key: '_application_passwords' }, { value: phpSerialize(aged) });
-    expect(await accounts.recordApplicationPasswordUse(userId, item.uuid, '198.51.100.7')).toBe(true);
-    const second = (await accounts.getApplicationPassword(userId, item.uuid))!;
+    expect(await passwords.recordApplicationPasswordUse(userId, item.uuid, '198.51.100.7')).toBe(true);
+    const second = (await passwords.getApplicationPassword(userId, item.uuid))!;
     expect(second.last_ip).toBe('198.51.100.7');
     expect(second.last_used).toBeGreaterThanOrEqual(now);
-    expect(await accounts.recordApplicationPasswordUse(userId, 'nope', '1.2.3.4')).toBe(false);
+    expect(await passwords.recordApplicationPasswordUse(userId, 'nope', '1.2.3.4')).toBe(false);
   });
 
   it("deletes like PHP's unset() (the other items keep their keys) and appends after the largest key", async () => {
     const user = (await accounts.createUser({ login: 'deleter', email: 'deleter@example.com' })).id;
-    const a = (await accounts.createApplicationPassword(user, 'a')).item;
-    const b = (await accounts.createApplicationPassword(user, 'b')).item;
-    expect(await accounts.deleteApplicationPassword(user, a.uuid)).toBe(true);
-    expect(await accounts.deleteApplicationPassword(user, a.uuid)).toBe(false);
+    const a = (await passwords.createApplicationPassword(user, 'a')).item;
+    const b = (await passwords.createApplicationPassword(user, 'b')).item;
+    expect(await passwords.deleteApplicationPassword(user, a.uuid)).toBe(true);
+    expect(await passwords.deleteApplicationPassword(user, a.uuid)).toBe(false);
     expect(await meta(user, '_application_passwords')).toBe(`a:1:{i:1;${phpSerialize(b)}}`);
-    expect(await accounts.listApplicationPasswords(user)).toEqual([b]);
-    const c = (await accounts.createApplicationPassword(user, 'c')).item;
+    expect(await passwords.listApplicationPasswords(user)).toEqual([b]);
+    const c = (await passwords.createApplicationPassword(user, 'c')).item;
     expect(await meta(user, '_application_passwords')).toBe(`a:2:{i:1;${phpSerialize(b)}i:2;${phpSerialize(c)}}`);
-    expect(await accounts.deleteAllApplicationPasswords(user)).toBe(2);
+    expect(await passwords.deleteAllApplicationPasswords(user)).toBe(2);
     expect(await meta(user, '_application_passwords')).toBe('a:0:{}');
-    expect(await accounts.deleteAllApplicationPasswords(user)).toBe(0);
-    expect(await accounts.listApplicationPasswords(user)).toEqual([]);
+    expect(await passwords.deleteAllApplicationPasswords(user)).toBe(0);
+    expect(await passwords.listApplicationPasswords(user)).toEqual([]);
   });
 
   it('reads lists WordPress wrote with gaps in the keys, and adds a uuid to items without one', async () => {
@@ -505,16 +508,16 @@ describe('application passwords (WP_Application_Passwords)', () => {
     await t.dataSource
       .getRepository(UserMetaEntity)
       .insert({ userId: user, key: '_application_passwords', value: `a:1:{i:3;${phpSerialize(legacy)}}` });
-    const [item] = await accounts.listApplicationPasswords(user);
+    const [item] = await passwords.listApplicationPasswords(user);
     // As get_user_application_passwords(): the uuid is added (after the other keys) and saved at once.
     expect(Object.keys(item)).toEqual(['app_id', 'name', 'password', 'created', 'last_used', 'last_ip', 'uuid']);
     expect(item.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(await meta(user, '_application_passwords')).toBe(`a:1:{i:3;${phpSerialize(item)}}`);
-    expect(await accounts.findApplicationPassword(user, password)).toEqual(item);
-    expect(await accounts.recordApplicationPasswordUse(user, item.uuid, '::1')).toBe(true);
-    const used = (await accounts.getApplicationPassword(user, item.uuid))!;
+    expect(await passwords.findApplicationPassword(user, password)).toEqual(item);
+    expect(await passwords.recordApplicationPasswordUse(user, item.uuid, '::1')).toBe(true);
+    const used = (await passwords.getApplicationPassword(user, item.uuid))!;
     expect(used.last_ip).toBe('::1');
-    const added = (await accounts.createApplicationPassword(user, 'new')).item;
+    const added = (await passwords.createApplicationPassword(user, 'new')).item;
     expect(await meta(user, '_application_passwords')).toBe(
       `a:2:{i:3;${phpSerialize(used)}i:4;${phpSerialize(added)}}`,
     );

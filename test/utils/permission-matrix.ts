@@ -1,4 +1,4 @@
-import { UserAccountsService } from '../../src/core/auth/user-accounts.service';
+import { ApplicationPasswords } from '../../src/core/auth/application-passwords.service';
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
 import { RouteDefinition } from '../../src/core/rest/route-types';
 import { insertComment, unflood } from '../factories/comment.factory';
@@ -257,7 +257,7 @@ async function makeFresh(t: TestApp, kind: FreshKind, caller: Caller, f: Fixture
           : caller === 'anonymous'
             ? Number(f.otherId)
             : t.users[caller].id;
-      return (await t.app.get(UserAccountsService).createApplicationPassword(owner, `Fresh ${n}`)).item.uuid;
+      return (await t.app.get(ApplicationPasswords).createApplicationPassword(owner, `Fresh ${n}`)).item.uuid;
     }
   }
 }

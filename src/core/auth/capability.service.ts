@@ -10,16 +10,8 @@ import { maybeUnserialize } from '../formatting/php-serialize';
 import { OptionsService } from '../options/options.service';
 import { ContentRegistry } from '../registry/content-registry.service';
 import { CurrentUser } from './current-user';
-import {
-  CommentLike,
-  mapMetaCap,
-  MetaAuthRequest,
-  MetaCapLookups,
-  PostLike,
-  TermLike,
-  UserLike,
-  userHasAllCaps,
-} from './map-meta-cap';
+import { mapMetaCap, userHasAllCaps } from './map-meta-cap';
+import { CommentLike, MetaAuthRequest, MetaCapLookups, PostLike, TermLike, UserLike } from './meta-cap-lookups';
 
 /** Maps a capability to the primitive capabilities it requires (an extension's override of the built-in mapping). */
 export type MetaCapMapper = (user: CurrentUser, ...args: unknown[]) => Promise<string[]> | string[];

@@ -17,305 +17,31 @@
  *   filters by {@link MetaCapLookups.authMeta}; protected (`_`-prefixed) meta keys map to `do_not_allow`
  *   (WordPress requires the meta capability itself, which no role holds);
  * - no `_doing_it_wrong()` notices: a missing object argument simply maps to `do_not_allow`.
+ *
+ * The mappings of posts (`meta-caps-posts.ts`), terms (`meta-caps-terms.ts`) and object meta (`meta-caps-meta.ts`)
+ * have files of their own; users, comments and the site's capabilities are mapped here.
  */
-import type { PostStatusObject, PostTypeObject, TaxonomyObject } from '../registry/content-types';
-
-/** The capability nobody has. */
-export const DO_NOT_ALLOW = 'do_not_allow';
-
-/** A post row, as much of it as the mapping needs (a `PostEntity` fits). */
-export interface PostLike {
-  id: number;
-  author: number | string;
-  status: string;
-  type: string;
-  parent: number | string;
-}
-
-/** A comment row, as much of it as the mapping needs (a `CommentEntity` fits). */
-export interface CommentLike {
-  id: number;
-  postId: number | string;
-  userId?: number | string;
-}
-
-/** A user row (a `UserEntity` or a `CurrentUser` fits). */
-export interface UserLike {
-  id: number;
-}
-
-/** A term in its taxonomy (a `TermTaxonomyEntity` fits: `termId` is the term id, not the `term_taxonomy_id`). */
-export interface TermLike {
-  termId: number | string;
-  taxonomy: string;
-}
-
-/** The user whose capabilities are mapped (a `CurrentUser` fits). */
-export interface MetaCapUser {
-  id: number;
-  /** Primitive capability check (only used for the single-site `is_super_admin()`). */
-  hasCap(cap: string): boolean;
-}
-
-/** What the mapping needs of the content registry (a `ContentRegistry` fits). */
-export interface MetaCapRegistry {
-  postType(name: string): PostTypeObject | undefined;
-  status(name: string): PostStatusObject | undefined;
-  taxonomy(name: string): TaxonomyObject | undefined;
-  allPostTypes(): PostTypeObject[];
-}
-
-/** Arguments of {@link MetaCapLookups.authMeta}, like those of WordPress's `auth_{$object_type}_meta_{$meta_key}`. */
-export interface MetaAuthRequest {
-  /** `post`, `comment`, `term` or `user`. */
-  objectType: 'post' | 'comment' | 'term' | 'user';
-  /** Post type, taxonomy, `comment` or `user`. */
-  objectSubtype: string;
-  metaKey: string;
-  objectId: number;
-  userId: number;
-  /** The capability checked (`edit_post_meta`, ...). */
-  cap: string;
-  /** The primitive capabilities mapped so far (those of `edit_{objectType}`). */
-  caps: readonly string[];
-  /** `false` for protected (`_`-prefixed) keys, `true` otherwise. */
-  allowed: boolean;
-}
-
-/**
- * Data access of {@link mapMetaCap}. Each object method takes an id or an already-loaded object and resolves
- * to the object, or `null` when it does not exist; implementations should return given objects as they are.
- */
-export interface MetaCapLookups {
-  registry: MetaCapRegistry;
-  post(ref: number | PostLike): Promise<PostLike | null>;
-  comment(ref: number | CommentLike): Promise<CommentLike | null>;
-  user(ref: number | UserLike): Promise<UserLike | null>;
-  /** The term (by term id) and its taxonomy. */
-  termTaxonomy(ref: number | TermLike): Promise<TermLike | null>;
-  /** An option's (unserialized) value; `undefined` when it does not exist. */
-  option(name: string): Promise<unknown>;
-  /** The first value of a post meta key (unserialized); `undefined`/`''` when there is none. */
-  postMeta(postId: number, key: string): Promise<unknown>;
-  /**
-   * Replaces the mapping of a capability (for extensions): consulted first for every capability mapped,
-   * including those mapped recursively; `undefined` means "no override".
-   */
-  override?(
-    cap: string,
-    user: MetaCapUser,
-    args: readonly unknown[],
-  ): Promise<string[] | undefined> | string[] | undefined;
-  /** Decides whether a meta key may be written (WordPress's `auth_*_meta_*` filters); resolves to `allowed` by default. */
-  authMeta?(request: MetaAuthRequest): Promise<boolean> | boolean;
-}
-
-// ---------------------------------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------------------------------
-
-/** PHP `isset($args[0])`. */
-function isset(value: unknown): boolean {
-  return value !== undefined && value !== null;
-}
-
-/** A positive integer id from a number or numeric string; `null` otherwise. */
-function toId(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isInteger(value) && value > 0 ? value : null;
-  if (typeof value === 'string' && /^\s*\d+\s*$/.test(value)) {
-    const n = Number(value);
-    return n > 0 ? n : null;
-  }
-  return null;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-/** An id or a loaded object, for the lookups; `null` when the argument is neither. */
-function ref<T>(value: unknown, isRow: (v: Record<string, unknown>) => boolean): number | T | null {
-  if (isObject(value)) return isRow(value) ? (value as T) : toId(value.id);
-  return toId(value);
-}
-
-const isPostRow = (v: Record<string, unknown>) => 'type' in v && 'status' in v && 'author' in v && 'id' in v;
-const isCommentRow = (v: Record<string, unknown>) => 'postId' in v && 'id' in v;
-const isUserRow = (v: Record<string, unknown>) => 'id' in v;
-const isTermRow = (v: Record<string, unknown>) => 'termId' in v && 'taxonomy' in v;
-
-async function getPost(lookups: MetaCapLookups, value: unknown): Promise<PostLike | null> {
-  const r = ref<PostLike>(value, isPostRow);
-  return r === null ? null : lookups.post(r);
-}
-
-async function getComment(lookups: MetaCapLookups, value: unknown): Promise<CommentLike | null> {
-  const r = ref<CommentLike>(value, isCommentRow);
-  return r === null ? null : lookups.comment(r);
-}
-
-async function getUser(lookups: MetaCapLookups, value: unknown): Promise<UserLike | null> {
-  const r = ref<UserLike>(value, isUserRow);
-  return r === null ? null : lookups.user(r);
-}
-
-async function getTerm(lookups: MetaCapLookups, value: unknown): Promise<TermLike | null> {
-  // A term object without `termId` (e.g. a `TermEntity`) carries the term id as `id`.
-  const r = ref<TermLike>(value, isTermRow);
-  return r === null ? null : lookups.termTaxonomy(r);
-}
-
-/** The id a user argument stands for (a user object or an id). */
-function idOf(value: unknown): number | null {
-  return isObject(value) ? toId(value.id) : toId(value);
-}
-
-/** PHP 8 loose `$option == $id` for a positive integer id. */
-function looseEqualsId(option: unknown, id: number): boolean {
-  if (typeof option === 'number') return option === id;
-  if (typeof option === 'string') {
-    const trimmed = option.trim();
-    return trimmed !== '' && !Number.isNaN(Number(trimmed)) ? Number(trimmed) === id : option === String(id);
-  }
-  if (typeof option === 'boolean') return option === (id !== 0);
-  return false;
-}
-
-/** PHP `(int)` of an option value. */
-function phpInt(value: unknown): number {
-  if (typeof value === 'number') return Math.trunc(value);
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  if (typeof value === 'string') {
-    const m = /^\s*[+-]?\d+/.exec(value);
-    return m ? parseInt(m[0], 10) : 0;
-  }
-  return 0;
-}
-
-/** PHP truthiness of an option value. */
-function phpTruthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0;
-  return !(value === undefined || value === null || value === false || value === 0 || value === '' || value === '0');
-}
-
-/** Port of `is_protected_meta()` (without its filter). */
-export function isProtectedMeta(metaKey: string): boolean {
-  const sanitized = metaKey.replace(/[^\x20-\x7E\p{L}]/gu, '');
-  return sanitized.length > 0 && sanitized[0] === '_';
-}
-
-/**
- * Port of `get_post_status()`: an attachment with status `inherit` takes its parent's status (the parent's
- * pre-trash status when the parent is trashed; `publish` when unattached); other attachments are `publish`
- * unless private, trashed or auto-drafts.
- */
-export async function getPostStatus(post: PostLike, lookups: MetaCapLookups, depth = 0): Promise<string> {
-  let status = post.status;
-  if (post.type === 'attachment' && status === 'inherit') {
-    const parentId = toId(post.parent);
-    const parent = parentId === null || parentId === post.id || depth > 8 ? null : await lookups.post(parentId);
-    if (!parent) {
-      status = 'publish';
-    } else if ((await getPostStatus(parent, lookups, depth + 1)) === 'trash') {
-      const before = await lookups.postMeta(parent.id, '_wp_trash_meta_status');
-      status = typeof before === 'string' && before !== '' ? before : 'publish';
-    } else {
-      status = await getPostStatus(parent, lookups, depth + 1);
-    }
-  } else if (post.type === 'attachment' && !['private', 'trash', 'auto-draft'].includes(status)) {
-    status = 'publish';
-  }
-  return status;
-}
-
-/** `$post->post_author && $user_id == $post->post_author`. */
-function isAuthor(post: PostLike, user: MetaCapUser): boolean {
-  const author = Number(post.author);
-  return author > 0 && author === user.id;
-}
-
-/** `$post_type->cap->$name`, or `do_not_allow` when the post type does not define it (PHP's `null`). */
-function typeCap(postType: PostTypeObject, name: string): string {
-  return postType.cap[name] ?? DO_NOT_ALLOW;
-}
-
-/**
- * The capabilities `edit_post` / `delete_post` need by ownership and status (shared by both, as in the reference):
- * the author needs `<verb>_posts`, or `<verb>_published_posts` once published (a trashed post counts with the
- * status it had before trash); others need `<verb>_others_posts` plus the published or private variant.
- */
-async function ownershipCaps(
-  verb: 'edit' | 'delete',
-  post: PostLike,
-  postType: PostTypeObject,
-  user: MetaCapUser,
-  lookups: MetaCapLookups,
-): Promise<string[]> {
-  if (isAuthor(post, user)) {
-    let status = post.status;
-    if (status === 'trash') status = String(await lookups.postMeta(post.id, '_wp_trash_meta_status'));
-    return [typeCap(postType, PUBLISHED.includes(status) ? `${verb}_published_posts` : `${verb}_posts`)];
-  }
-  const caps = [typeCap(postType, `${verb}_others_posts`)];
-  if (PUBLISHED.includes(post.status)) caps.push(typeCap(postType, `${verb}_published_posts`));
-  else if (post.status === 'private') caps.push(typeCap(postType, `${verb}_private_posts`));
-  return caps;
-}
-
-/** The privacy policy page also needs `manage_privacy_options`. */
-async function privacyPageCaps(
-  post: PostLike,
-  lookups: MetaCapLookups,
-  recurse: (cap: string, args: readonly unknown[]) => Promise<string[]>,
-): Promise<string[]> {
-  // A post not stored yet (id 0, e.g. checked before it is created) is never the privacy page.
-  return post.id > 0 && phpInt(await lookups.option('wp_page_for_privacy_policy')) === post.id
-    ? recurse('manage_privacy_options', [])
-    : [];
-}
-
-const META_CAPS = new WeakMap<MetaCapRegistry, { types: number; map: Map<string, string> }>();
-
-/** {@link buildPostTypeMetaCaps}, worked out again only when post types were added. */
-function postTypeMetaCaps(registry: MetaCapRegistry): Map<string, string> {
-  const types = registry.allPostTypes().length;
-  const cached = META_CAPS.get(registry);
-  if (cached && cached.types === types) return cached.map;
-  const map = buildPostTypeMetaCaps(registry);
-  META_CAPS.set(registry, { types, map });
-  return map;
-}
-
-/** `$post_type_meta_caps`: the meta capabilities of post types registered with `map_meta_cap`. */
-function buildPostTypeMetaCaps(registry: MetaCapRegistry): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const type of registry.allPostTypes()) {
-    if (!type.map_meta_cap) continue;
-    for (const [core, custom] of Object.entries(type.cap)) {
-      if (custom && (core === 'read_post' || core === 'delete_post' || core === 'edit_post')) map.set(custom, core);
-    }
-  }
-  return map;
-}
-
-const BLOCK_CAPS = new Set([
-  'edit_blocks',
-  'edit_others_blocks',
-  'publish_blocks',
-  'read_private_blocks',
-  'delete_blocks',
-  'delete_private_blocks',
-  'delete_published_blocks',
-  'delete_others_blocks',
-  'edit_private_blocks',
-  'edit_published_blocks',
-]);
-
-const PUBLISHED = ['publish', 'future'];
-
-// ---------------------------------------------------------------------------------------------------------------------
-// map_meta_cap
-// ---------------------------------------------------------------------------------------------------------------------
+import {
+  DO_NOT_ALLOW,
+  getComment,
+  getPost,
+  idOf,
+  isset,
+  MetaCapCall,
+  MetaCapLookups,
+  MetaCapUser,
+  phpTruthy,
+} from './meta-cap-lookups';
+import { objectMetaCaps } from './meta-caps-meta';
+import {
+  BLOCK_CAPS,
+  deletePostCaps,
+  editPostCaps,
+  postTypeMetaCaps,
+  publishPostCaps,
+  readPostCaps,
+} from './meta-caps-posts';
+import { termCaps } from './meta-caps-terms';
 
 /**
  * The primitive capabilities `user` must hold for `cap` with `args` (WordPress 6.1's `map_meta_cap()`, single
@@ -349,6 +75,7 @@ async function map(
   }
   const recurse = (c: string, a: readonly unknown[]) => map(c, user, a, lookups, depth + 1);
   const { registry } = lookups;
+  const call: MetaCapCall = { cap, user, args, lookups, recurse };
   const caps: string[] = [];
 
   switch (cap) {
@@ -372,75 +99,19 @@ async function map(
       return ['edit_users'];
 
     case 'delete_post':
-    case 'delete_page': {
-      if (!isset(args[0])) return [DO_NOT_ALLOW];
-      const post = await getPost(lookups, args[0]);
-      if (!post) return [DO_NOT_ALLOW];
-      if (post.type === 'revision') return [DO_NOT_ALLOW];
-      if (
-        looseEqualsId(await lookups.option('page_for_posts'), post.id) ||
-        looseEqualsId(await lookups.option('page_on_front'), post.id)
-      ) {
-        return ['manage_options'];
-      }
-      const postType = registry.postType(post.type);
-      if (!postType) return ['edit_others_posts'];
-      if (!postType.map_meta_cap) return [typeCap(postType, cap)];
-
-      return [
-        ...(await ownershipCaps('delete', post, postType, user, lookups)),
-        ...(await privacyPageCaps(post, lookups, recurse)),
-      ];
-    }
+    case 'delete_page':
+      return deletePostCaps(call);
 
     case 'edit_post':
-    case 'edit_page': {
-      if (!isset(args[0])) return [DO_NOT_ALLOW];
-      let post = await getPost(lookups, args[0]);
-      if (!post) return [DO_NOT_ALLOW];
-      if (post.type === 'revision') {
-        post = await getPost(lookups, post.parent);
-        if (!post) return [DO_NOT_ALLOW];
-      }
-      const postType = registry.postType(post.type);
-      if (!postType) return ['edit_others_posts'];
-      if (!postType.map_meta_cap) return [typeCap(postType, cap)];
-
-      return [
-        ...(await ownershipCaps('edit', post, postType, user, lookups)),
-        ...(await privacyPageCaps(post, lookups, recurse)),
-      ];
-    }
+    case 'edit_page':
+      return editPostCaps(call);
 
     case 'read_post':
-    case 'read_page': {
-      if (!isset(args[0])) return [DO_NOT_ALLOW];
-      let post = await getPost(lookups, args[0]);
-      if (!post) return [DO_NOT_ALLOW];
-      if (post.type === 'revision') {
-        post = await getPost(lookups, post.parent);
-        if (!post) return [DO_NOT_ALLOW];
-      }
-      const postType = registry.postType(post.type);
-      if (!postType) return ['edit_others_posts'];
-      if (!postType.map_meta_cap) return [typeCap(postType, cap)];
+    case 'read_page':
+      return readPostCaps(call);
 
-      const statusObject = registry.status(await getPostStatus(post, lookups));
-      if (!statusObject) return ['edit_others_posts'];
-      if (statusObject.public) return [typeCap(postType, 'read')];
-      if (isAuthor(post, user)) return [typeCap(postType, 'read')];
-      if (statusObject.private) return [typeCap(postType, 'read_private_posts')];
-      return recurse('edit_post', [post]);
-    }
-
-    case 'publish_post': {
-      if (!isset(args[0])) return [DO_NOT_ALLOW];
-      const post = await getPost(lookups, args[0]);
-      if (!post) return [DO_NOT_ALLOW];
-      const postType = registry.postType(post.type);
-      if (!postType) return ['edit_others_posts'];
-      return [typeCap(postType, 'publish_posts')];
-    }
+    case 'publish_post':
+      return publishPostCaps(call);
 
     case 'edit_post_meta':
     case 'delete_post_meta':
@@ -453,50 +124,8 @@ async function map(
     case 'add_term_meta':
     case 'edit_user_meta':
     case 'delete_user_meta':
-    case 'add_user_meta': {
-      const objectType = cap.split('_')[1] as MetaAuthRequest['objectType'];
-      if (!isset(args[0])) return [DO_NOT_ALLOW];
-
-      // get_object_subtype(): the object must exist.
-      let subtype = '';
-      let object: unknown = null;
-      let objectId: number | null = null;
-      if (objectType === 'post') {
-        const post = await getPost(lookups, args[0]);
-        if (post) [subtype, object, objectId] = [post.type, post, post.id];
-      } else if (objectType === 'comment') {
-        const comment = await getComment(lookups, args[0]);
-        if (comment) [subtype, object, objectId] = ['comment', comment, comment.id];
-      } else if (objectType === 'term') {
-        const term = await getTerm(lookups, args[0]);
-        if (term) [subtype, object, objectId] = [term.taxonomy, term, Number(term.termId)];
-      } else {
-        const found = await getUser(lookups, args[0]);
-        if (found) [subtype, object, objectId] = ['user', found, found.id];
-      }
-      if (!subtype || objectId === null) return [DO_NOT_ALLOW];
-
-      const mapped = await recurse(`edit_${objectType}`, [object]);
-      const metaKey = args[1];
-      if (phpTruthy(metaKey)) {
-        const key = String(metaKey);
-        let allowed = !isProtectedMeta(key);
-        if (lookups.authMeta) {
-          allowed = await lookups.authMeta({
-            objectType,
-            objectSubtype: subtype,
-            metaKey: key,
-            objectId,
-            userId: user.id,
-            cap,
-            caps: mapped,
-            allowed,
-          });
-        }
-        if (!allowed) mapped.push(DO_NOT_ALLOW);
-      }
-      return mapped;
-    }
+    case 'add_user_meta':
+      return objectMetaCaps(call);
 
     case 'edit_comment': {
       if (!isset(args[0])) return [DO_NOT_ALLOW];
@@ -568,23 +197,8 @@ async function map(
 
     case 'edit_term':
     case 'delete_term':
-    case 'assign_term': {
-      if (!isset(args[0])) return [DO_NOT_ALLOW];
-      const term = await getTerm(lookups, args[0]);
-      if (!term) return [DO_NOT_ALLOW];
-      const taxonomy = registry.taxonomy(term.taxonomy);
-      if (!taxonomy) return [DO_NOT_ALLOW];
-      const termId = Number(term.termId);
-      if (
-        cap === 'delete_term' &&
-        (looseEqualsId(await lookups.option(`default_${term.taxonomy}`), termId) ||
-          looseEqualsId(await lookups.option(`default_term_${term.taxonomy}`), termId))
-      ) {
-        return [DO_NOT_ALLOW];
-      }
-      const taxoCap = `${cap}s` as keyof TaxonomyObject['cap'];
-      return recurse(taxonomy.cap[taxoCap], [termId]);
-    }
+    case 'assign_term':
+      return termCaps(call);
 
     case 'manage_post_tags':
     case 'edit_categories':

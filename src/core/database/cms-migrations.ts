@@ -9,19 +9,6 @@ import { ClusterLocks1765152000000 } from './migrations/1765152000000-cluster-lo
 import { UploadJournal1765238400000 } from './migrations/1765238400000-upload-journal';
 import { PostListKeys1765324800000 } from './migrations/1765324800000-post-list-keys';
 
-export {
-  InitialSchema1732147200000,
-  SqliteCoveringKeys1763683200000,
-  CommentQueryKeys1764028800000,
-  VersionStamps1764633600000,
-  PostVersions1764806400000,
-  RevisionKeys1764892800000,
-  PostVersionKeys1764979200000,
-  ClusterLocks1765152000000,
-  UploadJournal1765238400000,
-  PostListKeys1765324800000,
-};
-
 /**
  * The schema migrations, in order, for a DataSource's `migrations` (hosts may run them in their own pipeline).
  * They create missing WordPress tables (existing tables and data are never altered or dropped), on SQLite give

@@ -8,11 +8,11 @@ import {
   MemoryCallerMarks,
   PRIMARY,
   ReplicaRouter,
-  routedPool,
   servedFromTwoServers,
   sharedReadDone,
   sharedReadMark,
 } from './replica-routing';
+import { routedPool } from './routed-pool';
 
 type Callback = (error: Error | null, rows?: unknown) => void;
 

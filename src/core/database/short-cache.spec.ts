@@ -31,53 +31,57 @@ describe('ShortCache', () => {
     expect(loads).toBe(2);
   });
 
-  it('never starts a second load while one is under way, and requests do not wait for it', async () => {
-    let loads = 0;
-    let release: (value: number) => void = () => undefined;
-    const cache = new ShortCache<number>(1000);
-    const slow = () => {
-      loads++;
-      return new Promise<number>((resolve) => (release = resolve));
+  /** A cache of a 1 s moment, a load that answers when the test releases it, and how many loads started. */
+  function slowLoads() {
+    const loader = {
+      loads: 0,
+      release: (_value: number): void => undefined,
+      cache: new ShortCache<number>(1000),
+      slow: () => {
+        loader.loads++;
+        return new Promise<number>((resolve) => (loader.release = resolve));
+      },
     };
+    return loader;
+  }
+
+  it('never starts a second load while one is under way, and requests do not wait for it', async () => {
+    const loader = slowLoads();
+    const { cache, slow } = loader;
     const first = cache.get('k', slow);
     // Requests arriving while the first load runs share it.
     const second = cache.get('k', slow);
-    expect(loads).toBe(1);
-    release(10);
+    expect(loader.loads).toBe(1);
+    loader.release(10);
     expect([await first, await second]).toEqual([10, 10]);
     now += 1500;
     // Expired: every request is answered with 10 at once while one load (of 20) is under way.
     const answers = await Promise.all([cache.get('k', slow), cache.get('k', slow), cache.get('k', slow)]);
     expect(answers).toEqual([10, 10, 10]);
-    expect(loads).toBe(2);
-    release(20);
+    expect(loader.loads).toBe(2);
+    loader.release(20);
     await new Promise((resolve) => setImmediate(resolve));
     expect(await cache.get('k', slow)).toBe(20);
-    expect(loads).toBe(2);
+    expect(loader.loads).toBe(2);
   });
 
   it('past the staleness bound, waits for the load under way instead of serving the old value', async () => {
-    let loads = 0;
-    let release: (value: number) => void = () => undefined;
-    const cache = new ShortCache<number>(1000);
-    const slow = () => {
-      loads++;
-      return new Promise<number>((resolve) => (release = resolve));
-    };
+    const loader = slowLoads();
+    const { cache, slow } = loader;
     const first = cache.get('k', slow);
-    release(1);
+    loader.release(1);
     await first;
     now += 2000;
     expect(await cache.get('k', slow)).toBe(1);
-    expect(loads).toBe(2);
+    expect(loader.loads).toBe(2);
     now += SHORT_CACHE_STALE_MS;
     let settled = false;
     const waiting = cache.get('k', slow).then((value) => ((settled = true), value));
     await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
     // Still the one load: no second count started for a value too old to serve.
-    expect(loads).toBe(2);
-    release(2);
+    expect(loader.loads).toBe(2);
+    loader.release(2);
     expect(await waiting).toBe(2);
   });
 

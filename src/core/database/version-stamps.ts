@@ -1,69 +1,37 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { randomInt } from 'node:crypto';
-import type { DataSource, ObjectType, QueryRunner } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { CMS_DATA_SOURCE } from './cms-data-source';
-import { CommentMetaEntity } from './entities/comment-meta.entity';
-import { CommentEntity } from './entities/comment.entity';
-import { OptionEntity } from './entities/option.entity';
-import { PostMetaEntity } from './entities/post-meta.entity';
-import { PostEntity } from './entities/post.entity';
-import { TermMetaEntity } from './entities/term-meta.entity';
-import { TermRelationshipEntity } from './entities/term-relationship.entity';
-import { TermTaxonomyEntity } from './entities/term-taxonomy.entity';
-import { TermEntity } from './entities/term.entity';
-import { UserMetaEntity } from './entities/user-meta.entity';
-import { UserEntity } from './entities/user.entity';
 import { rawQuery, sqliteChanges } from './raw-query';
 import { committedRead } from './sqlite-writing';
-import { isMySql } from './query-helpers';
+import { isMySql, quotedName } from './query-helpers';
+import { StampedRunners } from './stamped-runners';
+import {
+  CONTENT_CHANGES_KEPT,
+  CONTENT_SEQUENCE,
+  CONTENT_STAMP,
+  contentSequence,
+  POST_VERSIONS_TABLE,
+  PostVersions,
+  STAMP_GROUPS,
+  StampChannel,
+  StampGroup,
+  Stamps,
+  VERSIONS_TABLE,
+} from './version-stamp-names';
 
-/** The object groups that carry a version: WordPress's `last_changed` cache groups, kept in the database. */
-export const STAMP_GROUPS = ['posts', 'terms', 'comments', 'users', 'options'] as const;
-export type StampGroup = (typeof STAMP_GROUPS)[number];
-
-/** The table of versions (after the table prefix). */
-export const VERSIONS_TABLE = 'cms_versions';
-
-/** The table of posts' versions (after the table prefix): one row per post an edit in place wrote. */
-export const POST_VERSIONS_TABLE = 'cms_post_versions';
-
-/**
- * The session variable this server's MySQL connections set before their first write (`SET @cms_api = 1`): the stamp
- * triggers (see stamp-triggers.ts) leave those writes to this class, which narrows edits in place itself and moves
- * the versions once per transaction instead of once per row.
- */
-export const API_SESSION_FLAG = '@cms_api';
-
-/** A statement that writes but should not bump any version (the SQLite write-lock probe) carries this comment. */
-export const NO_STAMP = '/* cms:no-stamp */';
-
-/**
- * The version of the posts' content: moved, instead of the `posts` group's, by a write that keeps every post where it
- * was among the others ({@link VersionStamps.narrow}), together with the version of each post it wrote (in
- * {@link POST_VERSIONS_TABLE}). An answer that shows posts but depends on their content only through the
- * posts it shows stays valid while the versions of those posts are unchanged.
- */
-export const CONTENT_STAMP = 'posts.content';
-
-/**
- * The posts' content version counts narrowed commits: `sequence × CONTENT_SEQUENCE + random`. The sequence orders
- * them (each takes the next under the content row's lock), the random part keeps a version a rolled-back commit
- * may have shown from being reused. A post's version is the content version of the last narrowed commit that wrote it.
- */
-export const CONTENT_SEQUENCE = 2 ** 20;
-
-/**
- * How many posts' versions a process keeps from the narrowed commits it read with the stamps ({@link
- * VersionStamps.postsWrittenAfter}), about 100 bytes each. Past it, it forgets them and starts again from the content
- * version it read: answers checked before that check their posts' versions with one statement each, once.
- */
-export const CONTENT_CHANGES_KEPT = 4096;
-
-/** The place of a content version (or of a post's version) among narrowed commits. */
-export function contentSequence(version: number): number {
-  return Math.floor(version / CONTENT_SEQUENCE);
-}
+export {
+  API_SESSION_FLAG,
+  CONTENT_CHANGES_KEPT,
+  CONTENT_SEQUENCE,
+  CONTENT_STAMP,
+  contentSequence,
+  NO_STAMP,
+  POST_VERSIONS_TABLE,
+  STAMP_GROUPS,
+  VERSIONS_TABLE,
+} from './version-stamp-names';
+export type { PostVersions, StampChannel, StampGroup, Stamps } from './version-stamp-names';
 
 /** The check phase of the event loop's next turn. */
 function nextTurn(): Promise<void> {
@@ -75,52 +43,6 @@ function afterNextPoll(): Promise<void> {
   return new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
-/** The listeners' channels: the groups, and the posts' content (moved by every write of posts, narrowed or not). */
-export type StampChannel = StampGroup | 'content';
-
-/**
- * The versions read at one moment: per group, and as one token (`posts.terms.comments.users.options`); and the
- * posts' content version apart ({@link CONTENT_STAMP}).
- */
-export interface Stamps {
-  readonly versions: Readonly<Record<StampGroup, number>>;
-  readonly token: string;
-  readonly content: number;
-}
-
-/** The versions of some posts, by id: 0 for a post never written by a narrowed write. */
-export type PostVersions = ReadonlyMap<number, number>;
-
-/** The groups each WordPress table belongs to (term assignment changes posts as well as terms). */
-const TABLE_GROUPS: ReadonlyArray<[ObjectType<unknown>, StampGroup[]]> = [
-  [PostEntity, ['posts']],
-  [PostMetaEntity, ['posts']],
-  [TermEntity, ['terms']],
-  [TermTaxonomyEntity, ['terms']],
-  [TermMetaEntity, ['terms']],
-  [TermRelationshipEntity, ['posts', 'terms']],
-  [CommentEntity, ['comments']],
-  [CommentMetaEntity, ['comments']],
-  [UserEntity, ['users']],
-  [UserMetaEntity, ['users']],
-  [OptionEntity, ['options']],
-];
-
-/** The verb and table of a write statement, as TypeORM and this server write them. */
-const WRITE =
-  /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT(?:\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE|OR\s+\w+))*\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+(?:LOW_PRIORITY|IGNORE|OR\s+\w+))*|DELETE(?:\s+(?:LOW_PRIORITY|QUICK|IGNORE))*\s+FROM)\s+(?:[`"]?\w+[`"]?\.)?[`"]?(\w+)[`"]?(\s*,)?/i;
-
-/** Per query runner: the groups its open transaction wrote. */
-const RUNNER_STATE = Symbol('cms-version-stamps');
-
-interface RunnerState {
-  dirty: Set<StampGroup>;
-  /** The open transaction wrote rows of the posts tables (`posts`, `postmeta`). */
-  postRows: boolean;
-  /** The posts the open transaction declared it writes without moving any post's place ({@link VersionStamps.narrow}). */
-  narrow: Set<number> | null;
-}
-
 /**
  * The posts the narrowed commits after {@link since} wrote, with their versions, as read with the stamps: complete up to
  * {@link upTo}, the content version of the last read.
@@ -130,15 +52,6 @@ interface ContentChanges {
   upTo: number;
   versions: Map<number, number>;
 }
-
-type Instrumented = QueryRunner & {
-  [RUNNER_STATE]?: RunnerState;
-  transactionDepth?: number;
-  databaseConnection?: object;
-};
-
-/** The MySQL connections that set {@link API_SESSION_FLAG}. */
-const FLAGGED = new WeakSet<object>();
 
 /**
  * Version stamps: one row per object group in `{prefix}cms_versions`, WordPress's `last_changed` idea kept in the
@@ -160,10 +73,8 @@ export class VersionStamps implements OnApplicationBootstrap {
   private postsFlag = false;
   private table = VERSIONS_TABLE;
   private postTable = POST_VERSIONS_TABLE;
-  /** Table name → groups. */
-  private readonly groupsOfTable = new Map<string, StampGroup[]>();
-  /** The posts tables (`posts`, `postmeta`): what a narrowed write may write. */
-  private readonly postTables = new Set<string>();
+  /** The write side: the query runners that note and bump the groups writes move. */
+  private readonly runners: StampedRunners;
   private readonly listeners = new Map<StampChannel, Array<() => void | Promise<void>>>();
   private readonly writtenListeners: Array<(postIds: readonly number[] | null) => void> = [];
   private last: Stamps | null = null;
@@ -180,7 +91,13 @@ export class VersionStamps implements OnApplicationBootstrap {
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
     @Inject(CMS_OPTIONS) private readonly options: ResolvedCmsOptions,
-  ) {}
+  ) {
+    this.runners = new StampedRunners(
+      dataSource,
+      () => this.enabledFlag,
+      (groups, narrowed) => this.changedHere(groups, narrowed),
+    );
+  }
 
   /** Whether versions are kept and read (the memos are on and the table exists). */
   get enabled(): boolean {
@@ -197,10 +114,7 @@ export class VersionStamps implements OnApplicationBootstrap {
     const prefix = (this.dataSource.options as { entityPrefix?: string }).entityPrefix ?? '';
     this.table = `${prefix}${VERSIONS_TABLE}`;
     this.postTable = `${prefix}${POST_VERSIONS_TABLE}`;
-    for (const [entity, groups] of TABLE_GROUPS)
-      this.groupsOfTable.set(this.dataSource.getMetadata(entity).tableName.toLowerCase(), groups);
-    for (const entity of [PostEntity, PostMetaEntity])
-      this.postTables.add(this.dataSource.getMetadata(entity).tableName.toLowerCase());
+    this.runners.learnTables(this.table, this.postTable);
     try {
       await this.dataSource.query(`SELECT name FROM ${this.quoted()} WHERE name = ?`, ['posts']);
     } catch {
@@ -222,7 +136,7 @@ export class VersionStamps implements OnApplicationBootstrap {
         `${this.postTable} is missing (run the migrations): every edit of a post moves every post's answers.`,
       );
     }
-    this.instrument();
+    this.runners.instrument();
     this.enabledFlag = true;
     for (const cache of this.validatedCaches) cache.validated = true;
   }
@@ -287,34 +201,7 @@ export class VersionStamps implements OnApplicationBootstrap {
 
   /** The groups a statement writes (`null`: none); every group when its table cannot be told. */
   groupsOf(sql: string): StampGroup[] | null {
-    return this.writeOf(sql)?.groups ?? null;
-  }
-
-  /** What a statement writes: its groups, and whether its table is one of the posts tables alone. */
-  private writeOf(sql: string): { groups: StampGroup[]; postRows: boolean } | null {
-    const first = sql.charCodeAt(0) | 0x20;
-    // Reads (SELECT, SHOW, PRAGMA, ...) return at the first letter.
-    if (
-      first !== 0x69 &&
-      first !== 0x75 &&
-      first !== 0x64 &&
-      first !== 0x72 &&
-      first !== 0x20 &&
-      first !== 0x2f &&
-      first !== 0x2a
-    )
-      return null;
-    const match = WRITE.exec(sql);
-    if (!match)
-      return /^\s*(?:\/\*[^]*?\*\/\s*)*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)
-        ? { groups: [...STAMP_GROUPS], postRows: false }
-        : null;
-    if (sql.includes(NO_STAMP)) return null;
-    // A multi-table statement (`DELETE a, b FROM ...`) is counted against every group.
-    if (match[2]) return { groups: [...STAMP_GROUPS], postRows: false };
-    const table = match[1].toLowerCase();
-    const groups = this.groupsOfTable.get(table);
-    return groups ? { groups, postRows: this.postTables.has(table) } : null;
+    return this.runners.writeOf(sql)?.groups ?? null;
   }
 
   /**
@@ -327,11 +214,7 @@ export class VersionStamps implements OnApplicationBootstrap {
    */
   narrow(runner: QueryRunner | undefined, postIds: readonly number[]): void {
     if (!this.postsFlag) return;
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the compiler needs it (a symbol key)
-    const state = (runner as Instrumented | undefined)?.[RUNNER_STATE];
-    if (!state || !runner?.isTransactionActive) return;
-    state.narrow ??= new Set();
-    for (const id of postIds) state.narrow.add(id);
+    this.runners.narrow(runner, postIds);
   }
 
   /** The versions of `postIds`, in one statement (0 for a post no narrowed commit wrote). */
@@ -464,125 +347,10 @@ export class VersionStamps implements OnApplicationBootstrap {
   }
 
   private quote(table: string): string {
-    return this.isMySql ? `\`${table}\`` : `"${table}"`;
-  }
-
-  /**
-   * The statement that moves the versions of `groups` to a new random value (not `version + 1`: a transaction
-   * rolled back after a reader on its connection saw its bump must not leave a version a later write reuses).
-   */
-  private bump(groups: StampGroup[]): [string, unknown[]] {
-    const version = randomInt(1, 2 ** 47);
-    return [
-      `UPDATE ${this.quoted()} SET version = ? WHERE name IN (${groups.map(() => '?').join(', ')})`,
-      [version, ...groups],
-    ];
-  }
-
-  /**
-   * Moves the content version to the next in sequence (its row's lock is taken by the update itself: narrowed
-   * commits take turns on it, the last lock they take) and gives it to `postIds` (their rows are made on their
-   * first narrowed write), in two statements: the new version is computed and read back by the database.
-   */
-  private async bumpContent(
-    query: (sql: string, params?: unknown[]) => Promise<unknown>,
-    postIds: number[],
-  ): Promise<void> {
-    const mysql = this.isMySql;
-    const stamps = this.quoted();
-    const sequence = mysql ? `version DIV ${CONTENT_SEQUENCE}` : `version / ${CONTENT_SEQUENCE}`;
-    await query(`UPDATE ${stamps} SET version = (${sequence} + 1) * ${CONTENT_SEQUENCE} + ? WHERE name = ?`, [
-      randomInt(0, CONTENT_SEQUENCE),
-      CONTENT_STAMP,
-    ]);
-    // The version written just now, read through the update's own lock (MySQL's INSERT ... SELECT reads the row as
-    // this transaction left it).
-    const ids = postIds.map(() => 'SELECT ? AS post_id').join(' UNION ALL ');
-    const table = this.quote(this.postTable);
-    const select = `SELECT ids.post_id, s.version FROM (${ids}) ids, ${stamps} s WHERE s.name = ?`;
-    await query(
-      mysql
-        ? `INSERT INTO ${table} (post_id, version) ${select} ON DUPLICATE KEY UPDATE version = VALUES(version)`
-        : `INSERT INTO ${table} (post_id, version) ${select} ON CONFLICT(post_id) DO UPDATE SET version = excluded.version`,
-      [...postIds, CONTENT_STAMP],
-    );
+    return quotedName(this.dataSource, table);
   }
 
   private get isMySql(): boolean {
     return isMySql(this.dataSource);
-  }
-
-  /** Wraps the data source's query runners: writes note their groups, commits bump them. */
-  private instrument(): void {
-    const driver = this.dataSource.driver as unknown as { createQueryRunner(mode: string): QueryRunner };
-    const create = driver.createQueryRunner.bind(driver);
-    driver.createQueryRunner = (mode: string) => this.wrap(create(mode));
-  }
-
-  private wrap(runner: Instrumented): QueryRunner {
-    if (runner[RUNNER_STATE]) return runner;
-    const state: RunnerState = { dirty: new Set(), postRows: false, narrow: null };
-    runner[RUNNER_STATE] = state;
-    const query = runner.query.bind(runner) as (
-      sql: string,
-      params?: unknown[],
-      structured?: boolean,
-    ) => Promise<unknown>;
-    const bump = async (groups: Iterable<StampGroup>) => {
-      const list = [...new Set(groups)];
-      if (list.length) await query(...this.bump(list));
-    };
-    const reset = () => {
-      state.dirty.clear();
-      state.postRows = false;
-      state.narrow = null;
-    };
-    const mysql = this.isMySql;
-    runner.query = (async (sql: string, params?: unknown[], structured?: boolean) => {
-      const write = this.enabledFlag ? this.writeOf(sql) : null;
-      if (write && mysql) {
-        // The stamp triggers skip this connection's writes: they are stamped here.
-        const connection = runner.databaseConnection ?? ((await runner.connect()) as object);
-        if (!FLAGGED.has(connection)) {
-          await query(`SET ${API_SESSION_FLAG} = 1`);
-          FLAGGED.add(connection);
-        }
-      }
-      const result = await query(sql, params, structured);
-      if (write) {
-        // Rows of the posts tables are told apart until the commit: a narrowed transaction moves posts' versions.
-        if (runner.isTransactionActive) {
-          if (write.postRows) state.postRows = true;
-          else for (const g of write.groups) state.dirty.add(g);
-        } else {
-          await bump(write.groups);
-          await this.changedHere(write.groups);
-        }
-      }
-      return result;
-    }) as QueryRunner['query'];
-    const commit = runner.commitTransaction.bind(runner);
-    runner.commitTransaction = async () => {
-      // The outermost commit carries the bump (a savepoint's release is not a commit).
-      if ((runner.transactionDepth ?? 1) <= 1 && (state.dirty.size || state.postRows)) {
-        const narrowed = state.postRows && state.narrow !== null && !state.dirty.has('posts') ? [...state.narrow] : [];
-        if (state.postRows && !narrowed.length) state.dirty.add('posts');
-        const groups = [...state.dirty];
-        reset();
-        if (groups.length) await bump(groups);
-        if (narrowed.length) await this.bumpContent(query, narrowed);
-        await commit();
-        await this.changedHere(groups, narrowed);
-        return;
-      }
-      if ((runner.transactionDepth ?? 1) <= 1) reset();
-      return commit();
-    };
-    const rollback = runner.rollbackTransaction.bind(runner);
-    runner.rollbackTransaction = async () => {
-      if ((runner.transactionDepth ?? 1) <= 1) reset();
-      return rollback();
-    };
-    return runner;
   }
 }

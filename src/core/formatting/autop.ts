@@ -43,6 +43,47 @@ const RE = {
 };
 
 /**
+ * The line breaks `wpautop()` collapses around elements its paragraphs must not split, in this order: each group only
+ * when the text holds one of its markers.
+ */
+const COLLAPSES: ReadonlyArray<readonly [markers: string[], replacements: Array<[RegExp, string]>]> = [
+  // Collapse line breaks before and after <option> elements so they don't get autop'd.
+  [
+    ['<option'],
+    [
+      [RE.optionBefore, '<option'],
+      [RE.optionAfter, '</option>'],
+    ],
+  ],
+  // Collapse line breaks inside <object> elements, before <param> and <embed> elements.
+  [
+    ['</object>'],
+    [
+      [RE.objectOpen, '$1'],
+      [RE.objectClose, '</object>'],
+      [RE.paramEmbed, '$1'],
+    ],
+  ],
+  // Collapse line breaks inside <audio> and <video> elements, before and after <source> and <track> elements.
+  [
+    ['<source', '<track'],
+    [
+      [RE.mediaOpen, '$1'],
+      [RE.mediaClose, '$1'],
+      [RE.sourceTrack, '$1'],
+    ],
+  ],
+  // Collapse line breaks before and after <figcaption> elements.
+  [
+    ['<figcaption'],
+    [
+      [RE.figcaptionOpen, '$1'],
+      [RE.figcaptionClose, '</figcaption>'],
+    ],
+  ],
+];
+
+/**
  * `wpautop( $text, $br = true )`: replaces double line breaks with paragraphs and (with `br`)
  * remaining line breaks with `<br />`, leaving `<pre>` blocks, tags and `<script>`/`<style>`/`<svg>`
  * newlines alone.
@@ -92,30 +133,10 @@ export function wpautop(text: string, br = true): string {
   // Find newlines in all elements and add placeholders.
   text = wpReplaceInHtmlTags(text, { '\n': ' <!-- wpnl --> ' });
 
-  // Collapse line breaks before and after <option> elements so they don't get autop'd.
-  if (text.includes('<option')) {
-    text = text.replace(RE.optionBefore, '<option');
-    text = text.replace(RE.optionAfter, '</option>');
-  }
-
-  // Collapse line breaks inside <object> elements, before <param> and <embed> elements.
-  if (text.includes('</object>')) {
-    text = text.replace(RE.objectOpen, '$1');
-    text = text.replace(RE.objectClose, '</object>');
-    text = text.replace(RE.paramEmbed, '$1');
-  }
-
-  // Collapse line breaks inside <audio> and <video> elements, before and after <source> and <track> elements.
-  if (text.includes('<source') || text.includes('<track')) {
-    text = text.replace(RE.mediaOpen, '$1');
-    text = text.replace(RE.mediaClose, '$1');
-    text = text.replace(RE.sourceTrack, '$1');
-  }
-
-  // Collapse line breaks before and after <figcaption> elements.
-  if (text.includes('<figcaption')) {
-    text = text.replace(RE.figcaptionOpen, '$1');
-    text = text.replace(RE.figcaptionClose, '</figcaption>');
+  // Collapse line breaks around <option>, inside <object>, <audio> and <video>, and around <figcaption>.
+  for (const [markers, replacements] of COLLAPSES) {
+    if (!markers.some((marker) => text.includes(marker))) continue;
+    for (const [pattern, replacement] of replacements) text = text.replace(pattern, replacement);
   }
 
   // Remove more than two contiguous line breaks.

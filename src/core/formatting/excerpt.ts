@@ -76,6 +76,12 @@ export function phpStripTags(str: string): string {
       p++;
       continue;
     }
+    if (c === '>' && state !== 4 && (depth || inQ)) {
+      // In a tag, a `>` first closes a nested `<`, and means nothing inside quotes.
+      if (depth) depth--;
+      p++;
+      continue;
+    }
     if (state === 1) {
       switch (c) {
         case '\0':
@@ -86,11 +92,6 @@ export function phpStripTags(str: string): string {
           depth++;
           break;
         case '>':
-          if (depth) {
-            depth--;
-            break;
-          }
-          if (inQ) break;
           lc = '>';
           if (isXml && p >= 1 && str[p - 1] === '-') break;
           inQ = '';
@@ -135,11 +136,6 @@ export function phpStripTags(str: string): string {
           }
           break;
         case '>':
-          if (depth) {
-            depth--;
-            break;
-          }
-          if (inQ) break;
           if (!br && p >= 1 && lc !== '"' && str[p - 1] === '?') {
             inQ = '';
             state = 0;
@@ -176,11 +172,6 @@ export function phpStripTags(str: string): string {
     if (state === 3) {
       switch (c) {
         case '>':
-          if (depth) {
-            depth--;
-            break;
-          }
-          if (inQ) break;
           inQ = '';
           state = 0;
           break;
@@ -411,48 +402,16 @@ export function forceBalanceTags(text: string): string {
 // Shortcodes
 // ---------------------------------------------------------------------------
 
+/** `strip_shortcode_tag()` as a renderer: a shortcode gives way to nothing (a `[[tag]]` escape still gives `[tag]`). */
+const STRIP: ShortcodeRenderer = () => '';
+
 /**
  * `strip_shortcodes( $content )` for the given registered shortcode tags (default: the ones a
  * default WordPress 6.1 install registers).
  */
 export function stripShortcodes(content: string, shortcodeTags: readonly string[] = DEFAULT_SHORTCODE_TAGS): string {
-  if (!content.includes('[')) return content;
-  if (shortcodeTags.length === 0) return content;
-
-  // Find all registered tag names in $content.
-  const tagnames = findShortcodeTagnames(content, shortcodeTags, false);
-  if (tagnames.length === 0) return content;
-
-  // do_shortcodes_in_html_tags( $content, true, $tagnames ).
-  content = strtr(content, { '&#91;': '&#091;', '&#93;': '&#093;' });
-  const trans = { '[': '&#91;', ']': '&#93;' };
-  const textarr = wpHtmlSplit(content);
-  for (let i = 0; i < textarr.length; i++) {
-    const element = textarr[i];
-    if (element === '' || element[0] !== '<') continue;
-    const noopen = !element.includes('[');
-    const noclose = !element.includes(']');
-    if (noopen || noclose) {
-      // This element does not contain shortcodes.
-      if (noopen !== noclose) textarr[i] = strtr(element, trans);
-      continue;
-    }
-    // $ignore_html: encode all '[' and ']' chars.
-    textarr[i] = strtr(element, trans);
-  }
-  content = textarr.join('');
-
-  content = replaceShortcodeMatches(content, tagnames, (m) => {
-    const whole = m[0] as string;
-    const open = m[1] ?? '';
-    const close = m[SHORTCODE_GROUP_CLOSE] ?? '';
-    // Allow [[foo]] syntax for escaping a tag.
-    if (open === '[' && close === ']') return whole.slice(1, -1);
-    return open + close;
-  })[0];
-
-  // Always restore square braces so we don't break things like <!--[if IE ]>.
-  return strtr(content, { '&#91;': '[', '&#93;': ']' });
+  // do_shortcodes_in_html_tags( $content, true, $tagnames ), then strip_shortcode_tag() on each match.
+  return processShortcodes(content, shortcodeTags, true, STRIP);
 }
 
 /** PHP `stripcslashes()`. */
@@ -517,13 +476,15 @@ export interface ShortcodeMatch {
  */
 export type ShortcodeRenderer = (shortcode: ShortcodeMatch) => string | undefined;
 
-/** `do_shortcode_tag()`. */
+/** `do_shortcode_tag()`, or `strip_shortcode_tag()` when `render` is {@link STRIP}. */
 function doShortcodeTag(m: (string | undefined)[], render: ShortcodeRenderer | undefined): string {
   const whole = m[0] as string;
   const open = m[1] ?? '';
   const close = m[SHORTCODE_GROUP_CLOSE] ?? '';
   // Allow [[foo]] syntax for escaping a tag.
   if (open === '[' && close === ']') return whole.slice(1, -1);
+  // strip_shortcode_tag(): what STRIP renders, without parsing the attributes.
+  if (render === STRIP) return open + close;
   if (!render) return whole;
   const out = render({ tag: m[2] as string, attrs: shortcodeParseAtts(m[3] ?? ''), content: m[5], text: whole });
   return out === undefined ? whole : open + out + close;
@@ -615,12 +576,23 @@ export function doShortcode(
   options: { shortcodeTags?: readonly string[]; render?: ShortcodeRenderer; ignoreHtml?: boolean } = {},
 ): string {
   const registered = options.shortcodeTags ?? DEFAULT_SHORTCODE_TAGS;
+  return processShortcodes(content, registered, options.ignoreHtml ?? false, options.render);
+}
+
+/** What `do_shortcode()` and `strip_shortcodes()` share: shortcodes in HTML tags, then each shortcode replaced. */
+function processShortcodes(
+  content: string,
+  registered: readonly string[],
+  ignoreHtml: boolean,
+  render: ShortcodeRenderer | undefined,
+): string {
   if (!content.includes('[')) return content;
   if (registered.length === 0) return content;
+  // Find all registered tag names in $content.
   const tagnames = findShortcodeTagnames(content, registered, false);
   if (tagnames.length === 0) return content;
-  content = doShortcodesInHtmlTags(content, options.ignoreHtml ?? false, tagnames, options.render);
-  content = replaceShortcodes(content, tagnames, options.render)[0];
+  content = doShortcodesInHtmlTags(content, ignoreHtml, tagnames, render);
+  content = replaceShortcodes(content, tagnames, render)[0];
   // Always restore square braces so we don't break things like <!--[if IE ]>.
   return strtr(content, { '&#91;': '[', '&#93;': ']' });
 }

@@ -904,6 +904,17 @@ const RE_HAIR = {
   htmlError: new RegExp(`^("[^"]*("|${END})|'[^']*('|${END})|[^ \\t\\n\\x0B\\f\\r])*${SP}*`),
 };
 
+/**
+ * The values `wp_kses_hair()` reads after `=`, tried in this order: double-quoted, single-quoted, unquoted; each with
+ * the pattern that removes it and the quote its `whole` is written with (an unquoted value gets double quotes, to
+ * conform to W3C's HTML spec).
+ */
+const HAIR_VALUES = [
+  { match: RE_HAIR.dq, remove: RE_HAIR.dqRemove, quote: '"' },
+  { match: RE_HAIR.sq, remove: RE_HAIR.sqRemove, quote: "'" },
+  { match: RE_HAIR.uq, remove: RE_HAIR.uqRemove, quote: '"' },
+] as const;
+
 /** `wp_kses_hair( $attr, $allowed_protocols )`: splits an attribute list. */
 export function wpKsesHair(attr: string, protocols: readonly string[]): Map<string, HairAttr> {
   const attrarr = new Map<string, HairAttr>();
@@ -940,38 +951,19 @@ export function wpKsesHair(attr: string, protocols: readonly string[]): Map<stri
         }
         break;
       case 2:
-        if ((m = RE_HAIR.dq.exec(attr)) !== null) {
-          let thisval = m[1];
-          if (uri(attrname)) thisval = wpKsesBadProtocol(thisval, protocols);
-          if (!attrarr.has(attrname)) {
-            attrarr.set(attrname, { name: attrname, value: thisval, whole: `${attrname}="${thisval}"`, vless: 'n' });
+        for (const value of HAIR_VALUES) {
+          if ((m = value.match.exec(attr)) !== null) {
+            let thisval = m[1];
+            if (uri(attrname)) thisval = wpKsesBadProtocol(thisval, protocols);
+            if (!attrarr.has(attrname)) {
+              const whole = `${attrname}=${value.quote}${thisval}${value.quote}`;
+              attrarr.set(attrname, { name: attrname, value: thisval, whole, vless: 'n' });
+            }
+            working = 1;
+            mode = 0;
+            attr = attr.replace(value.remove, '');
+            break;
           }
-          working = 1;
-          mode = 0;
-          attr = attr.replace(RE_HAIR.dqRemove, '');
-          break;
-        }
-        if ((m = RE_HAIR.sq.exec(attr)) !== null) {
-          let thisval = m[1];
-          if (uri(attrname)) thisval = wpKsesBadProtocol(thisval, protocols);
-          if (!attrarr.has(attrname)) {
-            attrarr.set(attrname, { name: attrname, value: thisval, whole: `${attrname}='${thisval}'`, vless: 'n' });
-          }
-          working = 1;
-          mode = 0;
-          attr = attr.replace(RE_HAIR.sqRemove, '');
-          break;
-        }
-        if ((m = RE_HAIR.uq.exec(attr)) !== null) {
-          let thisval = m[1];
-          if (uri(attrname)) thisval = wpKsesBadProtocol(thisval, protocols);
-          if (!attrarr.has(attrname)) {
-            attrarr.set(attrname, { name: attrname, value: thisval, whole: `${attrname}="${thisval}"`, vless: 'n' });
-          }
-          // We add quotes to conform to W3C's HTML spec.
-          working = 1;
-          mode = 0;
-          attr = attr.replace(RE_HAIR.uqRemove, '');
         }
         break;
     }

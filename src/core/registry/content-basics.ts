@@ -68,11 +68,16 @@ export function sanitizeKey(key: string): string {
 /** Default labels table: each entry is `[non-hierarchical, hierarchical]`. */
 export type DefaultLabelPairs = Readonly<Record<string, readonly [string | null, string | null]>>;
 
+/** What the labels of a post type or taxonomy are derived from. */
+export interface LabelSource {
+  name: string;
+  label?: string | null;
+  labels?: Partial<LabelMap>;
+  hierarchical: boolean;
+}
+
 /** Port of `_get_custom_object_labels()`: derives name-based labels and merges the (non-)hierarchical defaults. */
-export function getCustomObjectLabels(
-  object: { name: string; label?: string | null; labels?: Partial<LabelMap>; hierarchical: boolean },
-  defaultPairs: DefaultLabelPairs,
-): LabelMap {
+export function getCustomObjectLabels(object: LabelSource, defaultPairs: DefaultLabelPairs): LabelMap {
   // JS objects keep insertion order for string keys exactly like PHP arrays, so the key order matches WordPress.
   const labels: LabelMap = {};
   for (const [key, value] of Object.entries(object.labels ?? {})) {

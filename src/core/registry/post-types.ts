@@ -1,51 +1,16 @@
 /** WordPress 6.1's `register_post_type()` defaults: `WP_Post_Type::set_props()`, labels, capabilities, supports. */
-import {
-  isset,
-  phpEmpty,
-  withoutUndefined,
-  getCustomObjectLabels,
-  DEFAULT_REST_NAMESPACE,
-  EP_MASK,
-  sanitizeKey,
-} from './content-basics';
-import type { DefaultLabelPairs, LabelMap } from './content-basics';
+import { isset, phpEmpty, withoutUndefined, getCustomObjectLabels, EP_MASK, sanitizeKey } from './content-basics';
+import type { DefaultLabelPairs, LabelMap, LabelSource } from './content-basics';
+import defaultLabels from './default-labels.json';
+import { restSettings, rewriteSettings, withControllerClass } from './registration-settings';
+import type { RestArgs } from './registration-settings';
 import { sanitizeTitleWithDashes } from '../formatting/sanitize-title';
 
-/** Default post type labels (`WP_Post_Type::get_default_labels()`), as `[non-hierarchical, hierarchical]`. */
-export const POST_TYPE_DEFAULT_LABELS: DefaultLabelPairs = {
-  name: ['Posts', 'Pages'],
-  singular_name: ['Post', 'Page'],
-  add_new: ['Add New', 'Add New'],
-  add_new_item: ['Add New Post', 'Add New Page'],
-  edit_item: ['Edit Post', 'Edit Page'],
-  new_item: ['New Post', 'New Page'],
-  view_item: ['View Post', 'View Page'],
-  view_items: ['View Posts', 'View Pages'],
-  search_items: ['Search Posts', 'Search Pages'],
-  not_found: ['No posts found.', 'No pages found.'],
-  not_found_in_trash: ['No posts found in Trash.', 'No pages found in Trash.'],
-  parent_item_colon: [null, 'Parent Page:'],
-  all_items: ['All Posts', 'All Pages'],
-  archives: ['Post Archives', 'Page Archives'],
-  attributes: ['Post Attributes', 'Page Attributes'],
-  insert_into_item: ['Insert into post', 'Insert into page'],
-  uploaded_to_this_item: ['Uploaded to this post', 'Uploaded to this page'],
-  featured_image: ['Featured image', 'Featured image'],
-  set_featured_image: ['Set featured image', 'Set featured image'],
-  remove_featured_image: ['Remove featured image', 'Remove featured image'],
-  use_featured_image: ['Use as featured image', 'Use as featured image'],
-  filter_items_list: ['Filter posts list', 'Filter pages list'],
-  filter_by_date: ['Filter by date', 'Filter by date'],
-  items_list_navigation: ['Posts list navigation', 'Pages list navigation'],
-  items_list: ['Posts list', 'Pages list'],
-  item_published: ['Post published.', 'Page published.'],
-  item_published_privately: ['Post published privately.', 'Page published privately.'],
-  item_reverted_to_draft: ['Post reverted to draft.', 'Page reverted to draft.'],
-  item_scheduled: ['Post scheduled.', 'Page scheduled.'],
-  item_updated: ['Post updated.', 'Page updated.'],
-  item_link: ['Post Link', 'Page Link'],
-  item_link_description: ['A link to a post.', 'A link to a page.'],
-};
+/**
+ * Default post type labels (`WP_Post_Type::get_default_labels()`), as `[non-hierarchical, hierarchical]`: data
+ * (default-labels.json, each entry a pair).
+ */
+export const POST_TYPE_DEFAULT_LABELS: DefaultLabelPairs = defaultLabels.postType as unknown as DefaultLabelPairs;
 
 /**
  * Capabilities of a post type, as built by `get_post_type_capabilities()`: the meta caps, the primitive caps,
@@ -127,7 +92,7 @@ export interface PostTypeObject {
 export type PostTypeSupportsArg = Array<string | Record<string, true | Record<string, unknown> | unknown[]>> | false;
 
 /** Arguments accepted by {@link buildPostType}, like `register_post_type()`'s `$args`. */
-export interface PostTypeArgs {
+export interface PostTypeArgs extends RestArgs {
   label?: string;
   labels?: Partial<LabelMap>;
   description?: string;
@@ -155,10 +120,6 @@ export interface PostTypeArgs {
   query_var?: boolean | string;
   can_export?: boolean;
   delete_with_user?: boolean | null;
-  show_in_rest?: boolean;
-  rest_base?: string | false;
-  rest_namespace?: string | false;
-  rest_controller_class?: string | false;
   _builtin?: boolean;
 }
 
@@ -202,12 +163,7 @@ export function getPostTypeCapabilities(
 }
 
 /** Port of `get_post_type_labels()` (without the `post_type_labels_{$name}` filter). */
-export function getPostTypeLabels(postType: {
-  name: string;
-  label?: string | null;
-  labels?: Partial<LabelMap>;
-  hierarchical: boolean;
-}): LabelMap {
+export function getPostTypeLabels(postType: LabelSource): LabelMap {
   return getCustomObjectLabels(postType, { ...POST_TYPE_DEFAULT_LABELS, menu_name: POST_TYPE_DEFAULT_LABELS.name });
 }
 
@@ -279,18 +235,13 @@ export function buildPostType(name: string, args: PostTypeArgs = {}): PostTypeOb
     queryVar = queryVarArg === true ? postType : sanitizeTitleWithDashes(queryVarArg);
   }
 
-  let rewrite: PostTypeRewrite | false = false;
-  const rewriteArg = args.rewrite ?? true;
-  if (rewriteArg !== false) {
-    const given: Partial<PostTypeRewrite> = rewriteArg === true ? {} : rewriteArg;
-    rewrite = {
-      slug: phpEmpty(given.slug) ? postType : (given.slug as string),
-      with_front: given.with_front ?? true,
-      pages: given.pages ?? true,
-      feeds: !isset(given.feeds) || !hasArchive ? Boolean(hasArchive) : given.feeds,
-      ep_mask: given.ep_mask ?? args.permalink_epmask ?? EP_MASK.PERMALINK,
-    };
-  }
+  const rewrite = rewriteSettings<PostTypeRewrite>(args.rewrite, (given) => ({
+    slug: phpEmpty(given.slug) ? postType : (given.slug as string),
+    with_front: given.with_front ?? true,
+    pages: given.pages ?? true,
+    feeds: !isset(given.feeds) || !hasArchive ? Boolean(hasArchive) : given.feeds,
+    ep_mask: given.ep_mask ?? args.permalink_epmask ?? EP_MASK.PERMALINK,
+  }));
 
   const labels = getPostTypeLabels({ name: postType, label: args.label, labels: args.labels, hierarchical });
 
@@ -319,15 +270,10 @@ export function buildPostType(name: string, args: PostTypeArgs = {}): PostTypeOb
     query_var: queryVar,
     can_export: args.can_export ?? true,
     delete_with_user: args.delete_with_user ?? null,
-    show_in_rest: args.show_in_rest ?? false,
-    rest_base: args.rest_base || postType,
-    rest_namespace: args.rest_namespace || DEFAULT_REST_NAMESPACE,
+    ...restSettings(postType, args),
     _builtin: args._builtin ?? false,
   };
-  if (args.rest_controller_class) {
-    object.rest_controller_class = args.rest_controller_class;
-  }
-  return object;
+  return withControllerClass(object, args);
 }
 
 /** Port of `is_post_type_viewable()`: publicly queryable, or a built-in public type. */

@@ -1,55 +1,16 @@
 /** WordPress 6.1's `register_taxonomy()` defaults: `WP_Taxonomy::set_props()` and labels. */
-import {
-  isset,
-  phpEmpty,
-  withoutUndefined,
-  getCustomObjectLabels,
-  DEFAULT_REST_NAMESPACE,
-  EP_MASK,
-} from './content-basics';
-import type { DefaultLabelPairs, LabelMap } from './content-basics';
+import { isset, phpEmpty, withoutUndefined, getCustomObjectLabels, EP_MASK } from './content-basics';
+import type { DefaultLabelPairs, LabelMap, LabelSource } from './content-basics';
+import defaultLabels from './default-labels.json';
+import { restSettings, rewriteSettings, withControllerClass } from './registration-settings';
+import type { RestArgs } from './registration-settings';
 import { sanitizeTitleWithDashes } from '../formatting/sanitize-title';
 
-/** Default taxonomy labels (`WP_Taxonomy::get_default_labels()`), as `[non-hierarchical, hierarchical]`. */
-export const TAXONOMY_DEFAULT_LABELS: DefaultLabelPairs = (() => {
-  const nameField = 'The name is how it appears on your site.';
-  const slugField =
-    'The &#8220;slug&#8221; is the URL-friendly version of the name. It is usually all lowercase and contains only letters, numbers, and hyphens.';
-  const parentField =
-    'Assign a parent term to create a hierarchy. The term Jazz, for example, would be the parent of Bebop and Big Band.';
-  const descField = 'The description is not prominent by default; however, some themes may show it.';
-  const pairs: Record<string, readonly [string | null, string | null]> = {
-    name: ['Tags', 'Categories'],
-    singular_name: ['Tag', 'Category'],
-    search_items: ['Search Tags', 'Search Categories'],
-    popular_items: ['Popular Tags', null],
-    all_items: ['All Tags', 'All Categories'],
-    parent_item: [null, 'Parent Category'],
-    parent_item_colon: [null, 'Parent Category:'],
-    name_field_description: [nameField, nameField],
-    slug_field_description: [slugField, slugField],
-    parent_field_description: [null, parentField],
-    desc_field_description: [descField, descField],
-    edit_item: ['Edit Tag', 'Edit Category'],
-    view_item: ['View Tag', 'View Category'],
-    update_item: ['Update Tag', 'Update Category'],
-    add_new_item: ['Add New Tag', 'Add New Category'],
-    new_item_name: ['New Tag Name', 'New Category Name'],
-    separate_items_with_commas: ['Separate tags with commas', null],
-    add_or_remove_items: ['Add or remove tags', null],
-    choose_from_most_used: ['Choose from the most used tags', null],
-    not_found: ['No tags found.', 'No categories found.'],
-    no_terms: ['No tags', 'No categories'],
-    filter_by_item: [null, 'Filter by category'],
-    items_list_navigation: ['Tags list navigation', 'Categories list navigation'],
-    items_list: ['Tags list', 'Categories list'],
-    most_used: ['Most Used', 'Most Used'],
-    back_to_items: ['&larr; Go to Tags', '&larr; Go to Categories'],
-    item_link: ['Tag Link', 'Category Link'],
-    item_link_description: ['A link to a tag.', 'A link to a category.'],
-  };
-  return pairs;
-})();
+/**
+ * Default taxonomy labels (`WP_Taxonomy::get_default_labels()`), as `[non-hierarchical, hierarchical]`: data
+ * (default-labels.json, each entry a pair).
+ */
+export const TAXONOMY_DEFAULT_LABELS: DefaultLabelPairs = defaultLabels.taxonomy as unknown as DefaultLabelPairs;
 
 /** Taxonomy term capabilities (`WP_Taxonomy::$cap`). */
 export interface TaxonomyCapabilities {
@@ -106,7 +67,7 @@ export interface TaxonomyObject {
 }
 
 /** Arguments accepted by {@link buildTaxonomy}, like `register_taxonomy()`'s `$args`. */
-export interface TaxonomyArgs {
+export interface TaxonomyArgs extends RestArgs {
   label?: string;
   labels?: Partial<LabelMap>;
   description?: string;
@@ -122,22 +83,13 @@ export interface TaxonomyArgs {
   capabilities?: Partial<TaxonomyCapabilities>;
   rewrite?: boolean | Partial<TaxonomyRewrite>;
   query_var?: boolean | string;
-  show_in_rest?: boolean;
-  rest_base?: string | false;
-  rest_namespace?: string | false;
-  rest_controller_class?: string | false;
   sort?: boolean | null;
   default_term?: string | Partial<TaxonomyDefaultTerm> | null;
   _builtin?: boolean;
 }
 
 /** Port of `get_taxonomy_labels()` (without the legacy `helps`/`no_tagcloud` args and the labels filter). */
-export function getTaxonomyLabels(taxonomy: {
-  name: string;
-  label?: string | null;
-  labels?: Partial<LabelMap>;
-  hierarchical: boolean;
-}): LabelMap {
+export function getTaxonomyLabels(taxonomy: LabelSource): LabelMap {
   return getCustomObjectLabels(taxonomy, { ...TAXONOMY_DEFAULT_LABELS, menu_name: TAXONOMY_DEFAULT_LABELS.name });
 }
 
@@ -168,17 +120,12 @@ export function buildTaxonomy(
     queryVar = queryVarArg === true ? name : sanitizeTitleWithDashes(queryVarArg);
   }
 
-  let rewrite: TaxonomyRewrite | false = false;
-  const rewriteArg = args.rewrite ?? true;
-  if (rewriteArg !== false) {
-    const given: Partial<TaxonomyRewrite> = rewriteArg === true ? {} : rewriteArg;
-    rewrite = {
-      with_front: given.with_front ?? true,
-      hierarchical: given.hierarchical ?? false,
-      ep_mask: given.ep_mask ?? EP_MASK.NONE,
-      slug: phpEmpty(given.slug) ? sanitizeTitleWithDashes(name) : (given.slug as string),
-    };
-  }
+  const rewrite = rewriteSettings<TaxonomyRewrite>(args.rewrite, (given) => ({
+    with_front: given.with_front ?? true,
+    hierarchical: given.hierarchical ?? false,
+    ep_mask: given.ep_mask ?? EP_MASK.NONE,
+    slug: phpEmpty(given.slug) ? sanitizeTitleWithDashes(name) : (given.slug as string),
+  }));
 
   const showUi = args.show_ui ?? isPublic;
   const showInMenu = !isset(args.show_in_menu) || !showUi ? showUi : args.show_in_menu;
@@ -220,17 +167,12 @@ export function buildTaxonomy(
     object_type: [...new Set(typeof objectTypes === 'string' ? [objectTypes] : objectTypes)],
     rewrite,
     query_var: queryVar,
-    show_in_rest: args.show_in_rest ?? false,
-    rest_base: args.rest_base || name,
-    rest_namespace: args.rest_namespace || DEFAULT_REST_NAMESPACE,
+    ...restSettings(name, args),
     sort: args.sort ?? null,
     default_term: defaultTerm,
     _builtin: args._builtin ?? false,
   };
-  if (args.rest_controller_class) {
-    object.rest_controller_class = args.rest_controller_class;
-  }
-  return object;
+  return withControllerClass(object, args);
 }
 
 /**

@@ -1,4 +1,5 @@
-import { ByteLru, LruEntry } from '../memory/byte-lru';
+import { ByteLru } from '../memory/byte-lru';
+import { KeyedEntry } from '../memory/keyed-entry';
 import { PREPARED_JSON_CACHE } from '../memory/cache-limits';
 import { PlainText } from './plain-text';
 
@@ -118,25 +119,17 @@ export function toJsonBytes(data: unknown): Buffer {
  */
 export const MEMO_ENTRY_BYTES = 2048;
 
+/** What an {@link ItemMemo} keeps of an item: the inputs it was made from, and its text. */
+interface MemoValue {
+  inputs: readonly unknown[];
+  text: JsonText;
+}
+
 /** One item kept by an {@link ItemMemo}. */
-class MemoEntry implements LruEntry {
-  used = 0;
-
-  constructor(
-    readonly memo: ItemMemo,
-    readonly key: string,
-    readonly inputs: readonly unknown[],
-    readonly text: JsonText,
-    public size: number,
-  ) {}
-
-  evicted(): void {
-    this.memo.forget(this);
-  }
-
+class MemoEntry extends KeyedEntry<ItemMemo, MemoValue> {
   /** The text's UTF-8 bytes were encoded: one byte a character was counted for them already (UTF-8 takes no fewer). */
   encoded(bytes: number): void {
-    this.memo.pool.resize(this, this.size + bytes - this.text.text.length);
+    this.owner.pool.resize(this, this.size + bytes - this.value.text.text.length);
   }
 }
 
@@ -169,15 +162,15 @@ export class ItemMemo {
 
   get(key: string, inputs: readonly unknown[]): JsonText | undefined {
     const entry = this.entries.get(key);
-    if (!entry || entry.inputs.length !== inputs.length) return undefined;
+    if (!entry || entry.value.inputs.length !== inputs.length) return undefined;
     // Strict equality, NaN equal to itself: Object.is but for 0 and -0, which JSON writes alike.
     for (let i = 0; i < inputs.length; i++) {
-      const a = entry.inputs[i];
+      const a = entry.value.inputs[i];
       const b = inputs[i];
       if (a !== b && (a === a || b === b)) return undefined;
     }
     this.pool.touch(entry);
-    return entry.text;
+    return entry.value.text;
   }
 
   /**
@@ -208,7 +201,7 @@ export class ItemMemo {
     // The text two bytes a character, and its UTF-8 bytes (counted at one a character until they are encoded).
     let size = MEMO_ENTRY_BYTES + key.length * 2 + text.length * 3 + inputs.length * 8;
     for (const input of inputs) if (typeof input === 'string') size += input.length * 2;
-    const entry = new MemoEntry(this, key, inputs, json, size);
+    const entry = new MemoEntry(this, key, { inputs, text: json }, size);
     if (this.pool.admit(entry)) {
       this.entries.set(key, entry);
       json.heldBy = entry;

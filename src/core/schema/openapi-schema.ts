@@ -1,4 +1,5 @@
 import type { JsonSchema, RouteArg } from '../json-schema/json-schema';
+import { LENGTH_AND_ITEM_KEYWORDS, pickKeywords } from './schema-keywords';
 
 /** An OpenAPI 3.1 Schema Object (JSON Schema 2020-12). */
 export type OpenApiSchema = Record<string, unknown>;
@@ -13,18 +14,7 @@ export type SchemaUse = 'response' | 'request' | 'parameter';
 const JSON_TYPES = new Set(['string', 'integer', 'number', 'boolean', 'array', 'object', 'null']);
 
 /** Keywords copied as they are (the rest of the reference's keywords are mapped below, or dropped). */
-const PLAIN_KEYWORDS = [
-  'title',
-  'description',
-  'minimum',
-  'maximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-] as const;
+const PLAIN_KEYWORDS = ['title', 'description', 'minimum', 'maximum', ...LENGTH_AND_ITEM_KEYWORDS];
 
 /**
  * The date-times the API reads and writes (`rest_parse_date`): the offset is optional, and the API's own dates have
@@ -50,8 +40,7 @@ const HEX_COLOR_PATTERN = '^#([A-Fa-f0-9]{3}){1,2}$';
  *   excerpts, captions) also takes a plain string, as the API does.
  */
 export function toOpenApiSchema(schema: JsonSchema | RouteArg, use: SchemaUse): OpenApiSchema {
-  const out: OpenApiSchema = {};
-  for (const key of PLAIN_KEYWORDS) if (schema[key] !== undefined && schema[key] !== null) out[key] = schema[key];
+  const out: OpenApiSchema = pickKeywords(schema, PLAIN_KEYWORDS);
   const types = (Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []).filter((t) =>
     JSON_TYPES.has(t),
   );

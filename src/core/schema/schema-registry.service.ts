@@ -4,6 +4,7 @@ import type { RequestContext } from '../auth/request-context';
 import { RouteRegistry } from '../rest/route-registry.service';
 import type { RouteDefinition } from '../rest/route-types';
 import type { JsonSchema, RouteArg } from '../json-schema/json-schema';
+import { LENGTH_AND_ITEM_KEYWORDS, pickKeywords } from './schema-keywords';
 
 /** The keywords of an argument's schema that descriptions show (callbacks and options are left out). */
 const PUBLIC_ARG_KEYWORDS = [
@@ -20,15 +21,10 @@ const PUBLIC_ARG_KEYWORDS = [
   'maximum',
   'exclusiveMinimum',
   'exclusiveMaximum',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
+  ...LENGTH_AND_ITEM_KEYWORDS,
   'anyOf',
   'oneOf',
-] as const;
+];
 
 /**
  * Assembles what the API says about itself from the route table, where the handlers' metadata put it: the
@@ -71,8 +67,7 @@ export class SchemaRegistry implements RouteDescriber {
 }
 
 function publicArg(arg: RouteArg): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const key of PUBLIC_ARG_KEYWORDS) if (arg[key] !== undefined && arg[key] !== null) out[key] = arg[key];
+  const out = pickKeywords(arg, PUBLIC_ARG_KEYWORDS);
   // PHP encodes an empty property map (`meta` without registered keys) as an empty JSON array, as in the schema.
   if (
     out.properties &&

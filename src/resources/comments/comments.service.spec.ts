@@ -2,7 +2,8 @@ import { DataSource } from 'typeorm';
 import { CMS_ENTITIES } from '../../core/database/cms-entities';
 import { CMS_MIGRATIONS } from '../../core/database/cms-migrations';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
-import { CommentFields, CommentQuery, CommentsService } from './comments.service';
+import { CommentQuery } from './comment-query';
+import { CommentFields, CommentsService } from './comments.service';
 
 /** Status changes, counts, deletion and the batched page of each post, on an in-memory SQLite database. */
 describe('CommentsService', () => {

@@ -5,7 +5,6 @@ import { CommentMetaEntity } from '../../core/database/entities/comment-meta.ent
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
-import { containsPattern } from '../../core/database/query-helpers';
 import {
   countWithin,
   limitClause,
@@ -20,38 +19,7 @@ import { VersionStamps } from '../../core/database/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { textOf } from '../../core/formatting/php-serialize';
-
-/** Filters of a comments collection, validated and coerced (the reference's `WP_Comment_Query` arguments). */
-export interface CommentQuery {
-  /** `post__in`: comments of these posts (`0`: comments without a post). */
-  postIn: number[];
-  parentIn: number[];
-  parentNotIn: number[];
-  include: number[];
-  exclude: number[];
-  /** `author__in` / `author__not_in`: user ids. */
-  authorIn: number[];
-  authorNotIn: number[];
-  authorEmail?: string;
-  karma?: number;
-  search?: string;
-  /**
-   * Search the author's name, URL and the content only: callers who may not see commenters' e-mail addresses and
-   * IPs (without `moderate_comments`) may not probe them either.
-   */
-  restrictedSearch: boolean;
-  /** `approve`, `hold`, `all`/`any`, or a stored status (`spam`, `trash`, ...). */
-  status: string;
-  /** `comment` (stored `''` or `comment`), `pings`, `all`, or a stored type. */
-  type: string;
-  /** Local dates (`comment_date`), exclusive. */
-  after?: string;
-  before?: string;
-  orderby: string;
-  order: 'ASC' | 'DESC';
-  limit: number;
-  offset: number;
-}
+import { commentComparator, commentOrderBy, CommentQuery, commentWhere } from './comment-query';
 
 /** A page of comments and the number of comments matching. */
 export interface CommentPage {
@@ -68,15 +36,6 @@ export function commentStatusName(approved: string): string {
   if (approved === '0') return 'unapproved';
   return approved;
 }
-
-const ORDER_COLUMNS: Record<string, string> = {
-  date: 'c.comment_date',
-  date_gmt: 'c.comment_date_gmt',
-  id: 'c.comment_ID',
-  post: 'c.comment_post_ID',
-  parent: 'c.comment_parent',
-  type: 'c.comment_type',
-};
 
 /** The meta keys WordPress keeps a trashed or spammed comment's earlier status under. */
 const TRASH_STATUS = '_wp_trash_meta_status';
@@ -99,90 +58,10 @@ export class CommentsService {
     return this.dataSource.getMetadata(entity).tableName;
   }
 
-  /** The WHERE clause of a query (`WP_Comment_Query::get_comment_ids()`). */
-  private where(q: CommentQuery): Where {
-    const w = new Where();
-    if (q.status === 'approve') w.add("c.comment_approved = '1'");
-    else if (q.status === 'hold') w.add("c.comment_approved = '0'");
-    else if (q.status === 'all' || q.status === '') w.add("c.comment_approved IN ('0', '1')");
-    else if (q.status === 'any') {
-      // Every status.
-    } else w.add('c.comment_approved = ?', q.status);
-    if (q.type === 'comment') w.add("c.comment_type IN ('', 'comment')");
-    else if (q.type === 'pings') w.add("c.comment_type IN ('pingback', 'trackback')");
-    else if (q.type !== 'all' && q.type !== '') w.add('c.comment_type = ?', q.type);
-    if (q.postIn.length) w.in('c.comment_post_ID', q.postIn);
-    if (q.parentIn.length) w.in('c.comment_parent', q.parentIn);
-    if (q.parentNotIn.length) w.in('c.comment_parent', q.parentNotIn, true);
-    if (q.include.length) w.in('c.comment_ID', q.include);
-    if (q.exclude.length) w.in('c.comment_ID', q.exclude, true);
-    if (q.authorIn.length) w.in('c.user_id', q.authorIn);
-    if (q.authorNotIn.length) w.in('c.user_id', q.authorNotIn, true);
-    if (q.authorEmail) w.add('c.comment_author_email = ?', q.authorEmail);
-    if (q.karma !== undefined) w.add('c.comment_karma = ?', q.karma);
-    if (q.after) w.add('c.comment_date > ?', q.after);
-    if (q.before) w.add('c.comment_date < ?', q.before);
-    if (q.search) {
-      const like = containsPattern(q.search);
-      // WP_Comment_Query's columns; without the e-mail and IP for a restricted search.
-      const columns = q.restrictedSearch
-        ? ['c.comment_author', 'c.comment_author_url', 'c.comment_content']
-        : [
-            'c.comment_author',
-            'c.comment_author_email',
-            'c.comment_author_url',
-            'c.comment_author_IP',
-            'c.comment_content',
-          ];
-      w.add(`(${columns.map((col) => `${col} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => like));
-    }
-    return w;
-  }
-
-  /** ORDER BY of a query, with `comment_ID` as the tie-breaker in the same direction (as `WP_Comment_Query` adds it). */
-  private orderBy(q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>): { sql: string; params: unknown[] } {
-    if (q.orderby === 'include' && q.include.length) {
-      // The list's own order: WP_Comment_Query gives `comment__in` no direction.
-      return {
-        sql: `CASE ${q.include.map((_, i) => `WHEN c.comment_ID = ? THEN ${i}`).join(' ')} ELSE ${q.include.length} END, c.comment_ID DESC`,
-        params: [...q.include],
-      };
-    }
-    const column = ORDER_COLUMNS[q.orderby] ?? 'c.comment_date_gmt';
-    if (column === 'c.comment_ID') return { sql: `c.comment_ID ${q.order}`, params: [] };
-    // WP_Comment_Query's tie-breaker: in the direction of a date order, else descending.
-    const tie = column === 'c.comment_date' || column === 'c.comment_date_gmt' ? q.order : 'DESC';
-    return { sql: `${column} ${q.order}, c.comment_ID ${tie}`, params: [] };
-  }
-
-  /** The order of {@link orderBy}, for comments already read. */
-  private comparator(
-    q: Pick<CommentQuery, 'orderby' | 'order' | 'include'>,
-  ): (a: CommentEntity, b: CommentEntity) => number {
-    const cmp = (x: string | number, y: string | number) => (x < y ? -1 : x > y ? 1 : 0);
-    const byIdDesc = (a: CommentEntity, b: CommentEntity) => b.id - a.id;
-    const dir = q.order === 'ASC' ? 1 : -1;
-    if (q.orderby === 'include' && q.include.length) {
-      const pos = (c: CommentEntity) => (q.include.includes(c.id) ? q.include.indexOf(c.id) : q.include.length);
-      return (a, b) => pos(a) - pos(b) || byIdDesc(a, b);
-    }
-    const key: Record<string, (c: CommentEntity) => string | number> = {
-      date: (c) => c.date,
-      date_gmt: (c) => c.dateGmt,
-      id: (c) => c.id,
-      post: (c) => c.postId,
-      parent: (c) => c.parent,
-      type: (c) => c.type,
-    };
-    const pick = key[q.orderby] ?? key.date_gmt;
-    const tieDir = q.orderby === 'date' || q.orderby === 'date_gmt' || !key[q.orderby] ? dir : -1;
-    return (a, b) => dir * cmp(pick(a), pick(b)) || tieDir * (a.id - b.id);
-  }
-
   /** One page of comments and the total. */
   async list(q: CommentQuery): Promise<CommentPage> {
-    const w = this.where(q);
-    const order = this.orderBy(q);
+    const w = commentWhere(q);
+    const order = commentOrderBy(q);
     const from = `FROM ${this.table(CommentEntity)} c WHERE ${w.sql}`;
     const [comments, total] = await Promise.all([
       rawEntities<CommentEntity>(
@@ -207,18 +86,18 @@ export class CommentsService {
     const out = new Map<number, CommentPage>(ids.map((id) => [id, { comments: [], total: 0 }]));
     if (!ids.length) return out;
     const table = this.table(CommentEntity);
-    const order = this.orderBy(q);
+    const order = commentOrderBy(q);
     const selects: string[] = [];
     const params: unknown[] = [];
     // MySQL takes parenthesized selects in a union as they are; SQLite needs each one as a subquery.
     const sqlite = this.dataSource.options.type === 'better-sqlite3' || this.dataSource.options.type === 'sqlite';
     for (const id of ids) {
-      const w = this.where({ ...q, postIn: [id] });
+      const w = commentWhere({ ...q, postIn: [id] });
       const select = `SELECT c.* FROM ${table} c WHERE ${w.sql} ORDER BY ${order.sql} ${limitClause(q.limit, q.offset)}`;
       selects.push(sqlite ? `SELECT * FROM (${select}) p${selects.length}` : `(${select})`);
       params.push(...w.params, ...order.params);
     }
-    const all = this.where({ ...q, postIn: ids });
+    const all = commentWhere({ ...q, postIn: ids });
     const [comments, totals] = await Promise.all([
       rawEntities<CommentEntity>(
         this.dataSource,
@@ -234,7 +113,7 @@ export class CommentsService {
     ]);
     for (const comment of comments) out.get(comment.postId)?.comments.push(comment);
     // UNION ALL keeps each select's rows together; their order within is made sure of here.
-    const compare = this.comparator(q);
+    const compare = commentComparator(q);
     for (const page of out.values()) page.comments.sort(compare);
     for (const row of totals) {
       const page = out.get(Number(row.post));

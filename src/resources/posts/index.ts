@@ -9,5 +9,5 @@ export type { PostTypeDependencies } from './post-type-resources.service';
 export { PostTypeResource } from './post-type.resource';
 export { canReadPost, postLoader } from './post-access';
 export { permalink, PLAIN_LINK_STATUSES } from './permalink';
-export { samePassword } from './post-presenter';
+export { samePassword } from './post-content';
 export { listReadsPostContent } from './posts.handlers';

@@ -1,6 +1,6 @@
 import { cacheUsage } from '../../core/memory/byte-lru';
 import { RENDERED_HTML_CACHE } from '../../core/memory/cache-limits';
-import { RENDERED_ENTRY_BYTES, RenderCache } from './post-presenter';
+import { RENDERED_ENTRY_BYTES, RenderCache } from './render-cache';
 
 describe('RenderCache (rendered HTML of post fields)', () => {
   /** The bytes an entry is counted for: its key, source and HTML, two bytes a character. */

@@ -1,20 +1,18 @@
 import type { ItemSchema } from '../../core/json-schema/json-schema';
-import { timingSafeEqual } from 'node:crypto';
-import { ByteLru, LruEntry } from '../../core/memory/byte-lru';
-import { RENDERED_HTML_CACHE } from '../../core/memory/cache-limits';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339, ZERO_DATE } from '../../core/database/mysql-date';
-import { filterText } from '../../core/text/text-filter-pool';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
 import { ItemMemo } from '../../core/rest/json-text';
-import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
+import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { permalink } from './permalink';
+import { isLocked, isSealed, renderedTexts } from './post-content';
+import { postLinks, PostRoutes } from './post-links';
 import { typeSupports } from './post-schema';
-import { stickyIds } from './post-writer.service';
+import { stickyIds } from './post-relations';
 import { ExtrasWanted, NO_EXTRAS, PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
 import { PostsService } from './posts.service';
@@ -35,88 +33,19 @@ interface Batch {
   parents: Map<number, PostEntity>;
 }
 
-/** Approximate bytes of a {@link RenderCache} entry besides its strings. */
-export const RENDERED_ENTRY_BYTES = 128;
-
-/** One rendered field kept by a {@link RenderCache}. */
-class Rendered implements LruEntry {
-  used = 0;
-
-  constructor(
-    readonly cache: RenderCache,
-    readonly key: string,
-    readonly source: string,
-    readonly html: string,
-    public size: number,
-  ) {}
-
-  evicted(): void {
-    this.cache.forget(this);
-  }
+/**
+ * One post being prepared: the request, the site, what was loaded with it and what the caller may see of it
+ * (`readable`: a private post needs `read_post`; `sealed`: see {@link isSealed}).
+ */
+interface Preparing {
+  post: PostEntity;
+  req: RestRequest;
+  site: SiteFacts;
+  batch: Batch;
+  readable: boolean;
+  sealed: boolean;
 }
 
-/**
- * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
- * formatting options), so an entry is reused while its source is unchanged. Entries (their source, HTML and key,
- * two bytes a character) are kept within a size in bytes and a number of entries, the least recently used evicted
- * first; a field larger than an eighth of the size is rendered on every read (see {@link RENDERED_HTML_CACHE}).
- */
-export class RenderCache {
-  private readonly entries = new Map<string, Rendered>();
-  readonly pool: ByteLru<Rendered>;
-
-  constructor(maxBytes: number, maxEntries: number) {
-    this.pool = new ByteLru<Rendered>('rendered-html', maxBytes, maxEntries);
-  }
-
-  get(key: string, source: string, render: () => string): string {
-    return this.peek(key, source) ?? this.keep(key, source, render());
-  }
-
-  /** The HTML kept for a key while its source is unchanged, or undefined. */
-  peek(key: string, source: string): string | undefined {
-    const hit = this.entries.get(key);
-    if (hit === undefined || hit.source !== source) return undefined;
-    this.pool.touch(hit);
-    return hit.html;
-  }
-
-  /** Renders a key's HTML (a large text in a worker) and keeps it; callers {@link peek} first. */
-  async render(key: string, source: string, render: () => Promise<string>): Promise<string> {
-    return this.keep(key, source, await render());
-  }
-
-  /** Keeps a key's HTML rendered from `source` (replacing what it kept), and returns it. */
-  keep(key: string, source: string, html: string): string {
-    const hit = this.entries.get(key);
-    if (hit !== undefined) {
-      this.entries.delete(key);
-      this.pool.remove(hit);
-    }
-    const entry = new Rendered(
-      this,
-      key,
-      source,
-      html,
-      RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2,
-    );
-    if (this.pool.admit(entry)) this.entries.set(key, entry);
-    return html;
-  }
-
-  /** Forgets an entry the pool dropped. */
-  forget(entry: Rendered): void {
-    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
-  }
-}
-
-const RENDERED = new RenderCache(RENDERED_HTML_CACHE.bytes, RENDERED_HTML_CACHE.entries);
-
-/**
- * Prepares posts of one type for responses, the way the reference's `prepare_item_for_response` does: fields by the
- * type's supports, rendered HTML, password protection, dates in both time zones, and links — with everything a page
- * of posts needs loaded in a fixed number of queries.
- */
 /** What a post type's resource tells the helpers that prepare and read its posts. */
 export interface PostTypeView {
   type: PostTypeObject;
@@ -130,15 +59,18 @@ export interface PostTypeView {
   respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity) => Promise<RestResponse>;
 }
 
+/**
+ * Prepares posts of one type for responses, the way the reference's `prepare_item_for_response` does: fields by the
+ * type's supports, rendered HTML, password protection, dates in both time zones, and links — with everything a page
+ * of posts needs loaded in a fixed number of queries.
+ */
 export class PostPresenter {
   private readonly type: PostTypeObject;
-  private readonly namespace: string;
-  private readonly restBase: string;
   private readonly taxonomies: () => TaxonomyObject[];
   private readonly registeredMeta: () => ExposedMetaKey[];
   private readonly posts: PostsService;
   private readonly options: OptionsService;
-  private readonly linkRelBase: string;
+  private readonly routes: PostRoutes;
   private readonly respond: PostTypeView['respond'];
   private readonly schemaOf: PostTypeView['schema'];
 
@@ -150,15 +82,19 @@ export class PostPresenter {
   /** Made by a post type's resource: the injected services (`deps`) and what it knows of its type (`view`). */
   constructor(deps: Pick<PostTypeDependencies, 'posts' | 'options' | 'server'>, view: PostTypeView) {
     this.type = view.type;
-    this.namespace = view.namespace;
-    this.restBase = view.restBase;
     this.taxonomies = view.taxonomies;
     this.registeredMeta = view.registeredMeta;
     this.respond = view.respond;
     this.schemaOf = view.schema;
     this.posts = deps.posts;
     this.options = deps.options;
-    this.linkRelBase = deps.server.options.linkRelBase;
+    this.routes = {
+      type: view.type,
+      namespace: view.namespace,
+      restBase: view.restBase,
+      taxonomies: view.taxonomies,
+      linkRelBase: deps.server.options.linkRelBase,
+    };
   }
 
   /** Options every post of a request needs (home URL, sticky list, time zone), read once. */
@@ -188,10 +124,7 @@ export class PostPresenter {
   ): Promise<RestResponse[]> {
     const batch = await this.batchOf(posts, req, loaded);
     const out: RestResponse[] = [];
-    for (const post of posts)
-      out.push(
-        await this.prepareItem(post, req, site, batch, await this.readable(post, req), await this.sealed(post, req)),
-      );
+    for (const post of posts) out.push(await this.prepareItem(await this.preparing(post, req, site, batch)));
     return out;
   }
 
@@ -211,19 +144,7 @@ export class PostPresenter {
   ): Promise<unknown[]> {
     const batch = await this.batchOf(posts, req, loaded);
     const out: unknown[] = [];
-    for (const post of posts)
-      out.push(
-        await this.itemOf(
-          post,
-          req,
-          site,
-          batch,
-          await this.readable(post, req),
-          await this.sealed(post, req),
-          toItem,
-          asText,
-        ),
-      );
+    for (const post of posts) out.push(await this.itemOf(await this.preparing(post, req, site, batch), toItem, asText));
     return out;
   }
 
@@ -239,27 +160,26 @@ export class PostPresenter {
     asText: () => boolean,
     loaded?: Map<number, PostExtras>,
   ): Promise<{ item: unknown; link: string }> {
-    const batch = await this.batchOf([post], req, loaded);
+    const p = await this.preparing(post, req, site, await this.batchOf([post], req, loaded));
+    return { item: await this.itemOf(p, toItem, asText), link: this.link(p) };
+  }
+
+  /** What the caller may see of a post, asked in this order: whether it may read it, then whether it is sealed. */
+  private async preparing(post: PostEntity, req: RestRequest, site: SiteFacts, batch: Batch): Promise<Preparing> {
     const readable = await this.readable(post, req);
-    const item = await this.itemOf(post, req, site, batch, readable, await this.sealed(post, req), toItem, asText);
-    return { item, link: this.link(post, site, batch, readable) };
+    return { post, req, site, batch, readable, sealed: await isSealed(post, req) };
   }
 
   private async itemOf(
-    post: PostEntity,
-    req: RestRequest,
-    site: SiteFacts,
-    batch: Batch,
-    readable: boolean,
-    sealed: boolean,
+    p: Preparing,
     toItem: (response: RestResponse) => unknown,
     asText: () => boolean,
   ): Promise<unknown> {
-    const inputs = asText() ? this.inputsOf(post, req, site, batch, readable, sealed) : null;
+    const inputs = asText() ? this.inputsOf(p) : null;
     return this.memo.reuse(
-      `${post.id}\0${req.context}`,
+      `${p.post.id}\0${p.req.context}`,
       inputs,
-      async () => toItem(await this.prepareItem(post, req, site, batch, readable, sealed)),
+      async () => toItem(await this.prepareItem(p)),
       asText,
     );
   }
@@ -271,26 +191,20 @@ export class PostPresenter {
    * type, its taxonomies, meta keys and schema are fixed once the application has started; registered fields and
    * `rest_prepare_*` listeners turn serialized items off (see `RestResource.itemsAsText`).
    */
-  private inputsOf(
-    post: PostEntity,
-    req: RestRequest,
-    site: SiteFacts,
-    batch: Batch,
-    readable: boolean,
-    sealed: boolean,
-  ): unknown[] {
+  private inputsOf(p: Preparing): unknown[] {
+    const { post, req, site, batch } = p;
     const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
     const inputs: unknown[] = [
       req.ctx.restUrl(''),
       req.context,
-      this.locked(post, req),
-      readable,
-      sealed,
+      isLocked(post, req),
+      p.readable,
+      p.sealed,
       site.home,
       site.clock.timezoneString,
       site.clock.gmtOffsetHours,
       site.sticky.includes(post.id),
-      this.link(post, site, batch, readable),
+      this.link(p),
     ];
     const record = post as unknown as Record<string, unknown>;
     for (const property of this.columns()) inputs.push(record[property]);
@@ -334,23 +248,6 @@ export class PostPresenter {
     return post.status === 'private' ? req.ctx.can('read_post', post) : true;
   }
 
-  /**
-   * Whether a password-protected post's text and password stay out of an edit-context answer: a collection in the
-   * edit context (open to every caller with the type's `edit_posts`) holds posts its caller may not edit.
-   */
-  private async sealed(post: PostEntity, req: RestRequest): Promise<boolean> {
-    return Boolean(post.password) && req.context === 'edit' && !(await req.ctx.can('edit_post', post));
-  }
-
-  /** Password-protected content is hidden unless the right password is sent (or the caller edits). */
-  private locked(post: PostEntity, req: RestRequest): boolean {
-    return (
-      Boolean(post.password) &&
-      req.context !== 'edit' &&
-      !samePassword(post.password, req.get<string>('password') ?? '')
-    );
-  }
-
   /** Ancestors of hierarchical posts (for page links), loaded level by level. */
   private async parentChains(posts: PostEntity[]): Promise<Map<number, PostEntity>> {
     const known = new Map<number, PostEntity>(posts.map((p) => [p.id, p]));
@@ -363,26 +260,20 @@ export class PostPresenter {
     return known;
   }
 
-  private link(post: PostEntity, site: SiteFacts, batch: Batch, readable: boolean): string {
+  private link({ post, site, batch, readable }: Preparing): string {
     const viewable = post.status === 'publish' || (post.status === 'private' && readable);
     return permalink(post, this.type, site.home, batch.parents, viewable);
   }
 
   /**
-   * One post's response. Whatever this and {@link links} read — of the request, the site, the row or the batch —
-   * must be among {@link inputsOf}'s inputs, or a reused item would miss the change.
+   * One post's response. Whatever this and {@link postLinks} read — of the request, the site, the row or the batch
+   * — must be among {@link inputsOf}'s inputs, or a reused item would miss the change.
    */
-  private async prepareItem(
-    post: PostEntity,
-    req: RestRequest,
-    site: SiteFacts,
-    batch: Batch,
-    readable: boolean,
-    sealed: boolean,
-  ): Promise<RestResponse> {
+  private async prepareItem(p: Preparing): Promise<RestResponse> {
+    const { post, req, site, batch, sealed } = p;
     const supports = (feature: string) => typeSupports(this.type, feature);
     const edit = req.context === 'edit';
-    const locked = sealed || this.locked(post, req);
+    const locked = sealed || isLocked(post, req);
     const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
     const data: Record<string, unknown> = {
       id: post.id,
@@ -397,34 +288,9 @@ export class PostPresenter {
       slug: post.name,
       status: post.status,
       type: post.type,
-      link: this.link(post, site, batch, readable),
+      link: this.link(p),
     });
-    if (supports('title')) {
-      const prefix = post.status === 'private' && !post.password ? 'p' : 't';
-      const rendered =
-        RENDERED.peek(`${post.id}:t`, `${prefix}${post.title}`) ??
-        (await RENDERED.render(`${post.id}:t`, `${prefix}${post.title}`, () =>
-          filterText('renderTitle', post.title, post.status, post.password),
-        ));
-      data.title = { raw: post.title, rendered };
-    }
-    if (supports('editor')) {
-      const rendered = locked
-        ? ''
-        : (RENDERED.peek(`${post.id}:c`, post.content) ??
-          (await RENDERED.render(`${post.id}:c`, post.content, () => filterText('renderContent', post.content))));
-      data.content = { raw: sealed ? '' : post.content, rendered, protected: Boolean(post.password) };
-    }
-    if (supports('excerpt')) {
-      // An excerpt is rendered from the excerpt, or generated from the content when there is none.
-      const key = post.excerpt ? `${post.id}:e` : `${post.id}:g`;
-      const source = post.excerpt || post.content;
-      const rendered = locked
-        ? ''
-        : (RENDERED.peek(key, source) ??
-          (await RENDERED.render(key, source, () => filterText('renderExcerpt', post.excerpt, post.content))));
-      data.excerpt = { raw: sealed ? '' : post.excerpt, rendered, protected: Boolean(post.password) };
-    }
+    Object.assign(data, await renderedTexts(post, supports, locked, sealed));
     if (supports('author')) data.author = post.author;
     if (supports('thumbnail')) data.featured_media = Number(extras.thumbnail ?? 0) || 0;
     if (this.hasParent) data.parent = post.parent;
@@ -439,49 +305,8 @@ export class PostPresenter {
     if (supports('post-formats')) data.format = extras.format ?? 'standard';
     if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), batch.meta.get(post.id) ?? {});
     for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = extras.terms[tax.name] ?? [];
-    return this.respond(data, req, this.links(post, req, batch, data), post);
-  }
-
-  private links(post: PostEntity, req: RestRequest, batch: Batch, data: Record<string, unknown>) {
-    const ns = this.namespace;
-    const rel = this.linkRelBase;
-    const url = (path: string) => req.ctx.restUrl(path);
-    const links = linkMap({
-      self: { href: url(`${ns}/${this.restBase}/${post.id}`) },
-      collection: { href: url(`${ns}/${this.restBase}`) },
-      about: { href: url(`${ns}/types/${this.type.name}`) },
-    });
-    const add = (relName: string, href: string, attrs: Record<string, unknown> = {}) => {
-      const list = links.get(relName) ?? [];
-      list.push({ href, attributes: attrs });
-      links.set(relName, list);
-    };
-    const extras = batch.extras.get(post.id) ?? NO_EXTRAS;
-    if (typeSupports(this.type, 'author') && post.author && extras.authorExists) {
-      add('author', url(`${ns}/users/${post.author}`), { embeddable: true });
-    }
-    if (typeSupports(this.type, 'comments'))
-      add('replies', url(`${ns}/comments?post=${post.id}`), { embeddable: true });
-    if (typeSupports(this.type, 'revisions')) {
-      const revisions = extras.revisions;
-      add('version-history', url(`${ns}/${this.restBase}/${post.id}/revisions`), { count: revisions?.count ?? 0 });
-      if (revisions)
-        add('predecessor-version', url(`${ns}/${this.restBase}/${post.id}/revisions/${revisions.last}`), {
-          id: revisions.last,
-        });
-    }
-    if (this.type.hierarchical && post.parent > 0)
-      add('up', url(`${ns}/${this.restBase}/${post.parent}`), { embeddable: true });
-    if (Number(data.featured_media) > 0)
-      add(`${rel}featuredmedia`, url(`${ns}/media/${Number(data.featured_media)}`), { embeddable: true });
-    add(`${rel}attachment`, url(`${ns}/media?parent=${post.id}`));
-    for (const tax of this.taxonomies()) {
-      add(`${rel}term`, url(`${tax.rest_namespace}/${tax.rest_base || tax.name}?post=${post.id}`), {
-        taxonomy: tax.name,
-        embeddable: true,
-      });
-    }
-    return links;
+    const links = postLinks(post, req, this.routes, extras, data.featured_media);
+    return this.respond(data, req, links, post);
   }
 }
 
@@ -490,12 +315,6 @@ function dateResponse(dateGmt: string, date?: string): string | null {
   if (date !== undefined) return mysqlToRfc3339(date);
   if (!dateGmt || dateGmt === ZERO_DATE) return null;
   return mysqlToRfc3339(dateGmt);
-}
-
-export function samePassword(stored: string, given: string): boolean {
-  const a = Buffer.from(stored);
-  const b = Buffer.from(given);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** A loaded value as a primitive input (see {@link PostPresenter.inputsOf}). */

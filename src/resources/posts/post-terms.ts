@@ -2,6 +2,7 @@ import { DataSource, EntityManager, In } from 'typeorm';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
+import { taxonomyTerms } from '../../core/database/term-queries';
 
 /** Term ids of a taxonomy by slug. */
 export async function termIdsBySlug(
@@ -10,12 +11,8 @@ export async function termIdsBySlug(
   slugs: string[],
 ): Promise<number[]> {
   if (!slugs.length) return [];
-  const rows = await db
-    .getRepository(TermTaxonomyEntity)
-    .createQueryBuilder('tt')
-    .innerJoin(TermEntity, 't', 't.id = tt.termId')
+  const rows = await taxonomyTerms(db, taxonomy)
     .select('tt.termId', 'term_id')
-    .where('tt.taxonomy = :taxonomy', { taxonomy })
     .andWhere('t.slug IN (:...slugs)', { slugs })
     .getRawMany<{ term_id: number }>();
   return rows.map((r) => Number(r.term_id));

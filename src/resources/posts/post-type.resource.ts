@@ -4,37 +4,24 @@ import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
-import { CollectionArgs, CollectionQuery, orderArg, orderbyArg } from '../../core/rest/collection-query';
+import { CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { applyFilterQueryVars, filterPage } from './filter-query-vars';
 import { canReadPost, postLoader } from './post-access';
+import { checkOrderby, POST_ID, postCollectionArgs, PostListArgs } from './post-collection-args';
 import { FuturePosts } from './future-posts.service';
-import { PostInput, truthy } from './post-input';
-import { PostPresenter, PostTypeView, samePassword } from './post-presenter';
+import { PostInput } from './post-input';
+import { PostPolicies } from './post-policies';
+import { PostPresenter, PostTypeView } from './post-presenter';
 import { buildPostSchema } from './post-schema';
 import { PostWriter } from './post-writer.service';
 import { PostQuery, PostsService } from './posts.service';
 import type { PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
 import { Methods } from '../../core/rest/route-types';
-
-/** The arguments of a post type's `GET` collection, as {@link PostTypeResource.collectionArgs} declares them. */
-interface PostListArgs extends CollectionArgs {
-  author?: number[];
-  author_exclude?: number[];
-  parent?: number[];
-  parent_exclude?: number[];
-  after?: string;
-  before?: string;
-  modified_after?: string;
-  modified_before?: string;
-  menu_order?: number;
-  tax_relation?: 'AND' | 'OR';
-  sticky?: boolean;
-}
 
 /**
  * The reference's posts controller, one instance per REST post type (routes in PostsHandlers) (`posts`, `pages`, extension types with a
@@ -51,6 +38,7 @@ export class PostTypeResource extends RestResource {
   protected readonly posts: PostsService;
   protected readonly writer: PostWriter;
   private readonly future: FuturePosts;
+  private readonly policies: PostPolicies;
 
   /** Made by {@link PostTypeResources}, once per REST post type, from the services it was given by DI. */
   constructor(
@@ -75,6 +63,14 @@ export class PostTypeResource extends RestResource {
     };
     this.presenter = new PostPresenter(deps, view);
     this.input = new PostInput(deps, view);
+    this.policies = new PostPolicies({
+      type,
+      posts: this.posts,
+      future: this.future,
+      taxonomies: () => this.taxonomies(),
+      loadPost: (req, message) => this.loadPost(req, message),
+      canReadPost: (post, req) => this.canReadPost(post, req),
+    });
   }
 
   protected registeredMeta() {
@@ -105,90 +101,12 @@ export class PostTypeResource extends RestResource {
   readonly deleteArgs = () => this.itemDeleteArgs(POST_ID, 'Whether to bypass trash and force deletion.');
 
   collectionArgs(): Record<string, RouteArg> {
-    const args: Record<string, RouteArg> = {
-      ...this.getCollectionParams(),
-      after: {
-        description: 'Limit response to posts published after a given ISO8601 compliant date.',
-        type: 'string',
-        format: 'date-time',
-      },
-      modified_after: {
-        description: 'Limit response to posts modified after a given ISO8601 compliant date.',
-        type: 'string',
-        format: 'date-time',
-      },
-      author: this.idListArg('Limit result set to posts assigned to specific authors.'),
-      author_exclude: this.idListArg('Ensure result set excludes posts assigned to specific authors.'),
-      before: {
-        description: 'Limit response to posts published before a given ISO8601 compliant date.',
-        type: 'string',
-        format: 'date-time',
-      },
-      modified_before: {
-        description: 'Limit response to posts modified before a given ISO8601 compliant date.',
-        type: 'string',
-        format: 'date-time',
-      },
-      exclude: this.idListArg('Ensure result set excludes specific IDs.'),
-      include: this.idListArg('Limit result set to specific IDs.'),
-      offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
-      order: orderArg('desc'),
-      orderby: orderbyArg('Sort collection by post attribute.', 'date', [
-        'author',
-        'date',
-        'id',
-        'include',
-        'modified',
-        'parent',
-        'relevance',
-        'slug',
-        'include_slugs',
-        'title',
-        ...(this.type.hierarchical || this.type.supports['page-attributes'] ? ['menu_order'] : []),
-      ]),
-      slug: {
-        description: 'Limit result set to posts with one or more specific slugs.',
-        type: 'array',
-        items: { type: 'string' },
-      },
-      status: {
-        default: 'publish',
-        description: 'Limit result set to posts assigned one or more statuses.',
-        type: 'array',
-        items: { enum: [...this.content.allStatuses().map((s) => s.name), 'any'], type: 'string' },
-      },
-    };
-    // The reference's prepare_item_for_response reads `password` for every item of a collection too.
-    args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
-    // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
-    args.filter = {
-      description:
-        'Use WP Query arguments to modify the response; private query vars require appropriate authorization.',
-    };
-    if (this.type.hierarchical) args.parent = this.idListArg('Limit result set to items with particular parent IDs.');
-    // The spec's collection table: pages take `parent`, posts as well as pages take `parent_exclude`.
-    args.parent_exclude = this.idListArg('Limit result set to all items except those of a particular parent ID.');
-    if (this.type.supports['page-attributes']) {
-      args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
-    }
-    const taxonomies = this.taxonomies();
-    if (taxonomies.length) {
-      args.tax_relation = {
-        description: 'Limit result set based on relationship between multiple taxonomies.',
-        type: 'string',
-        enum: ['AND', 'OR'],
-      };
-      for (const tax of taxonomies) {
-        const base = tax.rest_base || tax.name;
-        args[base] = this.idListArg(`Limit result set to items with specific terms assigned in the ${base} taxonomy.`);
-        args[`${base}_exclude`] = this.idListArg(
-          `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`,
-        );
-      }
-    }
-    if (this.type.name === 'post')
-      args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
-    return args;
+    return postCollectionArgs(this.type, {
+      collectionParams: this.getCollectionParams(),
+      idListArg: (description) => this.idListArg(description),
+      statuses: this.content.allStatuses().map((s) => s.name),
+      taxonomies: this.taxonomies(),
+    });
   }
 
   /** The response of one prepared post (attachments add their own fields here). */
@@ -209,17 +127,10 @@ export class PostTypeResource extends RestResource {
   /** Loads, for all of them at once, what {@link respondItem} needs besides the presenter's batch. */
   protected async preload(_posts: PostEntity[], _req: RestRequest): Promise<void> {}
 
-  // --- permissions ---
+  // --- permissions (see PostPolicies) ---
 
-  async canList(req: RestRequest): Promise<true | RestException> {
-    if (req.context === 'edit' && !(await req.ctx.can(this.type.cap.edit_posts))) {
-      return new RestException(
-        'rest_forbidden_context',
-        'Sorry, you are not allowed to edit posts in this post type.',
-        req.ctx.authorizationRequiredCode,
-      );
-    }
-    return true;
+  canList(req: RestRequest): Promise<true | RestException> {
+    return this.policies.canList(req);
   }
 
   protected async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
@@ -233,103 +144,20 @@ export class PostTypeResource extends RestResource {
     return canReadPost(post, req, this.content, (id) => this.posts.findById(id));
   }
 
-  async canRead(req: RestRequest): Promise<true | RestException> {
-    await this.future.catchUp();
-    const post = await this.loadPost(req);
-    const code = req.ctx.authorizationRequiredCode;
-    if (req.context === 'edit' && !(await req.ctx.can('edit_post', post))) {
-      return new RestException('rest_forbidden_context', 'Sorry, you are not allowed to edit this post.', code);
-    }
-    const password = req.get<string>('password');
-    if (password && !samePassword(post.password, password)) {
-      return new RestException('rest_post_incorrect_password', 'Incorrect post password.', 403);
-    }
-    if (!(await this.canReadPost(post, req)))
-      return new RestException('rest_forbidden', 'Sorry, you are not allowed to do that.', code);
-    return true;
+  canRead(req: RestRequest): Promise<true | RestException> {
+    return this.policies.canRead(req);
   }
 
-  /** Author and sticky checks shared by create and update (the reference's order). */
-  private async checkAuthorAndSticky(req: RestRequest, verb: 'create' | 'update'): Promise<true | RestException> {
-    const code = req.ctx.authorizationRequiredCode;
-    const author = Number(req.get('author') ?? 0);
-    if (author && author !== req.ctx.user.id && !(await req.ctx.can(this.type.cap.edit_others_posts))) {
-      return new RestException('rest_cannot_edit_others', `You are not allowed to ${verb} posts as this user.`, code);
-    }
-    if (truthy(req.get('sticky')) && !(await req.ctx.can(this.type.cap.edit_others_posts))) {
-      return new RestException('rest_cannot_assign_sticky', 'You do not have permission to make posts sticky.', code);
-    }
-    return true;
+  canCreate(req: RestRequest): Promise<true | RestException> {
+    return this.policies.canCreate(req);
   }
 
-  /** Every term sent must be one the caller may assign. */
-  private async canAssignTerms(req: RestRequest): Promise<true | RestException> {
-    for (const tax of this.taxonomies()) {
-      const ids = req.get<number[]>(tax.rest_base || tax.name);
-      if (!Array.isArray(ids) || !ids.length) continue;
-      // The terms found in one query are handed to the check as rows, so it needs none per term. Ids that are not
-      // terms of the taxonomy are refused when the request is read.
-      for (const termId of await this.posts.termIdsIn(tax.name, ids.map(Number))) {
-        if (!(await req.ctx.can('assign_term', { termId, taxonomy: tax.name }))) {
-          return new RestException(
-            'rest_cannot_assign_term',
-            'Sorry, you are not allowed to assign the provided terms.',
-            req.ctx.authorizationRequiredCode,
-          );
-        }
-      }
-    }
-    return true;
+  canUpdate(req: RestRequest): Promise<true | RestException> {
+    return this.policies.canUpdate(req);
   }
 
-  async canCreate(req: RestRequest): Promise<true | RestException> {
-    if (req.sentAtAll('id', true)) return new RestException('rest_post_exists', 'Cannot create existing post.', 400);
-    const shared = await this.checkAuthorAndSticky(req, 'create');
-    if (shared !== true) return shared;
-    if (!(await req.ctx.can(this.type.cap.create_posts))) {
-      return new RestException(
-        'rest_cannot_create',
-        'Sorry, you are not allowed to create new posts.',
-        req.ctx.authorizationRequiredCode,
-      );
-    }
-    return this.canAssignTerms(req);
-  }
-
-  async canUpdate(req: RestRequest): Promise<true | RestException> {
-    const post = await this.loadPost(req, 'Post id is invalid.');
-    if (!(await req.ctx.can('edit_post', post))) {
-      return new RestException(
-        'rest_cannot_edit',
-        'Sorry, you are not allowed to update this post.',
-        req.ctx.authorizationRequiredCode,
-      );
-    }
-    const shared = await this.checkAuthorAndSticky(req, 'update');
-    if (shared !== true) return shared;
-    return this.canAssignTerms(req);
-  }
-
-  async canDelete(req: RestRequest): Promise<true | RestException> {
-    const post = await this.loadPost(req);
-    if (!(await req.ctx.can('delete_post', post))) {
-      return new RestException(
-        'rest_cannot_delete',
-        'Sorry, you are not allowed to delete posts.',
-        req.ctx.authorizationRequiredCode,
-      );
-    }
-    return true;
-  }
-
-  /**
-   * Whose password-protected posts a search may find: those the caller can edit (anyone's with the type's
-   * `edit_others_posts`, else its own with `edit_posts`); nobody's for anonymous callers.
-   */
-  private async protectedSearch(req: RestRequest): Promise<PostQuery['protectedSearch']> {
-    if (await req.ctx.can(this.type.cap.edit_others_posts)) return 'all';
-    if (req.ctx.user.id && (await req.ctx.can(this.type.cap.edit_posts))) return { author: req.ctx.user.id };
-    return undefined;
+  canDelete(req: RestRequest): Promise<true | RestException> {
+    return this.policies.canDelete(req);
   }
 
   // --- handlers ---
@@ -338,21 +166,8 @@ export class PostTypeResource extends RestResource {
     await this.future.catchUp();
     const q = CollectionQuery.of<PostListArgs>(req);
     const orderby = q.orderby('date');
-    if (orderby === 'relevance' && !q.search) {
-      throw new RestException(
-        'rest_no_search_term_defined',
-        'You need to define a search term to order by relevance.',
-        400,
-      );
-    }
     const include = q.include;
-    if (orderby === 'include' && !include.length) {
-      throw new RestException(
-        'rest_orderby_include_missing_include',
-        'You need to define an include parameter to order by include.',
-        400,
-      );
-    }
+    checkOrderby(orderby, q.search, include);
     const statuses = await this.statusesFor(req);
     const site = await this.presenter.siteFacts(req);
     const toMysql = (value: string | undefined) => requestDate(value, site.clock);
@@ -397,7 +212,7 @@ export class PostTypeResource extends RestResource {
     );
     const filtered = await this.hooks.applyFilters(`rest_${this.type.name}_query`, withVars, req);
     if (filtered.search && filtered.protectedSearch === undefined)
-      filtered.protectedSearch = await this.protectedSearch(req);
+      filtered.protectedSearch = await this.policies.protectedSearch(req);
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
@@ -531,8 +346,6 @@ function requestDate(value: string | undefined, clock: SiteClock): string | unde
   if (!value) return undefined;
   return clock.restDateWithGmt(value)?.[0];
 }
-
-const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
 
 /** `Last-Modified` of a single post: its `modified_gmt` (none while it is the zero date). */
 export function lastModified(response: RestResponse, modifiedGmt: string | null | undefined): void {

@@ -5,10 +5,13 @@ import { Allow, RestRoute, RouteTarget } from '../../core/rest/rest-route.decora
 import { Methods } from '../../core/rest/route-types';
 import { PostTypeResource } from './post-type.resource';
 import { PostTypeResources } from './post-type-resources.service';
+import { postTypeRoutes } from './post-type-routes';
 
 type H = PostsHandlers;
-const perPostType = (type: PostTypeObject) => PostTypeResources.serves(type);
-const schema = (h: H, t: RouteTarget) => h.of(t).getPublicItemSchema();
+/** A route of every post type the posts routes serve (attachments have their own). */
+const route = postTypeRoutes<PostTypeResource>((type: PostTypeObject) => PostTypeResources.serves(type));
+/** The route of one post. */
+const POST = '{base}/(?P<id>[\\d]+)';
 
 /** Orders of a list of posts by what an edit in place may change (`VersionStamps.narrow`). */
 const CONTENT_ORDERS = new Set(['title', 'modified', 'relevance']);
@@ -42,53 +45,31 @@ export class PostsHandlers {
     return this.types.of(target.postType!);
   }
 
-  @RestRoute('{base}', {
-    methods: Methods.READABLE,
-    perPostType,
-    args: (h: H, t) => h.of(t).collectionArgs(),
-    schema,
-    readsPostContent: listReadsPostContent,
-  })
+  @RestRoute('{base}', route(Methods.READABLE, (r) => r.collectionArgs(), { readsPostContent: listReadsPostContent }))
   @Allow((req, h: H, t) => h.of(t).canList(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
   }
 
-  @RestRoute('{base}', { methods: Methods.CREATABLE, perPostType, args: (h: H, t) => h.of(t).createArgs(), schema })
+  @RestRoute('{base}', route(Methods.CREATABLE, (r) => r.createArgs()))
   @Allow((req, h: H, t) => h.of(t).canCreate(req))
   create(req: RestRequest, target: RouteTarget) {
     return this.of(target).createItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', {
-    methods: Methods.READABLE,
-    perPostType,
-    args: (h: H, t) => h.of(t).readArgs(),
-    schema,
-    readsPostContent: false,
-  })
+  @RestRoute(POST, route(Methods.READABLE, (r) => r.readArgs(), { readsPostContent: false }))
   @Allow((req, h: H, t) => h.of(t).canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', {
-    methods: Methods.EDITABLE,
-    perPostType,
-    args: (h: H, t) => h.of(t).updateArgs(),
-    schema,
-  })
+  @RestRoute(POST, route(Methods.EDITABLE, (r) => r.updateArgs()))
   @Allow((req, h: H, t) => h.of(t).canUpdate(req))
   update(req: RestRequest, target: RouteTarget) {
     return this.of(target).updateItem(req);
   }
 
-  @RestRoute('{base}/(?P<id>[\\d]+)', {
-    methods: Methods.DELETABLE,
-    perPostType,
-    args: (h: H, t) => h.of(t).deleteArgs(),
-    schema,
-  })
+  @RestRoute(POST, route(Methods.DELETABLE, (r) => r.deleteArgs()))
   @Allow((req, h: H, t) => h.of(t).canDelete(req))
   remove(req: RestRequest, target: RouteTarget) {
     return this.of(target).deleteItem(req);

@@ -9,9 +9,11 @@ import { CollectionQuery, orderArg, orderbyArg } from '../../core/rest/collectio
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
-import { ItemSchema, JsonSchema, RestContext, RouteArg } from '../../core/json-schema/json-schema';
+import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { PostQuery, PostsService } from './posts.service';
 import { PostWriter } from './post-writer.service';
+import { revisionProperties } from './post-properties';
+import { checkOrderby } from './post-collection-args';
 import type { PostTypeDependencies } from './post-type-resources.service';
 
 /**
@@ -44,46 +46,7 @@ export class RevisionsResource extends RestResource {
 
   protected baseSchema(): ItemSchema {
     const parent = this.parentSchema().properties;
-    const embedViewEdit: RestContext[] = ['view', 'edit', 'embed'];
-    const props: Record<string, JsonSchema> = {
-      author: { description: 'The ID for the author of the revision.', type: 'integer', context: embedViewEdit },
-      date: {
-        description: "The date the revision was published, in the site's timezone.",
-        type: 'string',
-        format: 'date-time',
-        context: embedViewEdit,
-      },
-      date_gmt: {
-        description: 'The date the revision was published, as GMT.',
-        type: 'string',
-        format: 'date-time',
-        context: ['view', 'edit'],
-      },
-      guid: {
-        description: 'GUID for the object, as it exists in the database.',
-        type: 'string',
-        context: ['view', 'edit'],
-      },
-      id: { description: 'Unique identifier for the revision.', type: 'integer', context: embedViewEdit },
-      modified: {
-        description: "The date the revision was last modified, in the site's timezone.",
-        type: 'string',
-        format: 'date-time',
-        context: ['view', 'edit'],
-      },
-      modified_gmt: {
-        description: 'The date the revision was last modified, as GMT.',
-        type: 'string',
-        format: 'date-time',
-        context: ['view', 'edit'],
-      },
-      parent: { description: 'The ID for the parent of the revision.', type: 'integer', context: embedViewEdit },
-      slug: {
-        description: 'An alphanumeric identifier for the revision unique to its type.',
-        type: 'string',
-        context: embedViewEdit,
-      },
-    };
+    const props = revisionProperties();
     for (const name of ['guid', 'title', 'content', 'excerpt']) {
       if (parent[name]) {
         const { arg_options: _omit, ...copy } = parent[name];
@@ -119,15 +82,7 @@ export class RevisionsResource extends RestResource {
       include: this.idListArg('Limit result set to specific IDs.'),
       offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
       order: orderArg('desc'),
-      orderby: orderbyArg('Sort collection by object attribute.', 'date', [
-        'date',
-        'id',
-        'include',
-        'relevance',
-        'slug',
-        'include_slugs',
-        'title',
-      ]),
+      orderby: orderbyArg('Sort collection by object attribute.', 'date', REVISION_ORDERS),
     };
   }
 
@@ -187,20 +142,7 @@ export class RevisionsResource extends RestResource {
     const parent = await this.loadParent(req);
     const orderby = String(req.get('orderby') ?? 'date');
     const include = (req.get<number[]>('include') ?? []).map(Number);
-    if (orderby === 'relevance' && !req.get('search')) {
-      throw new RestException(
-        'rest_no_search_term_defined',
-        'You need to define a search term to order by relevance.',
-        400,
-      );
-    }
-    if (orderby === 'include' && !include.length) {
-      throw new RestException(
-        'rest_orderby_include_missing_include',
-        'You need to define an include parameter to order by include.',
-        400,
-      );
-    }
+    checkOrderby(orderby, req.get('search'), include);
     // Every revision unless per_page is sent; any offset sent wins.
     const q = CollectionQuery.of(req, { perPageWhenAbsent: 0, offsetWhenSent: true });
     const { perPage, offset } = q;
@@ -314,3 +256,5 @@ export class RevisionsResource extends RestResource {
 
 const PARENT: RouteArg = { description: 'The ID for the parent of the revision.', type: 'integer' };
 const REVISION_ID: RouteArg = { description: 'Unique identifier for the revision.', type: 'integer' };
+/** The orders a list of revisions takes. */
+const REVISION_ORDERS = ['date', 'id', 'include', 'relevance', 'slug', 'include_slugs', 'title'];

@@ -27,7 +27,7 @@ export class TermsHandlers {
     schema,
     readsPostContent: false,
   })
-  @Allow((req, h: H, t) => h.of(t).canRead(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canRead(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
   }
@@ -38,7 +38,7 @@ export class TermsHandlers {
     args: (h: H, t) => h.of(t).createArgs(),
     schema,
   })
-  @Allow((req, h: H, t) => h.of(t).canCreate(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canCreate(req))
   create(req: RestRequest, target: RouteTarget) {
     return this.of(target).createItem(req);
   }
@@ -50,7 +50,7 @@ export class TermsHandlers {
     schema,
     readsPostContent: false,
   })
-  @Allow((req, h: H, t) => h.of(t).canRead(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
@@ -61,7 +61,7 @@ export class TermsHandlers {
     args: (h: H, t) => h.of(t).updateArgs(),
     schema,
   })
-  @Allow((req, h: H, t) => h.of(t).canUpdate(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canUpdate(req))
   update(req: RestRequest, target: RouteTarget) {
     return this.of(target).updateItem(req);
   }
@@ -72,7 +72,7 @@ export class TermsHandlers {
     args: (h: H, t) => h.of(t).deleteArgs(),
     schema,
   })
-  @Allow((req, h: H, t) => h.of(t).canDelete(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canDelete(req))
   remove(req: RestRequest, target: RouteTarget) {
     return this.of(target).deleteItem(req);
   }

@@ -10,6 +10,7 @@ import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where 
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/database/version-stamps';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
+import { taxonomyTerms } from '../../core/database/term-queries';
 import { RestException } from '../../core/errors/rest.exception';
 import { applyMetaWrites, MetaOp } from '../../core/rest/meta-fields';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
@@ -272,12 +273,8 @@ export class TermsService {
     parent: number,
     self: number,
   ): Promise<{ id: number; slug: string } | null> {
-    const qb = em
-      .getRepository(TermEntity)
-      .createQueryBuilder('t')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
+    const qb = taxonomyTerms(em, taxonomy)
       .select(['t.id AS id', 't.slug AS slug'])
-      .where('tt.taxonomy = :taxonomy', { taxonomy })
       .andWhere('t.name = :name', { name })
       .andWhere('t.id != :self', { self });
     if (hierarchical) qb.andWhere('tt.parent = :parent', { parent });
@@ -300,11 +297,7 @@ export class TermsService {
   }
 
   private async slugTaken(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<boolean> {
-    const found = await em
-      .getRepository(TermEntity)
-      .createQueryBuilder('t')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
-      .where('tt.taxonomy = :taxonomy', { taxonomy })
+    const found = await taxonomyTerms(em, taxonomy)
       .andWhere('t.slug = :slug', { slug })
       .andWhere('t.id != :self', { self })
       .getCount();
@@ -342,12 +335,8 @@ export class TermsService {
   }
 
   private async numberedSlug(em: EntityManager, taxonomy: string, slug: string, self: number): Promise<string> {
-    const rows = await em
-      .getRepository(TermEntity)
-      .createQueryBuilder('t')
-      .innerJoin(TermTaxonomyEntity, 'tt', 'tt.termId = t.id')
+    const rows = await taxonomyTerms(em, taxonomy)
       .select('t.slug', 'slug')
-      .where('tt.taxonomy = :taxonomy', { taxonomy })
       .andWhere("(t.slug = :slug OR t.slug LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` })
       .andWhere('t.id != :self', { self })
       .getRawMany<{ slug: string }>();

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ApplicationPasswordItem, UserAccountsService } from '../../core/auth/user-accounts.service';
+import { ApplicationPasswordItem, ApplicationPasswords } from '../../core/auth/application-passwords.service';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/errors/rest.exception';
@@ -81,7 +81,7 @@ export class ApplicationPasswordsResource extends RestResource {
     server: RestServer,
     extensions: CmsExtensionRegistry,
     hooks: HookRegistry,
-    private readonly accounts: UserAccountsService,
+    private readonly accounts: ApplicationPasswords,
     private readonly users: UsersService,
   ) {
     super(server, extensions, hooks);

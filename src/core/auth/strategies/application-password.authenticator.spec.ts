@@ -9,7 +9,7 @@ import {
   ApplicationPasswordItem,
   dummyApplicationPasswordHash,
   hashApplicationPassword,
-} from '../user-accounts.service';
+} from '../application-passwords.service';
 import { ApplicationPasswordAuthenticator } from './application-password.authenticator';
 
 const APP_PASSWORD = 'abcdEFGHijklMNOPqrstUVWX';

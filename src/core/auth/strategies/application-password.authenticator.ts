@@ -10,9 +10,9 @@ import { logFailedAuthentication } from '../auth-log';
 import { RateLimiter, rateLimitSubject } from '../rate-limiter.service';
 import {
   APPLICATION_PASSWORDS_META_KEY,
+  ApplicationPasswords,
   dummyApplicationPasswordHash,
-  UserAccountsService,
-} from '../user-accounts.service';
+} from '../application-passwords.service';
 import { UserIdentityService } from '../user-identity.service';
 import { VersionStamps } from '../../database/version-stamps';
 import { VerifiedCallers } from '../verified-callers';
@@ -38,7 +38,7 @@ export class ApplicationPasswordAuthenticator implements OnModuleInit {
     private readonly auth: AuthenticationService,
     private readonly identity: UserIdentityService,
     private readonly limiter: RateLimiter,
-    private readonly accounts: UserAccountsService,
+    private readonly accounts: ApplicationPasswords,
     private readonly prefix: TablePrefix,
     @Optional() stamps?: VersionStamps,
   ) {

@@ -1,21 +1,30 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * The definition of one of WordPress's meta tables (`{p}postmeta`, `{p}termmeta`, ...), which differ only in their
+ * names: the table, the column of the object a row belongs to (and its key), and the row's id (`umeta_id` for users).
+ */
+function metaTable(table: string, objectColumn: string, idColumn = 'meta_id'): string {
+  return `CREATE TABLE {p}${table} (
+\t${idColumn} bigint(20) unsigned NOT NULL auto_increment,
+\t${objectColumn} bigint(20) unsigned NOT NULL default '0',
+\tmeta_key varchar(255) default NULL,
+\tmeta_value longtext,
+\tPRIMARY KEY  (${idColumn}),
+\tKEY ${objectColumn} (${objectColumn}),
+\tKEY meta_key (meta_key(191))
+);`;
+}
+
+/**
  * WordPress 6.1's single-site blog tables (`wp_get_db_schema()` in wp-admin/includes/schema.php, db_version
- * 53496), copied verbatim except `wp_links`, which the API does not use. `{p}` is the table prefix.
+ * 53496), copied verbatim (the meta tables through {@link metaTable}) except `wp_links`, which the API does not use.
+ * `{p}` is the table prefix.
  *
  * MySQL/MariaDB gets this text as is (plus `IF NOT EXISTS` and WordPress's utf8mb4 charset/collation); the
  * SQLite DDL is derived from it by {@link toSqlite}.
  */
-const WORDPRESS_TABLES = `CREATE TABLE {p}termmeta (
-	meta_id bigint(20) unsigned NOT NULL auto_increment,
-	term_id bigint(20) unsigned NOT NULL default '0',
-	meta_key varchar(255) default NULL,
-	meta_value longtext,
-	PRIMARY KEY  (meta_id),
-	KEY term_id (term_id),
-	KEY meta_key (meta_key(191))
-);
+const WORDPRESS_TABLES = `${metaTable('termmeta', 'term_id')}
 CREATE TABLE {p}terms (
  term_id bigint(20) unsigned NOT NULL auto_increment,
  name varchar(200) NOT NULL default '',
@@ -43,15 +52,7 @@ CREATE TABLE {p}term_relationships (
  PRIMARY KEY  (object_id,term_taxonomy_id),
  KEY term_taxonomy_id (term_taxonomy_id)
 );
-CREATE TABLE {p}commentmeta (
-	meta_id bigint(20) unsigned NOT NULL auto_increment,
-	comment_id bigint(20) unsigned NOT NULL default '0',
-	meta_key varchar(255) default NULL,
-	meta_value longtext,
-	PRIMARY KEY  (meta_id),
-	KEY comment_id (comment_id),
-	KEY meta_key (meta_key(191))
-);
+${metaTable('commentmeta', 'comment_id')}
 CREATE TABLE {p}comments (
 	comment_ID bigint(20) unsigned NOT NULL auto_increment,
 	comment_post_ID bigint(20) unsigned NOT NULL default '0',
@@ -84,15 +85,7 @@ CREATE TABLE {p}options (
 	UNIQUE KEY option_name (option_name),
 	KEY autoload (autoload)
 );
-CREATE TABLE {p}postmeta (
-	meta_id bigint(20) unsigned NOT NULL auto_increment,
-	post_id bigint(20) unsigned NOT NULL default '0',
-	meta_key varchar(255) default NULL,
-	meta_value longtext,
-	PRIMARY KEY  (meta_id),
-	KEY post_id (post_id),
-	KEY meta_key (meta_key(191))
-);
+${metaTable('postmeta', 'post_id')}
 CREATE TABLE {p}posts (
 	ID bigint(20) unsigned NOT NULL auto_increment,
 	post_author bigint(20) unsigned NOT NULL default '0',
@@ -139,15 +132,7 @@ CREATE TABLE {p}users (
 	KEY user_nicename (user_nicename),
 	KEY user_email (user_email)
 );
-CREATE TABLE {p}usermeta (
-	umeta_id bigint(20) unsigned NOT NULL auto_increment,
-	user_id bigint(20) unsigned NOT NULL default '0',
-	meta_key varchar(255) default NULL,
-	meta_value longtext,
-	PRIMARY KEY  (umeta_id),
-	KEY user_id (user_id),
-	KEY meta_key (meta_key(191))
-);`;
+${metaTable('usermeta', 'user_id', 'umeta_id')}`;
 
 /** WordPress's `$charset_collate` on a utf8mb4 server with the unicode 5.20 collation, plus the engine. */
 const MYSQL_TABLE_OPTIONS = 'ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_520_ci';

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { STAMP_GROUPS, VERSIONS_TABLE } from '../version-stamps';
-import { isSqlite } from './1764028800000-comment-query-keys';
+import { isSqlite } from '../migration-helpers';
 
 /**
  * `{prefix}cms_versions`: one row per object group (posts, terms, comments, users, options) and its version, which

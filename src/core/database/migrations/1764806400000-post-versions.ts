@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { POST_VERSIONS_TABLE } from '../version-stamps';
-import { isSqlite } from './1764028800000-comment-query-keys';
+import { isSqlite } from '../migration-helpers';
 
 /**
  * `{prefix}cms_post_versions`: the version of each post an edit in place wrote (see `VersionStamps.narrow`), next to

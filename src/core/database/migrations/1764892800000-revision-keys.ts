@@ -1,5 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
+import { KeysMigration, TableKeys } from '../migration-helpers';
 
 /**
  * A key for a post's revisions, which WordPress's `post_parent` key alone serves by reading every child row:
@@ -12,16 +11,10 @@ import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
  * Only the key is added, when missing, named `cms_*` so that it reads as ours; on an existing WordPress database
  * too (WordPress's upgrades leave extra keys alone). `down()` drops it.
  */
-export class RevisionKeys1764892800000 implements MigrationInterface {
+export class RevisionKeys1764892800000 extends KeysMigration {
   name = 'RevisionKeys1764892800000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await addMissingKeys(queryRunner, 'posts', [[REVISION_KEY, REVISION_KEY_COLUMNS]]);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await dropKeys(queryRunner, 'posts', [[REVISION_KEY, REVISION_KEY_COLUMNS]]);
-  }
+  protected readonly table = 'posts';
+  protected readonly keys: TableKeys = [[REVISION_KEY, REVISION_KEY_COLUMNS]];
 }
 
 export const REVISION_KEY = 'cms_parent_type_status_date';

@@ -1,6 +1,5 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
 import { POST_VERSIONS_TABLE } from '../version-stamps';
-import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
+import { KeysMigration, TableKeys } from '../migration-helpers';
 
 /**
  * A key on the posts' versions by version, `cms_version`: every read of the version stamps also reads the posts that
@@ -8,16 +7,10 @@ import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
  * cached answer reading the versions of the posts it shows. Without the key that read scans every post ever edited.
  * `down()` drops it.
  */
-export class PostVersionKeys1764979200000 implements MigrationInterface {
+export class PostVersionKeys1764979200000 extends KeysMigration {
   name = 'PostVersionKeys1764979200000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await addMissingKeys(queryRunner, POST_VERSIONS_TABLE, POST_VERSION_KEYS);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await dropKeys(queryRunner, POST_VERSIONS_TABLE, POST_VERSION_KEYS);
-  }
+  protected readonly table = POST_VERSIONS_TABLE;
+  protected readonly keys = POST_VERSION_KEYS;
 }
 
-export const POST_VERSION_KEYS: ReadonlyArray<[string, string[]]> = [['cms_version', ['version']]];
+export const POST_VERSION_KEYS: TableKeys = [['cms_version', ['version']]];

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { LOCKS_TABLE, locksTableDdl } from '../cluster-lock';
-import { isSqlite } from './1764028800000-comment-query-keys';
+import { isSqlite } from '../migration-helpers';
 
 /**
  * `{prefix}cms_locks`: named locks every node of a fleet shares through the database (the migrations' lock row, the

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { isSqlite } from './1764028800000-comment-query-keys';
+import { isSqlite } from '../migration-helpers';
 
 /** The table's name without the prefix (see `UploadJournal` in the media module). */
 const TABLE = 'cms_upload_journal';

@@ -1,5 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
+import { KeysMigration, TableKeys } from '../migration-helpers';
 
 /**
  * Keys that keep a page of posts on the index, however many posts there are, for the orders and filters front-ends
@@ -13,19 +12,13 @@ import { addMissingKeys, dropKeys } from './1764028800000-comment-query-keys';
  * Only keys are added, when missing, named `cms_*` so that they read as ours; on an existing WordPress database too
  * (InnoDB adds a key without blocking writes; WordPress's upgrades leave extra keys alone). `down()` drops them.
  */
-export class PostListKeys1765324800000 implements MigrationInterface {
+export class PostListKeys1765324800000 extends KeysMigration {
   name = 'PostListKeys1765324800000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await addMissingKeys(queryRunner, 'posts', POST_LIST_KEYS);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await dropKeys(queryRunner, 'posts', POST_LIST_KEYS);
-  }
+  protected readonly table = 'posts';
+  protected readonly keys = POST_LIST_KEYS;
 }
 
-export const POST_LIST_KEYS: ReadonlyArray<[string, string[]]> = [
+export const POST_LIST_KEYS: TableKeys = [
   ['cms_type_status_modified', ['post_type', 'post_status', 'post_modified', 'ID']],
   ['cms_type_status_menu_order', ['post_type', 'post_status', 'menu_order', 'ID']],
   ['cms_type_status_id', ['post_type', 'post_status', 'ID']],

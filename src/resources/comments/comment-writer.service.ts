@@ -1,0 +1,188 @@
+import { Injectable } from '@nestjs/common';
+import { PostsService } from '../posts';
+import { CommentEntity } from '../../core/database/entities/comment.entity';
+import { RestException } from '../../core/errors/rest.exception';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
+import { OptionsService } from '../../core/options/options.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { exposedMetaKeys, planMetaWrites } from '../../core/rest/meta-fields';
+import { RestRequest } from '../../core/rest/rest-request';
+import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { checkLengths, CommentModeration, truthyOption } from './comment-moderation.service';
+import { loadCommentOrFail, loadPost } from './comment-loaders';
+import { CommentFields, CommentsService } from './comments.service';
+
+/**
+ * The writing path of the comments resource (`create_item` / `update_item` up to the stored row): the request's
+ * fields for the database, the author and defaults, moderation and the save filters, the lengths, the meta writes,
+ * then the row written and read back. The response (additional fields, `rest_insert_comment`, the item) is the
+ * resource's.
+ */
+@Injectable()
+export class CommentWriter {
+  constructor(
+    private readonly comments: CommentsService,
+    private readonly posts: PostsService,
+    private readonly moderation: CommentModeration,
+    private readonly options: OptionsService,
+    private readonly hooks: HookRegistry,
+    private readonly extensions: CmsExtensionRegistry,
+  ) {}
+
+  /**
+   * A new comment from the request (`POST comments`), stored and read back, with its id and whether the caller
+   * moderates comments (the context of the answer).
+   */
+  async create(req: RestRequest): Promise<{ id: number; comment: CommentEntity; moderator: boolean }> {
+    if (req.sentAtAll('id', true))
+      throw new RestException('rest_comment_exists', 'Cannot create existing comment.', 400);
+    if (req.has('type') && req.get('type') !== 'comment')
+      throw new RestException('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
+    const moderator = await req.ctx.can('moderate_comments');
+    const clock = await this.clock();
+    const prepared = await this.prepareForDatabase(req, clock, true, moderator);
+    if (!prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
+    const now = clock.now();
+    prepared.date ??= now.local;
+    prepared.dateGmt ??= now.gmt;
+    // A logged-in caller who gave no author details writes as themselves.
+    if (req.ctx.isLoggedIn && !prepared.userId && !prepared.author && !prepared.authorEmail && !prepared.authorUrl) {
+      const me = await this.comments.userFacts(req.ctx.user.id);
+      prepared.userId = req.ctx.user.id;
+      prepared.author = me?.displayName ?? '';
+      prepared.authorEmail = me?.email ?? '';
+      prepared.authorUrl = me?.url ?? '';
+    }
+    if (truthyOption(await this.options.get('require_name_email', 1)) && (!prepared.author || !prepared.authorEmail)) {
+      throw new RestException(
+        'rest_comment_author_data_required',
+        'Creating a comment requires valid author name and email values.',
+        400,
+      );
+    }
+    const fields: CommentFields = {
+      postId: prepared.postId ?? 0,
+      author: prepared.author ?? '',
+      authorEmail: prepared.authorEmail ?? '',
+      authorUrl: prepared.authorUrl ?? '',
+      authorIp: prepared.authorIp ?? '127.0.0.1',
+      date: prepared.date,
+      dateGmt: prepared.dateGmt,
+      content: prepared.content,
+      karma: prepared.karma ?? 0,
+      approved: '0',
+      agent: prepared.agent ?? '',
+      type: 'comment',
+      parent: prepared.parent ?? 0,
+      userId: prepared.userId ?? 0,
+    };
+    checkLengths(fields);
+    fields.approved = await this.moderation.allow(fields, req, moderator);
+    const filtered = await this.hooks.applyFilters<CommentFields | RestException>(
+      'rest_pre_insert_comment',
+      fields,
+      req,
+    );
+    if (filtered instanceof RestException) throw filtered;
+    const stored = await this.moderation.filter(filtered, req);
+    // Checked against the comment about to be made (its post decides edit_comment).
+    const meta = await this.plannedMeta(req, { ...stored, id: 0 });
+    const status = req.has('status') ? String(req.get('status')) : undefined;
+    const id = await this.comments.create(stored, status, meta);
+    const comment = (await this.comments.findByIds([id]))[0];
+    return { id, comment, moderator };
+  }
+
+  /** The route's comment updated from the request (`PUT comments/<id>`), read back. */
+  async update(req: RestRequest): Promise<CommentEntity> {
+    const current = await loadCommentOrFail(req, this.comments);
+    if (req.has('type') && req.get('type') !== (current.type || 'comment')) {
+      throw new RestException('rest_comment_invalid_type', 'Sorry, you cannot change the comment type.', 404);
+    }
+    const moderator = await req.ctx.can('moderate_comments');
+    const prepared = await this.prepareForDatabase(req, await this.clock(), false, moderator);
+    if (prepared.content !== undefined && !prepared.content)
+      throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
+    if (prepared.postId && !(await loadPost(req, this.posts, prepared.postId)))
+      throw new RestException('rest_comment_invalid_post_id', 'Invalid post ID.', 403);
+    // As WordPress does, the lengths are checked before the filters run.
+    checkLengths(prepared);
+    const fields = await this.moderation.filter(prepared, req);
+    const status = req.has('status') ? String(req.get('status')) : undefined;
+    const meta = await this.plannedMeta(req, current);
+    const changed = await this.comments.update(current, fields, status, meta);
+    if (!Object.keys(fields).length && status !== undefined && !changed) {
+      throw new RestException('rest_comment_failed_edit', 'Updating comment status failed.', 500);
+    }
+    return (await this.comments.findByIds([current.id]))[0];
+  }
+
+  private async clock(): Promise<SiteClock> {
+    return SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
+  }
+
+  /**
+   * The reference's `prepare_item_for_database`: the columns the request gives (defaults on create only), then the
+   * `rest_preprocess_comment` filter.
+   */
+  private async prepareForDatabase(
+    req: RestRequest,
+    clock: SiteClock,
+    creating: boolean,
+    moderator: boolean,
+  ): Promise<Partial<CommentFields>> {
+    const out: Partial<CommentFields> = {};
+    const content = req.get<unknown>('content');
+    if (typeof content === 'string') out.content = content.trim();
+    else if (content && typeof content === 'object' && typeof (content as { raw?: unknown }).raw === 'string') {
+      out.content = (content as { raw: string }).raw.trim();
+    }
+    if (req.has('post')) out.postId = Number(req.get('post'));
+    if (req.has('parent')) out.parent = Number(req.get('parent'));
+    // A user as author brings their name, e-mail and URL (what the request gives besides wins).
+    if (req.has('author') && Number(req.get('author')) > 0) {
+      const user = await this.comments.userFacts(Number(req.get('author')));
+      if (!user) throw new RestException('rest_comment_author_invalid', 'Invalid comment author ID.', 400);
+      out.userId = Number(req.get('author'));
+      out.author = user.displayName;
+      out.authorEmail = user.email;
+      out.authorUrl = user.url;
+    } else if (req.has('author')) out.userId = 0;
+    if (req.has('author_name')) out.author = String(req.get('author_name'));
+    if (req.has('author_email')) out.authorEmail = String(req.get('author_email'));
+    if (req.has('author_url')) out.authorUrl = String(req.get('author_url'));
+    if (req.has('author_ip') && moderator) out.authorIp = String(req.get('author_ip'));
+    else if (creating) out.authorIp = req.ctx.ip && isIp(req.ctx.ip) ? req.ctx.ip : '127.0.0.1';
+    if (creating) out.agent = String(req.header('user-agent') ?? '');
+    if (req.has('karma')) out.karma = Number(req.get('karma'));
+    if (req.get('date')) {
+      const value = clock.restDateWithGmt(String(req.get('date')));
+      if (value) [out.date, out.dateGmt] = value;
+    } else if (req.get('date_gmt')) {
+      const value = clock.restDateWithGmt(String(req.get('date_gmt')), true);
+      if (value) [out.date, out.dateGmt] = value;
+    }
+    return this.hooks.applyFilters('rest_preprocess_comment', out, req);
+  }
+
+  /** The meta writes the request asks for (`meta`), each allowed on `comment` or refused with the reference's code. */
+  private async plannedMeta(req: RestRequest, comment: CommentEntity) {
+    if (!req.has('meta')) return [];
+    return planMetaWrites(
+      this.registeredMeta(),
+      req.get('meta'),
+      'comment',
+      (cap, key) => req.ctx.can(cap, comment, key),
+      req.ctx.authorizationRequiredCode,
+    );
+  }
+
+  private registeredMeta() {
+    return exposedMetaKeys(this.extensions, 'comment');
+  }
+}
+
+/** Whether the value looks like an IP address (IPv4 dotted, or IPv6 digits and colons). */
+function isIp(value: string): boolean {
+  return /^(\d{1,3}\.){3}\d{1,3}$/.test(value) || /^[0-9a-f:]+$/i.test(value);
+}

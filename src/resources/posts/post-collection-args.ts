@@ -1,0 +1,127 @@
+import { RestException } from '../../core/errors/rest.exception';
+import { RouteArg } from '../../core/json-schema/json-schema';
+import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
+import { CollectionArgs, orderArg, orderbyArg } from '../../core/rest/collection-query';
+
+/** The `id` path argument of a post's routes. */
+export const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
+
+/** The arguments of a post type's `GET` collection, as {@link postCollectionArgs} declares them. */
+export interface PostListArgs extends CollectionArgs {
+  author?: number[];
+  author_exclude?: number[];
+  parent?: number[];
+  parent_exclude?: number[];
+  after?: string;
+  before?: string;
+  modified_after?: string;
+  modified_before?: string;
+  menu_order?: number;
+  tax_relation?: 'AND' | 'OR';
+  sticky?: boolean;
+}
+
+/** A date-time argument. */
+const dateArg = (description: string): RouteArg => ({ description, type: 'string', format: 'date-time' });
+
+/** What the collection arguments of a post type are made from, besides the type. */
+export interface PostCollectionBasis {
+  /** The base collection arguments (context, page, per_page, search). */
+  collectionParams: Record<string, RouteArg>;
+  /** A list-of-ids argument with a description. */
+  idListArg: (description: string) => RouteArg;
+  /** The names of every registered status. */
+  statuses: string[];
+  taxonomies: TaxonomyObject[];
+}
+
+/** The arguments of a post type's `GET` collection, as the reference declares them for the type. */
+export function postCollectionArgs(
+  type: PostTypeObject,
+  { collectionParams, idListArg, statuses, taxonomies }: PostCollectionBasis,
+): Record<string, RouteArg> {
+  const args: Record<string, RouteArg> = {
+    ...collectionParams,
+    after: dateArg('Limit response to posts published after a given ISO8601 compliant date.'),
+    modified_after: dateArg('Limit response to posts modified after a given ISO8601 compliant date.'),
+    author: idListArg('Limit result set to posts assigned to specific authors.'),
+    author_exclude: idListArg('Ensure result set excludes posts assigned to specific authors.'),
+    before: dateArg('Limit response to posts published before a given ISO8601 compliant date.'),
+    modified_before: dateArg('Limit response to posts modified before a given ISO8601 compliant date.'),
+    exclude: idListArg('Ensure result set excludes specific IDs.'),
+    include: idListArg('Limit result set to specific IDs.'),
+    offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
+    order: orderArg('desc'),
+    orderby: orderbyArg('Sort collection by post attribute.', 'date', [
+      'author',
+      'date',
+      'id',
+      'include',
+      'modified',
+      'parent',
+      'relevance',
+      'slug',
+      'include_slugs',
+      'title',
+      ...(type.hierarchical || type.supports['page-attributes'] ? ['menu_order'] : []),
+    ]),
+    slug: {
+      description: 'Limit result set to posts with one or more specific slugs.',
+      type: 'array',
+      items: { type: 'string' },
+    },
+    status: {
+      default: 'publish',
+      description: 'Limit result set to posts assigned one or more statuses.',
+      type: 'array',
+      items: { enum: [...statuses, 'any'], type: 'string' },
+    },
+  };
+  // The reference's prepare_item_for_response reads `password` for every item of a collection too.
+  args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
+  // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
+  args.filter = {
+    description: 'Use WP Query arguments to modify the response; private query vars require appropriate authorization.',
+  };
+  if (type.hierarchical) args.parent = idListArg('Limit result set to items with particular parent IDs.');
+  // The spec's collection table: pages take `parent`, posts as well as pages take `parent_exclude`.
+  args.parent_exclude = idListArg('Limit result set to all items except those of a particular parent ID.');
+  if (type.supports['page-attributes']) {
+    args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
+  }
+  if (taxonomies.length) {
+    args.tax_relation = {
+      description: 'Limit result set based on relationship between multiple taxonomies.',
+      type: 'string',
+      enum: ['AND', 'OR'],
+    };
+    for (const tax of taxonomies) {
+      const base = tax.rest_base || tax.name;
+      args[base] = idListArg(`Limit result set to items with specific terms assigned in the ${base} taxonomy.`);
+      args[`${base}_exclude`] = idListArg(
+        `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`,
+      );
+    }
+  }
+  if (type.name === 'post')
+    args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
+  return args;
+}
+
+/** The reference's refusals of an order it cannot apply: by relevance without a search, by include without ids. */
+export function checkOrderby(orderby: string, search: unknown, include: number[]): void {
+  if (orderby === 'relevance' && !search) {
+    throw new RestException(
+      'rest_no_search_term_defined',
+      'You need to define a search term to order by relevance.',
+      400,
+    );
+  }
+  if (orderby === 'include' && !include.length) {
+    throw new RestException(
+      'rest_orderby_include_missing_include',
+      'You need to define an include parameter to order by include.',
+      400,
+    );
+  }
+}

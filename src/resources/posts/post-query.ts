@@ -1,0 +1,278 @@
+import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
+import { limitClause, placeholders, Where } from '../../core/database/raw-query';
+
+/** Filters of a posts collection, validated and coerced. */
+export interface PostQuery {
+  type: string;
+  statuses: string[];
+  /** Statuses readable only by their author (private posts of the caller, when it lacks read_private_posts). */
+  ownStatuses?: { statuses: string[]; author: number };
+  include: number[];
+  exclude: number[];
+  authors: number[];
+  authorsExclude: number[];
+  parents: number[];
+  parentsExclude: number[];
+  slugs: string[];
+  search?: string;
+  /**
+   * Whose password-protected posts a `search` may find: anyone's (`'all'`), one author's (`{ author }`), or none
+   * (absent). The words of a protected text must not be found by a caller who cannot edit the post, or its body
+   * could be read word by word.
+   */
+  protectedSearch?: 'all' | { author: number };
+  after?: string;
+  before?: string;
+  modifiedAfter?: string;
+  modifiedBefore?: string;
+  menuOrder?: number;
+  /** Attachments of these exact MIME types (`mime_type`). */
+  mimeTypes?: string[];
+  /** Attachments of a top-level MIME type (`media_type`: `image` → `image/…`). */
+  mimePrefix?: string;
+  /** Term-taxonomy filters: posts in any of the terms, per taxonomy. */
+  terms: Array<{ taxonomy: string; termIds: number[]; exclude: boolean }>;
+  taxRelation: 'AND' | 'OR';
+  /** `true`: only these ids; `false`: not these ids. */
+  sticky?: { ids: number[]; only: boolean };
+  /**
+   * Sticky posts to float to the top of the page (WP_Query's sticky handling, `filter[ignore_sticky_posts]=0`):
+   * those on the page move first, in page order, then the published ones of the type not on it (and not
+   * excluded) follow, newest first. The total does not count the added ones, as `found_posts` does not.
+   */
+  stickyFirst?: number[];
+  orderby: string;
+  order: 'ASC' | 'DESC';
+  limit: number;
+  offset: number;
+}
+
+/** The tables a posts query reads, by their names on this site. */
+export interface PostTables {
+  posts: string;
+  termRelationships: string;
+  termTaxonomies: string;
+}
+
+/** What a clause may need besides the filters: the tables, and which term filters are dense (see `PostsService`). */
+interface ClauseContext {
+  tables: PostTables;
+  denseTerms: Set<number>;
+}
+
+/** Adds one filter's condition to a posts query's WHERE; `false` when the filter can match nothing. */
+type Clause = (w: Where, q: PostQuery, ctx: ClauseContext) => void | false;
+
+/** The filters of {@link PostQuery} that are lists. */
+type ListFilter = 'include' | 'exclude' | 'authors' | 'authorsExclude' | 'parents' | 'parentsExclude' | 'slugs';
+
+/** `column IN (…)` (`NOT IN` with `not`) when the list is not empty. */
+function inList(filter: ListFilter, column: string, not = false): Clause {
+  return (w, q) => {
+    if (q[filter].length) w.in(column, q[filter], not);
+  };
+}
+
+/** A comparison with the filter's value, when it is given. */
+function given(filter: 'after' | 'before' | 'modifiedAfter' | 'modifiedBefore', condition: string): Clause {
+  return (w, q) => {
+    if (q[filter]) w.add(condition, q[filter]);
+  };
+}
+
+/** The statuses, and those readable only by their author (see {@link PostQuery.ownStatuses}). */
+const statusClause: Clause = (w, q) => {
+  const own = q.ownStatuses;
+  if (own && own.statuses.length) {
+    const mine = `(p.post_status IN (${placeholders(own.statuses.length)}) AND p.post_author = ?)`;
+    if (q.statuses.length)
+      w.add(
+        `(p.post_status IN (${placeholders(q.statuses.length)}) OR ${mine})`,
+        ...q.statuses,
+        ...own.statuses,
+        own.author,
+      );
+    else w.add(mine, ...own.statuses, own.author);
+  } else {
+    w.in('p.post_status', q.statuses);
+  }
+};
+
+const stickyClause: Clause = (w, q) => {
+  if (!q.sticky) return;
+  if (q.sticky.only) {
+    if (!q.sticky.ids.length) return false;
+    w.in('p.ID', q.sticky.ids);
+  } else if (q.sticky.ids.length) {
+    w.in('p.ID', q.sticky.ids, true);
+  }
+};
+
+const searchClause: Clause = (w, q) => {
+  if (!q.search) return;
+  // Every word must appear in the title, the excerpt or the content (WordPress's search).
+  for (const word of q.search.split(/\s+/).filter(Boolean).slice(0, 9)) {
+    const term = containsPattern(word);
+    w.add(
+      "(p.post_title LIKE ? ESCAPE '!' OR p.post_excerpt LIKE ? ESCAPE '!' OR p.post_content LIKE ? ESCAPE '!')",
+      term,
+      term,
+      term,
+    );
+  }
+  const open = q.protectedSearch;
+  if (open === undefined) w.add("p.post_password = ''");
+  else if (open !== 'all') w.add("(p.post_password = '' OR p.post_author = ?)", open.author);
+};
+
+const termsClause: Clause = (w, q, { tables, denseTerms }) => {
+  if (!q.terms.length) return;
+  const rel = tables.termRelationships;
+  const tt = tables.termTaxonomies;
+  const clause = (t: (typeof q.terms)[number], i: number) => {
+    const ids = t.termIds.length ? t.termIds : [0];
+    const termTaxonomies = `SELECT tt.term_taxonomy_id FROM ${tt} tt WHERE tt.taxonomy = ? AND tt.term_id IN (${placeholders(ids.length)})`;
+    // The dense form is a scalar probe, not EXISTS: MariaDB turns EXISTS (and IN) into a semi-join that reads every
+    // post of the term before sorting (7.7 ms for a term on 2,600 posts, against 0.8 ms probing in date order).
+    const sql = denseTerms.has(i)
+      ? `((SELECT 1 FROM ${rel} r WHERE r.object_id = p.ID AND r.term_taxonomy_id IN (${termTaxonomies}) LIMIT 1) IS NOT NULL)`
+      : `p.ID IN (SELECT r.object_id FROM ${rel} r WHERE r.term_taxonomy_id IN (${termTaxonomies}))`;
+    return { sql, params: [t.taxonomy, ...ids] };
+  };
+  const clauses = q.terms.map((t, i) => ({ ...clause(t, i), exclude: t.exclude }));
+  const includes = clauses.filter((c) => !c.exclude);
+  if (includes.length) {
+    w.add(
+      `(${includes.map((c) => c.sql).join(q.taxRelation === 'OR' ? ' OR ' : ' AND ')})`,
+      ...includes.flatMap((c) => c.params),
+    );
+  }
+  for (const c of clauses.filter((x) => x.exclude)) w.add(`NOT ${c.sql}`, ...c.params);
+};
+
+/**
+ * The clause of each filter of {@link PostQuery}, in the order the WHERE clause (and its parameters) takes them: a
+ * new filter is its field there and its clause here.
+ */
+const CLAUSES: Clause[] = [
+  (w, q) => {
+    w.add('p.post_type = ?', q.type);
+  },
+  statusClause,
+  inList('include', 'p.ID'),
+  inList('exclude', 'p.ID', true),
+  inList('authors', 'p.post_author'),
+  inList('authorsExclude', 'p.post_author', true),
+  inList('parents', 'p.post_parent'),
+  inList('parentsExclude', 'p.post_parent', true),
+  inList('slugs', 'p.post_name'),
+  (w, q) => {
+    if (q.menuOrder !== undefined) w.add('p.menu_order = ?', q.menuOrder);
+  },
+  (w, q) => {
+    if (q.mimeTypes) w.in('p.post_mime_type', q.mimeTypes);
+  },
+  (w, q) => {
+    if (q.mimePrefix) w.add("p.post_mime_type LIKE ? ESCAPE '!'", `${escapeLike(q.mimePrefix)}/%`);
+  },
+  given('after', 'p.post_date > ?'),
+  given('before', 'p.post_date < ?'),
+  given('modifiedAfter', 'p.post_modified > ?'),
+  given('modifiedBefore', 'p.post_modified < ?'),
+  stickyClause,
+  searchClause,
+  termsClause,
+];
+
+/** The WHERE clause of a posts query, or `null` when it can match nothing. */
+export function postsWhere(q: PostQuery, tables: PostTables, denseTerms: Set<number> = new Set()): Where | null {
+  const w = new Where();
+  for (const clause of CLAUSES) if (clause(w, q, { tables, denseTerms }) === false) return null;
+  return w;
+}
+
+const ORDER_COLUMNS: Record<string, string> = {
+  date: 'p.post_date',
+  id: 'p.ID',
+  title: 'p.post_title',
+  slug: 'p.post_name',
+  modified: 'p.post_modified',
+  parent: 'p.post_parent',
+  menu_order: 'p.menu_order',
+  author: 'p.post_author',
+};
+
+/** The ORDER BY of a posts query (its parameters: {@link postsOrderParams}). */
+export function postsOrder(q: PostQuery): string {
+  if (q.orderby === 'include' && q.include.length) {
+    return orderByPosition('p.ID', q.include.length);
+  }
+  if (q.orderby === 'relevance' && q.search) return 'p.post_date DESC, p.ID DESC';
+  const column = ORDER_COLUMNS[q.orderby] ?? 'p.post_date';
+  return q.orderby === 'id' ? `${column} ${q.order}` : `${column} ${q.order}, p.ID ${q.order}`;
+}
+
+export function postsOrderParams(q: PostQuery): unknown[] {
+  return q.orderby === 'include' && q.include.length ? [...q.include] : [];
+}
+
+/** The orders a key gives within one type and status (see {@link mergedStatusesPage}): the column. */
+const MERGED_ORDERS: Record<string, string> = {
+  date: 'post_date',
+  modified: 'post_modified',
+  menu_order: 'menu_order',
+  id: 'ID',
+};
+
+/** Past this many rows a status (`offset + limit`), a page of several statuses is sorted by the database as a whole. */
+const MERGED_PAGE_ROWS = 5000;
+
+/**
+ * The ids of a page of several statuses (an editor's list: publish, draft, pending, private) in an order a key gives
+ * within one status (date, modification date, menu order, id): the first `offset + limit` ids of each status, each
+ * read in order from its key, merged and cut. Neither database can read one key in order across several statuses,
+ * so `post_status IN (…)` sorts every post of those statuses; this reads at most `offset + limit` entries a status,
+ * however many posts there are. `null` when it does not apply (other filters decide the order's cost).
+ */
+export function mergedStatusesPage(q: PostQuery, tables: PostTables): { sql: string; params: unknown[] } | null {
+  const column = MERGED_ORDERS[q.orderby];
+  if (
+    !column ||
+    q.statuses.length < 2 ||
+    q.statuses.length > 8 ||
+    q.ownStatuses?.statuses.length ||
+    q.terms.length ||
+    q.search
+  )
+    return null;
+  if (q.offset + q.limit > MERGED_PAGE_ROWS || q.limit <= 0) return null;
+  const keep = q.offset + q.limit;
+  const order = (alias: string) =>
+    column === 'ID' ? `${alias}.ID ${q.order}` : `${alias}.${column} ${q.order}, ${alias}.ID ${q.order}`;
+  const select = column === 'ID' ? 'p.ID' : `p.ID, p.${column}`;
+  const params: unknown[] = [];
+  const branches: string[] = [];
+  for (const status of q.statuses) {
+    const where = postsWhere({ ...q, statuses: [status] }, tables);
+    if (!where) continue;
+    branches.push(
+      `SELECT * FROM (SELECT ${select} FROM ${tables.posts} p WHERE ${where.sql} ORDER BY ${order('p')} LIMIT ${keep}) s${branches.length}`,
+    );
+    params.push(...where.params);
+  }
+  if (!branches.length) return null;
+  return {
+    sql: `SELECT u.ID FROM (${branches.join(' UNION ALL ')}) u ORDER BY ${order('u')} ${limitClause(q.limit, q.offset)}`,
+    params,
+  };
+}
+
+/**
+ * Whether the `type_status_date` index (post_type, post_status, post_date, ID) gives the page in order: date
+ * order within one type and one status. With a term filter MySQL may turn the subquery into a join and sort
+ * whole rows, so those pages go through the derived table.
+ */
+export function dateIndexOrders(q: PostQuery): boolean {
+  const dateOrder = q.orderby === 'date' || (q.orderby === 'relevance' && Boolean(q.search));
+  return dateOrder && q.statuses.length === 1 && !q.ownStatuses?.statuses.length && !q.terms.length;
+}
