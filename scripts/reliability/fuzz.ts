@@ -105,7 +105,7 @@ const FIXED = [
     'test/e2e/fuzz-media.e2e-spec.ts).',
   'Uploads of one file name at once raced for the name: all but one answered 500 (`EEXIST`). Now a name taken ' +
     'between its pick and the store makes the upload pick the next one ' +
-    '(src/resources/media/attachment.resource.ts; test/e2e/media-malformed.e2e-spec.ts).',
+    '(src/resources/media/attachment-files.ts; test/e2e/media-malformed.e2e-spec.ts).',
 ];
 
 async function main(): Promise<number> {

@@ -8,7 +8,7 @@ import { PostEntity } from '../core/database/entities/post.entity';
 import { OptionsService } from '../core/options/options.service';
 import { ContentRegistry } from '../core/registry/content-registry.service';
 import { buildPostType } from '../core/registry/content-types';
-import { permalink, PLAIN_LINK_STATUSES } from '../resources/posts/permalink';
+import { permalink, PLAIN_LINK_STATUSES } from '../core/rest/permalink';
 import { stickyIds } from '../resources/posts/post-relations';
 import type { CliOutput } from './admin-commands';
 import { CliError } from './command-line';

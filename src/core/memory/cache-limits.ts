@@ -16,7 +16,7 @@ const MiB = 1024 * KiB;
 export const CACHE_ENTRY_SHARE = 1 / 8;
 
 /**
- * Rendered HTML of post titles, contents and excerpts (`post-presenter.ts`): one cache per process. An entry
+ * Rendered HTML of post titles, contents and excerpts (`render-cache.ts`): one cache per process. An entry
  * holds its source text and its HTML, so contents over about 500,000 characters are rendered on every read.
  */
 export const RENDERED_HTML_CACHE = { bytes: 16 * MiB, entries: 4000 } as const;

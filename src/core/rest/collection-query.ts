@@ -114,3 +114,8 @@ export function orderArg(fallback: 'asc' | 'desc'): RouteArg {
 export function orderbyArg(description: string, fallback: string, values: readonly string[]): RouteArg {
   return { description, type: 'string', default: fallback, enum: [...values] };
 }
+
+/** The `offset` collection argument: how many items to skip (the page is then ignored). */
+export function offsetArg(description = 'Offset the result set by a specific number of items.'): RouteArg {
+  return { description, type: 'integer' };
+}

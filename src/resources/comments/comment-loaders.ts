@@ -1,4 +1,4 @@
-import { PostsService, postLoader } from '../posts';
+import { PostReads } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
@@ -14,8 +14,8 @@ export function commentLoader(req: RestRequest, comments: CommentsService) {
 }
 
 /** A comment's post by id through the request-wide post loader (`null` for no post, `0`). */
-export async function loadPost(req: RestRequest, posts: PostsService, id: number): Promise<PostEntity | null> {
-  return id > 0 ? postLoader(req, posts).load(id) : null;
+export async function loadPost(req: RestRequest, posts: PostReads, id: number): Promise<PostEntity | null> {
+  return id > 0 ? posts.loader(req).load(id) : null;
 }
 
 /** The comment of the route's `id`, or `null`. */

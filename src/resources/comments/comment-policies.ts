@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PostsService, canReadPost, samePassword } from '../posts';
+import { PostReads } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
@@ -20,7 +20,7 @@ export class CommentPolicies {
   constructor(
     private readonly content: ContentRegistry,
     private readonly comments: CommentsService,
-    private readonly posts: PostsService,
+    private readonly posts: PostReads,
     private readonly options: OptionsService,
   ) {}
 
@@ -39,9 +39,9 @@ export class CommentPolicies {
     if (post.password) {
       const single = parseIdList(req.get('post')).length === 1 || req.has('id');
       const password = req.get<string>('password');
-      if (!(single && password && samePassword(post.password, password))) return this.can(req, 'edit_post', post);
+      if (!(single && password && this.posts.passwordMatches(post, password))) return this.can(req, 'edit_post', post);
     }
-    return canReadPost(post, req, this.content, (id) => loadPost(req, this.posts, id));
+    return this.posts.canRead(post, req);
   }
 
   /** The reference's `check_read_permission` of one comment. */

@@ -1,4 +1,4 @@
-import { PLAIN_LINK_STATUSES, PostsService, permalink, postLoader } from '../posts';
+import type { PostReads } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339 } from '../../core/database/mysql-date';
@@ -8,6 +8,7 @@ import { textOf } from '../../core/formatting/php-serialize';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { ItemMemo } from '../../core/rest/json-text';
+import { PLAIN_LINK_STATUSES, permalink } from '../../core/rest/permalink';
 import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -72,7 +73,7 @@ export class CommentPresenter {
   constructor(
     private readonly deps: {
       comments: CommentsService;
-      posts: PostsService;
+      posts: PostReads;
       options: OptionsService;
       content: ContentRegistry;
     },
@@ -116,12 +117,12 @@ export class CommentPresenter {
   async batchOf(comments: CommentEntity[], req: RestRequest): Promise<CommentBatch> {
     const postIds = [...new Set(comments.map((c) => c.postId).filter((id) => id > 0))];
     const posts = new Map<number, PostEntity>();
-    const found = await postLoader(req, this.deps.posts).loadMany(postIds);
+    const found = await this.deps.posts.loader(req).loadMany(postIds);
     found.forEach((p) => p && !(p instanceof Error) && posts.set(p.id, p));
     const parents = new Map<number, PostEntity>();
     let wanted = [...new Set([...posts.values()].map((p) => p.parent).filter((id) => id > 0))];
     for (let depth = 0; wanted.length && depth < 20; depth++) {
-      const rows = (await postLoader(req, this.deps.posts).loadMany(wanted)).filter(
+      const rows = (await this.deps.posts.loader(req).loadMany(wanted)).filter(
         (r): r is PostEntity => Boolean(r) && !(r instanceof Error),
       );
       rows.forEach((r) => parents.set(r.id, r));

@@ -3,9 +3,49 @@ import { containsPattern } from '../../core/database/query-helpers';
 import { Where } from '../../core/database/raw-query';
 import { parseIdList } from '../../core/json-schema/validate';
 import { SiteClock } from '../../core/options/site-clock';
+import type { RouteArg } from '../../core/json-schema/json-schema';
 import { CollectionQuery } from '../../core/rest/collection-query';
 import { RestRequest } from '../../core/rest/rest-request';
-import { CommentListArgs } from './comment-schema';
+import type { CommentListArgs } from './comment-schema';
+
+/**
+ * A filter of the comments collection that one value decides: its declaration (the route argument, which the
+ * dispatcher validates and coerces and `OPTIONS`, the index and the OpenAPI document list) and its clause, run when
+ * the request gives a value. A new such query parameter is one entry of {@link COMMENT_FILTERS}.
+ */
+interface CommentFilter<T> {
+  arg: RouteArg;
+  clause: (w: Where, value: T) => void;
+}
+
+/** One entry of {@link COMMENT_FILTERS}. */
+export const commentFilter = <T>(arg: RouteArg, clause: (w: Where, value: T) => void): CommentFilter<T> => ({
+  arg,
+  clause,
+});
+
+/** The comments collection's one-value filters, in the order their clauses join the WHERE clause. */
+export const COMMENT_FILTERS = {
+  author_email: commentFilter<string>(
+    {
+      description: 'Limit result set to that from a specific author email. Requires authorization.',
+      type: 'string',
+      format: 'email',
+      default: null,
+    },
+    (w, email) => w.add('c.comment_author_email = ?', email),
+  ),
+  karma: commentFilter<number>(
+    { description: 'Limit result set to that of a particular comment karma. Requires authorization.', type: 'integer' },
+    // absint(), as the reference.
+    (w, karma) => w.add('c.comment_karma = ?', Math.abs(Math.trunc(karma))),
+  ),
+};
+
+/** The values of {@link COMMENT_FILTERS} a request gives, by argument name. */
+export type CommentFilterArgs = {
+  [K in keyof typeof COMMENT_FILTERS]?: (typeof COMMENT_FILTERS)[K] extends CommentFilter<infer T> ? T : never;
+};
 
 /** Filters of a comments collection, validated and coerced (the reference's `WP_Comment_Query` arguments). */
 export interface CommentQuery {
@@ -18,8 +58,8 @@ export interface CommentQuery {
   /** `author__in` / `author__not_in`: user ids. */
   authorIn: number[];
   authorNotIn: number[];
-  authorEmail?: string;
-  karma?: number;
+  /** The one-value filters the request gives ({@link COMMENT_FILTERS}); an empty string is none. */
+  filters: CommentFilterArgs;
   search?: string;
   /**
    * Search the author's name, URL and the content only: callers who may not see commenters' e-mail addresses and
@@ -63,8 +103,7 @@ export async function commentQueryOf(
     exclude: parseIdList(q.exclude),
     authorIn: parseIdList(req.get('author')),
     authorNotIn: parseIdList(req.get('author_exclude')),
-    authorEmail: req.get<string>('author_email') || undefined,
-    karma: req.has('karma') ? Math.abs(Math.trunc(Number(req.get('karma')))) : undefined,
+    filters: givenFilters(q.args),
     search: q.search ?? '',
     restrictedSearch: !(await req.ctx.can('moderate_comments')),
     status: String(req.get('status') ?? 'approve'),
@@ -76,6 +115,16 @@ export async function commentQueryOf(
     limit: q.limit,
     offset: q.offset,
   };
+}
+
+/** The filters' values a request gives: present, and not an empty string. */
+function givenFilters(args: CommentFilterArgs): CommentFilterArgs {
+  const given: Record<string, unknown> = {};
+  for (const name of Object.keys(COMMENT_FILTERS) as (keyof CommentFilterArgs)[]) {
+    const value = args[name];
+    if (value !== undefined && value !== null && value !== '') given[name] = value;
+  }
+  return given;
 }
 
 const ORDER_COLUMNS: Record<string, string> = {
@@ -106,8 +155,8 @@ export function commentWhere(q: CommentQuery): Where {
   if (q.exclude.length) w.in('c.comment_ID', q.exclude, true);
   if (q.authorIn.length) w.in('c.user_id', q.authorIn);
   if (q.authorNotIn.length) w.in('c.user_id', q.authorNotIn, true);
-  if (q.authorEmail) w.add('c.comment_author_email = ?', q.authorEmail);
-  if (q.karma !== undefined) w.add('c.comment_karma = ?', q.karma);
+  for (const [name, value] of Object.entries(q.filters))
+    (COMMENT_FILTERS[name as keyof CommentFilterArgs] as CommentFilter<unknown>).clause(w, value);
   if (q.after) w.add('c.comment_date > ?', q.after);
   if (q.before) w.add('c.comment_date < ?', q.before);
   if (q.search) {

@@ -4,13 +4,14 @@ import type { JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { sanitizeKey } from '../../core/registry/content-types';
 import { TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import type { CollectionArgs } from '../../core/rest/collection-query';
-import { orderArg, orderbyArg } from '../../core/rest/collection-query';
+import { COMMENT_FILTERS, type CommentFilterArgs } from './comment-query';
+import { orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
 
 /** The `id` path argument of a comment route. */
 export const COMMENT_ID: RouteArg = { description: 'Unique identifier for the object.', type: 'integer' };
 
 /** The arguments of `GET /comments`, as {@link commentCollectionArgs} declares them. */
-export type CommentListArgs = CollectionArgs;
+export type CommentListArgs = CollectionArgs & CommentFilterArgs;
 
 /** The comment schema's properties, as the reference declares them (its `meta` is added by the resource). */
 export function commentProperties(): Record<string, JsonSchema> {
@@ -125,7 +126,8 @@ export function commentCollectionArgs(
   shared: Record<string, RouteArg>,
   idList: (description: string) => RouteArg,
 ): Record<string, RouteArg> {
-  return {
+  // The reference's arguments, in its order (OPTIONS lists them so).
+  const args: Record<string, RouteArg> = {
     ...shared,
     after: {
       description: 'Limit response to comments published after a given ISO8601 compliant date.',
@@ -142,12 +144,7 @@ export function commentCollectionArgs(
       type: 'array',
       items: { type: 'integer' },
     },
-    author_email: {
-      description: 'Limit result set to that from a specific author email. Requires authorization.',
-      type: 'string',
-      format: 'email',
-      default: null,
-    },
+    author_email: COMMENT_FILTERS.author_email.arg,
     before: {
       description: 'Limit response to comments published before a given ISO8601 compliant date.',
       type: 'string',
@@ -155,11 +152,8 @@ export function commentCollectionArgs(
     },
     exclude: idList('Ensure result set excludes specific ids.'),
     include: idList('Limit result set to specific ids.'),
-    karma: {
-      description: 'Limit result set to that of a particular comment karma. Requires authorization.',
-      type: 'integer',
-    },
-    offset: { description: 'Offset the result set by a specific number of comments.', type: 'integer' },
+    karma: COMMENT_FILTERS.karma.arg,
+    offset: offsetArg('Offset the result set by a specific number of comments.'),
     order: orderArg('desc'),
     orderby: orderbyArg('Sort collection by object attribute.', 'date_gmt', [
       'date',
@@ -187,4 +181,7 @@ export function commentCollectionArgs(
     },
     password: { description: 'The password for the post if it is password protected.', type: 'string' },
   };
+  // A filter declared only in COMMENT_FILTERS follows them.
+  for (const [name, { arg }] of Object.entries(COMMENT_FILTERS)) args[name] ??= arg;
+  return args;
 }

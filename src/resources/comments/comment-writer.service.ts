@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PostsService } from '../posts';
+import { PostReads } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { RestException } from '../../core/errors/rest.exception';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
@@ -22,7 +22,7 @@ import { CommentFields, CommentsService } from './comments.service';
 export class CommentWriter {
   constructor(
     private readonly comments: CommentsService,
-    private readonly posts: PostsService,
+    private readonly posts: PostReads,
     private readonly moderation: CommentModeration,
     private readonly options: OptionsService,
     private readonly hooks: HookRegistry,

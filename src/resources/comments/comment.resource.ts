@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { PostsService } from '../posts';
+import { PostReads } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
-import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
+import { exposedMetaKeys } from '../../core/rest/meta-fields';
+import { metaProperty } from '../../core/rest/meta-property';
 import { CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
@@ -41,7 +42,7 @@ export class CommentResource extends RestResource {
     hooks: HookRegistry,
     content: ContentRegistry,
     private readonly comments: CommentsService,
-    private readonly posts: PostsService,
+    private readonly posts: PostReads,
     private readonly options: OptionsService,
     private readonly policies: CommentPolicies,
     private readonly writer: CommentWriter,
@@ -63,12 +64,7 @@ export class CommentResource extends RestResource {
 
   protected baseSchema(): ItemSchema {
     const props = commentProperties();
-    props.meta = {
-      description: 'Meta fields.',
-      type: 'object',
-      context: ['view', 'edit'],
-      properties: metaSchemaProperties(this.registeredMeta()),
-    };
+    props.meta = metaProperty(this.registeredMeta());
     return { $schema: 'http://json-schema.org/draft-04/schema#', title: 'comment', type: 'object', properties: props };
   }
 

@@ -37,6 +37,7 @@ describe('CommentsService', () => {
     exclude: [],
     authorIn: [],
     authorNotIn: [],
+    filters: {},
     restrictedSearch: false,
     status: 'approve',
     type: 'comment',

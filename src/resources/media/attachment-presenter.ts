@@ -1,17 +1,17 @@
-import { permalink, postLoader } from '../posts';
-import type { PostsService } from '../posts';
+import type { PostReads } from '../posts';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { applyExcerptFilters, escAttr, escHtml, renderContent, stripAllTags } from '../../core/formatting';
 import { escUrlRaw } from '../../core/formatting/esc-url';
 import type { OptionsService } from '../../core/options/options.service';
 import type { ContentRegistry } from '../../core/registry/content-registry.service';
+import { permalink } from '../../core/rest/permalink';
 import type { RestRequest } from '../../core/rest/rest-request';
 import type { LinkMap } from '../../core/rest/rest-response';
 import { AttachmentFacts, folderOf } from './attachment-facts';
 
 /** What the presenter of attachments reads: the posts, the site's options, the types and the files' URLs. */
 export interface AttachmentPresenterDependencies {
-  readonly posts: PostsService;
+  readonly reads: PostReads;
   readonly options: OptionsService;
   readonly content: ContentRegistry;
   /** The URL of an uploaded file, from its path relative to the uploads root. */
@@ -64,7 +64,7 @@ export class AttachmentPresenter {
    */
   private async attachmentLink(post: PostEntity, req: RestRequest): Promise<string> {
     const home = String((await this.deps.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
-    const parent = post.parent > 0 ? await postLoader(req, this.deps.posts).load(post.parent) : null;
+    const parent = post.parent > 0 ? await this.deps.reads.loader(req).load(post.parent) : null;
     const parentType = parent ? this.deps.content.postType(parent.type) : undefined;
     if (post.name && post.status === 'inherit') {
       if (!post.parent) return `${home}/${post.name}/`;

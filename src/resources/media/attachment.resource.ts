@@ -1,5 +1,5 @@
-import { PostTypeResource, postLoader } from '../posts';
-import type { PostQuery, PostTypeDependencies } from '../posts';
+import { PostTypeResource } from '../posts';
+import type { PostPolicies, PostPolicyView, PostQuery, PostReads, PostTypeDependencies } from '../posts';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { wpKsesPost } from '../../core/formatting';
 import { PostTypeObject } from '../../core/registry/content-types';
@@ -14,11 +14,14 @@ import { UploadJournal } from './upload-journal';
 import { attachmentCollectionArgs, attachmentSchema } from './attachment-schema';
 import { ALT, factsLoader } from './attachment-facts';
 import { AttachmentFiles } from './attachment-files';
+import { AttachmentPolicies } from './attachment-policies';
 import { AttachmentPresenter } from './attachment-presenter';
 import { checkUploadType, receiveUpload } from './upload-receiver';
 
 /** What the media resource works with besides the posts machinery. */
 export interface MediaDependencies extends PostTypeDependencies {
+  /** The request-wide loader of posts (attachments' parents). */
+  readonly reads: PostReads;
   readonly storage: MediaStorage;
   /** Notes files whose row is being written, for the next start after a crash (see UploadJournal). */
   readonly journal: UploadJournal;
@@ -87,7 +90,7 @@ export class AttachmentResource extends PostTypeResource {
   protected override async preload(posts: PostEntity[], req: RestRequest): Promise<void> {
     await Promise.all([
       factsLoader(req, this.posts).loadMany(posts.map((p) => p.id)),
-      postLoader(req, this.posts).loadMany([...new Set(posts.map((p) => p.parent).filter((id) => id > 0))]),
+      this.deps.reads.loader(req).loadMany([...new Set(posts.map((p) => p.parent).filter((id) => id > 0))]),
     ]);
   }
 
@@ -108,23 +111,13 @@ export class AttachmentResource extends PostTypeResource {
     return super.respondItem(data, req, links, post);
   }
 
-  // --- writing ---
+  // --- permissions (see AttachmentPolicies) ---
 
-  override async canCreate(req: RestRequest): Promise<true | RestException> {
-    const shared = await super.canCreate(req);
-    if (shared !== true) return shared;
-    if (req.has('post') && Number(req.get('post')) > 0) {
-      const parent = await this.posts.findById(Number(req.get('post')));
-      if (!parent || !(await req.ctx.can('edit_post', parent))) {
-        return new RestException(
-          'rest_cannot_edit',
-          'Sorry, you are not allowed to upload media to this resource.',
-          req.ctx.authorizationRequiredCode,
-        );
-      }
-    }
-    return true;
+  protected override policiesOf(view: PostPolicyView): PostPolicies {
+    return new AttachmentPolicies(view);
   }
+
+  // --- writing ---
 
   /** An attachment hangs off a post or a page, never off an attachment or a revision. */
   private async checkParentType(req: RestRequest): Promise<void> {

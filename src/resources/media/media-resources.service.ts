@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PostTypeResources } from '../posts';
+import { PostReads, PostTypeResources } from '../posts';
 import { DataSource } from 'typeorm';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../../core/config/cms-options';
 import { RestRequest } from '../../core/rest/rest-request';
@@ -24,6 +24,7 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly postTypes: PostTypeResources,
+    private readonly reads: PostReads,
     @Inject(MEDIA_STORAGE) private readonly storage: MediaStorage,
     @Inject(CMS_OPTIONS) private readonly cmsOptions: ResolvedCmsOptions,
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
@@ -93,6 +94,7 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
           writer: p.writer,
           future: p.future,
           cmsOptions: p.cmsOptions,
+          reads: this.reads,
           storage: this.storage,
           journal: this.journal,
           fileUrl: (relative, req) => this.fileUrl(relative, req),

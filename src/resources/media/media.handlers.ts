@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { listReadsPostContent } from '../posts';
 import { RestRequest } from '../../core/rest/rest-request';
 import { Allow, RestRoute } from '../../core/rest/rest-route.decorator';
 import { Methods } from '../../core/rest/route-types';
+import { listReadsPostContent } from '../../core/rest/post-list-content';
 import { MediaResources } from './media-resources.service';
 
 type H = MediaHandlers;
@@ -19,7 +19,7 @@ export class MediaHandlers {
     schema,
     readsPostContent: listReadsPostContent,
   })
-  @Allow((req, h: H) => h.resources.media.canList(req))
+  @Allow((req, h: H) => h.resources.media.policies.canList(req))
   list(req: RestRequest) {
     return this.resources.media.getItems(req);
   }
@@ -30,7 +30,7 @@ export class MediaHandlers {
     schema,
     acceptsFiles: true,
   })
-  @Allow((req, h: H) => h.resources.media.canCreate(req))
+  @Allow((req, h: H) => h.resources.media.policies.canCreate(req))
   create(req: RestRequest) {
     return this.resources.media.createItem(req);
   }
@@ -41,7 +41,7 @@ export class MediaHandlers {
     schema,
     readsPostContent: false,
   })
-  @Allow((req, h: H) => h.resources.media.canRead(req))
+  @Allow((req, h: H) => h.resources.media.policies.canRead(req))
   get(req: RestRequest) {
     return this.resources.media.getItem(req);
   }
@@ -51,7 +51,7 @@ export class MediaHandlers {
     args: (h: H) => h.resources.media.updateArgs(),
     schema,
   })
-  @Allow((req, h: H) => h.resources.media.canUpdate(req))
+  @Allow((req, h: H) => h.resources.media.policies.canUpdate(req))
   update(req: RestRequest) {
     return this.resources.media.updateItem(req);
   }
@@ -61,7 +61,7 @@ export class MediaHandlers {
     args: (h: H) => h.resources.media.deleteArgs(),
     schema,
   })
-  @Allow((req, h: H) => h.resources.media.canDelete(req))
+  @Allow((req, h: H) => h.resources.media.policies.canDelete(req))
   remove(req: RestRequest) {
     return this.resources.media.deleteItem(req);
   }

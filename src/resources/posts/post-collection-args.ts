@@ -1,7 +1,7 @@
 import { RestException } from '../../core/errors/rest.exception';
 import { RouteArg } from '../../core/json-schema/json-schema';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
-import { CollectionArgs, orderArg, orderbyArg } from '../../core/rest/collection-query';
+import { CollectionArgs, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
 
 /** The `id` path argument of a post's routes. */
 export const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
@@ -50,7 +50,7 @@ export function postCollectionArgs(
     modified_before: dateArg('Limit response to posts modified before a given ISO8601 compliant date.'),
     exclude: idListArg('Ensure result set excludes specific IDs.'),
     include: idListArg('Limit result set to specific IDs.'),
-    offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
+    offset: offsetArg(),
     order: orderArg('desc'),
     orderby: orderbyArg('Sort collection by post attribute.', 'date', [
       'author',

@@ -1,5 +1,6 @@
-import { ByteLru, LruEntry } from '../../core/memory/byte-lru';
+import { ByteLru } from '../../core/memory/byte-lru';
 import { POST_EXTRAS_CACHE } from '../../core/memory/cache-limits';
+import { KeyedEntry } from '../../core/memory/keyed-entry';
 import { ExtrasWanted, PostExtras } from './post-extras';
 
 /** The kind of extras asked for, as a key. */
@@ -8,20 +9,7 @@ export function wantedKey(wanted: ExtrasWanted): string {
 }
 
 /** A post's extras kept by {@link ExtrasMemo}. */
-class HeldExtras implements LruEntry {
-  used = 0;
-
-  constructor(
-    readonly owner: ExtrasMemo,
-    readonly key: string,
-    readonly extras: PostExtras,
-    public size: number,
-  ) {}
-
-  evicted(): void {
-    this.owner.forget(this);
-  }
-}
+type HeldExtras = KeyedEntry<ExtrasMemo, PostExtras>;
 
 /**
  * Posts' extras (see {@link extrasColumns}) read by earlier requests, kept while the version stamps of posts, terms
@@ -43,7 +31,7 @@ export class ExtrasMemo {
     const entry = this.held.get(`${kind}:${id}`);
     if (!entry) return undefined;
     this.pool.touch(entry);
-    return entry.extras;
+    return entry.value;
   }
 
   /** Keeps extras read since `generation` (unless a clear came in between); answers them frozen. */
@@ -56,7 +44,7 @@ export class ExtrasMemo {
     this.kinds.add(kind);
     let terms = 0;
     for (const ids of Object.values(extras.terms)) terms += ids.length;
-    const entry = new HeldExtras(this, key, extras, 320 + key.length * 2 + terms * 8);
+    const entry: HeldExtras = new KeyedEntry(this, key, extras, 320 + key.length * 2 + terms * 8);
     const old = this.held.get(key);
     if (old) this.pool.remove(old);
     if (this.pool.admit(entry)) this.held.set(key, entry);

@@ -5,7 +5,7 @@ import { ZERO_DATE } from '../../core/database/mysql-date';
 import { sanitizeTitle } from '../../core/formatting';
 import { RestException } from '../../core/errors/rest.exception';
 import { PostTypeObject } from '../../core/registry/content-types';
-import { permalink, PLAIN_LINK_STATUSES } from './permalink';
+import { permalink, PLAIN_LINK_STATUSES } from '../../core/rest/permalink';
 import { isOwnAncestor, uniquePostSlug } from './post-slugs';
 import type { PostFields, WriteContext } from './post-writer.service';
 

@@ -24,7 +24,7 @@ export interface PostPolicyView {
  * and with its codes: the context asked, the post's password and status, author, stickiness and terms sent.
  */
 export class PostPolicies {
-  constructor(private readonly view: PostPolicyView) {}
+  constructor(protected readonly view: PostPolicyView) {}
 
   async canList(req: RestRequest): Promise<true | RestException> {
     if (req.context === 'edit' && !(await req.ctx.can(this.view.type.cap.edit_posts))) {

@@ -8,7 +8,7 @@ import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
 import { ItemMemo } from '../../core/rest/json-text';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
-import { permalink } from './permalink';
+import { permalink } from '../../core/rest/permalink';
 import { isLocked, isSealed, renderedTexts } from './post-content';
 import { postLinks, PostRoutes } from './post-links';
 import { typeSupports } from './post-schema';

@@ -1,4 +1,5 @@
 import type { JsonSchema, RestContext } from '../../core/json-schema/json-schema';
+import { metaProperty } from '../../core/rest/meta-property';
 
 /** The contexts a property is shown in: all three, `view` and `edit`, or `edit` only. */
 const ALL: readonly RestContext[] = ['view', 'edit', 'embed'];
@@ -91,7 +92,7 @@ export const POST_PROPERTIES: Record<string, JsonSchema> = {
   format: property('The format for the post.', 'string', VIEW_EDIT, {
     enum: ['standard', 'aside', 'chat', 'gallery', 'link', 'image', 'quote', 'status', 'video', 'audio'],
   }),
-  meta: property('Meta fields.', 'object', VIEW_EDIT, { properties: {} }),
+  meta: metaProperty([]),
   sticky: property('Whether or not the post should be treated as sticky.', 'boolean', VIEW_EDIT),
   template: property('The theme file to use to display the post.', 'string', VIEW_EDIT),
   categories: property('The terms assigned to the post in the category taxonomy.', 'array', VIEW_EDIT, {

@@ -5,6 +5,7 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { CollectionQuery } from '../../core/rest/collection-query';
+import { restRouteOf } from '../../core/rest/rest-base';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { LinkMap, RestResponse } from '../../core/rest/rest-response';
@@ -14,7 +15,7 @@ import { canReadPost, postLoader } from './post-access';
 import { checkOrderby, POST_ID, postCollectionArgs, PostListArgs } from './post-collection-args';
 import { FuturePosts } from './future-posts.service';
 import { PostInput } from './post-input';
-import { PostPolicies } from './post-policies';
+import { PostPolicies, PostPolicyView } from './post-policies';
 import { PostPresenter, PostTypeView } from './post-presenter';
 import { buildPostSchema } from './post-schema';
 import { PostWriter } from './post-writer.service';
@@ -38,7 +39,8 @@ export class PostTypeResource extends RestResource {
   protected readonly posts: PostsService;
   protected readonly writer: PostWriter;
   private readonly future: FuturePosts;
-  private readonly policies: PostPolicies;
+  /** Who may do what with this type's posts: the `@Allow` policies of its routes. */
+  readonly policies: PostPolicies;
 
   /** Made by {@link PostTypeResources}, once per REST post type, from the services it was given by DI. */
   constructor(
@@ -50,8 +52,7 @@ export class PostTypeResource extends RestResource {
     this.posts = deps.posts;
     this.writer = deps.writer;
     this.future = deps.future;
-    this.namespace = type.rest_namespace;
-    this.restBase = type.rest_base || type.name;
+    ({ namespace: this.namespace, restBase: this.restBase } = restRouteOf(type));
     const view: PostTypeView = {
       type,
       namespace: this.namespace,
@@ -63,7 +64,7 @@ export class PostTypeResource extends RestResource {
     };
     this.presenter = new PostPresenter(deps, view);
     this.input = new PostInput(deps, view);
-    this.policies = new PostPolicies({
+    this.policies = this.policiesOf({
       type,
       posts: this.posts,
       future: this.future,
@@ -129,8 +130,9 @@ export class PostTypeResource extends RestResource {
 
   // --- permissions (see PostPolicies) ---
 
-  canList(req: RestRequest): Promise<true | RestException> {
-    return this.policies.canList(req);
+  /** The policies of this type's routes (attachments check more when uploading). */
+  protected policiesOf(view: PostPolicyView): PostPolicies {
+    return new PostPolicies(view);
   }
 
   protected async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
@@ -142,22 +144,6 @@ export class PostTypeResource extends RestResource {
   /** The reference's check_read_permission (see {@link canReadPost}). */
   protected canReadPost(post: PostEntity, req: RestRequest): Promise<boolean> {
     return canReadPost(post, req, this.content, (id) => this.posts.findById(id));
-  }
-
-  canRead(req: RestRequest): Promise<true | RestException> {
-    return this.policies.canRead(req);
-  }
-
-  canCreate(req: RestRequest): Promise<true | RestException> {
-    return this.policies.canCreate(req);
-  }
-
-  canUpdate(req: RestRequest): Promise<true | RestException> {
-    return this.policies.canUpdate(req);
-  }
-
-  canDelete(req: RestRequest): Promise<true | RestException> {
-    return this.policies.canDelete(req);
   }
 
   // --- handlers ---

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { RestRequest } from '../../core/rest/rest-request';
 import { Allow, RestRoute, RouteTarget } from '../../core/rest/rest-route.decorator';
 import { Methods } from '../../core/rest/route-types';
+import { listReadsPostContent } from '../../core/rest/post-list-content';
 import { PostTypeResource } from './post-type.resource';
 import { PostTypeResources } from './post-type-resources.service';
 import { postTypeRoutes } from './post-type-routes';
@@ -12,26 +13,6 @@ type H = PostsHandlers;
 const route = postTypeRoutes<PostTypeResource>((type: PostTypeObject) => PostTypeResources.serves(type));
 /** The route of one post. */
 const POST = '{base}/(?P<id>[\\d]+)';
-
-/** Orders of a list of posts by what an edit in place may change (`VersionStamps.narrow`). */
-const CONTENT_ORDERS = new Set(['title', 'modified', 'relevance']);
-
-/**
- * Whether a list of posts with `query` depends on posts' content beyond the posts it shows (see
- * `EndpointDefinition.readsPostContent`): a search, a modification date filter, an order by title or modification
- * date, or `filter[...]`. Every other filter and order reads what an edit in place keeps (status, dates, author,
- * parent, slug, order, terms, stickiness).
- */
-export function listReadsPostContent(query: Record<string, unknown>): boolean {
-  return (
-    query.search !== undefined ||
-    query.search_columns !== undefined ||
-    query.modified_after !== undefined ||
-    query.modified_before !== undefined ||
-    query.filter !== undefined ||
-    (query.orderby !== undefined && (typeof query.orderby !== 'string' || CONTENT_ORDERS.has(query.orderby)))
-  );
-}
 
 /**
  * Routes of every REST post type (mirrors WP_REST_Posts_Controller::register_routes), declared once: `{base}` is
@@ -46,31 +27,31 @@ export class PostsHandlers {
   }
 
   @RestRoute('{base}', route(Methods.READABLE, (r) => r.collectionArgs(), { readsPostContent: listReadsPostContent }))
-  @Allow((req, h: H, t) => h.of(t).canList(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canList(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
   }
 
   @RestRoute('{base}', route(Methods.CREATABLE, (r) => r.createArgs()))
-  @Allow((req, h: H, t) => h.of(t).canCreate(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canCreate(req))
   create(req: RestRequest, target: RouteTarget) {
     return this.of(target).createItem(req);
   }
 
   @RestRoute(POST, route(Methods.READABLE, (r) => r.readArgs(), { readsPostContent: false }))
-  @Allow((req, h: H, t) => h.of(t).canRead(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canRead(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
 
   @RestRoute(POST, route(Methods.EDITABLE, (r) => r.updateArgs()))
-  @Allow((req, h: H, t) => h.of(t).canUpdate(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canUpdate(req))
   update(req: RestRequest, target: RouteTarget) {
     return this.of(target).updateItem(req);
   }
 
   @RestRoute(POST, route(Methods.DELETABLE, (r) => r.deleteArgs()))
-  @Allow((req, h: H, t) => h.of(t).canDelete(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canDelete(req))
   remove(req: RestRequest, target: RouteTarget) {
     return this.of(target).deleteItem(req);
   }

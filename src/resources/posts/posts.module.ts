@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
 import { FuturePosts } from './future-posts.service';
 import { PostTypeResources } from './post-type-resources.service';
+import { PostReads } from './post-reads.service';
 import { PostWriter } from './post-writer.service';
 import { PostsHandlers } from './posts.handlers';
 import { PostsService } from './posts.service';
@@ -10,7 +11,7 @@ import { RevisionsHandlers } from './revisions.handlers';
 /** Posts, pages and every REST post type, with their revisions. */
 @Module({
   imports: [CmsInternalsModule],
-  providers: [PostsService, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
-  exports: [PostsService, PostWriter, FuturePosts, PostTypeResources],
+  providers: [PostsService, PostReads, PostWriter, FuturePosts, PostTypeResources, PostsHandlers, RevisionsHandlers],
+  exports: [PostsService, PostReads, PostWriter, FuturePosts, PostTypeResources],
 })
 export class PostsModule {}

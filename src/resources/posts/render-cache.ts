@@ -1,25 +1,12 @@
-import { ByteLru, LruEntry } from '../../core/memory/byte-lru';
+import { ByteLru } from '../../core/memory/byte-lru';
 import { RENDERED_HTML_CACHE } from '../../core/memory/cache-limits';
+import { KeyedEntry } from '../../core/memory/keyed-entry';
 
 /** Approximate bytes of a {@link RenderCache} entry besides its strings. */
 export const RENDERED_ENTRY_BYTES = 128;
 
-/** One rendered field kept by a {@link RenderCache}. */
-class Rendered implements LruEntry {
-  used = 0;
-
-  constructor(
-    readonly cache: RenderCache,
-    readonly key: string,
-    readonly source: string,
-    readonly html: string,
-    public size: number,
-  ) {}
-
-  evicted(): void {
-    this.cache.forget(this);
-  }
-}
+/** One rendered field kept by a {@link RenderCache}: the source it was rendered from, and its HTML. */
+type Rendered = KeyedEntry<RenderCache, { source: string; html: string }>;
 
 /**
  * Rendered HTML of post fields, by post and field. Rendering is a pure function of the source text (and the site's
@@ -42,9 +29,9 @@ export class RenderCache {
   /** The HTML kept for a key while its source is unchanged, or undefined. */
   peek(key: string, source: string): string | undefined {
     const hit = this.entries.get(key);
-    if (hit === undefined || hit.source !== source) return undefined;
+    if (hit === undefined || hit.value.source !== source) return undefined;
     this.pool.touch(hit);
-    return hit.html;
+    return hit.value.html;
   }
 
   /** Renders a key's HTML (a large text in a worker) and keeps it; callers {@link peek} first. */
@@ -59,11 +46,10 @@ export class RenderCache {
       this.entries.delete(key);
       this.pool.remove(hit);
     }
-    const entry = new Rendered(
+    const entry: Rendered = new KeyedEntry(
       this,
       key,
-      source,
-      html,
+      { source, html },
       RENDERED_ENTRY_BYTES + (key.length + source.length + html.length) * 2,
     );
     if (this.pool.admit(entry)) this.entries.set(key, entry);

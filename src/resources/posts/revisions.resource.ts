@@ -5,7 +5,7 @@ import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';
-import { CollectionQuery, orderArg, orderbyArg } from '../../core/rest/collection-query';
+import { CollectionQuery, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -80,7 +80,7 @@ export class RevisionsResource extends RestResource {
       ...params,
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
-      offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
+      offset: offsetArg(),
       order: orderArg('desc'),
       orderby: orderbyArg('Sort collection by object attribute.', 'date', REVISION_ORDERS),
     };

@@ -3,7 +3,7 @@ import { wpFilterKses } from '../../core/formatting/kses';
 import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import type { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import type { TaxonomyObject } from '../../core/registry/content-types';
-import { orderArg, orderbyArg } from '../../core/rest/collection-query';
+import { orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
 import type { ExposedMetaKey } from '../../core/rest/meta-fields';
 import { metaProperty } from '../../core/rest/meta-property';
 import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
@@ -102,6 +102,6 @@ export function termCollectionArgs(
   if (hierarchical)
     args.parent = { description: 'Limit result set to resources assigned to a specific parent.', type: 'integer' };
   // The spec's collection table gives terms `offset`, hierarchical taxonomies included.
-  args.offset = { description: 'Offset the result set by a specific number of items.', type: 'integer' };
+  args.offset = offsetArg();
   return args;
 }

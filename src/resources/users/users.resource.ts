@@ -11,7 +11,7 @@ import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
-import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
+import { CollectionArgs, CollectionQuery, offsetArg } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestResponse } from '../../core/rest/rest-response';
@@ -178,7 +178,7 @@ export class UsersResource extends RestResource {
       ...base,
       exclude: this.idListArg('Ensure result set excludes specific IDs.'),
       include: this.idListArg('Limit result set to specific IDs.'),
-      offset: { description: 'Offset the result set by a specific number of items.', type: 'integer' },
+      offset: offsetArg(),
       order: {
         default: 'asc',
         description: 'Order sort attribute ascending or descending.',

@@ -1,4 +1,5 @@
 import { ItemSchema } from '../../core/json-schema/json-schema';
+import { metaProperty } from '../../core/rest/meta-property';
 
 /** Item schema of users (title `user`), as the reference (WordPress 6.1) publishes it; `meta` properties come from registered user meta. */
 export const USER_SCHEMA: ItemSchema = {
@@ -133,11 +134,6 @@ export const USER_SCHEMA: ItemSchema = {
         },
       },
     },
-    meta: {
-      description: 'Meta fields.',
-      type: 'object',
-      context: ['view', 'edit'],
-      properties: {},
-    },
+    meta: metaProperty([]),
   },
 };

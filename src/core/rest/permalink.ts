@@ -1,5 +1,5 @@
-import { PostEntity } from '../../core/database/entities/post.entity';
-import { PostTypeObject } from '../../core/registry/content-types';
+import type { PostEntity } from '../database/entities/post.entity';
+import type { PostTypeObject } from '../registry/content-types';
 
 /**
  * A post's address on the site with `/%postname%/` permalinks (WordPress's `get_permalink()`): the pretty form for
