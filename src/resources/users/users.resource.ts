@@ -25,7 +25,8 @@ import { DEFAULT_ROLES } from '../../core/database/site-install';
 import { loadUser } from './user-loader';
 import { UserPresenter } from './user-presenter';
 import { UserWriter } from './user-writer.service';
-import { UserQuery, UsersService } from './users.service';
+import { UserQuery } from './user-query';
+import { UsersService } from './users.service';
 
 /** The arguments of `GET /users`, as {@link UsersResource.collectionArgs} declares them. */
 interface UserListArgs extends CollectionArgs {

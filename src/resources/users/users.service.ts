@@ -10,7 +10,6 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { UserMetaEntity } from '../../core/database/entities/user-meta.entity';
 import { maybeUnserialize } from '../../core/formatting/php-serialize';
-import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { TablePrefix } from '../../core/database/table-prefix';
 import {
   countWithin,
@@ -19,41 +18,11 @@ import {
   placeholders,
   rawEntities,
   rawQuery,
-  Where,
 } from '../../core/database/raw-query';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/database/version-stamps';
 import { writeTransaction } from '../../core/database/write-transaction';
-
-/** Filters of the users collection, already validated and coerced. */
-export interface UserQuery {
-  include: number[];
-  exclude: number[];
-  search?: string;
-  slugs: string[];
-  roles: string[];
-  /** Only users whose roles grant at least one of these capabilities (or who hold one directly). */
-  capabilities: string[];
-  /** Only users who published at least one post of these types. */
-  publishedIn?: string[];
-  /** Search only ID, login, slug and display name (callers without `list_users` may not probe e-mails or URLs). */
-  restrictedSearch: boolean;
-  /** Only users with a non-zero user level (authors). */
-  authorsOnly: boolean;
-  orderby: 'id' | 'include' | 'name' | 'registered_date' | 'slug' | 'include_slugs' | 'email' | 'url';
-  order: 'asc' | 'desc';
-  limit: number;
-  offset: number;
-}
-
-const ORDER_COLUMNS: Record<string, string> = {
-  id: 'u.ID',
-  name: 'u.display_name',
-  registered_date: 'u.user_registered',
-  slug: 'u.user_nicename',
-  email: 'u.user_email',
-  url: 'u.user_url',
-};
+import { UserQuery, userOrder, userWhere } from './user-query';
 
 /** Database access of the users resource: the collection query and batched loads of users and their meta. */
 @Injectable()
@@ -77,57 +46,20 @@ export class UsersService {
    * a moment (see {@link ShortCache}).
    */
   async list(q: UserQuery): Promise<{ users: UserEntity[]; total: number }> {
-    const w = new Where();
-    if (q.include.length) w.in('u.ID', q.include);
-    if (q.exclude.length) w.in('u.ID', q.exclude, true);
-    if (q.slugs.length) w.in('u.user_nicename', q.slugs);
-    if (q.search) {
-      // Wildcards on both sides, over the columns WordPress picks for the shape of the term.
-      const columns = q.restrictedSearch
-        ? ['CAST(u.ID AS CHAR)', 'u.user_login', 'u.user_nicename', 'u.display_name']
-        : q.search.includes('@')
-          ? ['u.user_email']
-          : /^\d+$/.test(q.search)
-            ? ['u.user_login', 'CAST(u.ID AS CHAR)']
-            : /^https?:\/\//.test(q.search)
-              ? ['u.user_url']
-              : ['u.user_login', 'u.user_url', 'u.user_email', 'u.user_nicename', 'u.display_name'];
-      const term = containsPattern(q.search);
-      w.add(`(${columns.map((c) => `${c} LIKE ? ESCAPE '!'`).join(' OR ')})`, ...columns.map(() => term));
-    }
-    const meta = this.dataSource.getMetadata(UserMetaEntity).tableName;
-    const capabilitiesKey = this.prefix.capabilitiesKey;
-    const withMeta = (condition: string) =>
-      `u.ID IN (SELECT m.user_id FROM ${meta} m WHERE m.meta_key = ? AND (${condition}))`;
-    if (q.roles.length) {
-      w.add(
-        withMeta(q.roles.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')),
-        capabilitiesKey,
-        ...q.roles.map((r) => `%"${escapeLike(r)}"%`),
-      );
-    }
-    if (q.capabilities.length) {
-      const roleDefs = (
-        await this.dataSource.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } })
-      )?.value;
-      const roles = maybeUnserialize(roleDefs ?? '') as
-        Record<string, { capabilities?: Record<string, boolean> }> | false;
-      const names = [...q.capabilities];
-      for (const [role, def] of Object.entries(roles || {}))
-        if (q.capabilities.some((c) => def.capabilities?.[c])) names.push(role);
-      w.add(
-        withMeta(names.map(() => `m.meta_value LIKE ? ESCAPE '!'`).join(' OR ')),
-        capabilitiesKey,
-        ...names.map((r) => `%"${escapeLike(r)}";b:1%`),
-      );
-    }
-    if (q.authorsOnly) w.add(withMeta(`m.meta_value <> '0'`), `${this.prefix.value}user_level`);
+    const capabilityHolders = q.capabilities.length ? await this.capabilityHolders(q.capabilities) : [];
+    let authors: number[] | undefined;
     if (q.publishedIn) {
-      const authors = q.publishedIn.length ? await this.publishedAuthors(q.publishedIn) : [];
+      authors = q.publishedIn.length ? await this.publishedAuthors(q.publishedIn) : [];
       if (!authors.length) return { users: [], total: 0 };
-      w.in('u.ID', authors);
     }
-    const { sql: order, params: orderParams } = this.orderOf(q);
+    const w = userWhere(q, {
+      metaTable: this.dataSource.getMetadata(UserMetaEntity).tableName,
+      capabilitiesKey: this.prefix.capabilitiesKey,
+      levelKey: `${this.prefix.value}user_level`,
+      capabilityHolders,
+      authors,
+    });
+    const { sql: order, params: orderParams } = userOrder(q, this.dataSource.options.type === 'better-sqlite3');
     const users = this.usersTable;
     const total = countWithin(
       this.counts,
@@ -144,21 +76,17 @@ export class UsersService {
     return { users: found, total: await total };
   }
 
-  private orderOf(q: UserQuery): { sql: string; params: unknown[] } {
-    const byList = (column: string, values: readonly unknown[]) => ({
-      sql: orderByPosition(column, values.length),
-      params: [...values],
-    });
-    if (q.orderby === 'include' && q.include.length) return byList('u.ID', q.include);
-    if (q.orderby === 'include_slugs' && q.slugs.length) return byList('u.user_nicename', q.slugs);
-    const direction = q.order === 'desc' ? 'DESC' : 'ASC';
-    const column = ORDER_COLUMNS[q.orderby] ?? 'u.display_name';
-    if (column === 'u.ID') return { sql: `u.ID ${direction}`, params: [] };
-    // MySQL's collation (WordPress's) sorts text case-insensitively; SQLite needs to be told. Ties keep the table's
-    // order (by id), as MySQL gives them to WordPress.
-    const key =
-      column !== 'u.user_registered' && this.dataSource.options.type === 'better-sqlite3' ? `LOWER(${column})` : column;
-    return { sql: `${key} ${direction}, u.ID ASC`, params: [] };
+  /** The roles whose definitions grant one of `capabilities`, after the capabilities themselves (held directly). */
+  private async capabilityHolders(capabilities: string[]): Promise<string[]> {
+    const roleDefs = (
+      await this.dataSource.getRepository(OptionEntity).findOne({ where: { name: `${this.prefix.value}user_roles` } })
+    )?.value;
+    const roles = maybeUnserialize(roleDefs ?? '') as
+      Record<string, { capabilities?: Record<string, boolean> }> | false;
+    const names = [...capabilities];
+    for (const [role, def] of Object.entries(roles || {}))
+      if (capabilities.some((c) => def.capabilities?.[c])) names.push(role);
+    return names;
   }
 
   /** Forgets cached totals (after writes). */
