@@ -4,6 +4,7 @@ import { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
 import { RestRequest } from '../../core/rest/rest-request';
 import { CommentsService } from './comments.service';
+import type { CommentCheckArgs } from './comment-schema';
 
 /** The request-wide loader of comments by id (one query for all those asked together). */
 export function commentLoader(req: RestRequest, comments: CommentsService) {
@@ -18,9 +19,13 @@ export async function loadPost(req: RestRequest, posts: PostReads, id: number): 
   return id > 0 ? posts.loader(req).load(id) : null;
 }
 
-/** The comment of the route's `id`, or `null`. */
+/**
+ * The comment of the route's `id`, or `null`. The id is converted here: the permission checks that call this also run
+ * for the `Allow` header of an OPTIONS request or of one whose arguments failed validation, where it is the path's
+ * string (see {@link CommentCheckArgs}).
+ */
 export async function loadComment(req: RestRequest, comments: CommentsService): Promise<CommentEntity | null> {
-  const id = Number(req.get('id'));
+  const id = Number(req.args<CommentCheckArgs>().id);
   return Number.isInteger(id) && id > 0 ? commentLoader(req, comments).load(id) : null;
 }
 

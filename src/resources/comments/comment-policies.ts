@@ -9,11 +9,13 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { RestRequest } from '../../core/rest/rest-request';
 import { truthyOption } from './comment-moderation.service';
 import { loadComment, loadCommentOrFail, loadPost } from './comment-loaders';
+import type { CommentCheckArgs } from './comment-schema';
 import { CommentsService } from './comments.service';
 
 /**
  * Who may do what with comments (the `@Allow` policies of CommentsHandlers): the reference's `*_permissions_check`
- * of the comments controller, with its error codes, and the read check of each comment of a page.
+ * of the comments controller, with its error codes, and the read check of each comment of a page. Each reads the
+ * request's arguments when it runs, converting them as it uses them (see {@link CommentCheckArgs}).
  */
 @Injectable()
 export class CommentPolicies {
@@ -37,8 +39,9 @@ export class CommentPolicies {
     const type = this.content.postType(post.type);
     if (!type || !type.show_in_rest) return false;
     if (post.password) {
-      const single = parseIdList(req.get('post')).length === 1 || req.has('id');
-      const password = req.get<string>('password');
+      const args = req.args<CommentCheckArgs>();
+      const single = parseIdList(args.post).length === 1 || args.id !== undefined;
+      const password = args.password as string | undefined;
       if (!(single && password && this.posts.passwordMatches(post, password))) return this.can(req, 'edit_post', post);
     }
     return this.posts.canRead(post, req);
@@ -61,7 +64,8 @@ export class CommentPolicies {
 
   async canList(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
-    for (const id of parseIdList(req.get('post'))) {
+    const args = req.args<CommentCheckArgs>();
+    for (const id of parseIdList(args.post)) {
       if (id) {
         const post = await loadPost(req, this.posts, id);
         if (post && !(await this.canReadPostOf(post, req))) {
@@ -77,8 +81,8 @@ export class CommentPolicies {
     if (!(await this.can(req, 'edit_posts')) && !(await this.can(req, 'moderate_comments'))) {
       const forbidden: string[] = [];
       // PHP's `! empty()`: 0, '' and [] are not there.
-      for (const name of ['author', 'author_exclude', 'author_email', 'karma']) {
-        const value = req.get(name);
+      for (const name of ['author', 'author_exclude', 'author_email', 'karma'] as const) {
+        const value = args[name];
         if (
           value !== undefined &&
           value !== '' &&
@@ -88,8 +92,8 @@ export class CommentPolicies {
         )
           forbidden.push(name);
       }
-      if (req.get('type') !== 'comment') forbidden.push('type');
-      if (req.get('status') !== 'approve') forbidden.push('status');
+      if (args.type !== 'comment') forbidden.push('type');
+      if (args.status !== 'approve') forbidden.push('status');
       if (forbidden.length)
         return new RestException(
           'rest_forbidden_param',
@@ -127,23 +131,24 @@ export class CommentPolicies {
       return new RestException('rest_comment_login_required', 'Sorry, you must be logged in to comment.', 401);
     }
     const moderator = await this.can(req, 'moderate_comments');
-    if (req.has('author') && Number(req.get('author')) !== req.ctx.user.id && !moderator) {
+    const args = req.args<CommentCheckArgs>();
+    if (args.author !== undefined && Number(args.author) !== req.ctx.user.id && !moderator) {
       return new RestException('rest_comment_invalid_author', 'Comment author invalid.', code);
     }
-    if (req.has('author_ip') && !moderator && req.get('author_ip') !== req.ctx.ip) {
+    if (args.author_ip !== undefined && !moderator && args.author_ip !== req.ctx.ip) {
       return new RestException(
         'rest_comment_invalid_author_ip',
         "Sorry, you are not allowed to edit 'author_ip' for comments.",
         code,
       );
     }
-    if (req.has('karma') && Number(req.get('karma')) > 0 && !moderator) {
+    if (args.karma !== undefined && Number(args.karma) > 0 && !moderator) {
       return new RestException('rest_comment_invalid_karma', 'Sorry, you cannot set karma for comments.', code);
     }
-    if (req.has('status') && !moderator) {
+    if (args.status !== undefined && !moderator) {
       return new RestException('rest_comment_invalid_status', 'Sorry, you cannot set status for comments.', code);
     }
-    const postId = Number(req.get('post') ?? 0);
+    const postId = Number(args.post ?? 0);
     if (!postId) {
       if (!moderator)
         return new RestException(
@@ -184,7 +189,7 @@ export class CommentPolicies {
     const code = req.ctx.authorizationRequiredCode;
     if (!(await this.canEditComment(comment, req)))
       return new RestException('rest_cannot_edit', 'Sorry, you can not edit this comment.', code);
-    if (req.has('status') && !(await this.can(req, 'moderate_comments'))) {
+    if (req.args<CommentCheckArgs>().status !== undefined && !(await this.can(req, 'moderate_comments'))) {
       return new RestException('rest_comment_invalid_status', 'Sorry, you cannot set status for comments.', code);
     }
     return true;

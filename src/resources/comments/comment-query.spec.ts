@@ -4,8 +4,9 @@ import type { RestRequest } from '../../core/rest/rest-request';
 import { COMMENT_FILTERS, commentFilter, commentQueryOf, commentWhere } from './comment-query';
 import { commentCollectionArgs, CommentListArgs } from './comment-schema';
 
-/** A request whose declared arguments, as the dispatcher leaves them, are `args`. */
-function requestWith(args: Record<string, unknown>): RestRequest {
+/** A request whose declared arguments, as the dispatcher leaves them (defaults filled), are `sent`. */
+function requestWith(sent: Record<string, unknown>): RestRequest {
+  const args: Record<string, unknown> = { status: 'approve', type: 'comment', ...sent };
   const request = {
     args: () => args,
     get: (name: string) => args[name] ?? null,

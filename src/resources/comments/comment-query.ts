@@ -42,6 +42,22 @@ export const COMMENT_FILTERS = {
   ),
 };
 
+/**
+ * The comments collection's own arguments (besides the shared ones and {@link COMMENT_FILTERS}), as the dispatcher
+ * leaves them: `status` and `type` always (they have defaults).
+ */
+export interface CommentListFilters {
+  post?: number[];
+  parent?: number[];
+  parent_exclude?: number[];
+  author?: number[];
+  author_exclude?: number[];
+  after?: string;
+  before?: string;
+  status: string;
+  type: string;
+}
+
 /** The values of {@link COMMENT_FILTERS} a request gives, by argument name. */
 export type CommentFilterArgs = {
   [K in keyof typeof COMMENT_FILTERS]?: (typeof COMMENT_FILTERS)[K] extends CommentFilter<infer T> ? T : never;
@@ -91,25 +107,24 @@ export async function commentQueryOf(
   q: CollectionQuery<CommentListArgs>,
   clock: SiteClock,
 ): Promise<CommentQuery> {
-  const date = (name: string) => {
-    const value = req.get<string>(name);
-    return value ? (clock.restDateWithGmt(value)?.[0] ?? undefined) : undefined;
-  };
+  const { args } = q;
+  const date = (value: string | undefined) => (value ? (clock.restDateWithGmt(value)?.[0] ?? undefined) : undefined);
   return {
-    postIn: parseIdList(req.get('post')),
-    parentIn: parseIdList(req.get('parent')),
-    parentNotIn: parseIdList(req.get('parent_exclude')),
+    // wp_parse_id_list(): absolute, whole, once each.
+    postIn: parseIdList(args.post),
+    parentIn: parseIdList(args.parent),
+    parentNotIn: parseIdList(args.parent_exclude),
     include: parseIdList(q.include),
     exclude: parseIdList(q.exclude),
-    authorIn: parseIdList(req.get('author')),
-    authorNotIn: parseIdList(req.get('author_exclude')),
+    authorIn: parseIdList(args.author),
+    authorNotIn: parseIdList(args.author_exclude),
     filters: givenFilters(q.args),
     search: q.search ?? '',
     restrictedSearch: !(await req.ctx.can('moderate_comments')),
-    status: String(req.get('status') ?? 'approve'),
-    type: String(req.get('type') ?? 'comment'),
-    after: date('after'),
-    before: date('before'),
+    status: args.status,
+    type: args.type,
+    after: date(args.after),
+    before: date(args.before),
     orderby: q.orderby('date_gmt'),
     order: q.order('DESC'),
     limit: q.limit,

@@ -4,14 +4,63 @@ import type { JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { sanitizeKey } from '../../core/registry/content-types';
 import { TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import type { CollectionArgs } from '../../core/rest/collection-query';
-import { COMMENT_FILTERS, type CommentFilterArgs } from './comment-query';
+import { COMMENT_FILTERS, type CommentFilterArgs, type CommentListFilters } from './comment-query';
 import { orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
 
 /** The `id` path argument of a comment route. */
 export const COMMENT_ID: RouteArg = { description: 'Unique identifier for the object.', type: 'integer' };
 
 /** The arguments of `GET /comments`, as {@link commentCollectionArgs} declares them. */
-export type CommentListArgs = CollectionArgs & CommentFilterArgs;
+export type CommentListArgs = CollectionArgs & CommentListFilters & CommentFilterArgs;
+
+/**
+ * The arguments of `POST /comments` and `PUT /comments/<id>`: the item schema's writable properties, as validated
+ * and coerced (on create, `post`, `parent` and `type` have their defaults). `content` is not validated (a string, or
+ * an object with `raw`); `meta` is the registered meta's object.
+ */
+export interface CommentWriteArgs {
+  id?: number;
+  author?: number;
+  author_email?: string;
+  author_ip?: string;
+  author_name?: string;
+  author_url?: string;
+  content?: unknown;
+  date?: string;
+  date_gmt?: string;
+  karma?: number;
+  parent?: number;
+  post?: number;
+  status?: string;
+  type?: string;
+  meta?: unknown;
+}
+
+/** The arguments of `DELETE /comments/<id>` (`force` defaults to `false`). */
+export interface CommentDeleteArgs {
+  id: number;
+  force: boolean;
+  password?: string;
+}
+
+/**
+ * What the comments' permission checks (and the loaders of the route's comment) read. Those checks also run for the
+ * `Allow` header on a request made to another endpoint of the route (`post` is an id list on the collection, one id on
+ * create), on an OPTIONS request, or on one whose arguments failed validation (then as sent: the path's `id` a
+ * string), so no value's type is taken for granted: each is converted as it is used.
+ */
+export interface CommentCheckArgs {
+  id?: unknown;
+  post?: unknown;
+  password?: unknown;
+  author?: unknown;
+  author_exclude?: unknown;
+  author_email?: unknown;
+  author_ip?: unknown;
+  karma?: unknown;
+  status?: unknown;
+  type?: unknown;
+}
 
 /** The comment schema's properties, as the reference declares them (its `meta` is added by the resource). */
 export function commentProperties(): Record<string, JsonSchema> {

@@ -10,13 +10,15 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { checkLengths, CommentModeration, truthyOption } from './comment-moderation.service';
 import { loadCommentOrFail, loadPost } from './comment-loaders';
+import type { CommentWriteArgs } from './comment-schema';
 import { CommentFields, CommentsService } from './comments.service';
 
 /**
  * The writing path of the comments resource (`create_item` / `update_item` up to the stored row): the request's
  * fields for the database, the author and defaults, moderation and the save filters, the lengths, the meta writes,
  * then the row written and read back. The response (additional fields, `rest_insert_comment`, the item) is the
- * resource's.
+ * resource's. The arguments are read at the start, and `status` and `meta` again after the filters that get the
+ * request (`rest_preprocess_comment`, `rest_pre_insert_comment`), which may change them.
  */
 @Injectable()
 export class CommentWriter {
@@ -36,11 +38,12 @@ export class CommentWriter {
   async create(req: RestRequest): Promise<{ id: number; comment: CommentEntity; moderator: boolean }> {
     if (req.sentAtAll('id', true))
       throw new RestException('rest_comment_exists', 'Cannot create existing comment.', 400);
-    if (req.has('type') && req.get('type') !== 'comment')
+    const args = req.args<CommentWriteArgs>();
+    if (args.type !== undefined && args.type !== 'comment')
       throw new RestException('rest_invalid_comment_type', 'Cannot create a comment with that type.', 400);
     const moderator = await req.ctx.can('moderate_comments');
     const clock = await this.clock();
-    const prepared = await this.prepareForDatabase(req, clock, true, moderator);
+    const prepared = await this.prepareForDatabase(req, args, clock, true, moderator);
     if (!prepared.content) throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
     const now = clock.now();
     prepared.date ??= now.local;
@@ -85,10 +88,10 @@ export class CommentWriter {
     );
     if (filtered instanceof RestException) throw filtered;
     const stored = await this.moderation.filter(filtered, req);
+    const after = req.args<CommentWriteArgs>();
     // Checked against the comment about to be made (its post decides edit_comment).
-    const meta = await this.plannedMeta(req, { ...stored, id: 0 });
-    const status = req.has('status') ? String(req.get('status')) : undefined;
-    const id = await this.comments.create(stored, status, meta);
+    const meta = await this.plannedMeta(req, after.meta, { ...stored, id: 0 });
+    const id = await this.comments.create(stored, statusOf(after), meta);
     const comment = (await this.comments.findByIds([id]))[0];
     return { id, comment, moderator };
   }
@@ -96,11 +99,12 @@ export class CommentWriter {
   /** The route's comment updated from the request (`PUT comments/<id>`), read back. */
   async update(req: RestRequest): Promise<CommentEntity> {
     const current = await loadCommentOrFail(req, this.comments);
-    if (req.has('type') && req.get('type') !== (current.type || 'comment')) {
+    const args = req.args<CommentWriteArgs>();
+    if (args.type !== undefined && args.type !== (current.type || 'comment')) {
       throw new RestException('rest_comment_invalid_type', 'Sorry, you cannot change the comment type.', 404);
     }
     const moderator = await req.ctx.can('moderate_comments');
-    const prepared = await this.prepareForDatabase(req, await this.clock(), false, moderator);
+    const prepared = await this.prepareForDatabase(req, args, await this.clock(), false, moderator);
     if (prepared.content !== undefined && !prepared.content)
       throw new RestException('rest_comment_content_invalid', 'Invalid comment content.', 400);
     if (prepared.postId && !(await loadPost(req, this.posts, prepared.postId)))
@@ -108,8 +112,9 @@ export class CommentWriter {
     // As WordPress does, the lengths are checked before the filters run.
     checkLengths(prepared);
     const fields = await this.moderation.filter(prepared, req);
-    const status = req.has('status') ? String(req.get('status')) : undefined;
-    const meta = await this.plannedMeta(req, current);
+    const after = req.args<CommentWriteArgs>();
+    const status = statusOf(after);
+    const meta = await this.plannedMeta(req, after.meta, current);
     const changed = await this.comments.update(current, fields, status, meta);
     if (!Object.keys(fields).length && status !== undefined && !changed) {
       throw new RestException('rest_comment_failed_edit', 'Updating comment status failed.', 500);
@@ -127,50 +132,51 @@ export class CommentWriter {
    */
   private async prepareForDatabase(
     req: RestRequest,
+    args: CommentWriteArgs,
     clock: SiteClock,
     creating: boolean,
     moderator: boolean,
   ): Promise<Partial<CommentFields>> {
     const out: Partial<CommentFields> = {};
-    const content = req.get<unknown>('content');
+    const content = args.content;
     if (typeof content === 'string') out.content = content.trim();
     else if (content && typeof content === 'object' && typeof (content as { raw?: unknown }).raw === 'string') {
       out.content = (content as { raw: string }).raw.trim();
     }
-    if (req.has('post')) out.postId = Number(req.get('post'));
-    if (req.has('parent')) out.parent = Number(req.get('parent'));
+    if (args.post !== undefined) out.postId = args.post;
+    if (args.parent !== undefined) out.parent = args.parent;
     // A user as author brings their name, e-mail and URL (what the request gives besides wins).
-    if (req.has('author') && Number(req.get('author')) > 0) {
-      const user = await this.comments.userFacts(Number(req.get('author')));
+    if (args.author !== undefined && args.author > 0) {
+      const user = await this.comments.userFacts(args.author);
       if (!user) throw new RestException('rest_comment_author_invalid', 'Invalid comment author ID.', 400);
-      out.userId = Number(req.get('author'));
+      out.userId = args.author;
       out.author = user.displayName;
       out.authorEmail = user.email;
       out.authorUrl = user.url;
-    } else if (req.has('author')) out.userId = 0;
-    if (req.has('author_name')) out.author = String(req.get('author_name'));
-    if (req.has('author_email')) out.authorEmail = String(req.get('author_email'));
-    if (req.has('author_url')) out.authorUrl = String(req.get('author_url'));
-    if (req.has('author_ip') && moderator) out.authorIp = String(req.get('author_ip'));
+    } else if (args.author !== undefined) out.userId = 0;
+    if (args.author_name !== undefined) out.author = args.author_name;
+    if (args.author_email !== undefined) out.authorEmail = args.author_email;
+    if (args.author_url !== undefined) out.authorUrl = args.author_url;
+    if (args.author_ip !== undefined && moderator) out.authorIp = args.author_ip;
     else if (creating) out.authorIp = req.ctx.ip && isIp(req.ctx.ip) ? req.ctx.ip : '127.0.0.1';
     if (creating) out.agent = String(req.header('user-agent') ?? '');
-    if (req.has('karma')) out.karma = Number(req.get('karma'));
-    if (req.get('date')) {
-      const value = clock.restDateWithGmt(String(req.get('date')));
+    if (args.karma !== undefined) out.karma = args.karma;
+    if (args.date) {
+      const value = clock.restDateWithGmt(args.date);
       if (value) [out.date, out.dateGmt] = value;
-    } else if (req.get('date_gmt')) {
-      const value = clock.restDateWithGmt(String(req.get('date_gmt')), true);
+    } else if (args.date_gmt) {
+      const value = clock.restDateWithGmt(args.date_gmt, true);
       if (value) [out.date, out.dateGmt] = value;
     }
     return this.hooks.applyFilters('rest_preprocess_comment', out, req);
   }
 
   /** The meta writes the request asks for (`meta`), each allowed on `comment` or refused with the reference's code. */
-  private async plannedMeta(req: RestRequest, comment: CommentEntity) {
-    if (!req.has('meta')) return [];
+  private async plannedMeta(req: RestRequest, meta: unknown, comment: CommentEntity) {
+    if (meta === undefined) return [];
     return planMetaWrites(
       this.registeredMeta(),
-      req.get('meta'),
+      meta,
       'comment',
       (cap, key) => req.ctx.can(cap, comment, key),
       req.ctx.authorizationRequiredCode,
@@ -180,6 +186,11 @@ export class CommentWriter {
   private registeredMeta() {
     return exposedMetaKeys(this.extensions, 'comment');
   }
+}
+
+/** The `status` asked for, read after the filters (which may have set it to anything: hence the conversion). */
+function statusOf(args: CommentWriteArgs): string | undefined {
+  return args.status === undefined ? undefined : String(args.status);
 }
 
 /** Whether the value looks like an IP address (IPv4 dotted, or IPv6 digits and colons). */

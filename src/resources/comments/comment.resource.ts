@@ -20,7 +20,13 @@ import { commentLoader, loadCommentOrFail, loadPost } from './comment-loaders';
 import { CommentPolicies } from './comment-policies';
 import { CommentPresenter } from './comment-presenter';
 import { CommentQuery, commentQueryOf } from './comment-query';
-import { COMMENT_ID, commentCollectionArgs, CommentListArgs, commentProperties } from './comment-schema';
+import {
+  COMMENT_ID,
+  commentCollectionArgs,
+  CommentDeleteArgs,
+  CommentListArgs,
+  commentProperties,
+} from './comment-schema';
 import { CommentWriter } from './comment-writer.service';
 import { CommentPage, CommentsService } from './comments.service';
 
@@ -164,7 +170,7 @@ export class CommentResource extends RestResource {
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
     const comment = await loadCommentOrFail(req, this.comments);
-    const force = req.get('force') === true;
+    const { force } = req.args<CommentDeleteArgs>();
     const trashable = await this.hooks.applyFilters('rest_comment_trashable', true, comment);
     req.set('context', 'edit');
     const previous = await this.presenter.prepareOne(comment, req);

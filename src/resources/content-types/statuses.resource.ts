@@ -7,6 +7,14 @@ import { linkMap } from '../../core/rest/rest-response';
 import { ItemSchema } from '../../core/json-schema/json-schema';
 import { ContentRegistryResource } from './content-registry.resource';
 
+/**
+ * The arguments of `GET statuses/<status>`. `status` is the path's string once validated; the permission check also
+ * runs where it was not (the `Allow` header: as sent, a query parameter winning), so it converts it.
+ */
+export interface StatusArgs {
+  status: string;
+}
+
 /** `statuses` and `statuses/<status>`: post statuses the caller may see, as an object keyed by name (routes in StatusesHandlers). */
 @Injectable()
 export class StatusesResource extends ContentRegistryResource {
@@ -38,7 +46,7 @@ export class StatusesResource extends ContentRegistryResource {
   }
 
   getItem(req: RestRequest) {
-    return this.prepareItem(this.content.status(String(req.get('status'))) as PostStatusObject, req);
+    return this.prepareItem(this.content.status(req.args<StatusArgs>().status) as PostStatusObject, req);
   }
 
   /** Public statuses are visible to all; other non-internal ones and `trash` to those who can edit posts. */
@@ -50,7 +58,7 @@ export class StatusesResource extends ContentRegistryResource {
   }
 
   async canReadItem(req: RestRequest): Promise<true | RestException> {
-    const status = this.content.status(String(req.get('status')));
+    const status = this.content.status(String(req.args<StatusArgs>().status));
     if (!status) return new RestException('rest_status_invalid', 'Invalid resource.', 404);
     if (!(await this.canRead(status, req))) {
       return new RestException('rest_cannot_read_status', 'Cannot view resource.', req.ctx.authorizationRequiredCode);

@@ -7,6 +7,19 @@ import { linkMap } from '../../core/rest/rest-response';
 import { ItemSchema } from '../../core/json-schema/json-schema';
 import { ContentRegistryResource } from './content-registry.resource';
 
+/** The arguments of `GET taxonomies` (the permission check reads `type` too, as it comes). */
+export interface TaxonomyListArgs {
+  type?: string;
+}
+
+/**
+ * The arguments of `GET taxonomies/<taxonomy>`. `taxonomy` is the path's string once validated; the permission check
+ * also runs where it was not (the `Allow` header: as sent, a query parameter winning), so it converts it.
+ */
+export interface TaxonomyItemArgs {
+  taxonomy: string;
+}
+
 /** `taxonomies` (`?type=`) and `taxonomies/<taxonomy>`: REST-enabled taxonomies, as an object keyed by name (routes in TaxonomiesHandlers). */
 @Injectable()
 export class TaxonomiesResource extends ContentRegistryResource {
@@ -43,13 +56,13 @@ export class TaxonomiesResource extends ContentRegistryResource {
 
   /** REST-enabled taxonomies, of the post type `type` when given. */
   private candidates(req: RestRequest): TaxonomyObject[] {
-    const type = req.get<string>('type');
+    const type = req.args<TaxonomyListArgs>().type;
     const all = this.content.restTaxonomies();
     return type ? all.filter((t) => t.object_type.includes(type)) : all;
   }
 
   async canReadItem(req: RestRequest): Promise<boolean | RestException> {
-    const tax = this.content.taxonomy(String(req.get('taxonomy')));
+    const tax = this.content.taxonomy(String(req.args<TaxonomyItemArgs>().taxonomy));
     if (!tax) return true;
     if (!tax.show_in_rest) return false;
     if (req.context === 'edit' && !(await req.ctx.can(tax.cap.manage_terms))) {
@@ -63,7 +76,7 @@ export class TaxonomiesResource extends ContentRegistryResource {
   }
 
   getItem(req: RestRequest) {
-    const tax = this.content.taxonomy(String(req.get('taxonomy')));
+    const tax = this.content.taxonomy(req.args<TaxonomyItemArgs>().taxonomy);
     if (!tax) throw new RestException('rest_taxonomy_invalid', 'Invalid resource.', 404);
     return this.prepareItem(tax, req);
   }

@@ -7,6 +7,11 @@ import { linkMap } from '../../core/rest/rest-response';
 import { ItemSchema } from '../../core/json-schema/json-schema';
 import { ContentRegistryResource } from './content-registry.resource';
 
+/** The arguments of `GET types/<type>` (the path's `type`, validated: the route has no permission check). */
+export interface PostTypeItemArgs {
+  type: string;
+}
+
 /** `types` and `types/<type>`: the REST-enabled post types, as an object keyed by name (routes in TypesHandlers). */
 @Injectable()
 export class TypesResource extends ContentRegistryResource {
@@ -43,7 +48,7 @@ export class TypesResource extends ContentRegistryResource {
    * before any work: the type exists, is served by the API, and `context=edit` needs its `edit_posts`.
    */
   async getItem(req: RestRequest) {
-    const type = this.content.postType(String(req.get('type')));
+    const type = this.content.postType(req.args<PostTypeItemArgs>().type);
     if (!type) throw new RestException('rest_type_invalid', 'Invalid resource.', 404);
     const code = req.ctx.authorizationRequiredCode;
     if (!type.show_in_rest) throw new RestException('rest_cannot_read_type', 'Cannot view resource.', code);

@@ -32,6 +32,8 @@ export interface UploadToStore {
   /** An image's dimensions and embedded metadata (`null` for other files, or an image whose header is unreadable). */
   dims: { width: number; height: number } | null;
   imageMeta: ImageMeta | null;
+  /** The `alt_text` argument, when sent (its meta is written with the file's). */
+  altText?: string;
 }
 
 /**
@@ -113,7 +115,7 @@ export class AttachmentFiles {
       const guid = await this.deps.fileUrl(relative, req);
       const meta: MetaOp[] = [{ key: ATTACHED_FILE, action: 'single', value: relative }];
       if (Object.keys(metadata).length) meta.push({ key: METADATA, action: 'single', value: maybeSerialize(metadata) });
-      if (req.has('alt_text')) meta.push({ key: ALT, action: 'single', value: String(req.get('alt_text')) });
+      if (u.altText !== undefined) meta.push({ key: ALT, action: 'single', value: u.altText });
 
       const stored: string[] = [];
       let settled: () => Promise<void> = async () => undefined;

@@ -3,6 +3,25 @@ import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import type { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
 import { mediaTypes } from './file-names';
+import type { PostListArgs, PostWriteArgs } from '../posts';
+
+/**
+ * The arguments of the media create and update routes: the posts' (without `parent`, `password` and `template`,
+ * which {@link attachmentSchema} removes), and the attachment's own. `caption` and `description` come as a string
+ * (through wp_filter_post_kses) or as sent (`{ raw }`); `alt_text` through sanitize_text_field.
+ */
+export interface MediaWriteArgs extends PostWriteArgs {
+  post?: number;
+  alt_text?: string;
+  caption?: unknown;
+  description?: unknown;
+}
+
+/** The arguments of `GET /media`, as {@link attachmentCollectionArgs} declares them. */
+export interface MediaListArgs extends PostListArgs {
+  media_type?: string;
+  mime_type?: string;
+}
 
 /** A `{ raw, rendered }` text field of an attachment (caption, description). */
 const textObject = (description: string, raw: string, rendered: string): JsonSchema => ({

@@ -11,7 +11,7 @@ import { sanitizeFileName, splitExtension } from './file-names';
 import { DecodeLimits, ImageMeta, imageDimensions, readImageMeta } from './image-processor';
 import type { MediaStorage } from '../../core/config/media-storage';
 import { UploadJournal } from './upload-journal';
-import { attachmentCollectionArgs, attachmentSchema } from './attachment-schema';
+import { attachmentCollectionArgs, attachmentSchema, MediaListArgs, MediaWriteArgs } from './attachment-schema';
 import { ALT, factsLoader } from './attachment-facts';
 import { AttachmentFiles } from './attachment-files';
 import { AttachmentPolicies } from './attachment-policies';
@@ -64,8 +64,7 @@ export class AttachmentResource extends PostTypeResource {
   // --- reading ---
 
   /** Attachments are listed as `inherit`, `private` or `trash`; the last two need the type's `edit_posts`. */
-  protected override async statusesFor(req: RestRequest): Promise<string[]> {
-    const asked = (req.get<string[]>('status') ?? ['inherit']).map(String);
+  protected override async statusesFor(req: RestRequest, asked: string[]): Promise<string[]> {
     for (const status of asked) {
       if (status === 'inherit') continue;
       if (!(await req.ctx.can(this.type.cap.edit_posts))) {
@@ -77,9 +76,8 @@ export class AttachmentResource extends PostTypeResource {
     return asked;
   }
 
-  protected override async shapeQuery(query: PostQuery, req: RestRequest): Promise<PostQuery> {
-    const mediaType = req.get<string>('media_type');
-    const mimeType = req.get<string>('mime_type');
+  protected override async shapeQuery(query: PostQuery, args: MediaListArgs): Promise<PostQuery> {
+    const { media_type: mediaType, mime_type: mimeType } = args;
     const shaped = { ...query };
     if (mediaType) shaped.mimePrefix = mediaType;
     // An exact type is used only when it is one uploads may have.
@@ -120,16 +118,17 @@ export class AttachmentResource extends PostTypeResource {
   // --- writing ---
 
   /** An attachment hangs off a post or a page, never off an attachment or a revision. */
-  private async checkParentType(req: RestRequest): Promise<void> {
-    if (!req.has('post') || !Number(req.get('post'))) return;
-    const parent = await this.posts.findById(Number(req.get('post')));
+  private async checkParentType(post: number | undefined): Promise<void> {
+    if (!post) return;
+    const parent = await this.posts.findById(post);
     if (parent && (parent.type === 'revision' || parent.type === 'attachment'))
       throw new RestException('rest_invalid_param', 'Invalid parent type.', 400);
   }
 
   override async createItem(req: RestRequest): Promise<RestResponse> {
     if (req.sentAtAll('id', true)) throw new RestException('rest_post_exists', 'Cannot create existing post.', 400);
-    await this.checkParentType(req);
+    const args = req.args<MediaWriteArgs>();
+    await this.checkParentType(args.post);
     const upload = await receiveUpload(req);
     const cleanName = sanitizeFileName(upload.name, this.deps.allowedTypes());
     const type = await checkUploadType(cleanName, upload.path, upload.declaredType, this.deps.allowedTypes());
@@ -141,7 +140,7 @@ export class AttachmentResource extends PostTypeResource {
     const dims = type.mime.startsWith('image/') ? await imageDimensions(upload.path) : null;
     const imageMeta: ImageMeta | null = dims ? await readImageMeta(upload.path) : null;
     const fields = await this.input.fields(req, null, ctx.clock);
-    const titleSent = req.has('title') && fields.title !== undefined && fields.title !== '';
+    const titleSent = args.title !== undefined && fields.title !== undefined && fields.title !== '';
     if (!titleSent) {
       const embedded = imageMeta?.title.trim() ?? '';
       fields.title =
@@ -149,15 +148,16 @@ export class AttachmentResource extends PostTypeResource {
           ? embedded
           : splitExtension(upload.name.split(/[\\/]/).pop() ?? upload.name).base;
     }
-    const caption = this.textParam(req, 'caption');
+    const caption = textParam(args.caption);
     fields.excerpt = caption ?? (imageMeta?.caption.trim() || '');
-    fields.content = this.textParam(req, 'description') ?? '';
+    fields.content = textParam(args.description) ?? '';
     fields.status = fields.status === 'private' ? 'private' : 'inherit';
-    fields.parent = req.has('post') ? Number(req.get('post')) : 0;
+    fields.parent = args.post ?? 0;
     fields.mimeType = type.mime;
     const relations = await this.input.relations(req, null);
     const otherMeta = relations.meta ?? [];
-    const post = await this.files.store({ upload, cleanName, base, type, dir, dims, imageMeta }, req, (guid, meta) => {
+    const stored = { upload, cleanName, base, type, dir, dims, imageMeta, altText: args.alt_text };
+    const post = await this.files.store(stored, req, (guid, meta) => {
       fields.guid = guid;
       relations.meta = [...otherMeta, ...meta];
       return this.writer.create(this.type, fields, relations, ctx);
@@ -169,28 +169,20 @@ export class AttachmentResource extends PostTypeResource {
     return this.created(response, req, `${this.namespace}/${this.restBase}/${post.id}`);
   }
 
-  /** A caption or description sent as a string or as `{raw}`. */
-  private textParam(req: RestRequest, name: string): string | undefined {
-    const value = req.get<unknown>(name);
-    if (typeof value === 'string') return value;
-    if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
-      return wpKsesPost((value as { raw: string }).raw);
-    return undefined;
-  }
-
   override async updateItem(req: RestRequest): Promise<RestResponse> {
     const before = await this.loadPost(req, 'Post id is invalid.');
-    await this.checkParentType(req);
+    const args = req.args<MediaWriteArgs>();
+    await this.checkParentType(args.post);
     const ctx = await this.input.writeContext(req, before);
     const fields = await this.input.fields(req, before, ctx.clock);
-    const caption = this.textParam(req, 'caption');
-    const description = this.textParam(req, 'description');
+    const caption = textParam(args.caption);
+    const description = textParam(args.description);
     if (caption !== undefined) fields.excerpt = caption;
     if (description !== undefined) fields.content = description;
-    if (req.has('post')) fields.parent = Number(req.get('post'));
+    if (args.post !== undefined) fields.parent = args.post;
     const relations = await this.input.relations(req, before);
-    if (req.has('alt_text'))
-      relations.meta = [...(relations.meta ?? []), { key: ALT, action: 'single', value: String(req.get('alt_text')) }];
+    if (args.alt_text !== undefined)
+      relations.meta = [...(relations.meta ?? []), { key: ALT, action: 'single', value: args.alt_text }];
     const post = await this.writer.update(this.type, before, fields, relations, ctx);
     await this.updateAdditionalFields(post, req);
     req.set('context', 'edit');
@@ -202,7 +194,7 @@ export class AttachmentResource extends PostTypeResource {
   /** Attachments have no trash: only `force=true` deletes, the row, its meta, the file and every size. */
   override async deleteItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
-    if (req.get('force') !== true) {
+    if (req.args<{ force: boolean }>().force !== true) {
       throw new RestException(
         'rest_trash_not_supported',
         "The post does not support trashing. Set 'force=true' to delete.",
@@ -218,4 +210,12 @@ export class AttachmentResource extends PostTypeResource {
     await this.hooks.doAction('rest_delete_attachment', post, previous, req);
     return previous;
   }
+}
+
+/** A caption or description sent as a string or as `{raw}`. */
+function textParam(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as { raw?: unknown }).raw === 'string')
+    return wpKsesPost((value as { raw: string }).raw);
+  return undefined;
 }

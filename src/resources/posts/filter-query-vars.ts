@@ -1,6 +1,7 @@
 import { RestRequest } from '../../core/rest/rest-request';
 import { parseIdList } from '../../core/json-schema/validate';
 import { PostQuery, PostsService } from './posts.service';
+import type { PostListArgs } from './post-collection-args';
 import { textOf } from '../../core/formatting/php-serialize';
 
 /** Query variables anyone may pass through `filter[...]`. */
@@ -90,16 +91,18 @@ function queryDate(value: unknown, end: boolean): string | undefined {
 /**
  * Applies the spec's `filter[<query_var>]` parameters (the reference's WP_Query variables) to a posts query.
  * A `filter` that is not an object is ignored; unknown variables are ignored; private ones are ignored unless the
- * caller can edit posts of the type. Their effect shows in the totals, as it is part of the query.
+ * caller can edit posts of the type. Their effect shows in the totals, as it is part of the query. `args` are the
+ * request's (`filter` and `page` are read from them).
  */
 export async function applyFilterQueryVars(
   query: PostQuery,
   req: RestRequest,
+  args: PostListArgs,
   posts: PostsService,
   canEdit: boolean,
   sticky: number[] = [],
 ): Promise<PostQuery> {
-  const filter = req.get('filter');
+  const filter = args.filter;
   if (!filter || typeof filter !== 'object' || Array.isArray(filter)) return query;
   const vars = filter as Record<string, unknown>;
   const allowed = new Set([...PUBLIC_QUERY_VARS, ...REST_QUERY_VARS, ...(canEdit ? PRIVATE_QUERY_VARS : [])]);
@@ -152,9 +155,7 @@ export async function applyFilterQueryVars(
   const asked = perPage ? Math.trunc(Number(vars[perPage])) : 0;
   if (asked >= 1) q.limit = Math.min(100, asked);
   // `filter[paged]` (a public query var, merged over `page` as the reference merges `filter` over its args).
-  const page = has('paged')
-    ? Math.max(1, Math.trunc(Number(vars.paged)) || 1)
-    : Math.max(1, Number(req.get('page') ?? 1));
+  const page = has('paged') ? Math.max(1, Math.trunc(Number(vars.paged)) || 1) : Math.max(1, args.page ?? 1);
   // The page is counted in the page size, as WP_Query counts `paged` in `posts_per_page`.
   if ((perPage || has('paged')) && !req.sent('offset')) q.offset = (page - 1) * q.limit;
   if (has('offset')) q.offset = Math.max(0, Number(vars.offset) || 0);
@@ -207,7 +208,8 @@ export async function applyFilterQueryVars(
  * `page` moves the links on).
  */
 export function filterPage(req: RestRequest): { page?: number; omit?: ReadonlySet<string> } {
-  const filter = req.get<Record<string, unknown> | undefined>('filter');
+  // Read when the links are written, after the `rest_{type}_query` listeners (which get the request).
+  const filter = req.args<PostListArgs>().filter as Record<string, unknown> | undefined;
   if (
     !filter ||
     typeof filter !== 'object' ||

@@ -10,3 +10,5 @@ export type { PostTypeDependencies } from './post-type-resources.service';
 export { PostTypeResource } from './post-type.resource';
 export { PostPolicies } from './post-policies';
 export type { PostPolicyView } from './post-policies';
+export type { PostListArgs } from './post-collection-args';
+export type { PostWriteArgs } from './post-schema';

@@ -6,8 +6,16 @@ import { CollectionArgs, orderArg, orderbyArg, offsetArg } from '../../core/rest
 /** The `id` path argument of a post's routes. */
 export const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
 
-/** The arguments of a post type's `GET` collection, as {@link postCollectionArgs} declares them. */
+/**
+ * The arguments of a post type's `GET` collection, as {@link postCollectionArgs} declares them: `status` always (it
+ * has a default); each REST taxonomy's term ids (`number[]`) under its `rest_base` and `<rest_base>_exclude`.
+ */
 export interface PostListArgs extends CollectionArgs {
+  [taxonomyArg: string]: unknown;
+  status: string[];
+  password?: string;
+  /** `filter[<query_var>]`: any shape (see applyFilterQueryVars). */
+  filter?: unknown;
   author?: number[];
   author_exclude?: number[];
   parent?: number[];

@@ -13,6 +13,7 @@ import { ItemSchema } from '../../core/json-schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { PostFields, PostRelations, PostWriter, WriteContext } from './post-writer.service';
 import { PostsService } from './posts.service';
+import type { PostWriteArgs } from './post-schema';
 import { textOf } from '../../core/formatting/php-serialize';
 
 /**
@@ -73,11 +74,12 @@ export class PostInput {
   /** The row changes a request asks for (the reference's prepare_item_for_database). */
   async fields(req: RestRequest, before: PostEntity | null, clock: SiteClock): Promise<PostFields> {
     const props = this.schema().properties;
+    const args = req.args<PostWriteArgs>();
     const f: PostFields = {};
     const filtered = !(await req.ctx.can('unfiltered_html'));
     const text = (name: 'title' | 'content' | 'excerpt'): Promise<string> | undefined => {
       if (!props[name]) return undefined;
-      const value = req.get<unknown>(name);
+      const value = args[name];
       let raw: string | undefined;
       if (typeof value === 'string') raw = value;
       else if (value && typeof value === 'object' && 'raw' in value) {
@@ -91,58 +93,52 @@ export class PostInput {
     // The three run at once: a large one in a worker while the others run here.
     [f.title, f.content, f.excerpt] = await Promise.all([text('title'), text('content'), text('excerpt')]);
 
-    const status = req.get<string>('status');
+    const status = args.status;
     if (props.status && status !== undefined && (!before || before.status !== status))
       f.status = await this.checkStatus(req, status);
 
     const params = req.params();
-    if (props.date && req.get('date')) {
-      const value = clock.restDateWithGmt(String(req.get('date')));
+    if (props.date && args.date) {
+      const value = clock.restDateWithGmt(args.date);
       if (value && (!before || before.date !== value[0])) f.date = value;
-    } else if (props.date_gmt && req.get('date_gmt')) {
-      const value = clock.restDateWithGmt(String(req.get('date_gmt')), true);
+    } else if (props.date_gmt && args.date_gmt) {
+      const value = clock.restDateWithGmt(args.date_gmt, true);
       if (value && (!before || before.dateGmt !== value[1])) f.date = value;
     }
     if (('date' in params && params.date === null) || ('date_gmt' in params && params.date_gmt === null)) f.date = null;
 
-    if (props.slug && req.has('slug')) f.name = String(req.get('slug'));
-    if (props.author && req.get('author')) {
-      const author = Number(req.get('author'));
+    if (props.slug && args.slug !== undefined) f.name = args.slug;
+    if (props.author && args.author) {
+      const author = args.author;
       if (author !== req.ctx.user.id && !(await this.posts.existingUsers([author])).has(author)) {
         throw new RestException('rest_invalid_author', 'Invalid author id.', 400);
       }
       f.author = author;
     }
-    if (props.password && req.has('password')) {
-      const password = String(req.get('password'));
+    if (props.password && args.password !== undefined) {
+      const password = args.password;
       f.password = password;
       if (password !== '') {
-        if (props.sticky && truthy(req.get('sticky')))
+        if (props.sticky && args.sticky === true)
           throw new RestException('rest_invalid_field', 'A post can not be sticky and have a password.', 400);
         if (before && (await this.writer.isSticky(before.id)))
           throw new RestException('rest_invalid_field', 'A sticky post can not be password protected.', 400);
       }
     }
-    if (
-      props.sticky &&
-      truthy(req.get('sticky')) &&
-      before &&
-      before.password &&
-      !(req.has('password') && req.get('password') === '')
-    ) {
+    if (props.sticky && args.sticky === true && before && before.password && args.password !== '') {
       throw new RestException('rest_invalid_field', 'A password protected post can not be set to sticky.', 400);
     }
-    if (props.parent && req.has('parent')) {
-      const parent = Number(req.get('parent'));
+    if (props.parent && args.parent !== undefined) {
+      const parent = args.parent;
       if (parent !== 0) {
         const found = parent > 0 ? await this.posts.findById(parent) : null;
         if (!found) throw new RestException('rest_post_invalid_id', 'Invalid post parent id.', 400);
       }
       f.parent = Math.max(parent, 0);
     }
-    if (props.menu_order && req.has('menu_order')) f.menuOrder = Math.trunc(Number(req.get('menu_order')));
-    if (props.comment_status && req.get('comment_status')) f.commentStatus = String(req.get('comment_status'));
-    if (props.ping_status && req.get('ping_status')) f.pingStatus = String(req.get('ping_status'));
+    if (props.menu_order && args.menu_order !== undefined) f.menuOrder = args.menu_order;
+    if (props.comment_status && args.comment_status) f.commentStatus = args.comment_status;
+    if (props.ping_status && args.ping_status) f.pingStatus = args.ping_status;
     return f;
   }
 
@@ -167,18 +163,19 @@ export class PostInput {
   /** Sticky flag, featured image, format, template, terms and meta a request asks for. */
   async relations(req: RestRequest, before: PostEntity | null): Promise<PostRelations> {
     const props = this.schema().properties;
+    const args = req.args<PostWriteArgs>();
     const r: PostRelations = {};
-    if (props.sticky && req.has('sticky')) r.sticky = truthy(req.get('sticky'));
-    if (props.featured_media && req.has('featured_media'))
-      r.featuredMedia = Math.max(0, Math.trunc(Number(req.get('featured_media'))));
-    if (props.format && req.get('format')) r.format = String(req.get('format'));
-    if (props.template && req.has('template')) r.template = String(req.get('template'));
+    if (props.sticky && args.sticky !== undefined) r.sticky = args.sticky;
+    if (props.featured_media && args.featured_media !== undefined) r.featuredMedia = Math.max(0, args.featured_media);
+    if (props.format && args.format) r.format = args.format;
+    if (props.template && args.template !== undefined) r.template = args.template;
     const terms = new Map<string, number[]>();
     for (const tax of this.taxonomies()) {
       const base = tax.rest_base || tax.name;
-      const value = req.get<unknown>(base);
+      // Term ids, as an array of integers is coerced.
+      const value = args[base] as number[] | undefined;
       if (value === undefined) continue;
-      const ids = [...new Set((Array.isArray(value) ? value : [value]).map((v) => Math.trunc(Number(v))))];
+      const ids = [...new Set(value)];
       // Every id must be a term of this taxonomy: a wrong one is an error rather than silently dropped.
       const known = new Set(await this.posts.termIdsIn(tax.name, ids));
       const unknown = ids.filter((id) => !known.has(id));
@@ -192,12 +189,12 @@ export class PostInput {
       terms.set(tax.name, ids);
     }
     if (terms.size) r.terms = terms;
-    if (props.meta && req.has('meta')) {
+    if (props.meta && args.meta !== undefined) {
       // A new post does not exist yet: its key permissions are those of a post of this type by the caller.
       const target = before ?? { id: 0, type: this.type.name, status: 'draft', author: req.ctx.user.id, parent: 0 };
       r.meta = await planMetaWrites(
         this.registeredMeta(),
-        req.get('meta'),
+        args.meta,
         'post',
         (cap, key) => req.ctx.can(cap, target, key),
         req.ctx.authorizationRequiredCode,
@@ -205,8 +202,4 @@ export class PostInput {
     }
     return r;
   }
-}
-
-export function truthy(value: unknown): boolean {
-  return value === true || value === 'true' || value === '1' || value === 1;
 }

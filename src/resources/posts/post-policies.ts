@@ -4,7 +4,7 @@ import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-type
 import { RestRequest } from '../../core/rest/rest-request';
 import { FuturePosts } from './future-posts.service';
 import { samePassword } from './post-content';
-import { truthy } from './post-input';
+import type { PostReadArgs, PostWriteArgs } from './post-schema';
 import { PostQuery, PostsService } from './posts.service';
 
 /** What the permission checks of a post type's routes read of its resource. */
@@ -44,7 +44,7 @@ export class PostPolicies {
     if (req.context === 'edit' && !(await req.ctx.can('edit_post', post))) {
       return new RestException('rest_forbidden_context', 'Sorry, you are not allowed to edit this post.', code);
     }
-    const password = req.get<string>('password');
+    const { password } = req.args<PostReadArgs>();
     if (password && !samePassword(post.password, password)) {
       return new RestException('rest_post_incorrect_password', 'Incorrect post password.', 403);
     }
@@ -54,26 +54,30 @@ export class PostPolicies {
   }
 
   /** Author and sticky checks shared by create and update (the reference's order). */
-  private async checkAuthorAndSticky(req: RestRequest, verb: 'create' | 'update'): Promise<true | RestException> {
+  private async checkAuthorAndSticky(
+    req: RestRequest,
+    args: PostWriteArgs,
+    verb: 'create' | 'update',
+  ): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
-    const author = Number(req.get('author') ?? 0);
+    const author = args.author ?? 0;
     if (author && author !== req.ctx.user.id && !(await req.ctx.can(this.view.type.cap.edit_others_posts))) {
       return new RestException('rest_cannot_edit_others', `You are not allowed to ${verb} posts as this user.`, code);
     }
-    if (truthy(req.get('sticky')) && !(await req.ctx.can(this.view.type.cap.edit_others_posts))) {
+    if (args.sticky === true && !(await req.ctx.can(this.view.type.cap.edit_others_posts))) {
       return new RestException('rest_cannot_assign_sticky', 'You do not have permission to make posts sticky.', code);
     }
     return true;
   }
 
   /** Every term sent must be one the caller may assign. */
-  private async canAssignTerms(req: RestRequest): Promise<true | RestException> {
+  private async canAssignTerms(req: RestRequest, args: PostWriteArgs): Promise<true | RestException> {
     for (const tax of this.view.taxonomies()) {
-      const ids = req.get<number[]>(tax.rest_base || tax.name);
+      const ids = args[tax.rest_base || tax.name] as number[] | undefined;
       if (!Array.isArray(ids) || !ids.length) continue;
       // The terms found in one query are handed to the check as rows, so it needs none per term. Ids that are not
       // terms of the taxonomy are refused when the request is read.
-      for (const termId of await this.view.posts.termIdsIn(tax.name, ids.map(Number))) {
+      for (const termId of await this.view.posts.termIdsIn(tax.name, ids)) {
         if (!(await req.ctx.can('assign_term', { termId, taxonomy: tax.name }))) {
           return new RestException(
             'rest_cannot_assign_term',
@@ -88,7 +92,8 @@ export class PostPolicies {
 
   async canCreate(req: RestRequest): Promise<true | RestException> {
     if (req.sentAtAll('id', true)) return new RestException('rest_post_exists', 'Cannot create existing post.', 400);
-    const shared = await this.checkAuthorAndSticky(req, 'create');
+    const args = req.args<PostWriteArgs>();
+    const shared = await this.checkAuthorAndSticky(req, args, 'create');
     if (shared !== true) return shared;
     if (!(await req.ctx.can(this.view.type.cap.create_posts))) {
       return new RestException(
@@ -97,7 +102,7 @@ export class PostPolicies {
         req.ctx.authorizationRequiredCode,
       );
     }
-    return this.canAssignTerms(req);
+    return this.canAssignTerms(req, args);
   }
 
   async canUpdate(req: RestRequest): Promise<true | RestException> {
@@ -109,9 +114,10 @@ export class PostPolicies {
         req.ctx.authorizationRequiredCode,
       );
     }
-    const shared = await this.checkAuthorAndSticky(req, 'update');
+    const args = req.args<PostWriteArgs>();
+    const shared = await this.checkAuthorAndSticky(req, args, 'update');
     if (shared !== true) return shared;
-    return this.canAssignTerms(req);
+    return this.canAssignTerms(req, args);
   }
 
   async canDelete(req: RestRequest): Promise<true | RestException> {

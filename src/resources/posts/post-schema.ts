@@ -34,6 +34,47 @@ export const FIXED_FEATURES: Record<string, string[]> = {
   attachment: ['title', 'author', 'comments', 'revisions', 'custom-fields'],
 };
 
+/**
+ * The arguments of a post's create and update routes (`id` on update), as the dispatcher leaves them: one per
+ * writable property of the type's schema, coerced to its type. `title`, `content` and `excerpt` come as sent (a
+ * string or `{ raw }`), `meta` as its object; each REST taxonomy's term ids (`number[]`) under its `rest_base`.
+ */
+export interface PostWriteArgs {
+  [taxonomyBase: string]: unknown;
+  id?: number;
+  title?: unknown;
+  content?: unknown;
+  excerpt?: unknown;
+  status?: string;
+  date?: string;
+  date_gmt?: string;
+  slug?: string;
+  author?: number;
+  password?: string;
+  sticky?: boolean;
+  parent?: number;
+  menu_order?: number;
+  comment_status?: string;
+  ping_status?: string;
+  featured_media?: number;
+  format?: string;
+  template?: string;
+  meta?: unknown;
+}
+
+/** The arguments of `GET` on one post. */
+export interface PostReadArgs {
+  id: number;
+  context: string;
+  password?: string;
+}
+
+/** The arguments of `DELETE` on one post (`force` defaults to `false`). */
+export interface PostDeleteArgs {
+  id: number;
+  force: boolean;
+}
+
 /** Whether the posts controller treats `feature` as supported by the type (fixed sets for built-ins). */
 export function typeSupports(type: PostTypeObject, feature: string): boolean {
   const fixed = FIXED_FEATURES[type.name];

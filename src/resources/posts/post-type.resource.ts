@@ -17,7 +17,7 @@ import { FuturePosts } from './future-posts.service';
 import { PostInput } from './post-input';
 import { PostPolicies, PostPolicyView } from './post-policies';
 import { PostPresenter, PostTypeView } from './post-presenter';
-import { buildPostSchema } from './post-schema';
+import { buildPostSchema, type PostDeleteArgs } from './post-schema';
 import { PostWriter } from './post-writer.service';
 import { PostQuery, PostsService } from './posts.service';
 import type { PostExtras } from './post-extras';
@@ -121,7 +121,7 @@ export class PostTypeResource extends RestResource {
   }
 
   /** The collection query of a request, before `rest_{type}_query` (attachments add their MIME filters here). */
-  protected async shapeQuery(query: PostQuery, _req: RestRequest): Promise<PostQuery> {
+  protected async shapeQuery(query: PostQuery, _args: PostListArgs): Promise<PostQuery> {
     return query;
   }
 
@@ -136,7 +136,7 @@ export class PostTypeResource extends RestResource {
   }
 
   protected async loadPost(req: RestRequest, message = 'Invalid post id.'): Promise<PostEntity> {
-    const post = await postLoader(req, this.posts).load(Number(req.get('id')));
+    const post = await postLoader(req, this.posts).load(req.args<{ id: number }>().id);
     if (!post || post.type !== this.type.name) throw new RestException('rest_post_invalid_id', message, 404);
     return post;
   }
@@ -154,7 +154,7 @@ export class PostTypeResource extends RestResource {
     const orderby = q.orderby('date');
     const include = q.include;
     checkOrderby(orderby, q.search, include);
-    const statuses = await this.statusesFor(req);
+    const statuses = await this.statusesFor(req, q.args.status);
     const site = await this.presenter.siteFacts(req);
     const toMysql = (value: string | undefined) => requestDate(value, site.clock);
     const query: PostQuery = {
@@ -176,8 +176,8 @@ export class PostTypeResource extends RestResource {
       terms: this.taxonomies().flatMap((tax) => {
         const base = tax.rest_base || tax.name;
         const out: PostQuery['terms'] = [];
-        const inc = (req.get<number[]>(base) ?? []).map(Number);
-        const exc = (req.get<number[]>(`${base}_exclude`) ?? []).map(Number);
+        const inc = (q.args[base] as number[] | undefined) ?? [];
+        const exc = (q.args[`${base}_exclude`] as number[] | undefined) ?? [];
         if (inc.length) out.push({ taxonomy: tax.name, termIds: inc, exclude: false });
         if (exc.length) out.push({ taxonomy: tax.name, termIds: exc, exclude: true });
         return out;
@@ -190,8 +190,9 @@ export class PostTypeResource extends RestResource {
       offset: q.offset,
     };
     const withVars = await applyFilterQueryVars(
-      await this.shapeQuery(query, req),
+      await this.shapeQuery(query, q.args),
       req,
+      q.args,
       this.posts,
       await req.ctx.can(this.type.cap.edit_posts),
       site.sticky,
@@ -219,9 +220,8 @@ export class PostTypeResource extends RestResource {
     });
   }
 
-  /** The statuses asked for, each checked as the reference's sanitize_post_statuses does. */
-  protected async statusesFor(req: RestRequest): Promise<string[]> {
-    const asked = (req.get<string[]>('status') ?? ['publish']).map(String);
+  /** The statuses `asked` for (the `status` argument), each checked as the reference's sanitize_post_statuses does. */
+  protected async statusesFor(req: RestRequest, asked: string[]): Promise<string[]> {
     for (const status of asked) {
       if (status === 'publish') continue;
       const allowed =
@@ -308,7 +308,7 @@ export class PostTypeResource extends RestResource {
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
     const post = await this.loadPost(req);
-    const force = req.get('force') === true;
+    const force = req.args<PostDeleteArgs>().force === true;
     const trashable = await this.hooks.applyFilters(`rest_${this.type.name}_trashable`, true, post);
     req.set('context', 'edit');
     const previous = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];

@@ -5,7 +5,7 @@ import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
 import { PostTypeObject } from '../../core/registry/content-types';
-import { CollectionQuery, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
+import { CollectionArgs, CollectionQuery, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { linkMap, RestResponse } from '../../core/rest/rest-response';
@@ -90,7 +90,7 @@ export class RevisionsResource extends RestResource {
 
   /** The parent post when it exists (a missing one is reported by the handler). */
   private async findParent(req: RestRequest): Promise<PostEntity | null> {
-    const id = Number(req.get('parent'));
+    const id = req.args<RevisionArgs>().parent;
     return id > 0 ? this.posts.findById(id) : null;
   }
 
@@ -131,7 +131,7 @@ export class RevisionsResource extends RestResource {
   }
 
   private async loadRevision(req: RestRequest): Promise<PostEntity> {
-    const id = Number(req.get('id'));
+    const id = req.args<RevisionArgs>().id;
     const revision = id > 0 ? await this.posts.findById(id) : null;
     if (!revision || revision.type !== 'revision')
       throw new RestException('rest_post_invalid_id', 'Invalid revision id.', 404);
@@ -140,29 +140,29 @@ export class RevisionsResource extends RestResource {
 
   async getItems(req: RestRequest): Promise<RestResponse> {
     const parent = await this.loadParent(req);
-    const orderby = String(req.get('orderby') ?? 'date');
-    const include = (req.get<number[]>('include') ?? []).map(Number);
-    checkOrderby(orderby, req.get('search'), include);
     // Every revision unless per_page is sent; any offset sent wins.
-    const q = CollectionQuery.of(req, { perPageWhenAbsent: 0, offsetWhenSent: true });
+    const q = CollectionQuery.of<RevisionListArgs>(req, { perPageWhenAbsent: 0, offsetWhenSent: true });
+    const orderby = q.orderby('date');
+    const include = q.include;
+    checkOrderby(orderby, q.args.search, include);
     const { perPage, offset } = q;
     const query: PostQuery = {
       type: 'revision',
       statuses: ['inherit'],
       include,
-      exclude: (req.get<number[]>('exclude') ?? []).map(Number),
+      exclude: q.exclude,
       authors: [],
       authorsExclude: [],
       parents: [parent.id],
       parentsExclude: [],
       slugs: [],
-      search: req.get<string>('search') || undefined,
+      search: q.search,
       // Only callers who can edit the parent list its revisions.
       protectedSearch: 'all',
       terms: [],
       taxRelation: 'AND',
       orderby,
-      order: req.get('order') === 'asc' ? 'ASC' : 'DESC',
+      order: q.order('DESC'),
       limit: perPage || 1_000_000,
       offset,
     };
@@ -170,14 +170,16 @@ export class RevisionsResource extends RestResource {
       await this.hooks.applyFilters('rest_revision_query', query, req),
     );
     const maxPages = perPage ? Math.ceil(total / perPage) : total > 0 ? 1 : 0;
-    if (total > 0 && offset >= total && req.has('offset')) {
+    // Read after the `rest_revision_query` listeners, which get the request.
+    const offsetSent = req.args<RevisionListArgs>().offset !== undefined;
+    if (total > 0 && offset >= total && offsetSent) {
       throw new RestException(
         'rest_revision_invalid_offset_number',
         'The offset number requested is larger than or equal to the number of available revisions.',
         400,
       );
     }
-    if (total > 0 && !req.has('offset') && q.page > maxPages) {
+    if (total > 0 && !offsetSent && q.page > maxPages) {
       throw new RestException(
         'rest_revision_invalid_page_number',
         'The page number requested is larger than the number of pages available.',
@@ -200,7 +202,7 @@ export class RevisionsResource extends RestResource {
   }
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
-    if (req.get('force') !== true) {
+    if (req.args<RevisionArgs>().force !== true) {
       throw new RestException(
         'rest_trash_not_supported',
         "Revisions do not support trashing. Set 'force' to true to delete.",
@@ -252,6 +254,19 @@ export class RevisionsResource extends RestResource {
       ]);
     return this.prepareResponse(data, req, links, 'revision', revision);
   }
+}
+
+/** The arguments of a revisions list: the parent post's id and the collection's. */
+export interface RevisionListArgs extends CollectionArgs {
+  parent: number;
+}
+
+/** The arguments of the routes of one revision (`force`, default `false`, on `DELETE`). */
+export interface RevisionArgs {
+  parent: number;
+  id: number;
+  context?: string;
+  force?: boolean;
 }
 
 const PARENT: RouteArg = { description: 'The ID for the parent of the revision.', type: 'integer' };

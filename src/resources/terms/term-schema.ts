@@ -12,6 +12,32 @@ import { DESCRIPTION_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limit
 export const TERM_ID: RouteArg = { description: 'Unique identifier for the resource.', type: 'integer' };
 
 /**
+ * The arguments of a taxonomy's `POST` and `PUT <id>`: the item schema's writable properties, as validated and
+ * sanitized (`parent` on a hierarchical taxonomy only; `meta` the registered meta's object).
+ */
+export interface TermWriteArgs {
+  name?: string;
+  slug?: string;
+  description?: string;
+  parent?: number;
+  meta?: unknown;
+}
+
+/** The arguments of a taxonomy's `DELETE <id>` (`force` defaults to `false`). */
+export interface TermDeleteArgs {
+  id: number;
+  force: boolean;
+}
+
+/**
+ * The route's term, as the loader reads it: an integer once validated, but the permission checks that load it also
+ * run where the arguments were not validated (the `Allow` header), so it is converted where used.
+ */
+export interface TermIdArgs {
+  id?: unknown;
+}
+
+/**
  * The terms schema of a taxonomy (the reference's terms controller): `parent` for a hierarchical one, `meta` of its
  * registered keys, the taxonomy's name among `taxonomies`.
  */

@@ -18,6 +18,7 @@ import { postTermsLoader, termLoader } from './term-loaders';
 import { TermPolicies } from './term-policies';
 import { TermBatch, TermPresenter } from './term-presenter';
 import { TERM_ID, termCollectionArgs, termSchema } from './term-schema';
+import type { TermDeleteArgs, TermIdArgs, TermWriteArgs } from './term-schema';
 
 /** The arguments of a taxonomy's `GET` collection, as {@link TermResource.collectionArgs} declares them. */
 interface TermListArgs extends CollectionArgs {
@@ -82,7 +83,7 @@ export class TermResource extends RestResource {
   // --- handlers ---
 
   private async loadTerm(req: RestRequest): Promise<TermRow> {
-    const term = await termLoader(req, this.terms, this.taxonomy.name).load(Number(req.get('id')));
+    const term = await termLoader(req, this.terms, this.taxonomy.name).load(Number(req.args<TermIdArgs>().id));
     if (!term) throw new RestException('rest_term_invalid', "Resource doesn't exist.", 404);
     return term;
   }
@@ -138,7 +139,7 @@ export class TermResource extends RestResource {
     return this.prepareOne(term, req);
   }
 
-  private async checkParent(req: RestRequest): Promise<number | undefined> {
+  private async checkParent(req: RestRequest, args: TermWriteArgs): Promise<number | undefined> {
     if (!this.taxonomy.hierarchical) {
       // A flat taxonomy does not declare `parent`: sending one is refused, its value never read.
       if (req.sentAtAll('parent'))
@@ -149,8 +150,8 @@ export class TermResource extends RestResource {
         );
       return undefined;
     }
-    if (!req.has('parent')) return undefined;
-    const parent = Number(req.get('parent'));
+    const parent = args.parent;
+    if (parent === undefined) return undefined;
     if (parent === 0) return 0;
     const [found] = await this.terms.findByIds(this.taxonomy.name, [parent]);
     if (!found) throw new RestException('rest_term_invalid', "Parent resource doesn't exist.", 400);
@@ -158,14 +159,15 @@ export class TermResource extends RestResource {
   }
 
   async createItem(req: RestRequest): Promise<RestResponse> {
-    const parent = (await this.checkParent(req)) ?? 0;
-    const name = String(req.get('name') ?? '').trim();
+    const args = req.args<TermWriteArgs>();
+    const parent = (await this.checkParent(req, args)) ?? 0;
+    const name = (args.name ?? '').trim();
     if (!name) throw new RestException('empty_term_name', 'A name is required for this term.', 400);
     let input = {
       name: sanitizeSavedName(name),
-      slug: req.get<string>('slug') || sanitizeTitle(name),
-      slugGiven: Boolean(req.get<string>('slug')),
-      description: String(req.get('description') ?? ''),
+      slug: args.slug || sanitizeTitle(name),
+      slugGiven: Boolean(args.slug),
+      description: args.description ?? '',
       parent,
     };
     input = await this.hooks.applyFilters(`rest_pre_insert_${this.taxonomy.name}`, input, req);
@@ -181,15 +183,16 @@ export class TermResource extends RestResource {
 
   async updateItem(req: RestRequest): Promise<RestResponse> {
     const current = await this.loadTerm(req);
-    const parent = await this.checkParent(req);
+    const args = req.args<TermWriteArgs>();
+    const parent = await this.checkParent(req, args);
     let input: { name?: string; slug?: string; description?: string; parent?: number } = {};
-    if (req.has('name')) {
-      const name = String(req.get('name')).trim();
+    if (args.name !== undefined) {
+      const name = args.name.trim();
       if (!name) throw new RestException('empty_term_name', 'A name is required for this term.', 400);
       input.name = sanitizeSavedName(name);
     }
-    if (req.has('slug')) input.slug = String(req.get('slug'));
-    if (req.has('description')) input.description = String(req.get('description'));
+    if (args.slug !== undefined) input.slug = args.slug;
+    if (args.description !== undefined) input.description = args.description;
     if (parent !== undefined) input.parent = parent;
     input = await this.hooks.applyFilters(`rest_pre_insert_${this.taxonomy.name}`, input, req);
     const meta = await this.plannedMeta(req, { termId: current.termId, taxonomy: current.taxonomy });
@@ -202,7 +205,7 @@ export class TermResource extends RestResource {
   }
 
   async deleteItem(req: RestRequest): Promise<RestResponse> {
-    if (req.get('force') !== true)
+    if (req.args<TermDeleteArgs>().force !== true)
       throw new RestException('rest_trash_not_supported', 'Resource does not support trashing.', 501);
     const term = await this.loadTerm(req);
     req.set('context', 'view');
@@ -213,10 +216,12 @@ export class TermResource extends RestResource {
   }
 
   private async plannedMeta(req: RestRequest, term: { termId: number; taxonomy: string }) {
-    if (!req.has('meta')) return [];
+    // Read after the `rest_pre_insert_*` filter, which may change the request.
+    const meta = req.args<TermWriteArgs>().meta;
+    if (meta === undefined) return [];
     return planMetaWrites(
       this.registeredMeta(),
-      req.get('meta'),
+      meta,
       'term',
       (cap, key) => req.ctx.can(cap, term.termId || { termId: 0, taxonomy: term.taxonomy }, key),
       req.ctx.authorizationRequiredCode,

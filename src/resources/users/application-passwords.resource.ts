@@ -70,6 +70,23 @@ const SCHEMA: ItemSchema = {
 };
 
 /**
+ * The arguments of the application passwords' routes: the path's `user_id` (digits or `me`) and `uuid` (on one
+ * password's routes) — not declared, so a query parameter of the same name wins and they are converted where used —
+ * and the schema's writable properties on update.
+ */
+export interface ApplicationPasswordArgs {
+  user_id?: unknown;
+  uuid?: unknown;
+  name?: string;
+  app_id?: string;
+}
+
+/** The arguments of `POST users/<id|me>/application-passwords` (`name` is required). */
+interface ApplicationPasswordCreateArgs extends ApplicationPasswordArgs {
+  name: string;
+}
+
+/**
  * `users/<id|me>/application-passwords[/<uuid>]`: list, create (the plain password is answered once), read,
  * rename, delete one and delete all, stored the way WordPress stores them.
  */
@@ -96,7 +113,7 @@ export class ApplicationPasswordsResource extends RestResource {
   readonly editArgs = () => this.getEndpointArgsForItemSchema(Methods.EDITABLE);
 
   private async user(req: RestRequest): Promise<UserEntity> {
-    const id = String(req.get('user_id'));
+    const id = String(req.args<ApplicationPasswordArgs>().user_id);
     if (id === 'me') {
       if (!req.ctx.isLoggedIn) throw new RestException('rest_not_logged_in', 'You are not currently logged in.', 401);
       return (await this.users.findById(req.ctx.user.id)) as UserEntity;
@@ -108,7 +125,7 @@ export class ApplicationPasswordsResource extends RestResource {
 
   async check(req: RestRequest, cap: string, code: string, message: string): Promise<true | RestException> {
     const user = await this.user(req);
-    const uuid = req.get<string>('uuid');
+    const uuid = req.args<ApplicationPasswordArgs>().uuid;
     if (await req.ctx.can(cap, user.id, uuid)) return true;
     return new RestException(code, message, req.ctx.authorizationRequiredCode);
   }
@@ -137,7 +154,7 @@ export class ApplicationPasswordsResource extends RestResource {
   }
 
   private async item(req: RestRequest, user: UserEntity): Promise<ApplicationPasswordItem> {
-    const item = await this.accounts.getApplicationPassword(user.id, String(req.get('uuid')));
+    const item = await this.accounts.getApplicationPassword(user.id, String(req.args<ApplicationPasswordArgs>().uuid));
     if (!item) throw new RestException('rest_application_password_not_found', 'Application password not found.', 404);
     return item;
   }
@@ -155,11 +172,8 @@ export class ApplicationPasswordsResource extends RestResource {
 
   async create(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
-    const created = await this.accounts.createApplicationPassword(
-      user.id,
-      String(req.get('name')).trim(),
-      String(req.get('app_id') ?? ''),
-    );
+    const args = req.args<ApplicationPasswordCreateArgs>();
+    const created = await this.accounts.createApplicationPassword(user.id, args.name.trim(), args.app_id ?? '');
     req.set('context', 'edit');
     const response = await this.prepare(created.item, user, req, created.password);
     return this.created(response, req, `${this.namespace}/users/${user.id}/application-passwords/${created.item.uuid}`);
@@ -168,7 +182,7 @@ export class ApplicationPasswordsResource extends RestResource {
   async update(req: RestRequest): Promise<RestResponse> {
     const user = await this.user(req);
     const item = await this.item(req, user);
-    const name = req.get<string>('name');
+    const name = req.args<ApplicationPasswordArgs>().name;
     const updated =
       name !== undefined
         ? await this.accounts.updateApplicationPassword(user.id, item.uuid, { name: name.trim() })

@@ -4,6 +4,7 @@ import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { RestRequest } from '../../core/rest/rest-request';
 import { loadUser } from './user-loader';
 import { UsersService } from './users.service';
+import type { UserCheckArgs } from './users.schema';
 
 /**
  * Who may do what with users (the `@Allow` policies of UsersHandlers): the reference's `*_permissions_check` of the
@@ -23,10 +24,11 @@ export class UserPolicies {
 
   async canList(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
+    const args = req.args<UserCheckArgs>();
     const listUsers = await req.ctx.can('list_users');
-    if (nonEmpty(req.get('roles')) && !listUsers)
+    if (nonEmpty(args.roles) && !listUsers)
       return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by role.', code);
-    if (nonEmpty(req.get('capabilities')) && !listUsers) {
+    if (nonEmpty(args.capabilities) && !listUsers) {
       return new RestException('rest_user_cannot_view', 'Sorry, you cannot filter by capability.', code);
     }
     if (req.context === 'edit' && !listUsers) {
@@ -36,10 +38,10 @@ export class UserPolicies {
         code,
       );
     }
-    if (['email', 'registered_date'].includes(String(req.get('orderby'))) && !listUsers) {
+    if (['email', 'registered_date'].includes(String(args.orderby)) && !listUsers) {
       return new RestException('rest_forbidden_orderby', 'Sorry, you cannot order by this parameter.', code);
     }
-    if (req.get('who') === 'authors') {
+    if (args.who === 'authors') {
       for (const type of this.content.restPostTypes()) if (await req.ctx.can(type.cap.edit_posts)) return true;
       return new RestException(
         'rest_forbidden_who',
@@ -86,7 +88,7 @@ export class UserPolicies {
     const code = req.ctx.authorizationRequiredCode;
     // An empty list takes every role away: it is a change of roles too (the reference asks promote_user for a
     // non-empty list only, and lets anyone strip their own roles).
-    const roles = req.has('roles');
+    const roles = req.args<UserCheckArgs>().roles !== undefined;
     const promote = roles && (await req.ctx.can('promote_user', user.id));
     // The reference's order: edit_user first (rest_cannot_edit), then the roles. Changing only the roles needs
     // nothing more than promote_user.

@@ -12,6 +12,7 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { loadUser } from './user-loader';
 import { UsersService } from './users.service';
+import type { UserCreateArgs, UserDeleteArgs, UserWriteArgs } from './users.schema';
 
 /**
  * The writing path of the users resource (`create_item`, `update_item`, `delete_item` up to the stored rows): the
@@ -34,51 +35,53 @@ export class UserWriter {
   /** A new user from the request (`POST users`), stored with its registered meta. */
   async create(req: RestRequest): Promise<UserEntity> {
     if (req.sentAtAll('id', true)) throw new RestException('rest_user_exists', 'Cannot create existing resource.', 400);
-    const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
+    const args = req.args<UserCreateArgs>();
+    const roles = args.roles;
     if (roles) await this.checkRoleUpdate(req, 0, roles);
     const user = await this.accounts.createUser({
-      login: String(req.get('username')),
-      email: String(req.get('email')),
-      password: String(req.get('password')),
+      login: args.username,
+      email: args.email,
+      password: args.password,
       roles,
-      displayName: req.get<string>('name'),
-      nicename: req.get<string>('slug'),
-      firstName: req.get<string>('first_name'),
-      lastName: req.get<string>('last_name'),
-      nickname: req.get<string>('nickname'),
-      url: req.get<string>('url'),
-      description: req.get<string>('description'),
-      locale: req.get<string>('locale'),
+      displayName: args.name,
+      nicename: args.slug,
+      firstName: args.first_name,
+      lastName: args.last_name,
+      nickname: args.nickname,
+      url: args.url,
+      description: args.description,
+      locale: args.locale,
     });
-    await this.writeMeta(user.id, req);
+    await this.writeMeta(user.id, args);
     return user;
   }
 
   /** The user of the route with the sent fields, roles, meta and password written (`POST users/<id>`), read back. */
   async update(req: RestRequest): Promise<UserEntity> {
     const user = await loadUser(req, this.users);
-    const email = req.get<string>('email');
+    const args = req.args<UserWriteArgs>();
+    const email = args.email;
     if (email !== undefined && email.toLowerCase() !== user.email.toLowerCase()) {
       const other = await this.users.findBy({ email });
       if (other && other.id !== user.id)
         throw new RestException('rest_user_invalid_email', 'Email address is invalid.', 400);
     }
-    const username = req.get<string>('username');
+    const username = args.username;
     if (username && username !== user.login)
       throw new RestException('rest_user_invalid_argument', "Username isn't editable", 400);
-    const slug = req.get<string>('slug');
+    const slug = args.slug;
     if (slug && slug !== user.nicename) {
       const other = await this.users.findBy({ nicename: slug });
       if (other && other.id !== user.id) throw new RestException('rest_user_invalid_slug', 'Slug is invalid.', 400);
     }
-    const roles = req.has('roles') ? (req.get<string[]>('roles') ?? []).map(String) : undefined;
+    const roles = args.roles;
     if (roles) await this.checkRoleUpdate(req, user.id, roles);
 
-    const meta = this.sentMeta(req);
+    const meta = this.sentMeta(args);
 
     await this.users.transaction(async (em) => {
       const write = async () => {
-        await this.writeUser(em, user, req, email, slug);
+        await this.writeUser(em, user, args);
         if (roles) await this.accounts.setRoles(user.id, roles, em);
         if (meta) await this.users.setMeta(em, user.id, meta);
       };
@@ -86,14 +89,15 @@ export class UserWriter {
       // users: it takes its turn first, and all of the update is undone.
       return roles || this.writesCapabilities(meta) ? this.accounts.keepingUserManager(em, user.id, write) : write();
     });
-    if (req.has('password')) await this.accounts.setPassword(user.id, String(req.get('password')));
+    if (args.password !== undefined) await this.accounts.setPassword(user.id, args.password);
     const updated = (await this.users.findById(user.id)) as UserEntity;
     return updated;
   }
 
   /** The user `DELETE users/<id>` deletes, and who gets their content (`null`: it is deleted with them), checked. */
   async toDelete(req: RestRequest): Promise<{ user: UserEntity; reassign: number | null }> {
-    if (req.get('force') !== true) {
+    const args = req.args<UserDeleteArgs>();
+    if (args.force !== true) {
       throw new RestException(
         'rest_trash_not_supported',
         "Users do not support trashing. Set 'force' to true to delete.",
@@ -101,7 +105,7 @@ export class UserWriter {
       );
     }
     const user = await loadUser(req, this.users);
-    const reassign = req.get('reassign') ? Number(req.get('reassign')) : null;
+    const reassign = args.reassign || null;
     if (reassign !== null && (reassign === user.id || !(await this.users.findById(reassign)))) {
       throw new RestException('rest_user_invalid_reassign', 'Invalid resource id for reassignment.', 400);
     }
@@ -123,28 +127,17 @@ export class UserWriter {
   }
 
   /** Writes the sent columns of the user's row and their profile meta. */
-  private async writeUser(
-    em: EntityManager,
-    user: UserEntity,
-    req: RestRequest,
-    email: string | undefined,
-    slug: string | undefined,
-  ): Promise<void> {
+  private async writeUser(em: EntityManager, user: UserEntity, args: UserWriteArgs): Promise<void> {
     const row: Partial<UserEntity> = {};
-    if (email !== undefined) row.email = email;
-    if (slug) row.nicename = slug;
-    if (req.has('name')) row.displayName = String(req.get('name'));
-    if (req.has('url')) row.url = String(req.get('url'));
+    if (args.email !== undefined) row.email = args.email;
+    if (args.slug) row.nicename = args.slug;
+    if (args.name !== undefined) row.displayName = args.name;
+    if (args.url !== undefined) row.url = args.url;
     if (Object.keys(row).length) await em.getRepository(UserEntity).update({ id: user.id }, row);
     const meta: Record<string, string> = {};
-    for (const [param, key] of [
-      ['first_name', 'first_name'],
-      ['last_name', 'last_name'],
-      ['nickname', 'nickname'],
-      ['description', 'description'],
-      ['locale', 'locale'],
-    ]) {
-      if (req.has(param)) meta[key] = String(req.get(param));
+    for (const key of ['first_name', 'last_name', 'nickname', 'description', 'locale'] as const) {
+      const value = args[key];
+      if (value !== undefined) meta[key] = value;
     }
     await this.users.setMeta(em, user.id, meta);
   }
@@ -171,8 +164,8 @@ export class UserWriter {
   }
 
   /** The registered meta keys sent in `meta`, as stored, or `null` when none is. */
-  private sentMeta(req: RestRequest): Record<string, string> | null {
-    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), req.get('meta'));
+  private sentMeta(args: UserWriteArgs): Record<string, string> | null {
+    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), args.meta);
     if (!Object.keys(sent).length) return null;
     return Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, maybeSerialize(value)]));
   }
@@ -183,8 +176,8 @@ export class UserWriter {
   }
 
   /** Stores the registered meta keys sent in `meta`. */
-  private async writeMeta(userId: number, req: RestRequest): Promise<void> {
-    const meta = this.sentMeta(req);
+  private async writeMeta(userId: number, args: UserWriteArgs): Promise<void> {
+    const meta = this.sentMeta(args);
     if (!meta) return;
     await this.users.transaction((em) =>
       this.writesCapabilities(meta)

@@ -234,7 +234,7 @@ export class UsersResource extends RestResource {
       slugs: q.slugs,
       roles: q.args.roles ?? [],
       authorsOnly: q.args.who === 'authors',
-      publishedIn: await this.publishedFilter(req),
+      publishedIn: await this.publishedFilter(req, q.args),
       restrictedSearch: !(await req.ctx.can('list_users')),
       capabilities: q.args.capabilities ?? [],
       orderby: q.orderby('name'),
@@ -251,9 +251,9 @@ export class UsersResource extends RestResource {
   }
 
   /** Callers without `list_users` only see authors of published posts; `has_published_posts` asks for it too. */
-  private async publishedFilter(req: RestRequest): Promise<string[] | undefined> {
-    if (!(await req.ctx.can('list_users')) && req.get('who') !== 'authors') return this.restTypeNames();
-    const asked = req.get<unknown>('has_published_posts');
+  private async publishedFilter(req: RestRequest, args: UserListArgs): Promise<string[] | undefined> {
+    if (!(await req.ctx.can('list_users')) && args.who !== 'authors') return this.restTypeNames();
+    const asked: unknown = args.has_published_posts;
     if (asked === true || asked === 'true' || asked === '1') return this.restTypeNames();
     if (Array.isArray(asked)) return asked.map(String);
     return undefined;

@@ -137,3 +137,60 @@ export const USER_SCHEMA: ItemSchema = {
     meta: metaProperty([]),
   },
 };
+
+/**
+ * The arguments of `POST /users`, `PUT /users/<id>` and `PUT /users/me`: the item schema's writable properties, as
+ * validated and sanitized (`roles` a list of known role names; `meta` the registered meta's object).
+ */
+export interface UserWriteArgs {
+  username?: string;
+  name?: string;
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  url?: string;
+  description?: string;
+  locale?: string;
+  nickname?: string;
+  slug?: string;
+  roles?: string[];
+  password?: string;
+  meta?: unknown;
+}
+
+/** The arguments of `POST /users`: its required properties are there. */
+export interface UserCreateArgs extends UserWriteArgs {
+  username: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * The arguments of `DELETE /users/<id>` and `DELETE /users/me` (`force` defaults to `false`; `reassign` is `false`,
+ * from `false` or empty, when the user's content is deleted with them).
+ */
+export interface UserDeleteArgs {
+  force: boolean;
+  reassign: number | false;
+}
+
+/**
+ * The route's user, as {@link loadUser} reads it: an integer on `users/<id>` once validated, but the path's string on
+ * `users/me` (set by UserPolicies.withCurrentId) and wherever a permission check runs on arguments not validated (the
+ * `Allow` header), so it is converted where used.
+ */
+export interface UserIdArgs {
+  id?: number | string;
+}
+
+/**
+ * What the users' permission checks read. Those checks also run for the `Allow` header on a request made to another
+ * endpoint of the route, on an OPTIONS request, or on one whose arguments failed validation (then as sent), so no
+ * value's type is taken for granted.
+ */
+export interface UserCheckArgs {
+  roles?: unknown;
+  capabilities?: unknown;
+  orderby?: unknown;
+  who?: unknown;
+}
