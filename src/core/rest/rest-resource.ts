@@ -17,6 +17,21 @@ import { EndpointDefinition, Methods } from './route-types';
  */
 export const LINK_HEADER_LIMIT = 8 * 1024;
 
+/** How one object's collection item is kept as JSON text: its key, the inputs that decide it, and its builder. */
+export interface ReusedItem<T> {
+  key: (object: T) => number;
+  inputs: (object: T) => unknown[];
+  build: (object: T) => Promise<RestResponse>;
+}
+
+/** The base class's response builders for objects of one kind, its hook suffix bound ({@link RestResource.responseBuilders}). */
+export interface ResponseBuilders<T> {
+  /** An item response in the reference's order (fields, context, links, `rest_prepare_<suffix>`). */
+  respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, object: T) => Promise<RestResponse>;
+  /** Collection items, as JSON text reused from a memo while their inputs are unchanged (when nothing looks into them). */
+  reuse: (memo: ItemMemo, objects: readonly T[], req: RestRequest, item: ReusedItem<T>) => Promise<unknown[]>;
+}
+
 /**
  * The shared base of every resource (the reference's `WP_REST_Controller`): item schema with registered fields,
  * route arguments derived from the schema, context filtering, additional fields, response preparation with
@@ -238,6 +253,14 @@ export abstract class RestResource implements OnModuleInit {
     );
   }
 
+  /** {@link prepareResponse} and {@link reusedItems} bound to one hook suffix, as a resource hands them to its presenter. */
+  protected responseBuilders<T>(hookSuffix: string): ResponseBuilders<T> {
+    return {
+      respond: (data, req, links, object) => this.prepareResponse(data, req, links, hookSuffix, object),
+      reuse: (memo, objects, req, item) => this.reusedItems(memo, objects, req, hookSuffix, item),
+    };
+  }
+
   /**
    * Collection items of `objects`: JSON text reused from `memo` while the object's inputs are unchanged, when
    * {@link itemsAsText} holds (asked again once each item is built); built item objects otherwise.
@@ -247,7 +270,7 @@ export abstract class RestResource implements OnModuleInit {
     objects: readonly T[],
     req: RestRequest,
     hookSuffix: string,
-    item: { key: (object: T) => number; inputs: (object: T) => unknown[]; build: (object: T) => Promise<RestResponse> },
+    item: ReusedItem<T>,
   ): Promise<unknown[]> {
     const asText = () => this.itemsAsText(req, hookSuffix);
     const out: unknown[] = [];

@@ -1,3 +1,4 @@
+import type { ResponseBuilders } from '../../core/rest/rest-resource';
 import type { PostReads } from '../posts';
 import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
@@ -11,7 +12,7 @@ import { ItemMemo } from '../../core/rest/json-text';
 import { PLAIN_LINK_STATUSES, permalink } from '../../core/rest/permalink';
 import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
-import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
+import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { CommentsService } from './comments.service';
 
 /** What preparing comments needs from the site's options, read once per request. */
@@ -32,28 +33,10 @@ export interface CommentBatch {
 }
 
 /** What the presenter is given by its resource: its route, its registered meta, and the base class's builders. */
-export interface CommentView {
+export interface CommentView extends ResponseBuilders<CommentEntity> {
   namespace: string;
   restBase: string;
   registeredMeta: () => ExposedMetaKey[];
-  /** An item response in the reference's order (fields, context, links, `rest_prepare_comment`). */
-  respond: (
-    data: Record<string, unknown>,
-    req: RestRequest,
-    links: LinkMap,
-    comment: CommentEntity,
-  ) => Promise<RestResponse>;
-  /** Collection items, as JSON text reused from `memo` while their inputs are unchanged (when nothing looks into them). */
-  reuse: (
-    memo: ItemMemo,
-    comments: readonly CommentEntity[],
-    req: RestRequest,
-    item: {
-      key: (c: CommentEntity) => number;
-      inputs: (c: CommentEntity) => unknown[];
-      build: (c: CommentEntity) => Promise<RestResponse>;
-    },
-  ) => Promise<unknown[]>;
 }
 
 /**

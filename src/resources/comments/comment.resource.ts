@@ -60,8 +60,7 @@ export class CommentResource extends RestResource {
         namespace: this.namespace,
         restBase: this.restBase,
         registeredMeta: () => this.registeredMeta(),
-        respond: (data, req, links, comment) => this.prepareResponse(data, req, links, 'comment', comment),
-        reuse: (memo, rows, req, item) => this.reusedItems(memo, rows, req, 'comment', item),
+        ...this.responseBuilders<CommentEntity>('comment'),
       },
     );
   }

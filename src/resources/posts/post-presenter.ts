@@ -1,3 +1,4 @@
+import type { ResponseBuilders } from '../../core/rest/rest-resource';
 import type { ItemSchema } from '../../core/json-schema/json-schema';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { mysqlToRfc3339, ZERO_DATE } from '../../core/database/mysql-date';
@@ -7,7 +8,7 @@ import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-type
 import { ExposedMetaKey, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
 import { ItemMemo } from '../../core/rest/json-text';
-import { LinkMap, RestResponse } from '../../core/rest/rest-response';
+import { RestResponse } from '../../core/rest/rest-response';
 import { permalink } from '../../core/rest/permalink';
 import { isLocked, isSealed, renderedTexts } from './post-content';
 import { postLinks, PostRoutes } from './post-links';
@@ -46,8 +47,8 @@ interface Preparing {
   sealed: boolean;
 }
 
-/** What a post type's resource tells the helpers that prepare and read its posts. */
-export interface PostTypeView {
+/** What a post type's resource tells the helpers that prepare and read its posts (with its response builder). */
+export interface PostTypeView extends Pick<ResponseBuilders<PostEntity>, 'respond'> {
   type: PostTypeObject;
   namespace: string;
   restBase: string;
@@ -55,8 +56,6 @@ export interface PostTypeView {
   registeredMeta: () => ExposedMetaKey[];
   /** The item schema with registered fields. */
   schema: () => ItemSchema;
-  /** The resource's response builder (additional fields, context, links, `rest_prepare_<type>`). */
-  respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, post: PostEntity) => Promise<RestResponse>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { ResponseBuilders } from '../../core/rest/rest-resource';
 import { RolesService, capabilitiesOf, RoleDefinition } from '../../core/auth/roles.service';
 import { UserEntity } from '../../core/database/entities/user.entity';
 import { TablePrefix } from '../../core/database/table-prefix';
@@ -7,7 +8,7 @@ import { OptionsService } from '../../core/options/options.service';
 import { ItemMemo } from '../../core/rest/json-text';
 import { exposedMetaKeys, metaResponse } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
-import { LinkMap, linkMap, RestResponse } from '../../core/rest/rest-response';
+import { linkMap, RestResponse } from '../../core/rest/rest-response';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { UsersService } from './users.service';
 
@@ -34,21 +35,8 @@ interface UserBatch {
 const USER_PROPERTIES = ['id', 'login', 'displayName', 'email', 'url', 'nicename', 'registered'] as const;
 
 /** What the presenter is given by its resource: its route and the base class's builders. */
-export interface UserView {
+export interface UserView extends ResponseBuilders<UserEntity> {
   namespace: string;
-  /** An item response in the reference's order (fields, context, links, `rest_prepare_user`). */
-  respond: (data: Record<string, unknown>, req: RestRequest, links: LinkMap, user: UserEntity) => Promise<RestResponse>;
-  /** Collection items, as JSON text reused from `memo` while their inputs are unchanged (when nothing looks into them). */
-  reuse: (
-    memo: ItemMemo,
-    users: readonly UserEntity[],
-    req: RestRequest,
-    item: {
-      key: (user: UserEntity) => number;
-      inputs: (user: UserEntity) => unknown[];
-      build: (user: UserEntity) => Promise<RestResponse>;
-    },
-  ) => Promise<unknown[]>;
 }
 
 /**

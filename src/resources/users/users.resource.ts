@@ -1,3 +1,4 @@
+import { UserEntity } from '../../core/database/entities/user.entity';
 import { Injectable } from '@nestjs/common';
 import { RolesService } from '../../core/auth/roles.service';
 import { sanitizeTextField, sanitizeUserLogin } from '../../core/formatting/sanitize-text';
@@ -64,8 +65,7 @@ export class UsersResource extends RestResource {
       { users, roles, options, prefix, extensions },
       {
         namespace: this.namespace,
-        respond: (data, req, links, user) => this.prepareResponse(data, req, links, 'user', user),
-        reuse: (memo, users, req, item) => this.reusedItems(memo, users, req, 'user', item),
+        ...this.responseBuilders<UserEntity>('user'),
       },
     );
   }
