@@ -9,7 +9,7 @@ import { ItemMemo } from './json-text';
 import { RestRequest } from './rest-request';
 import { LinkMap, RestResponse } from './rest-response';
 import { RestServer } from './rest-server.service';
-import { EndpointDefinition, Methods } from './route-types';
+import { Methods } from './route-types';
 
 /**
  * The longest `Link` header of a collection page, in characters: Node's HTTP client refuses headers over 16 KiB in
@@ -71,45 +71,6 @@ export abstract class RestResource implements OnModuleInit {
       endpoints,
       withSchema ? { schema: () => this.getPublicItemSchema() } : {},
     );
-  }
-
-  /**
-   * The usual routes of a resource, as the reference registers them: `<base>` (list, create) and
-   * `<base>/(?P<id>[\d]+)` (read, update, delete), with arguments derived from the schema — the collection's own,
-   * `id` + `context` (+ `readArgs`) to read, the writable fields to create (defaults, required) and update, `id` +
-   * `force` to delete.
-   */
-  protected registerCrudRoutes(base: string, r: CrudRoutes): void {
-    const id = r.id;
-    this.route(base, [
-      { methods: Methods.READABLE, args: r.collectionArgs, permission: r.list.permission, handler: r.list.handler },
-      {
-        methods: Methods.CREATABLE,
-        args: () => this.getEndpointArgsForItemSchema(Methods.CREATABLE),
-        permission: r.create.permission,
-        handler: r.create.handler,
-      },
-    ]);
-    this.route(`${base}/(?P<id>[\\d]+)`, [
-      {
-        methods: Methods.READABLE,
-        args: () => ({ id, context: this.getContextParam({ default: 'view' }), ...(r.readArgs?.() ?? {}) }),
-        permission: r.read.permission,
-        handler: r.read.handler,
-      },
-      {
-        methods: Methods.EDITABLE,
-        args: () => ({ id, ...this.getEndpointArgsForItemSchema(Methods.EDITABLE) }),
-        permission: r.update.permission,
-        handler: r.update.handler,
-      },
-      {
-        methods: Methods.DELETABLE,
-        args: () => ({ id, force: { type: 'boolean', default: false, description: r.forceDescription } }),
-        permission: r.remove.permission,
-        handler: r.remove.handler,
-      },
-    ]);
   }
 
   /** Arguments to read one item: its id, `context` (default `view`) and `extra`. */
@@ -367,23 +328,4 @@ function appendQuery(pairs: string[], key: string, value: unknown, omit?: Readon
   // http_build_query writes booleans as 1 and 0 (the reference's links: `sticky=0`).
   else if (typeof value === 'boolean') pairs.push(`${encodeURIComponent(key)}=${value ? 1 : 0}`);
   else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
-}
-
-/** One endpoint of {@link RestResource.registerCrudRoutes}: its permission check and handler. */
-type CrudEndpoint = Pick<EndpointDefinition, 'permission' | 'handler'>;
-
-/** What {@link RestResource.registerCrudRoutes} needs from a resource. */
-export interface CrudRoutes {
-  /** The `id` argument of the item route. */
-  id: RouteArg;
-  collectionArgs: () => Record<string, RouteArg>;
-  /** Arguments of the item GET besides `id` and `context` (e.g. a post's `password`). */
-  readArgs?: () => Record<string, RouteArg>;
-  /** Description of the `force` argument of DELETE. */
-  forceDescription: string;
-  list: CrudEndpoint;
-  create: CrudEndpoint;
-  read: CrudEndpoint;
-  update: CrudEndpoint;
-  remove: CrudEndpoint;
 }
