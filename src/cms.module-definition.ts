@@ -20,11 +20,14 @@ import { ContentRegistry } from './core/registry/content-registry.service';
 import { RestServer } from './core/rest/rest-server.service';
 import { RouteRegistry } from './core/rest/route-registry.service';
 import { SchemaModule } from './core/schema/schema.module';
+import { BatchModule } from './core/batch/batch.module';
 import { CmsExtensionRegistry } from './extensions/extension-registry.service';
 import { CommentsModule } from './resources/comments/comments.module';
 import { ContentTypesModule } from './resources/content-types/content-types.module';
 import { MediaModule } from './resources/media/media.module';
+import { MenusModule } from './resources/menus/menus.module';
 import { PostsModule } from './resources/posts/posts.module';
+import { SearchModule } from './resources/search/search.module';
 import { SettingsModule } from './resources/settings/settings.module';
 import { TermsModule } from './resources/terms/terms.module';
 import { UsersModule } from './resources/users/users.module';
@@ -118,6 +121,9 @@ function assemble(definition: DynamicModule, extras: CmsModuleExtras): DynamicMo
       TermsModule,
       CommentsModule,
       MediaModule,
+      SearchModule,
+      MenusModule,
+      BatchModule,
       ...extensions,
     ],
     // The API's one Nest route, declared here so that RouterModule mounts it with CmsModule.

@@ -1,3 +1,5 @@
+import { WIRE_DIALECTS, WireDialect } from './wire-dialect';
+
 /** Which names the API writes and reads on the wire: the spec's own (`cms`) or WordPress's (`wordpress`). */
 export type WireNamesMode = 'cms' | 'wordpress';
 
@@ -43,6 +45,8 @@ export class WireNames {
   readonly corsAllowHeaders: string;
   /** `Access-Control-Expose-Headers`: the response headers a page of another origin may read. */
   readonly corsExposeHeaders: string;
+  /** The behaviour that goes with these names: the spec's with `cms`, WordPress 6.1's with `wordpress`. */
+  readonly dialect: WireDialect;
 
   private static readonly instances = new Map<WireNamesMode, WireNames>();
 
@@ -60,6 +64,7 @@ export class WireNames {
     const nonces = wp ? 'X-WP-Nonce' : 'X-CMS-Nonce, X-WP-Nonce';
     this.corsAllowHeaders = `Authorization, ${nonces}, Content-Disposition, Content-MD5, Content-Type, If-Match, If-None-Match`;
     this.corsExposeHeaders = `${this.totalHeader}, ${this.totalPagesHeader}, Link, ETag`;
+    this.dialect = WIRE_DIALECTS[mode];
   }
 
   /** The names of a mode (one shared instance per mode). */

@@ -1,0 +1,33 @@
+/**
+ * What the API does differently by the WordPress it speaks for: the spec's (`seed`, the reference's 2.0-beta15
+ * behaviour, served with the `cms` wire names) or WordPress 6.1's (`wordpress-6.1`, served with WordPress's wire
+ * names). The differences are data, chosen once with the wire names ({@link WireNames.dialect}); resources read
+ * the field that concerns them, never the mode.
+ */
+export interface WireDialect {
+  /** Which behaviour this is. */
+  readonly name: 'seed' | 'wordpress-6.1';
+  /** Route descriptions (index, `OPTIONS`) show `allow_batch` on the endpoints a batch may call. */
+  readonly describesAllowBatch: boolean;
+  /** `rest_invalid_param` errors carry `data.details` (each parameter's own error: code, message, data). */
+  readonly invalidParamDetails: boolean;
+  /** Types, taxonomies and statuses registered with `addedIn` (added to WordPress after the seed) are listed. */
+  readonly listsLaterContentTypes: boolean;
+}
+
+const SEED: WireDialect = {
+  name: 'seed',
+  describesAllowBatch: false,
+  invalidParamDetails: false,
+  listsLaterContentTypes: false,
+};
+
+const WORDPRESS_61: WireDialect = {
+  name: 'wordpress-6.1',
+  describesAllowBatch: true,
+  invalidParamDetails: true,
+  listsLaterContentTypes: true,
+};
+
+/** The dialect of each wire-names mode. */
+export const WIRE_DIALECTS = { cms: SEED, wordpress: WORDPRESS_61 } as const;
