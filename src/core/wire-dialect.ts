@@ -1,3 +1,6 @@
+import { WORDPRESS_61_DESCRIPTIONS, type TextTable } from './dialect/wordpress-61-descriptions';
+import { WORDPRESS_61_MESSAGES, type MessageTranslation } from './dialect/wordpress-61-messages';
+
 /**
  * What the API does differently by the WordPress it speaks for: the spec's (`seed`, the reference's 2.0-beta15
  * behaviour, served with the `cms` wire names) or WordPress 6.1's (`wordpress-6.1`, served with WordPress's wire
@@ -13,6 +16,15 @@ export interface WireDialect {
   readonly invalidParamDetails: boolean;
   /** Types, taxonomies and statuses registered with `addedIn` (added to WordPress after the seed) are listed. */
   readonly listsLaterContentTypes: boolean;
+  /**
+   * What a permanent delete answers: the item as it was (`item`, the spec's) or `{ deleted: true, previous }`
+   * (`deleted-previous`, WordPress's).
+   */
+  readonly deleteAnswer: 'item' | 'deleted-previous';
+  /** Error messages worded otherwise than the spec's: code → the spec's message → this dialect's (none: the spec's). */
+  readonly messages: Readonly<Record<string, Readonly<Record<string, MessageTranslation>>>> | null;
+  /** Descriptions of arguments and schema properties worded otherwise than the spec's (none: the spec's). */
+  readonly descriptions: TextTable | null;
 }
 
 const SEED: WireDialect = {
@@ -20,6 +32,9 @@ const SEED: WireDialect = {
   describesAllowBatch: false,
   invalidParamDetails: false,
   listsLaterContentTypes: false,
+  deleteAnswer: 'item',
+  messages: null,
+  descriptions: null,
 };
 
 const WORDPRESS_61: WireDialect = {
@@ -27,6 +42,9 @@ const WORDPRESS_61: WireDialect = {
   describesAllowBatch: true,
   invalidParamDetails: true,
   listsLaterContentTypes: true,
+  deleteAnswer: 'deleted-previous',
+  messages: WORDPRESS_61_MESSAGES,
+  descriptions: WORDPRESS_61_DESCRIPTIONS,
 };
 
 /** The dialect of each wire-names mode. */

@@ -3,6 +3,8 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable, isLockConflict } from '../database/database-errors';
 import { CoreErrors } from '../errors/error-codes';
 import { RestException } from '../errors/rest.exception';
+import { DialectTexts } from '../dialect/dialect-texts';
+import { ContentRegistry } from '../registry/content-registry.service';
 import { compactLinks } from './links';
 import { argList, checkedDefaults, copyOf, sanitizeArgs, validateArgs } from './request-args';
 import { RestRequest } from './rest-request';
@@ -44,7 +46,13 @@ export class RestServer implements OnApplicationBootstrap {
     readonly registry: RouteRegistry,
     private readonly schemas: RouteDescriber,
     @Inject(CMS_OPTIONS) readonly options: ResolvedCmsOptions,
-  ) {}
+    content: ContentRegistry,
+  ) {
+    this.texts = DialectTexts.of(options.wire.dialect, content);
+  }
+
+  /** The wire dialect's wording of messages and descriptions. */
+  readonly texts: DialectTexts;
 
   onApplicationBootstrap(): void {
     this.registry.freeze();
@@ -90,6 +98,7 @@ export class RestServer implements OnApplicationBootstrap {
     } catch (error) {
       const response = this.errorToResponse(error);
       response.matchedRoute = matched?.route;
+      this.texts.translateErrorBody(response.data, matched);
       return response;
     }
   }

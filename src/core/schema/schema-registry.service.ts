@@ -1,7 +1,10 @@
 import { RouteDescriber } from '../rest/route-describer';
-import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '../auth/request-context';
 import { RouteRegistry } from '../rest/route-registry.service';
+import { Inject, Injectable } from '@nestjs/common';
+import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
+import { DialectTexts } from '../dialect/dialect-texts';
+import { ContentRegistry } from '../registry/content-registry.service';
 import type { RouteDefinition } from '../rest/route-types';
 import type { JsonSchema, RouteArg } from '../json-schema/json-schema';
 import { LENGTH_AND_ITEM_KEYWORDS, pickKeywords } from './schema-keywords';
@@ -33,24 +36,37 @@ const PUBLIC_ARG_KEYWORDS = [
  */
 @Injectable()
 export class SchemaRegistry implements RouteDescriber {
-  constructor(private readonly routes: RouteRegistry) {}
+  /** The wire dialect's wording of the descriptions. */
+  private readonly texts: DialectTexts;
+
+  constructor(
+    private readonly routes: RouteRegistry,
+    @Inject(CMS_OPTIONS) options: ResolvedCmsOptions,
+    content: ContentRegistry,
+  ) {
+    this.texts = DialectTexts.of(options.wire.dialect, content);
+  }
 
   /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */
   describe(route: RouteDefinition, context: string, ctx: RequestContext): Record<string, unknown> {
     const endpoints = route.endpoints.filter((e) => e.showInIndex);
+    const texts = this.texts;
     const data: Record<string, unknown> = {
       namespace: route.namespace,
       methods: endpoints.flatMap((e) => e.methods),
-      endpoints: endpoints.map((e) => ({
-        methods: e.methods,
-        // An endpoint without arguments shows `[]`, as in the reference.
-        args: Object.keys(e.args).length
-          ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)]))
-          : [],
-      })),
+      endpoints: texts.describe(
+        endpoints.map((e) => ({
+          methods: e.methods,
+          // An endpoint without arguments shows `[]`, as in the reference.
+          args: Object.keys(e.args).length
+            ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)]))
+            : [],
+        })),
+        route,
+      ),
     };
     if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };
-    if (context === 'help' && route.schema) data.schema = publicSchema(route.schema());
+    if (context === 'help' && route.schema) data.schema = texts.describe(publicSchema(route.schema()), route);
     return data;
   }
 
