@@ -25,6 +25,19 @@ export interface WireDialect {
   readonly messages: Readonly<Record<string, Readonly<Record<string, MessageTranslation>>>> | null;
   /** Descriptions of arguments and schema properties worded otherwise than the spec's (none: the spec's). */
   readonly descriptions: TextTable | null;
+  /** The shape of the posts of every type. */
+  readonly posts: PostsDialect;
+}
+
+/** How posts of every type differ by dialect. */
+export interface PostsDialect {
+  /**
+   * Which types have `parent` (property and write argument) and take `parent_exclude`: every type (the spec's
+   * `every-type`) or hierarchical ones (`hierarchical`, WordPress's).
+   */
+  readonly parentOn: 'every-type' | 'hierarchical';
+  /** Collections declare `password` and `filter` (the spec's; WordPress 4.7+ declares neither). */
+  readonly collectionPasswordAndFilter: boolean;
 }
 
 const SEED: WireDialect = {
@@ -35,6 +48,7 @@ const SEED: WireDialect = {
   deleteAnswer: 'item',
   messages: null,
   descriptions: null,
+  posts: { parentOn: 'every-type', collectionPasswordAndFilter: true },
 };
 
 const WORDPRESS_61: WireDialect = {
@@ -45,6 +59,7 @@ const WORDPRESS_61: WireDialect = {
   deleteAnswer: 'deleted-previous',
   messages: WORDPRESS_61_MESSAGES,
   descriptions: WORDPRESS_61_DESCRIPTIONS,
+  posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false },
 };
 
 /** The dialect of each wire-names mode. */

@@ -1,3 +1,4 @@
+import type { PostsDialect } from '../../core/wire-dialect';
 import { RestException } from '../../core/errors/rest.exception';
 import { RouteArg } from '../../core/json-schema/json-schema';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
@@ -41,12 +42,13 @@ export interface PostCollectionBasis {
   /** The names of every registered status. */
   statuses: string[];
   taxonomies: TaxonomyObject[];
+  dialect: PostsDialect;
 }
 
 /** The arguments of a post type's `GET` collection, as the reference declares them for the type. */
 export function postCollectionArgs(
   type: PostTypeObject,
-  { collectionParams, idListArg, statuses, taxonomies }: PostCollectionBasis,
+  { collectionParams, idListArg, statuses, taxonomies, dialect }: PostCollectionBasis,
 ): Record<string, RouteArg> {
   const args: Record<string, RouteArg> = {
     ...collectionParams,
@@ -85,15 +87,19 @@ export function postCollectionArgs(
       items: { enum: [...statuses, 'any'], type: 'string' },
     },
   };
-  // The reference's prepare_item_for_response reads `password` for every item of a collection too.
-  args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
-  // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
-  args.filter = {
-    description: 'Use WP Query arguments to modify the response; private query vars require appropriate authorization.',
-  };
+  if (dialect.collectionPasswordAndFilter) {
+    // The reference's prepare_item_for_response reads `password` for every item of a collection too.
+    args.password = { description: 'The password for the posts if they are password protected.', type: 'string' };
+    // The spec's `filter[<query_var>]`: read by applyFilterQueryVars, any shape (a non-object is ignored).
+    args.filter = {
+      description:
+        'Use WP Query arguments to modify the response; private query vars require appropriate authorization.',
+    };
+  }
   if (type.hierarchical) args.parent = idListArg('Limit result set to items with particular parent IDs.');
   // The spec's collection table: pages take `parent`, posts as well as pages take `parent_exclude`.
-  args.parent_exclude = idListArg('Limit result set to all items except those of a particular parent ID.');
+  if (dialect.parentOn === 'every-type' || type.hierarchical)
+    args.parent_exclude = idListArg('Limit result set to all items except those of a particular parent ID.');
   if (type.supports['page-attributes']) {
     args.menu_order = { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' };
   }

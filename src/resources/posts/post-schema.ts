@@ -1,3 +1,4 @@
+import type { PostsDialect } from '../../core/wire-dialect';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { ItemSchema, JsonSchema } from '../../core/json-schema/json-schema';
 import { POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
@@ -85,7 +86,12 @@ export function typeSupports(type: PostTypeObject, feature: string): boolean {
  * The item schema of a post type, built the way the reference's posts controller builds it: base properties, then
  * those its `supports` ask for, `sticky` for posts, and one term-id array per REST taxonomy of the type.
  */
-export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject[], statuses: string[]): ItemSchema {
+export function buildPostSchema(
+  type: PostTypeObject,
+  taxonomies: TaxonomyObject[],
+  statuses: string[],
+  dialect: PostsDialect,
+): ItemSchema {
   const props: Record<string, JsonSchema> = {};
   const take = (name: string) => (props[name] = structuredClone(POST_PROPERTIES[name]));
   for (const name of [
@@ -103,8 +109,8 @@ export function buildPostSchema(type: PostTypeObject, taxonomies: TaxonomyObject
   ])
     take(name);
   props.status.enum = statuses;
-  // The spec: every post has a `parent` (0 when none), pages and plain posts alike.
-  take('parent');
+  // The spec: every post has a `parent` (0 when none), pages and plain posts alike; WordPress: hierarchical types.
+  if (dialect.parentOn === 'every-type' || type.hierarchical) take('parent');
   const supports = (feature: string) => typeSupports(type, feature);
   if (supports('title')) take('title');
   if (supports('editor')) take('content');

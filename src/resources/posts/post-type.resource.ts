@@ -88,7 +88,7 @@ export class PostTypeResource extends RestResource {
       .filter((s) => !s.internal)
       .map((s) => s.name)
       .filter((s) => s !== 'trash');
-    const schema = buildPostSchema(this.type, this.taxonomies(), statuses);
+    const schema = buildPostSchema(this.type, this.taxonomies(), statuses, this.server.options.wire.dialect.posts);
     if (schema.properties.meta) schema.properties.meta.properties = metaSchemaProperties(this.registeredMeta());
     return schema;
   }
@@ -107,6 +107,7 @@ export class PostTypeResource extends RestResource {
       idListArg: (description) => this.idListArg(description),
       statuses: this.content.allStatuses().map((s) => s.name),
       taxonomies: this.taxonomies(),
+      dialect: this.server.options.wire.dialect.posts,
     });
   }
 
