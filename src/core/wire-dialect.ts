@@ -25,8 +25,33 @@ export interface WireDialect {
   readonly messages: Readonly<Record<string, Readonly<Record<string, MessageTranslation>>>> | null;
   /** Descriptions of arguments and schema properties worded otherwise than the spec's (none: the spec's). */
   readonly descriptions: TextTable | null;
+  /** A `404` of a route that exists still answers `Allow` (the spec's: the checks that pass for a missing item). */
+  readonly allowOnNotFound: boolean;
   /** The shape of the posts of every type. */
   readonly posts: PostsDialect;
+  /** The shape and rules of comments. */
+  readonly comments: CommentsDialect;
+  /**
+   * What deleting a revision checks: `delete_post` of its post (`post`, the spec's, whose `map_meta_cap` mapped a
+   * revision to its post), or that and then `delete_post` of the revision itself (`post-and-revision`, WordPress
+   * 6.1's, whose `map_meta_cap` maps it to `do_not_allow`: nobody, unless an extension maps `delete_post` otherwise).
+   */
+  readonly revisionDelete: 'post' | 'post-and-revision';
+}
+
+/** How comments differ by dialect. */
+export interface CommentsDialect {
+  /** Comments have `karma` (property, write and collection argument), as the spec's; WordPress dropped it. */
+  readonly karma: boolean;
+  /**
+   * `type` is writable with the default `comment` and `author_user_agent` is read-only (the spec's), or `type` is
+   * read-only and `author_user_agent` writable (WordPress's).
+   */
+  readonly writableType: boolean;
+  /** The `children` link is embeddable (WordPress's; the spec's is not). */
+  readonly embeddableChildren: boolean;
+  /** Creating a comment needs `post` for every caller (WordPress's); the spec lets moderators omit it. */
+  readonly createNeedsPost: boolean;
 }
 
 /** How posts of every type differ by dialect. */
@@ -48,7 +73,10 @@ const SEED: WireDialect = {
   deleteAnswer: 'item',
   messages: null,
   descriptions: null,
+  allowOnNotFound: true,
+  comments: { karma: true, writableType: true, embeddableChildren: false, createNeedsPost: false },
   posts: { parentOn: 'every-type', collectionPasswordAndFilter: true },
+  revisionDelete: 'post',
 };
 
 const WORDPRESS_61: WireDialect = {
@@ -59,7 +87,10 @@ const WORDPRESS_61: WireDialect = {
   deleteAnswer: 'deleted-previous',
   messages: WORDPRESS_61_MESSAGES,
   descriptions: WORDPRESS_61_DESCRIPTIONS,
+  allowOnNotFound: false,
+  comments: { karma: false, writableType: false, embeddableChildren: true, createNeedsPost: true },
   posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false },
+  revisionDelete: 'post-and-revision',
 };
 
 /** The dialect of each wire-names mode. */

@@ -150,7 +150,7 @@ export class CommentPolicies {
     }
     const postId = Number(args.post ?? 0);
     if (!postId) {
-      if (!moderator)
+      if (!moderator || req.ctx.wire.dialect.comments.createNeedsPost)
         return new RestException(
           'rest_comment_invalid_post_id',
           'Sorry, you cannot create this comment without a post.',

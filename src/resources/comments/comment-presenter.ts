@@ -248,7 +248,12 @@ export class CommentPresenter {
         { href: url(`${ns}/${this.view.restBase}/${comment.parent}`), attributes: { embeddable: true } },
       ]);
     if (batch.withChildren.has(comment.id))
-      links.set('children', [{ href: url(`${ns}/${this.view.restBase}?parent=${comment.id}`), attributes: {} }]);
+      links.set('children', [
+        {
+          href: url(`${ns}/${this.view.restBase}?parent=${comment.id}`),
+          attributes: req.ctx.wire.dialect.comments.embeddableChildren ? { embeddable: true } : {},
+        },
+      ]);
     return links;
   }
 }

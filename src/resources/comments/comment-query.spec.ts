@@ -1,3 +1,4 @@
+import { WIRE_DIALECTS } from '../../core/wire-dialect';
 import type { SiteClock } from '../../core/options/site-clock';
 import { CollectionQuery } from '../../core/rest/collection-query';
 import type { RestRequest } from '../../core/rest/rest-request';
@@ -27,10 +28,10 @@ const idList = (description: string) => ({ description, type: 'array' as const, 
 
 describe('the comments collection filters (COMMENT_FILTERS)', () => {
   it('declares author_email and karma where the reference lists them', () => {
-    const names = Object.keys(commentCollectionArgs({}, idList));
+    const names = Object.keys(commentCollectionArgs({}, idList, WIRE_DIALECTS.cms.comments));
     expect(names.indexOf('author_email')).toBe(names.indexOf('author_exclude') + 1);
     expect(names.indexOf('karma')).toBe(names.indexOf('include') + 1);
-    expect(commentCollectionArgs({}, idList).karma).toBe(COMMENT_FILTERS.karma.arg);
+    expect(commentCollectionArgs({}, idList, WIRE_DIALECTS.cms.comments).karma).toBe(COMMENT_FILTERS.karma.arg);
   });
 
   it('adds a clause only for the values a request gives (an empty e-mail is none; karma 0 is one, absint()ed)', async () => {
@@ -51,7 +52,7 @@ describe('the comments collection filters (COMMENT_FILTERS)', () => {
       (w, url) => w.add('c.comment_author_url = ?', url),
     );
     try {
-      const args = commentCollectionArgs({}, idList);
+      const args = commentCollectionArgs({}, idList, WIRE_DIALECTS.cms.comments);
       expect(Object.keys(args).at(-1)).toBe('author_url');
       expect(args.author_url).toMatchObject({ type: 'string', format: 'uri' });
 

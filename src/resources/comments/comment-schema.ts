@@ -1,3 +1,4 @@
+import type { CommentsDialect } from '../../core/wire-dialect';
 import { textOf } from '../../core/formatting/php-serialize';
 import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import type { JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
@@ -20,6 +21,7 @@ export type CommentListArgs = CollectionArgs & CommentListFilters & CommentFilte
  */
 export interface CommentWriteArgs {
   id?: number;
+  author_user_agent?: string;
   author?: number;
   author_email?: string;
   author_ip?: string;
@@ -63,7 +65,7 @@ export interface CommentCheckArgs {
 }
 
 /** The comment schema's properties, as the reference declares them (its `meta` is added by the resource). */
-export function commentProperties(): Record<string, JsonSchema> {
+export function commentProperties(dialect: CommentsDialect): Record<string, JsonSchema> {
   const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];
   const props: Record<string, JsonSchema> = {
     id: { description: 'Unique identifier for the object.', type: 'integer', context: all, readonly: true },
@@ -167,6 +169,16 @@ export function commentProperties(): Record<string, JsonSchema> {
       ]),
     ),
   };
+  if (!dialect.karma) delete props.karma;
+  if (!dialect.writableType) {
+    props.type = { description: 'Type of the comment.', type: 'string', context: all, readonly: true };
+    props.author_user_agent = {
+      description: 'User agent for the comment author.',
+      type: 'string',
+      context: ['edit'],
+      arg_options: { sanitize: (v) => sanitizeTextField(textOf(v)) },
+    };
+  }
   return props;
 }
 
@@ -174,6 +186,7 @@ export function commentProperties(): Record<string, JsonSchema> {
 export function commentCollectionArgs(
   shared: Record<string, RouteArg>,
   idList: (description: string) => RouteArg,
+  dialect: CommentsDialect,
 ): Record<string, RouteArg> {
   // The reference's arguments, in its order (OPTIONS lists them so).
   const args: Record<string, RouteArg> = {
@@ -232,5 +245,6 @@ export function commentCollectionArgs(
   };
   // A filter declared only in COMMENT_FILTERS follows them.
   for (const [name, { arg }] of Object.entries(COMMENT_FILTERS)) args[name] ??= arg;
+  if (!dialect.karma) delete args.karma;
   return args;
 }

@@ -159,7 +159,9 @@ export class CommentWriter {
     if (args.author_url !== undefined) out.authorUrl = args.author_url;
     if (args.author_ip !== undefined && moderator) out.authorIp = args.author_ip;
     else if (creating) out.authorIp = req.ctx.ip && isIp(req.ctx.ip) ? req.ctx.ip : '127.0.0.1';
-    if (creating) out.agent = String(req.header('user-agent') ?? '');
+    // `author_user_agent` is an argument where the dialect makes it writable (WordPress's); else the request's.
+    if (args.author_user_agent !== undefined) out.agent = args.author_user_agent;
+    else if (creating) out.agent = String(req.header('user-agent') ?? '');
     if (args.karma !== undefined) out.karma = args.karma;
     if (args.date) {
       const value = clock.restDateWithGmt(args.date);

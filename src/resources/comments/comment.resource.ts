@@ -68,7 +68,7 @@ export class CommentResource extends RestResource {
   // --- schema and arguments ---
 
   protected baseSchema(): ItemSchema {
-    const props = commentProperties();
+    const props = commentProperties(this.server.options.wire.dialect.comments);
     props.meta = metaProperty(this.registeredMeta());
     return { $schema: 'http://json-schema.org/draft-04/schema#', title: 'comment', type: 'object', properties: props };
   }
@@ -103,7 +103,11 @@ export class CommentResource extends RestResource {
   });
 
   collectionArgs(): Record<string, RouteArg> {
-    return commentCollectionArgs(this.getCollectionParams(), (d) => this.idListArg(d));
+    return commentCollectionArgs(
+      this.getCollectionParams(),
+      (d) => this.idListArg(d),
+      this.server.options.wire.dialect.comments,
+    );
   }
 
   // --- handlers ---
