@@ -63,6 +63,8 @@ export interface PostsDialect {
   readonly parentOn: 'every-type' | 'hierarchical';
   /** Collections declare `password` and `filter` (the spec's; WordPress 4.7+ declares neither). */
   readonly collectionPasswordAndFilter: boolean;
+  /** Media items have `template` as other posts do (WordPress's; the spec's have none). */
+  readonly mediaTemplate: boolean;
 }
 
 const SEED: WireDialect = {
@@ -75,7 +77,7 @@ const SEED: WireDialect = {
   descriptions: null,
   allowOnNotFound: true,
   comments: { karma: true, writableType: true, embeddableChildren: false, createNeedsPost: false },
-  posts: { parentOn: 'every-type', collectionPasswordAndFilter: true },
+  posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false },
   revisionDelete: 'post',
 };
 
@@ -89,7 +91,7 @@ const WORDPRESS_61: WireDialect = {
   descriptions: WORDPRESS_61_DESCRIPTIONS,
   allowOnNotFound: false,
   comments: { karma: false, writableType: false, embeddableChildren: true, createNeedsPost: true },
-  posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false },
+  posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true },
   revisionDelete: 'post-and-revision',
 };
 

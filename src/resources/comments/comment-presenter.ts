@@ -205,7 +205,7 @@ export class CommentPresenter {
         rendered: renderCommentText(comment.content, { siteUrl: site.siteUrl, useSmilies: site.useSmilies }),
         raw: comment.content,
       },
-      karma: comment.karma,
+      ...(req.ctx.wire.dialect.comments.karma ? { karma: comment.karma } : {}),
       link: this.commentLink(comment, post, batch, site),
       status: comment.approved === '1' ? 'approved' : comment.approved === '0' ? 'hold' : comment.approved,
       type: comment.type || 'comment',

@@ -33,7 +33,7 @@ export class AttachmentPresenter {
     facts: AttachmentFacts,
     req: RestRequest,
   ): Promise<void> {
-    delete data.template;
+    if (!req.ctx.wire.dialect.posts.mediaTemplate) delete data.template;
     delete data.password;
     data.alt_text = facts.alt;
     data.caption = { raw: post.excerpt, rendered: applyExcerptFilters(post.excerpt) };

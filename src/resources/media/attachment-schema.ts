@@ -1,3 +1,4 @@
+import type { PostsDialect } from '../../core/wire-dialect';
 import { wpKsesPost } from '../../core/formatting';
 import { sanitizeTextField } from '../../core/formatting/sanitize-text';
 import type { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
@@ -42,10 +43,10 @@ const textObject = (description: string, raw: string, rendered: string): JsonSch
 });
 
 /** The attachment schema: the post schema of the `attachment` type, changed as the reference's media controller does. */
-export function attachmentSchema(schema: ItemSchema): ItemSchema {
+export function attachmentSchema(schema: ItemSchema, dialect: PostsDialect): ItemSchema {
   const props = schema.properties;
   delete props.password;
-  delete props.template;
+  if (!dialect.mediaTemplate) delete props.template;
   // An attachment's parent is `post`.
   delete props.parent;
   const all: Array<'view' | 'edit' | 'embed'> = ['view', 'edit', 'embed'];

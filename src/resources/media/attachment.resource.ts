@@ -54,7 +54,7 @@ export class AttachmentResource extends PostTypeResource {
   // --- schema and arguments ---
 
   protected override baseSchema(): ItemSchema {
-    return attachmentSchema(super.baseSchema());
+    return attachmentSchema(super.baseSchema(), this.server.options.wire.dialect.posts);
   }
 
   override collectionArgs(): Record<string, RouteArg> {
