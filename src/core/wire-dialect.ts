@@ -25,8 +25,6 @@ export interface WireDialect {
   readonly messages: Readonly<Record<string, Readonly<Record<string, MessageTranslation>>>> | null;
   /** Descriptions of arguments and schema properties worded otherwise than the spec's (none: the spec's). */
   readonly descriptions: TextTable | null;
-  /** A `404` of a route that exists still answers `Allow` (the spec's: the checks that pass for a missing item). */
-  readonly allowOnNotFound: boolean;
   /** The shape of the posts of every type. */
   readonly posts: PostsDialect;
   /** The shape and rules of comments. */
@@ -52,6 +50,11 @@ export interface CommentsDialect {
   readonly embeddableChildren: boolean;
   /** Creating a comment needs `post` for every caller (WordPress's); the spec lets moderators omit it. */
   readonly createNeedsPost: boolean;
+  /**
+   * Reading a comment's permission check answers `404 rest_comment_invalid_id` for a missing one (WordPress's, so
+   * its `Allow` lists nothing); the spec's passes it on to the handler's 404 (and `Allow: GET`).
+   */
+  readonly readCheckFindsComment: boolean;
 }
 
 /** How posts of every type differ by dialect. */
@@ -75,8 +78,13 @@ const SEED: WireDialect = {
   deleteAnswer: 'item',
   messages: null,
   descriptions: null,
-  allowOnNotFound: true,
-  comments: { karma: true, writableType: true, embeddableChildren: false, createNeedsPost: false },
+  comments: {
+    karma: true,
+    writableType: true,
+    embeddableChildren: false,
+    createNeedsPost: false,
+    readCheckFindsComment: false,
+  },
   posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false },
   revisionDelete: 'post',
 };
@@ -89,8 +97,13 @@ const WORDPRESS_61: WireDialect = {
   deleteAnswer: 'deleted-previous',
   messages: WORDPRESS_61_MESSAGES,
   descriptions: WORDPRESS_61_DESCRIPTIONS,
-  allowOnNotFound: false,
-  comments: { karma: false, writableType: false, embeddableChildren: true, createNeedsPost: true },
+  comments: {
+    karma: false,
+    writableType: false,
+    embeddableChildren: true,
+    createNeedsPost: true,
+    readCheckFindsComment: true,
+  },
   posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true },
   revisionDelete: 'post-and-revision',
 };

@@ -173,8 +173,6 @@ export class RestServer implements OnApplicationBootstrap {
   async addAllowHeader(response: RestResponse, req: RestRequest): Promise<void> {
     const route = response.matchedRoute ? this.registry.get(response.matchedRoute) : undefined;
     if (!route) return;
-    // WordPress's permission checks load the item, so a missing one allows nothing (the spec's answers `GET`).
-    if (response.status === 404 && !this.options.wire.dialect.allowOnNotFound) return;
     // Path parameters as the permission checks read them once validated (`[\d]+` ids are integers), also when the
     // request was not validated (OPTIONS) or failed validation, as PHP reads them.
     for (const [name, value] of Object.entries(req.urlParams))

@@ -106,7 +106,11 @@ export class CommentPolicies {
 
   async canRead(req: RestRequest): Promise<true | RestException> {
     const comment = await loadComment(req, this.comments);
-    if (!comment) return true;
+    // The spec's check lets a missing comment through to the handler's 404; WordPress's answers the 404 itself.
+    if (!comment)
+      return req.ctx.wire.dialect.comments.readCheckFindsComment
+        ? new RestException('rest_comment_invalid_id', 'Invalid comment id.', 404)
+        : true;
     // The reference's order: the comment, its post, then the context.
     const code = req.ctx.authorizationRequiredCode;
     const post = await loadPost(req, this.posts, comment.postId);
