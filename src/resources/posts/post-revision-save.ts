@@ -21,7 +21,15 @@ export function latestRevisionSql(posts: string, parent: string): string {
 }
 
 /**
- * `wp_save_post_revision()`: after an update, stores the post's title, content and excerpt as a revision when they
+ * The write context of an autosave that updates the post itself (the author's own draft): WordPress defines
+ * `DOING_AUTOSAVE` for it, and `wp_save_post_revision()` stores no revision then.
+ */
+export interface AutosaveWriteContext extends WriteContext {
+  readonly doingAutosave: true;
+}
+
+/**
+ * `wp_save_post_revision()`: after an update (not an autosave's, see {@link AutosaveWriteContext}), stores the post's title, content and excerpt as a revision when they
  * differ from the latest revision (`wp_get_post_revisions()`: status `inherit`, newest first), or when there is none yet.
  */
 export async function saveRevision(
@@ -31,7 +39,7 @@ export async function saveRevision(
   ctx: WriteContext,
   known?: PostEntity | null,
 ): Promise<void> {
-  if (!keepsRevisions(type) || post.status === 'auto-draft') return;
+  if (!keepsRevisions(type) || post.status === 'auto-draft' || ('doingAutosave' in ctx && ctx.doingAutosave)) return;
   // The latest revision (not the autosave), unless read with the post's row.
   const metadata = em.connection.getMetadata(PostEntity);
   const latest =

@@ -107,6 +107,7 @@ export class RevisionsResource extends RestResource {
   }
 
   async canDelete(req: RestRequest): Promise<true | RestException> {
+    if (req.ctx.wire.dialect.revisionDelete === 'post-and-revision') return this.canDeleteRevision(req);
     const allowed = await this.canReadRevisions(req);
     if (allowed !== true) return allowed;
     const revision = await this.loadRevision(req);
@@ -119,6 +120,28 @@ export class RevisionsResource extends RestResource {
           'Sorry, you are not allowed to do that.',
           req.ctx.authorizationRequiredCode,
         );
+  }
+
+  /**
+   * WordPress 6.1's delete_item_permissions_check: `delete_post` of the parent, the revision, the right to read the
+   * revisions, then `delete_post` of the revision itself — which `map_meta_cap` maps to `do_not_allow` (nobody may
+   * delete a revision unless an extension maps `delete_post` otherwise).
+   */
+  private async canDeleteRevision(req: RestRequest): Promise<true | RestException> {
+    const code = req.ctx.authorizationRequiredCode;
+    const parent = await this.loadParent(req);
+    if (!(await req.ctx.can('delete_post', parent)))
+      return new RestException(
+        'rest_cannot_delete',
+        'Sorry, you are not allowed to delete revisions of this post.',
+        code,
+      );
+    const revision = await this.loadRevision(req);
+    const readable = await this.canReadRevisions(req);
+    if (readable !== true) return readable;
+    if (!(await req.ctx.can('delete_post', revision)))
+      return new RestException('rest_cannot_delete', 'Sorry, you are not allowed to delete this revision.', code);
+    return true;
   }
 
   // --- handlers ---
@@ -210,11 +233,14 @@ export class RevisionsResource extends RestResource {
       );
     }
     const revision = await this.loadRevision(req);
-    req.set('context', 'edit');
+    // The spec answers the revision as it was in the edit context; WordPress 6.1 answers `{ deleted, previous }`,
+    // `previous` in the context asked.
+    const answer = req.ctx.wire.dialect.deleteAnswer;
+    if (answer === 'item') req.set('context', 'edit');
     const previous = await this.prepare(revision, req, await this.clock());
     await this.writer.deleteRevision(revision);
     await this.hooks.doAction('rest_delete_revision', revision, req);
-    return previous;
+    return answer === 'item' ? previous : new RestResponse({ deleted: true, previous: previous.data });
   }
 
   // --- preparation ---
@@ -223,12 +249,23 @@ export class RevisionsResource extends RestResource {
     return SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
   }
 
+  /**
+   * A revision (or, for an autosave that updated the author's draft, the post itself) as this resource answers it:
+   * fields, context, the parent link and the `rest_prepare_revision` filter (the autosaves controller starts so).
+   */
+  async prepareRevision(revision: PostEntity, req: RestRequest): Promise<RestResponse> {
+    return this.prepare(revision, req, await this.clock());
+  }
+
   private async prepare(revision: PostEntity, req: RestRequest, clock: SiteClock): Promise<RestResponse> {
     const props = this.getItemSchema().properties;
+    // A draft whose date floats (an autosave that updated it answers it): no date, as the reference's
+    // prepare_date_response.
+    const floating = revision.type !== 'revision' && revision.dateGmt === ZERO_DATE;
     const data: Record<string, unknown> = {
       author: Number(revision.author),
-      date: mysqlToRfc3339(revision.date),
-      date_gmt: mysqlToRfc3339(clock.gmtOf(revision.date, revision.dateGmt)),
+      date: floating ? null : mysqlToRfc3339(revision.date),
+      date_gmt: floating ? null : mysqlToRfc3339(clock.gmtOf(revision.date, revision.dateGmt)),
       id: revision.id,
       modified: mysqlToRfc3339(revision.modified),
       modified_gmt: mysqlToRfc3339(
@@ -239,7 +276,10 @@ export class RevisionsResource extends RestResource {
     };
     if (props.guid) data.guid = { rendered: revision.guid, raw: revision.guid };
     if (props.title)
-      data.title = { raw: revision.title, rendered: await filterText('renderTitle', revision.title, 'inherit', '') };
+      data.title = {
+        raw: revision.title,
+        rendered: await filterText('renderTitle', revision.title, revision.status, revision.password),
+      };
     if (props.content)
       data.content = { raw: revision.content, rendered: await filterText('renderContent', revision.content) };
     if (props.excerpt)
