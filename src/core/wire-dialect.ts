@@ -68,6 +68,11 @@ export interface PostsDialect {
   readonly collectionPasswordAndFilter: boolean;
   /** Media items have `template` as other posts do (WordPress's; the spec's have none). */
   readonly mediaTemplate: boolean;
+  /**
+   * The edit context adds `permalink_template`, `generated_slug`, `content.block_version` and the `action-*` links,
+   * and the item schema has `links` (WordPress 5.0+'s; the spec's have none of them).
+   */
+  readonly editExtras: boolean;
 }
 
 const SEED: WireDialect = {
@@ -85,7 +90,7 @@ const SEED: WireDialect = {
     createNeedsPost: false,
     readCheckFindsComment: false,
   },
-  posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false },
+  posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false, editExtras: false },
   revisionDelete: 'post',
 };
 
@@ -104,7 +109,7 @@ const WORDPRESS_61: WireDialect = {
     createNeedsPost: true,
     readCheckFindsComment: true,
   },
-  posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true },
+  posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true, editExtras: true },
   revisionDelete: 'post-and-revision',
 };
 

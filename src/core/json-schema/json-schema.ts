@@ -52,6 +52,8 @@ export interface ItemSchema extends JsonSchema {
   title: string;
   type: 'object';
   properties: Record<string, JsonSchema>;
+  /** Links described by the schema (WordPress's `get_schema_links`): `href` relative to the API root until shown. */
+  links?: Array<{ rel: string; title: string; href: string; targetSchema: JsonSchema }>;
 }
 
 export const JSON_SCHEMA_DRAFT = 'http://json-schema.org/draft-04/schema#';

@@ -6,7 +6,7 @@ import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 import { DialectTexts } from '../dialect/dialect-texts';
 import { ContentRegistry } from '../registry/content-registry.service';
 import type { RouteDefinition } from '../rest/route-types';
-import type { JsonSchema, RouteArg } from '../json-schema/json-schema';
+import type { ItemSchema, JsonSchema, RouteArg } from '../json-schema/json-schema';
 import { LENGTH_AND_ITEM_KEYWORDS, pickKeywords } from './schema-keywords';
 
 /** The keywords of an argument's schema that descriptions show (callbacks and options are left out). */
@@ -66,7 +66,12 @@ export class SchemaRegistry implements RouteDescriber {
       ),
     };
     if (!route.route.includes('(?P<')) data._links = { self: [{ href: ctx.restUrl(route.route.replace(/^\//, '')) }] };
-    if (context === 'help' && route.schema) data.schema = texts.describe(publicSchema(route.schema()), route);
+    if (context === 'help' && route.schema) {
+      const schema = texts.describe(publicSchema(route.schema()), route) as ItemSchema;
+      // Links of the schema (`get_schema_links`) point into the API, absolute as every URL it writes.
+      if (schema.links) schema.links = schema.links.map((link) => ({ ...link, href: ctx.restUrl(link.href) }));
+      data.schema = schema;
+    }
     return data;
   }
 

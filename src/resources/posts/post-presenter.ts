@@ -18,6 +18,15 @@ import { ExtrasWanted, NO_EXTRAS, PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
 import { PostsService } from './posts.service';
 import { textOf } from '../../core/formatting/php-serialize';
+import { hasBlocks } from '../../core/formatting/blocks';
+import type { LinkMap } from '../../core/rest/rest-response';
+import {
+  availableActions,
+  type EditExtras,
+  hasSamplePermalink,
+  permalinkTemplate,
+  sampleSlugWanted,
+} from './post-edit-extras';
 
 /** Site facts used while preparing posts of one request. */
 export interface SiteFacts {
@@ -32,6 +41,8 @@ interface Batch {
   /** Values of registered meta keys (none asked when no key is registered). */
   meta: Map<number, Record<string, unknown[]>>;
   parents: Map<number, PostEntity>;
+  /** With the dialect's `editExtras`, in the edit context: the sample slugs and the caller's actions. */
+  edit?: EditExtras;
 }
 
 /**
@@ -217,6 +228,7 @@ export class PostPresenter {
     );
     for (const tax of this.taxonomies()) inputs.push((extras.terms[tax.name] ?? []).join(','));
     inputs.push(batch.meta.size ? JSON.stringify(batch.meta.get(post.id) ?? null) : '');
+    inputs.push(batch.edit?.samples.get(post.id), batch.edit?.actions.join(','));
     return inputs;
   }
 
@@ -234,12 +246,31 @@ export class PostPresenter {
     req.sources.notePosts(posts);
     const ids = posts.map((p) => p.id);
     const metaKeys = this.registeredMeta().map((m) => m.key);
-    const [extras, meta, parents] = await Promise.all([
+    const editExtras = req.context === 'edit' && req.ctx.wire.dialect.posts.editExtras;
+    const [extras, meta, parents, edit] = await Promise.all([
       loaded ?? this.posts.extrasOf(ids, this.extrasWanted()),
       this.posts.metaOf(ids, metaKeys),
       this.type.hierarchical ? this.parentChains(posts) : Promise.resolve(new Map<number, PostEntity>()),
+      editExtras ? this.editExtrasOf(posts, req) : undefined,
     ]);
-    return { extras, meta, parents };
+    return { extras, meta, parents, edit };
+  }
+
+  /** The edit context's extras of a set of posts (one query for the sample slugs of them all). */
+  private async editExtrasOf(posts: PostEntity[], req: RestRequest): Promise<EditExtras> {
+    const supportsAuthor = typeSupports(this.type, 'author');
+    const samples = new Map<number, string>();
+    const [actions] = await Promise.all([
+      availableActions(this.type, this.taxonomies(), supportsAuthor, req),
+      (async () => {
+        if (!hasSamplePermalink(this.type) || !posts.length) return;
+        const structure = textOf(await this.options.get('permalink_structure', ''));
+        const wanted = posts.map((post) => sampleSlugWanted(post, this.type));
+        const slugs = await this.posts.uniqueSlugs(wanted, structure);
+        posts.forEach((post, i) => samples.set(post.id, slugs[i]));
+      })(),
+    ]);
+    return { samples, actions };
   }
 
   /** Whether the caller may read the post (private posts need `read_post`). */
@@ -305,7 +336,28 @@ export class PostPresenter {
     if (supports('custom-fields')) data.meta = metaResponse(this.registeredMeta(), batch.meta.get(post.id) ?? {});
     for (const tax of this.taxonomies()) data[tax.rest_base || tax.name] = extras.terms[tax.name] ?? [];
     const links = postLinks(post, req, this.routes, extras, data.featured_media);
+    if (batch.edit) this.addEditExtras(data, links, post, batch.edit, p);
     return this.respond(data, req, links, post);
+  }
+
+  /** WordPress 5.0+'s edit-context extras of one post (see post-edit-extras.ts). */
+  private addEditExtras(
+    data: Record<string, unknown>,
+    links: LinkMap,
+    post: PostEntity,
+    edit: EditExtras,
+    { req, site, batch }: Preparing,
+  ): void {
+    if (data.content && typeof data.content === 'object')
+      (data.content as Record<string, unknown>).block_version = hasBlocks(post.content) ? 1 : 0;
+    const sample = edit.samples.get(post.id);
+    if (sample !== undefined) {
+      data.permalink_template = permalinkTemplate(post, this.type, site.home, batch.parents);
+      data.generated_slug = sample;
+    }
+    const self = links.get('self')?.[0]?.href;
+    if (self)
+      for (const rel of edit.actions) links.set(`${this.routes.linkRelBase}${rel}`, [{ href: self, attributes: {} }]);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { PostsDialect } from '../../core/wire-dialect';
+import { EDIT_EXTRA_PROPERTIES, hasSamplePermalink } from './post-edit-extras';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { ItemSchema, JsonSchema } from '../../core/json-schema/json-schema';
 import { POST_CONTENT_BYTES, TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
@@ -129,6 +130,13 @@ export function buildPostSchema(
   if (supports('custom-fields')) take('meta');
   if (type.name === 'post') take('sticky');
   take('template');
+  if (dialect.editExtras) {
+    if (props.content?.properties) props.content.properties.block_version = { ...EDIT_EXTRA_PROPERTIES.block_version };
+    if (hasSamplePermalink(type)) {
+      props.permalink_template = { ...EDIT_EXTRA_PROPERTIES.permalink_template };
+      props.generated_slug = { ...EDIT_EXTRA_PROPERTIES.generated_slug };
+    }
+  }
   for (const tax of taxonomies) {
     const base = tax.rest_base || tax.name;
     props[base] = {

@@ -15,24 +15,75 @@ export async function uniquePostSlug(
   type: PostTypeObject | undefined,
   permalinkStructure: string,
 ): Promise<string> {
-  if (FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision')) return slug;
+  return (await uniquePostSlugs(em, [{ slug, post, type }], permalinkStructure))[0];
+}
+
+/** One slug to make unique for a post (see {@link uniquePostSlugs}). */
+export interface SlugWanted {
+  slug: string;
+  post: PostEntity;
+  type: PostTypeObject | undefined;
+}
+
+/**
+ * `wp_unique_post_slug()` for several posts at once, with one query for all of them: the rows whose name is one of
+ * the slugs or one of them followed by `-…`, then each post's rules (its type, its parent) applied to those rows.
+ */
+export async function uniquePostSlugs(
+  em: EntityManager,
+  wanted: readonly SlugWanted[],
+  permalinkStructure: string,
+): Promise<string[]> {
+  const checked = wanted.filter(({ post }) => !keepsSlug(post));
+  const rows = checked.length ? await namesLike(em, [...new Set(checked.map((w) => w.slug))]) : [];
+  return wanted.map((w) => (keepsSlug(w.post) ? w.slug : freeSlug(w, rows, permalinkStructure)));
+}
+
+/** Posts whose slug WordPress does not make unique (floating drafts, revisions). */
+function keepsSlug(post: PostEntity): boolean {
+  return FLOATING.includes(post.status) || (post.status === 'inherit' && post.type === 'revision');
+}
+
+interface NamedRow {
+  id: number;
+  name: string;
+  type: string;
+  parent: number;
+}
+
+/** The rows named one of `slugs`, or one of them followed by `-` and anything. */
+async function namesLike(em: EntityManager, slugs: string[]): Promise<NamedRow[]> {
   const qb = em
     .getRepository(PostEntity)
     .createQueryBuilder('p')
-    .select('p.name', 'name')
-    .where(...slugOrSuffixed(em, slug))
-    .andWhere('p.id != :id', { id: post.id || 0 });
+    .select(['p.id AS id', 'p.name AS name', 'p.type AS type', 'p.parent AS parent']);
+  const conditions: string[] = [];
+  const params: Record<string, string> = {};
+  slugs.forEach((slug, i) => {
+    const [condition, values] = slugOrSuffixed(em, slug, `s${i}`);
+    conditions.push(condition);
+    Object.assign(params, values);
+  });
+  qb.where(`(${conditions.join(' OR ')})`, params);
+  return (await qb.getRawMany<NamedRow>()).map((r) => ({ ...r, id: Number(r.id), parent: Number(r.parent) }));
+}
+
+/** The slug of one post, free among `rows` under its type's rules. */
+function freeSlug({ slug, post, type }: SlugWanted, rows: readonly NamedRow[], permalinkStructure: string): string {
+  const others = rows.filter((r) => r.id !== (post.id || 0));
+  let conflicts: NamedRow[];
   let reserved = FEEDS.includes(slug) || slug === 'embed';
   if (post.type === 'attachment') {
     // Attachment slugs are unique across every type.
+    conflicts = others;
   } else if (type?.hierarchical) {
     if (post.type === 'nav_menu_item') return slug;
-    qb.andWhere("p.type IN (:type, 'attachment')", { type: post.type }).andWhere('p.parent = :parent', {
-      parent: post.parent || 0,
-    });
+    conflicts = others.filter(
+      (r) => (r.type === post.type || r.type === 'attachment') && r.parent === (post.parent || 0),
+    );
     reserved ||= /^(page)?\d+$/.test(slug);
   } else {
-    qb.andWhere('p.type = :type', { type: post.type });
+    conflicts = others.filter((r) => r.type === post.type);
     if (post.type === 'post' && /^[0-9]+$/.test(slug) && Number(slug) > 0) {
       const structure = permalinkStructure.split('/').filter(Boolean);
       const at = structure.indexOf('%postname%');
@@ -43,7 +94,7 @@ export async function uniquePostSlug(
         (at > 0 && structure[at - 1] === '%monthnum%' && n < 32);
     }
   }
-  const taken = new Set((await qb.getRawMany<{ name: string }>()).map((r) => r.name));
+  const taken = new Set(conflicts.map((r) => r.name));
   if (!taken.has(slug) && !reserved) return slug;
   for (let suffix = 2; ; suffix++) {
     const candidate = `${truncateSlug(slug, 200 - (String(suffix).length + 1))}-${suffix}`;
@@ -57,11 +108,17 @@ export async function uniquePostSlug(
  * character), which its binary collation orders that way; MySQL searches its index for a LIKE prefix under any
  * collation.
  */
-function slugOrSuffixed(em: EntityManager, slug: string): [string, Record<string, string>] {
+function slugOrSuffixed(em: EntityManager, slug: string, key: string): [string, Record<string, string>] {
   if (em.connection.options.type === 'better-sqlite3' || em.connection.options.type === 'sqlite') {
-    return ['(p.name = :slug OR (p.name >= :from AND p.name < :to))', { slug, from: `${slug}-`, to: `${slug}.` }];
+    return [
+      `(p.name = :${key} OR (p.name >= :${key}from AND p.name < :${key}to))`,
+      { [key]: slug, [`${key}from`]: `${slug}-`, [`${key}to`]: `${slug}.` },
+    ];
   }
-  return ["(p.name = :slug OR p.name LIKE :like ESCAPE '!')", { slug, like: `${escapeLike(slug)}-%` }];
+  return [
+    `(p.name = :${key} OR p.name LIKE :${key}like ESCAPE '!')`,
+    { [key]: slug, [`${key}like`]: `${escapeLike(slug)}-%` },
+  ];
 }
 
 /** Whether `parent` is the post itself or one of its descendants. */

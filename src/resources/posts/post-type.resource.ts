@@ -17,7 +17,8 @@ import { FuturePosts } from './future-posts.service';
 import { PostInput } from './post-input';
 import { PostPolicies, PostPolicyView } from './post-policies';
 import { PostPresenter, PostTypeView } from './post-presenter';
-import { buildPostSchema, type PostDeleteArgs } from './post-schema';
+import { buildPostSchema, typeSupports, type PostDeleteArgs } from './post-schema';
+import { schemaLinks } from './post-edit-extras';
 import { PostWriter } from './post-writer.service';
 import { PostQuery, PostsService } from './posts.service';
 import type { PostExtras } from './post-extras';
@@ -88,7 +89,13 @@ export class PostTypeResource extends RestResource {
       .filter((s) => !s.internal)
       .map((s) => s.name)
       .filter((s) => s !== 'trash');
-    const schema = buildPostSchema(this.type, this.taxonomies(), statuses, this.server.options.wire.dialect.posts);
+    const dialect = this.server.options.wire.dialect.posts;
+    const schema = buildPostSchema(this.type, this.taxonomies(), statuses, dialect);
+    if (dialect.editExtras) {
+      const author = typeSupports(this.type, 'author');
+      const item = `${this.namespace}/${this.restBase}/{id}`;
+      schema.links = schemaLinks(this.type, this.taxonomies(), author, item, this.server.options.linkRelBase);
+    }
     if (schema.properties.meta) schema.properties.meta.properties = metaSchemaProperties(this.registeredMeta());
     return schema;
   }

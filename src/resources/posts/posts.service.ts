@@ -1,3 +1,4 @@
+import { type SlugWanted, uniquePostSlugs } from './post-slugs';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, In } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
@@ -343,5 +344,10 @@ export class PostsService {
       [...extras.params, ...postIds],
     );
     return readExtras(this.dataSource, rows, wanted);
+  }
+
+  /** `wp_unique_post_slug()` of several posts at once, one query (see {@link uniquePostSlugs}). */
+  uniqueSlugs(wanted: readonly SlugWanted[], permalinkStructure: string): Promise<string[]> {
+    return uniquePostSlugs(this.dataSource.manager, wanted, permalinkStructure);
   }
 }
