@@ -25,6 +25,13 @@ export interface WireDialect {
   readonly messages: Readonly<Record<string, Readonly<Record<string, MessageTranslation>>>> | null;
   /** Descriptions of arguments and schema properties worded otherwise than the spec's (none: the spec's). */
   readonly descriptions: TextTable | null;
+  /**
+   * The read check of a comment or a term answers the `404` of a missing one (WordPress's, so that its `Allow`
+   * lists nothing); the spec's passes it on to the handler's 404 (and `Allow: GET`).
+   */
+  readonly readChecksFindTheItem: boolean;
+  /** The shape of terms. */
+  readonly terms: TermsDialect;
   /** The shape of the posts of every type. */
   readonly posts: PostsDialect;
   /** The shape and rules of comments. */
@@ -35,6 +42,16 @@ export interface WireDialect {
    * 6.1's, whose `map_meta_cap` maps it to `do_not_allow`: nobody, unless an extension maps `delete_post` otherwise).
    */
   readonly revisionDelete: 'post' | 'post-and-revision';
+}
+
+/** How terms differ by dialect. */
+export interface TermsDialect {
+  /** Which taxonomies' collections take `offset`: every one (the spec's) or flat ones (WordPress's). */
+  readonly offsetOn: 'every-taxonomy' | 'flat';
+  /** A term's `taxonomy` enum lists every taxonomy (the spec's) or its own (WordPress's). */
+  readonly taxonomyEnum: 'every-taxonomy' | 'own';
+  /** `parent` sent to a flat taxonomy's collection is refused (the spec's, 400) or ignored (WordPress's). */
+  readonly flatParentRefused: boolean;
 }
 
 /** How comments differ by dialect. */
@@ -50,11 +67,6 @@ export interface CommentsDialect {
   readonly embeddableChildren: boolean;
   /** Creating a comment needs `post` for every caller (WordPress's); the spec lets moderators omit it. */
   readonly createNeedsPost: boolean;
-  /**
-   * Reading a comment's permission check answers `404 rest_comment_invalid_id` for a missing one (WordPress's, so
-   * its `Allow` lists nothing); the spec's passes it on to the handler's 404 (and `Allow: GET`).
-   */
-  readonly readCheckFindsComment: boolean;
 }
 
 /** How posts of every type differ by dialect. */
@@ -83,12 +95,13 @@ const SEED: WireDialect = {
   deleteAnswer: 'item',
   messages: null,
   descriptions: null,
+  readChecksFindTheItem: false,
+  terms: { offsetOn: 'every-taxonomy', taxonomyEnum: 'every-taxonomy', flatParentRefused: true },
   comments: {
     karma: true,
     writableType: true,
     embeddableChildren: false,
     createNeedsPost: false,
-    readCheckFindsComment: false,
   },
   posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false, editExtras: false },
   revisionDelete: 'post',
@@ -102,12 +115,13 @@ const WORDPRESS_61: WireDialect = {
   deleteAnswer: 'deleted-previous',
   messages: WORDPRESS_61_MESSAGES,
   descriptions: WORDPRESS_61_DESCRIPTIONS,
+  readChecksFindTheItem: true,
+  terms: { offsetOn: 'flat', taxonomyEnum: 'own', flatParentRefused: false },
   comments: {
     karma: false,
     writableType: false,
     embeddableChildren: true,
     createNeedsPost: true,
-    readCheckFindsComment: true,
   },
   posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true, editExtras: true },
   revisionDelete: 'post-and-revision',

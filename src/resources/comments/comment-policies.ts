@@ -108,7 +108,7 @@ export class CommentPolicies {
     const comment = await loadComment(req, this.comments);
     // The spec's check lets a missing comment through to the handler's 404; WordPress's answers the 404 itself.
     if (!comment)
-      return req.ctx.wire.dialect.comments.readCheckFindsComment
+      return req.ctx.wire.dialect.readChecksFindTheItem
         ? new RestException('rest_comment_invalid_id', 'Invalid comment id.', 404)
         : true;
     // The reference's order: the comment, its post, then the context.

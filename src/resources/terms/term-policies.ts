@@ -15,6 +15,8 @@ export class TermPolicies {
   ) {}
 
   async canRead(req: RestRequest): Promise<true | RestException> {
+    // The item route (a term named by its path): WordPress's check answers the 404 of a missing term itself.
+    if (req.ctx.wire.dialect.readChecksFindTheItem && req.urlParams.id !== undefined) await this.loadTerm(req);
     if (req.context === 'edit' && !(await req.ctx.can(this.taxonomy.cap.edit_terms))) {
       return new RestException(
         'rest_forbidden_context',

@@ -1,3 +1,4 @@
+import type { TermsDialect } from '../../core/wire-dialect';
 import { sanitizeTitle, wpKsesPost } from '../../core/formatting';
 import { wpFilterKses } from '../../core/formatting/kses';
 import { sanitizeTextField } from '../../core/formatting/sanitize-text';
@@ -41,7 +42,12 @@ export interface TermIdArgs {
  * The terms schema of a taxonomy (the reference's terms controller): `parent` for a hierarchical one, `meta` of its
  * registered keys, the taxonomy's name among `taxonomies`.
  */
-export function termSchema(taxonomy: TaxonomyObject, taxonomies: string[], meta: ExposedMetaKey[]): ItemSchema {
+export function termSchema(
+  taxonomy: TaxonomyObject,
+  taxonomies: string[],
+  meta: ExposedMetaKey[],
+  dialect: TermsDialect,
+): ItemSchema {
   const all: Array<'view' | 'embed' | 'edit'> = ['view', 'embed', 'edit'];
   const props: Record<string, JsonSchema> = {
     id: { description: 'Unique identifier for the resource.', type: 'integer', context: all, readonly: true },
@@ -62,7 +68,7 @@ export function termSchema(taxonomy: TaxonomyObject, taxonomies: string[], meta:
     taxonomy: {
       description: 'Type attribution for the resource.',
       type: 'string',
-      enum: taxonomies,
+      enum: dialect.taxonomyEnum === 'own' ? [taxonomy.name] : taxonomies,
       context: all,
       readonly: true,
     },
@@ -93,6 +99,7 @@ export function termCollectionArgs(
   shared: Record<string, RouteArg>,
   idList: (description: string) => RouteArg,
   hierarchical: boolean,
+  dialect: TermsDialect,
 ): Record<string, RouteArg> {
   const args: Record<string, RouteArg> = {
     ...shared,
@@ -127,7 +134,7 @@ export function termCollectionArgs(
   };
   if (hierarchical)
     args.parent = { description: 'Limit result set to resources assigned to a specific parent.', type: 'integer' };
-  // The spec's collection table gives terms `offset`, hierarchical taxonomies included.
-  args.offset = offsetArg();
+  // The spec's collection table gives terms `offset`, hierarchical taxonomies included (WordPress: flat ones).
+  if (dialect.offsetOn === 'every-taxonomy' || !hierarchical) args.offset = offsetArg();
   return args;
 }

@@ -63,7 +63,12 @@ export class TermResource extends RestResource {
   }
 
   protected baseSchema(): ItemSchema {
-    return termSchema(this.taxonomy, this.allTaxonomies(), this.registeredMeta());
+    return termSchema(
+      this.taxonomy,
+      this.allTaxonomies(),
+      this.registeredMeta(),
+      this.server.options.wire.dialect.terms,
+    );
   }
 
   private registeredMeta() {
@@ -77,7 +82,12 @@ export class TermResource extends RestResource {
     this.itemDeleteArgs(TERM_ID, 'Required to be true, as resource does not support trashing.');
 
   collectionArgs(): Record<string, RouteArg> {
-    return termCollectionArgs(this.getCollectionParams(), (d) => this.idListArg(d), this.taxonomy.hierarchical);
+    return termCollectionArgs(
+      this.getCollectionParams(),
+      (d) => this.idListArg(d),
+      this.taxonomy.hierarchical,
+      this.server.options.wire.dialect.terms,
+    );
   }
 
   // --- handlers ---
@@ -89,7 +99,7 @@ export class TermResource extends RestResource {
   }
 
   async getItems(req: RestRequest): Promise<RestResponse> {
-    if (!this.taxonomy.hierarchical && req.sentAtAll('parent')) {
+    if (!this.taxonomy.hierarchical && req.sentAtAll('parent') && req.ctx.wire.dialect.terms.flatParentRefused) {
       throw new RestException(
         'rest_taxonomy_not_hierarchical',
         'Can not filter resources by parent, taxonomy is not hierarchical.',
