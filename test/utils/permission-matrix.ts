@@ -2,7 +2,7 @@ import { ApplicationPasswords } from '../../src/core/auth/application-passwords.
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
 import { RouteDefinition } from '../../src/core/rest/route-types';
 import { insertComment, unflood } from '../factories/comment.factory';
-import { createPost, createTerm, setPostMeta } from '../factories/post.factory';
+import { assignTerms, createPost, createTerm, setPostMeta } from '../factories/post.factory';
 import { createUser, TestUser } from '../factories/user.factory';
 import { Caller, CALLERS, FreshKind, MatrixRow, Method, Outcome } from '../fixtures/permission-matrix';
 import { TEST_PREFIX, TestApp } from './test-app';
@@ -187,6 +187,8 @@ export async function makeFixtures(t: TestApp): Promise<{ fixtures: Fixtures; ot
     await insertComment(ds, { postId: Number(f.pubByAuthor), approved: 'spam', authorIp: '192.0.2.9' })
   ).id;
   f.categoriesTerm = await createTerm(ds, 'category', 'Matrix category');
+  f.menu = await createTerm(ds, 'nav_menu', 'Matrix menu');
+  f.menuItem = await menuItem(t, Number(f.menu));
   f.tagsTerm = await createTerm(ds, 'post_tag', 'Matrix tag');
   Object.assign(f, {
     otherId: other.id,
@@ -212,6 +214,22 @@ async function attachment(t: TestApp, author: number, parent: number): Promise<n
     })
   ).id;
   await setPostMeta(t.dataSource, id, '_wp_attached_file', file);
+  return id;
+}
+
+/** A published custom-link menu item of `menu`. */
+async function menuItem(t: TestApp, menu: number): Promise<number> {
+  const id = (
+    await createPost(t.dataSource, {
+      author: t.users.editor.id,
+      status: 'publish',
+      type: 'nav_menu_item',
+      title: 'Matrix link',
+    })
+  ).id;
+  await setPostMeta(t.dataSource, id, '_menu_item_type', 'custom');
+  await setPostMeta(t.dataSource, id, '_menu_item_url', 'https://example.org/');
+  await assignTerms(t.dataSource, id, 'nav_menu', [menu]);
   return id;
 }
 
@@ -247,6 +265,10 @@ async function makeFresh(t: TestApp, kind: FreshKind, caller: Caller, f: Fixture
       return createTerm(ds, 'category', `Fresh category ${n}`);
     case 'tag':
       return createTerm(ds, 'post_tag', `Fresh tag ${n}`);
+    case 'menu':
+      return createTerm(ds, 'nav_menu', `Fresh menu ${n}`);
+    case 'menuItem':
+      return menuItem(t, Number(f.menu));
     case 'user':
       return (await createUser(ds, TEST_PREFIX, `matrix-fresh-${n}`, 'subscriber')).id;
     case 'ownAppPassword':

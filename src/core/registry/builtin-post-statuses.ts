@@ -1,7 +1,7 @@
 /** The post statuses of WordPress 6.1's `create_initial_post_types()` (see builtin-content-types.ts). */
 import { type PostStatusArgs } from './content-types';
 
-/** Built-in post statuses, in WordPress's registration order: `[name, args]` (request-* statuses omitted). */
+/** Built-in post statuses, in WordPress's registration order: `[name, args]` (the request-* statuses: LATER_POST_STATUSES). */
 export const BUILTIN_POST_STATUSES: ReadonlyArray<readonly [string, PostStatusArgs]> = [
   [
     'publish',
@@ -96,4 +96,28 @@ export const BUILTIN_POST_STATUSES: ReadonlyArray<readonly [string, PostStatusAr
       exclude_from_search: false,
     },
   ],
+];
+
+/** A status of the personal data requests (`user_request` posts): internal, and not excluded from searches. */
+const requestStatus = (label: string): PostStatusArgs => ({
+  label,
+  internal: true,
+  _builtin: true,
+  label_count: {
+    singular: `${label} <span class="count">(%s)</span>`,
+    plural: `${label} <span class="count">(%s)</span>`,
+  },
+  exclude_from_search: false,
+  addedIn: '4.9.6',
+});
+
+/**
+ * The statuses WordPress registered after the seed, appended in its order (`addedIn`: the WordPress version), where
+ * the wire dialect lists later types (`listsLaterContentTypes`). Internal: `statuses` does not list them.
+ */
+export const LATER_POST_STATUSES: ReadonlyArray<readonly [string, PostStatusArgs]> = [
+  ['request-pending', requestStatus('Pending')],
+  ['request-confirmed', requestStatus('Confirmed')],
+  ['request-failed', requestStatus('Failed')],
+  ['request-completed', requestStatus('Completed')],
 ];

@@ -67,7 +67,7 @@ export const BUILTIN_TAXONOMIES: ReadonlyArray<readonly [string, readonly string
         delete_terms: 'edit_theme_options',
         assign_terms: 'edit_theme_options',
       },
-      // WordPress 6.1 exposes it at wp/v2/menus; not served by this API (yet).
+      // The seed does not serve it: WordPress 5.9 exposed it (LATER_TAXONOMIES).
       show_in_rest: false,
       rest_base: 'menus',
       rest_controller_class: 'WP_REST_Menus_Controller',
@@ -122,4 +122,13 @@ export const BUILTIN_TAXONOMIES: ReadonlyArray<readonly [string, readonly string
       show_in_nav_menus: false,
     },
   ],
+];
+
+/**
+ * What WordPress changed of these taxonomies after the seed, as `[name, objectTypes, args]` (the args) merged into the registration's
+ * (`addedIn`: the WordPress version): the REST exposure of `nav_menu`, served by a resource of its own. Applied only
+ * where the wire dialect lists later types (`listsLaterContentTypes`).
+ */
+export const LATER_TAXONOMIES: ReadonlyArray<readonly [string, readonly string[], TaxonomyArgs]> = [
+  ['nav_menu', ['nav_menu_item'], { show_in_rest: true, addedIn: '5.9', restRoutes: 'own' }],
 ];

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CMS_OPTIONS, type ResolvedCmsOptions } from '../config/cms-options';
 import { buildBuiltinRegistry } from './builtin-content-types';
 import {
   buildPostStatus,
@@ -12,11 +13,15 @@ import {
   TaxonomyArgs,
   TaxonomyObject,
 } from './content-types';
+import { servedByGenericRoutes } from './registration-settings';
 import { restTaxonomyNamesForType } from './rest-shapes';
 
 /**
  * The post types, taxonomies and post statuses of the site: WordPress's built-ins plus those registered by
- * extensions. Frozen once the application has bootstrapped.
+ * extensions. Frozen once the application has bootstrapped. The built-ins are the seed's, or, where the wire dialect
+ * lists later content types (`listsLaterContentTypes`), WordPress 6.1's: then what WordPress added since (marked
+ * `addedIn`: wp_block, the templates, wp_navigation, the REST exposure of nav_menu_item and nav_menu, the
+ * request-* statuses) is registered too, so that every answer that reads the registry follows.
  */
 @Injectable()
 export class ContentRegistry {
@@ -25,8 +30,8 @@ export class ContentRegistry {
   private readonly statuses: Map<string, PostStatusObject>;
   private frozen = false;
 
-  constructor() {
-    const builtins = buildBuiltinRegistry();
+  constructor(@Optional() @Inject(CMS_OPTIONS) options?: ResolvedCmsOptions) {
+    const builtins = buildBuiltinRegistry({ later: options?.wire.dialect.listsLaterContentTypes ?? false });
     this.postTypes = builtins.postTypes;
     this.taxonomies = builtins.taxonomies;
     this.statuses = builtins.statuses;
@@ -85,8 +90,16 @@ export class ContentRegistry {
     return [...this.postTypes.values()];
   }
 
-  /** Post types served by the API (`show_in_rest`). */
+  /**
+   * Post types the posts routes serve: `show_in_rest`, and no resource of their own (`restRoutes`; nav_menu_item)
+   * nor listed only (the templates, wp_navigation).
+   */
   restPostTypes(): PostTypeObject[] {
+    return this.allPostTypes().filter(servedByGenericRoutes);
+  }
+
+  /** Every post type `show_in_rest` (what `types` lists, as WordPress's `get_post_types( show_in_rest )`). */
+  listedPostTypes(): PostTypeObject[] {
     return this.allPostTypes().filter((t) => t.show_in_rest);
   }
 
@@ -98,11 +111,17 @@ export class ContentRegistry {
     return [...this.taxonomies.values()];
   }
 
+  /** Taxonomies the terms routes serve: `show_in_rest`, and no resource of their own (`restRoutes`; nav_menu). */
   restTaxonomies(): TaxonomyObject[] {
+    return this.allTaxonomies().filter(servedByGenericRoutes);
+  }
+
+  /** Every taxonomy `show_in_rest` (what `taxonomies` lists). */
+  listedTaxonomies(): TaxonomyObject[] {
     return this.allTaxonomies().filter((t) => t.show_in_rest);
   }
 
-  /** REST-enabled taxonomy names of a post type, in registration order. */
+  /** REST-enabled (`show_in_rest`) taxonomy names of a post type, in registration order. */
   restTaxonomiesOfType(postType: string): string[] {
     return restTaxonomyNamesForType(postType, this.taxonomies.values());
   }

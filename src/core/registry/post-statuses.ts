@@ -22,6 +22,8 @@ export interface PostStatusObject {
   show_in_admin_status_list: boolean;
   show_in_admin_all_list: boolean;
   date_floating: boolean;
+  /** The WordPress version that added it, for those added after the seed (see `RestArgs.addedIn`). */
+  addedIn?: string;
 }
 
 /** Arguments accepted by {@link buildPostStatus}, like `register_post_status()`'s `$args`. */
@@ -38,6 +40,8 @@ export interface PostStatusArgs {
   show_in_admin_status_list?: boolean | null;
   show_in_admin_all_list?: boolean | null;
   date_floating?: boolean | null;
+  /** The WordPress version that added it, for those added after the seed (see `RestArgs.addedIn`). */
+  addedIn?: string;
 }
 
 /**
@@ -58,7 +62,7 @@ export function buildPostStatus(name: string, args: PostStatusArgs = {}): PostSt
   const isInternal = internal ?? false;
   const label = args.label ?? status;
 
-  return {
+  const object: PostStatusObject = {
     name: status,
     label,
     label_count: args.label_count ? { ...args.label_count } : { singular: label, plural: label },
@@ -73,6 +77,8 @@ export function buildPostStatus(name: string, args: PostStatusArgs = {}): PostSt
     show_in_admin_all_list: args.show_in_admin_all_list ?? !isInternal,
     date_floating: args.date_floating ?? false,
   };
+  if (args.addedIn) object.addedIn = args.addedIn;
+  return object;
 }
 
 /** Port of `is_post_status_viewable()`: not internal/protected, and publicly queryable (or built-in public). */

@@ -3,7 +3,7 @@ import { isset, phpEmpty, withoutUndefined, getCustomObjectLabels, EP_MASK, sani
 import type { DefaultLabelPairs, LabelMap, LabelSource } from './content-basics';
 import defaultLabels from './default-labels.json';
 import { restSettings, rewriteSettings, withControllerClass } from './registration-settings';
-import type { RestArgs } from './registration-settings';
+import type { RegistryMarks, RestArgs } from './registration-settings';
 import { sanitizeTitleWithDashes } from '../formatting/sanitize-title';
 
 /**
@@ -47,8 +47,11 @@ export interface PostTypeRewrite {
 /** Feature support value: `true`, or the list of arguments passed to `add_post_type_support()`. */
 export type PostTypeSupportValue = true | unknown[];
 
-/** A registered post type, shaped like WordPress's `WP_Post_Type` (snake_case properties). */
-export interface PostTypeObject {
+/**
+ * A registered post type, shaped like WordPress's `WP_Post_Type` (snake_case properties), with the registry's marks
+ * (camelCase) when given.
+ */
+export interface PostTypeObject extends RegistryMarks {
   name: string;
   label: string;
   labels: LabelMap;

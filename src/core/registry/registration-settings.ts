@@ -13,12 +13,32 @@ export function rewriteSettings<T>(arg: boolean | Partial<T> | undefined, fill: 
   return fill(rewriteArg === true ? {} : rewriteArg);
 }
 
-/** The REST arguments post types and taxonomies share. */
+/**
+ * Who serves the routes of a REST post type or taxonomy: a resource of its own (`own`, as WordPress's menus and menu
+ * items controllers), or nobody (`none`: `types` and `taxonomies` list it, its routes are not served). Without it,
+ * the posts or terms routes serve it.
+ */
+export type RestRoutesOwner = 'own' | 'none';
+
+/** The REST arguments post types and taxonomies share, and the registry's marks they carry. */
 export interface RestArgs {
   show_in_rest?: boolean;
   rest_base?: string | false;
   rest_namespace?: string | false;
   rest_controller_class?: string | false;
+  /** Who serves its routes when not the posts or terms routes ({@link RestRoutesOwner}). */
+  restRoutes?: RestRoutesOwner;
+  /**
+   * The WordPress version that added it (or, for an object the seed has, its REST exposure), for those added after
+   * the seed: listed only where the wire dialect says so (`listsLaterContentTypes`).
+   */
+  addedIn?: string;
+}
+
+/** The registry's own marks of an object ({@link RestArgs.restRoutes}, {@link RestArgs.addedIn}), when given. */
+export interface RegistryMarks {
+  restRoutes?: RestRoutesOwner;
+  addedIn?: string;
 }
 
 /** The REST settings of an object named `name`: shown or not, its base (the name) and namespace by default. */
@@ -33,10 +53,23 @@ export function restSettings(
   };
 }
 
-/** The object with its `rest_controller_class` when the arguments name one (the key is left out otherwise). */
-export function withControllerClass<T extends { rest_controller_class?: string }>(object: T, args: RestArgs): T {
+/**
+ * The object with its `rest_controller_class` and the registry's marks when the arguments give them (the keys are
+ * left out otherwise).
+ */
+export function withControllerClass<T extends { rest_controller_class?: string } & RegistryMarks>(
+  object: T,
+  args: RestArgs,
+): T {
   if (args.rest_controller_class) {
     object.rest_controller_class = args.rest_controller_class;
   }
+  if (args.restRoutes) object.restRoutes = args.restRoutes;
+  if (args.addedIn) object.addedIn = args.addedIn;
   return object;
+}
+
+/** Whether the posts or terms routes serve a REST object (none of its own serves it, and it is not listed only). */
+export function servedByGenericRoutes(object: { show_in_rest: boolean } & RegistryMarks): boolean {
+  return object.show_in_rest && !object.restRoutes;
 }

@@ -3,7 +3,7 @@ import { isset, phpEmpty, withoutUndefined, getCustomObjectLabels, EP_MASK } fro
 import type { DefaultLabelPairs, LabelMap, LabelSource } from './content-basics';
 import defaultLabels from './default-labels.json';
 import { restSettings, rewriteSettings, withControllerClass } from './registration-settings';
-import type { RestArgs } from './registration-settings';
+import type { RegistryMarks, RestArgs } from './registration-settings';
 import { sanitizeTitleWithDashes } from '../formatting/sanitize-title';
 
 /**
@@ -35,8 +35,11 @@ export interface TaxonomyDefaultTerm {
   description: string;
 }
 
-/** A registered taxonomy, shaped like WordPress's `WP_Taxonomy` (snake_case properties). */
-export interface TaxonomyObject {
+/**
+ * A registered taxonomy, shaped like WordPress's `WP_Taxonomy` (snake_case properties), with the registry's marks
+ * (camelCase) when given.
+ */
+export interface TaxonomyObject extends RegistryMarks {
   name: string;
   label: string;
   labels: LabelMap;

@@ -32,7 +32,7 @@ export class StatusesResource extends ContentRegistryResource {
   });
 
   canList(req: RestRequest) {
-    return this.canListInContext(req, this.content.restPostTypes(), (type) => type.cap.edit_posts);
+    return this.canListInContext(req, this.content.listedPostTypes(), (type) => type.cap.edit_posts);
   }
 
   getItems(req: RestRequest) {
@@ -53,7 +53,7 @@ export class StatusesResource extends ContentRegistryResource {
   private async canRead(status: PostStatusObject, req: RestRequest): Promise<boolean> {
     if (status.public) return true;
     if (!status.internal || status.name === 'trash')
-      return this.canAny(this.content.restPostTypes(), req, (t) => t.cap.edit_posts);
+      return this.canAny(this.content.listedPostTypes(), req, (t) => t.cap.edit_posts);
     return false;
   }
 

@@ -57,7 +57,7 @@ export class TaxonomiesResource extends ContentRegistryResource {
   /** REST-enabled taxonomies, of the post type `type` when given. */
   private candidates(req: RestRequest): TaxonomyObject[] {
     const type = req.args<TaxonomyListArgs>().type;
-    const all = this.content.restTaxonomies();
+    const all = this.content.listedTaxonomies();
     return type ? all.filter((t) => t.object_type.includes(type)) : all;
   }
 

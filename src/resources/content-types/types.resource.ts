@@ -30,12 +30,12 @@ export class TypesResource extends ContentRegistryResource {
 
   /** context=edit needs edit_posts of at least one REST-enabled type. */
   canList(req: RestRequest) {
-    return this.canListInContext(req, this.content.restPostTypes(), editPosts);
+    return this.canListInContext(req, this.content.listedPostTypes(), editPosts);
   }
 
   getItems(req: RestRequest) {
     return this.keyedCollection(
-      this.content.restPostTypes(),
+      this.content.listedPostTypes(),
       req,
       (type) => type.name,
       (type) => req.context !== 'edit' || req.ctx.can(editPosts(type)),
