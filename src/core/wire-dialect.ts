@@ -1,5 +1,10 @@
 import { WORDPRESS_61_DESCRIPTIONS, type TextTable } from './dialect/wordpress-61-descriptions';
 import { WORDPRESS_61_MESSAGES, type MessageTranslation } from './dialect/wordpress-61-messages';
+import {
+  SEED_VALIDATION_WORDS,
+  WORDPRESS_61_VALIDATION_WORDS,
+  type ValidationWords,
+} from './dialect/wordpress-61-validation';
 
 /**
  * What the API does differently by the WordPress it speaks for: the spec's (`seed`, the reference's 2.0-beta15
@@ -42,6 +47,8 @@ export interface WireDialect {
    * 6.1's, whose `map_meta_cap` maps it to `do_not_allow`: nobody, unless an extension maps `delete_post` otherwise).
    */
   readonly revisionDelete: 'post' | 'post-and-revision';
+  /** Validation's messages and the order of its checks: the spec's, or WordPress 6.1's (rest-api.php). */
+  readonly validation: ValidationWords;
 }
 
 /** How terms differ by dialect. */
@@ -105,6 +112,7 @@ const SEED: WireDialect = {
   },
   posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false, editExtras: false },
   revisionDelete: 'post',
+  validation: SEED_VALIDATION_WORDS,
 };
 
 const WORDPRESS_61: WireDialect = {
@@ -125,6 +133,7 @@ const WORDPRESS_61: WireDialect = {
   },
   posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true, editExtras: true },
   revisionDelete: 'post-and-revision',
+  validation: WORDPRESS_61_VALIDATION_WORDS,
 };
 
 /** The dialect of each wire-names mode. */

@@ -2,7 +2,9 @@ import { validateValue } from '../json-schema/validate';
 import {
   numberFormatI18n,
   SEED_VALIDATION,
+  SEED_VALIDATION_WORDS,
   WORDPRESS_61_VALIDATION as WP,
+  WORDPRESS_61_VALIDATION_WORDS,
   WORDPRESS_61_VALIDATION_CODES,
   wordpress61ValidationDetail,
   wpSprintfList,
@@ -195,6 +197,9 @@ describe('wordpress61ValidationDetail', () => {
   it('gives none for a failed own check, which WordPress leaves out of details', () => {
     expect(wordpress61ValidationDetail('invalid', { param: 'meta' })).toBeNull();
     expect(WORDPRESS_61_VALIDATION_CODES.invalid).toBeNull();
+    // An own check's message: its code is the callback's own, which a RouteArg does not give.
+    expect(wordpress61ValidationDetail('callback', { param: 'roles', message: 'Nope.' })).toBeNull();
+    expect(WP.callback({ param: 'roles', message: 'Nope.' })).toBe('Nope.');
   });
 });
 
@@ -265,6 +270,31 @@ describe('SEED_VALIDATION', () => {
       'maybe is not of type boolean',
     );
     expect(SEED_VALIDATION.ip({ param: 'author_ip', value: 'bad' })).toBe('bad is not a valid IP address.');
+  });
+});
+
+describe('the validation words of each dialect', () => {
+  it("pair each dialect's messages with the order it checks in", () => {
+    expect(SEED_VALIDATION_WORDS).toEqual({
+      messages: SEED_VALIDATION,
+      order: {
+        enumAfterType: false,
+        strings: 'format-pattern-lengths',
+        integers: 'integer-then-range',
+        wholeNumbers: false,
+        typeLists: 'any-valid',
+      },
+    });
+    expect(WORDPRESS_61_VALIDATION_WORDS).toEqual({
+      messages: WP,
+      order: {
+        enumAfterType: true,
+        strings: 'lengths-pattern-format',
+        integers: 'numeric-range-integer',
+        wholeNumbers: true,
+        typeLists: 'best-type',
+      },
+    });
   });
 });
 

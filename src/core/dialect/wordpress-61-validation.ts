@@ -99,6 +99,8 @@ export interface ValidationMessageInputs {
   oneOfMultiple: { param: string; positions: readonly number[] };
   /** An argument's own check answered `false`. */
   invalid: { param: string };
+  /** An argument's own check answered with its own message (WordPress: a WP_Error of the callback's own code). */
+  callback: { param: string; message: string };
   /** (cms-api only, request-args.ts) a text longer than the bytes its column holds. */
   maxBytes: { param: string; limit: number };
 }
@@ -190,6 +192,7 @@ export const WORDPRESS_61_VALIDATION: ValidationMessages = {
   oneOfMultipleTitled: ({ param, titles }) => `${param} matches ${wpSprintfList(titles)}, but should match only one.`,
   oneOfMultiple: ({ param }) => `${param} matches more than one of the expected formats.`,
   invalid: () => 'Invalid parameter.',
+  callback: ({ message }) => message,
   maxBytes: ({ param, limit }) => `${param} must be at most ${limit} bytes long.`,
 };
 
@@ -221,6 +224,7 @@ export const SEED_VALIDATION: ValidationMessages = {
   ip: ({ value }) => `${value} is not a valid IP address.`,
   uuid: ({ param }) => `${param} is not a valid UUID.`,
   invalid: () => 'Invalid parameter.',
+  callback: ({ message }) => message,
   maxBytes: ({ param, limit }) => `${param} must be at most ${limit} bytes long.`,
 };
 
@@ -260,6 +264,8 @@ export const WORDPRESS_61_VALIDATION_CODES: { readonly [K in ValidationMessageKi
   oneOfMultipleTitled: 'rest_one_of_multiple_matches',
   oneOfMultiple: 'rest_one_of_multiple_matches',
   invalid: null,
+  // The callback's own code is not known (a RouteArg's validate answers a message only): no entry.
+  callback: null,
   maxBytes: null,
 };
 
@@ -271,7 +277,7 @@ export interface ValidationDetail {
 }
 
 /** The data WordPress 6.1 makes a failure of this kind with (`null`: none). */
-function detailData<K extends ValidationMessageKind>(
+export function wordpress61DetailData<K extends ValidationMessageKind>(
   kind: K,
   input: ValidationMessageInputs[K],
 ): Record<string, unknown> | null {
@@ -290,5 +296,60 @@ export function wordpress61ValidationDetail<K extends ValidationMessageKind>(
   const code = WORDPRESS_61_VALIDATION_CODES[kind];
   if (code === null) return null;
   const build = WORDPRESS_61_VALIDATION[kind] as (input: ValidationMessageInputs[K]) => string;
-  return { code, message: build(input), data: detailData(kind, input) };
+  return { code, message: build(input), data: wordpress61DetailData(kind, input) };
 }
+
+/**
+ * The order a dialect checks a value's keywords in, and how it reads types (validate.ts follows it).
+ *
+ * The spec's: `enum` first, then the type, an array's items and counts, an object's properties, a string's `format`,
+ * `pattern`, `minLength`, `maxLength`, and a number's range; a list of types is met when the value is valid for one
+ * of them; an integer is written in digits.
+ *
+ * WordPress 6.1's (rest_validate_value_from_schema()): the type and its own keywords first (a number: numeric, then
+ * its range, then, for an integer, whole; a string: `minLength`, `maxLength`, `pattern`; an array: its items and
+ * counts), then `enum`, then a string's `format`; a list of types is read as its best type for the value
+ * (rest_get_best_type_for_value()), which is then checked; an integer is any whole number (`2.0`, `1e1`, ` 5`).
+ */
+export interface ValidationOrder {
+  /** `enum` is checked after the type and its keywords (WordPress's), not before the type (the spec's). */
+  readonly enumAfterType: boolean;
+  /** A string's checks: `format`, `pattern`, lengths (the spec's) or lengths, `pattern`, (`enum`), `format`. */
+  readonly strings: 'format-pattern-lengths' | 'lengths-pattern-format';
+  /** An integer: whole, then its range (the spec's), or numeric, its range, then whole (WordPress's). */
+  readonly integers: 'integer-then-range' | 'numeric-range-integer';
+  /** An integer is written in digits (the spec's) or is any whole number (WordPress's rest_is_integer()). */
+  readonly wholeNumbers: boolean;
+  /** A list of types: met by any type the value is valid for (the spec's) or checked as its best type. */
+  readonly typeLists: 'any-valid' | 'best-type';
+}
+
+/** A dialect's validation: its messages and the order it checks in. */
+export interface ValidationWords {
+  readonly messages: ValidationMessages;
+  readonly order: ValidationOrder;
+}
+
+/** The spec's validation (validate.ts's own). */
+export const SEED_VALIDATION_WORDS: ValidationWords = {
+  messages: SEED_VALIDATION,
+  order: {
+    enumAfterType: false,
+    strings: 'format-pattern-lengths',
+    integers: 'integer-then-range',
+    wholeNumbers: false,
+    typeLists: 'any-valid',
+  },
+};
+
+/** WordPress 6.1's validation. */
+export const WORDPRESS_61_VALIDATION_WORDS: ValidationWords = {
+  messages: WORDPRESS_61_VALIDATION,
+  order: {
+    enumAfterType: true,
+    strings: 'lengths-pattern-format',
+    integers: 'numeric-range-integer',
+    wholeNumbers: true,
+    typeLists: 'best-type',
+  },
+};

@@ -1,89 +1,36 @@
 import { escUrlRaw } from '../formatting/esc-url';
 import { isEmail } from '../formatting/is-email';
 import { JsonSchema, JsonSchemaType, RouteArg } from './json-schema';
-import { textOf } from '../formatting/php-serialize';
+import {
+  SEED_VALIDATION_WORDS,
+  type ValidationMessageInputs,
+  type ValidationMessageKind,
+  type ValidationOrder,
+  type ValidationWords,
+} from '../dialect/wordpress-61-validation';
+import { isBooleanLike, isInteger, isNumeric, parseDateTime, parseList, toBoolean } from './schema-values';
+
+export { isBooleanLike, isNumeric, parseDateTime, parseIdList, parseList, toBoolean } from './schema-values';
 
 /**
  * Schema validation and coercion of request values, following the reference's `rest_validate_request_arg`
  * and `rest_sanitize_request_arg`: values arrive as strings from query strings and forms and are coerced to
- * the declared type after they validate. Messages are the reference's.
+ * the declared type after they validate. Messages and the order of the checks are the dialect's
+ * ({@link ValidationWords}: the spec's, the reference's, unless given, or WordPress 6.1's); a failure keeps its kind
+ * and inputs, from which request-args.ts makes WordPress's `data.details`.
  */
 
-const INTEGER_RE = /^[+-]?\d+$/;
-const NUMERIC_RE = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
-const DATE_TIME_RE = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|z|[+-]\d{2}(:?\d{2})?)?$/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const IPV4_RE = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-
-/** `true` for the boolean-like values the reference accepts. */
-export function isBooleanLike(value: unknown): boolean {
-  if (typeof value === 'boolean') return true;
-  if (typeof value === 'number') return value === 0 || value === 1;
-  if (typeof value === 'string') return ['true', 'false', '1', '0'].includes(value.toLowerCase());
-  return false;
-}
-
-/** The reference's `rest_sanitize_boolean`. */
-export function toBoolean(value: unknown): boolean {
-  if (typeof value === 'string') {
-    const v = value.toLowerCase();
-    return !(v === 'false' || v === '0' || v === '');
-  }
-  return Boolean(value);
-}
-
-/** `true` for numbers and numeric strings (PHP `is_numeric`). */
-export function isNumeric(value: unknown): boolean {
-  if (typeof value === 'number') return Number.isFinite(value);
-  return typeof value === 'string' && NUMERIC_RE.test(value);
-}
-
-/** Splits a list given as an array or a comma/space separated string (`wp_parse_list`). */
-export function parseList(value: unknown): unknown[] {
-  if (Array.isArray(value)) return value;
-  if (value === undefined || value === null || value === '') return [];
-  if (typeof value === 'object') return Object.values(value as Record<string, unknown>);
-  return textOf(value)
-    .split(/[\s,]+/)
-    .filter((part) => part !== '');
-}
-
-/** WordPress's `wp_parse_id_list()`: whole, non-negative ids from a list, a comma-separated string or one value, once each. */
-export function parseIdList(value: unknown): number[] {
-  const ids = parseList(value)
-    .map((v) => Math.abs(Math.trunc(Number(v))))
-    .filter((n) => Number.isFinite(n));
-  return [...new Set(ids)];
-}
-
-/** Parses a date-time the way `rest_parse_date` does; returns the timestamp in ms or `null`. */
-export function parseDateTime(value: string, forceUtc = false): number | null {
-  const m = DATE_TIME_RE.exec(value);
-  if (!m) return null;
-  const [, y, mo, d, h, mi, s, , tz] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
-    return null;
-  const base = Date.UTC(Number(y), month - 1, day, Number(h), Number(mi), Number(s));
-  const probe = new Date(base);
-  if (probe.getUTCDate() !== day) return null;
-  if (!tz || forceUtc || tz === 'Z' || tz === 'z') return base;
-  const sign = tz[0] === '-' ? -1 : 1;
-  const digits = tz.slice(1).replace(':', '');
-  const offset = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
-  return base - sign * offset * 60_000;
-}
 
 function primaryType(schema: JsonSchema): JsonSchemaType | undefined {
   return Array.isArray(schema.type) ? schema.type[0] : schema.type;
 }
 
-function typeMatches(value: unknown, type: JsonSchemaType): boolean {
+function typeMatches(value: unknown, type: JsonSchemaType, order: ValidationOrder): boolean {
   switch (type) {
     case 'integer':
-      return typeof value === 'number'
-        ? Number.isInteger(value)
-        : typeof value === 'string' && INTEGER_RE.test(value.trim());
+      return isInteger(value, order.wholeNumbers);
     case 'number':
       return isNumeric(value);
     case 'boolean':
@@ -103,94 +50,224 @@ function typeMatches(value: unknown, type: JsonSchemaType): boolean {
   }
 }
 
-function rangeMessage(name: string, schema: JsonSchema): string {
+/**
+ * A failed check: its kind (so its WordPress code, see WORDPRESS_61_VALIDATION_CODES), what its message was made of,
+ * and the message in the dialect's words.
+ */
+export type ValidationFailure = {
+  [K in ValidationMessageKind]: { kind: K; input: ValidationMessageInputs[K]; message: string };
+}[ValidationMessageKind];
+
+function fail<K extends ValidationMessageKind>(
+  words: ValidationWords,
+  kind: K,
+  input: ValidationMessageInputs[K],
+): ValidationFailure {
+  const build = words.messages[kind] as (input: ValidationMessageInputs[K]) => string;
+  return { kind, input, message: build(input) } as ValidationFailure;
+}
+
+/** The range failure of a number, or `null` when within `minimum`..`maximum`. */
+function rangeFailure(
+  value: unknown,
+  schema: JsonSchema,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
   const min = schema.minimum;
   const max = schema.maximum;
-  const minKind = schema.exclusiveMinimum ? 'exclusive' : 'inclusive';
-  const maxKind = schema.exclusiveMaximum ? 'exclusive' : 'inclusive';
+  if (min === undefined && max === undefined) return null;
+  const n = Number(value);
+  const exclusiveMinimum = schema.exclusiveMinimum === true;
+  const exclusiveMaximum = schema.exclusiveMaximum === true;
+  const belowMin = min !== undefined && (exclusiveMinimum ? n <= min : n < min);
+  const aboveMax = max !== undefined && (exclusiveMaximum ? n >= max : n > max);
+  if (!belowMin && !aboveMax) return null;
   if (min !== undefined && max !== undefined)
-    return `${name} must be between ${min} (${minKind}) and ${max} (${maxKind})`;
-  if (min !== undefined) return `${name} must be greater than ${min} (${minKind})`;
-  return `${name} must be less than ${max} (${maxKind})`;
+    return fail(words, 'between', { param: name, minimum: min, maximum: max, exclusiveMinimum, exclusiveMaximum });
+  if (min !== undefined)
+    return exclusiveMinimum
+      ? fail(words, 'exclusiveMinimum', { param: name, minimum: min })
+      : fail(words, 'minimum', { param: name, minimum: min });
+  return exclusiveMaximum
+    ? fail(words, 'exclusiveMaximum', { param: name, maximum: max as number })
+    : fail(words, 'maximum', { param: name, maximum: max as number });
 }
 
 /**
- * Validates `value` against `schema`. Returns `null` when valid, otherwise the message the reference gives.
- * `name` is the parameter name used in messages (`tags[0]` for array items).
+ * Validates `value` against `schema`. Returns `null` when valid, otherwise the message the reference gives (the
+ * dialect's `words`: the spec's unless given). `name` is the parameter name used in messages (`tags[0]` for items).
  */
-export function validateValue(value: unknown, schema: JsonSchema, name: string): string | null {
-  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
-  if (types.length > 1) {
-    const ok = types.some((t) => validateValue(value, { ...schema, type: t }, name) === null);
-    return ok ? null : `${name} is not of type ${types.join(',')}.`;
+export function validateValue(
+  value: unknown,
+  schema: JsonSchema,
+  name: string,
+  words: ValidationWords = SEED_VALIDATION_WORDS,
+): string | null {
+  const failure = checkValue(value, schema, name, words);
+  return failure === null ? null : failure.message;
+}
+
+/** Validates `value` against `schema` in the dialect's words and order: `null` when valid, else the failure. */
+export function checkValue(
+  value: unknown,
+  schema: JsonSchema,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
+  const type = schema.type;
+  if (!Array.isArray(type)) return checkTyped(value, schema, type, name, words);
+  if (type.length < 2) return checkTyped(value, schema, type[0], name, words);
+  if (words.order.typeLists === 'any-valid') {
+    for (const t of type) if (checkTyped(value, schema, t, name, words) === null) return null;
+    return fail(words, 'types', { param: name, types: type });
   }
-  const type = types[0];
-  if (schema.enum && schema.enum.length && !(type === 'array')) {
-    // Loose comparison, like PHP's in_array: '1' matches 1.
-    if (!schema.enum.some((option) => String(option) === String(value))) {
-      return `${name} is not one of ${schema.enum.join(', ')}.`;
-    }
+  // rest_get_best_type_for_value(): an empty string is a string when it may be one, else the first type it is.
+  let best: JsonSchemaType | undefined = value === '' && type.includes('string') ? 'string' : undefined;
+  for (let i = 0; best === undefined && i < type.length; i++)
+    if (typeMatches(value, type[i], words.order)) best = type[i];
+  if (best === undefined) return fail(words, 'types', { param: name, types: type });
+  return checkTyped(value, schema, best, name, words);
+}
+
+/** `enum`'s failure, or `null` when the value is one of them (loosely, like PHP's in_array: '1' matches 1). */
+function enumFailure(
+  value: unknown,
+  schema: JsonSchema,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
+  const values = schema.enum as readonly unknown[];
+  for (const option of values) if (String(option) === String(value)) return null;
+  return fail(words, 'enum', { param: name, values });
+}
+
+/** Validates `value` as of one `type` (or none), in the order `words` gives. */
+function checkTyped(
+  value: unknown,
+  schema: JsonSchema,
+  type: JsonSchemaType | undefined,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
+  const order = words.order;
+  const hasEnum = schema.enum !== undefined && schema.enum.length > 0 && type !== 'array';
+  if (hasEnum && !order.enumAfterType) {
+    const failure = enumFailure(value, schema, name, words);
+    if (failure) return failure;
   }
-  if (type && !typeMatches(value, type)) {
-    return type === 'boolean' ? `${String(value)} is not of type boolean` : `${name} is not of type ${type}`;
+  let failure: ValidationFailure | null = null;
+  if (type === 'integer' && order.integers === 'numeric-range-integer') {
+    // rest_validate_integer_value_from_schema(): numeric, within its range, then whole.
+    if (!isNumeric(value)) return fail(words, 'type', { param: name, type, value });
+    failure = rangeFailure(value, schema, name, words);
+    if (failure) return failure;
+    if (!isInteger(value, order.wholeNumbers)) return fail(words, 'type', { param: name, type, value });
+  } else if (type && !typeMatches(value, type, order)) {
+    return fail(words, 'type', { param: name, type, value });
+  } else if (type === 'integer' || type === 'number') {
+    failure = rangeFailure(value, schema, name, words);
+  } else if (type === 'array' && schema.items) {
+    failure = checkArray(value, schema, schema.items, name, words);
+  } else if (type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
+    failure = checkProperties(value as Record<string, unknown>, schema.properties, name, words);
   }
-  if (type === 'array' && schema.items) {
-    const items = parseList(value);
-    for (let i = 0; i < items.length; i++) {
-      const message = validateValue(items[i], schema.items, `${name}[${i}]`);
-      if (message) return message;
-    }
-    if (schema.minItems !== undefined && items.length < schema.minItems)
-      return `${name} must contain at least ${schema.minItems} items.`;
-    if (schema.maxItems !== undefined && items.length > schema.maxItems)
-      return `${name} must contain at most ${schema.maxItems} items.`;
+  if (failure) return failure;
+  const isString = type === 'string' || (!type && typeof value === 'string');
+  const formatFirst = order.strings === 'format-pattern-lengths';
+  if (isString) {
+    const text = value as string;
+    if (formatFirst) failure = formatFailure(text, schema, name, words);
+    failure ??= patternOrLengthFailure(text, schema, name, words, formatFirst);
+    if (failure) return failure;
   }
-  if (type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
-    for (const [key, sub] of Object.entries(schema.properties)) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v === undefined || v === null) continue;
-      const message = validateValue(v, sub, `${name}[${key}]`);
-      if (message) return message;
-    }
+  if (hasEnum && order.enumAfterType) {
+    failure = enumFailure(value, schema, name, words);
+    if (failure) return failure;
   }
-  if (type === 'string' || (!type && typeof value === 'string')) {
-    const text = String(value);
-    switch (schema.format) {
-      case 'date-time':
-        if (parseDateTime(text) === null) return 'The date you provided is invalid.';
-        break;
-      case 'email':
-        // WordPress's is_email(): at least 6 characters, a dotted domain of valid labels.
-        if (!isEmail(text)) return 'The email address you provided is invalid.';
-        break;
-      case 'ip':
-      case 'ipv4':
-        if (!IPV4_RE.test(text) && !isIpv6(text)) return `${text} is not a valid IP address.`;
-        break;
-      // `uri` is not validated (as in the reference and WordPress): sanitizing gives it esc_url_raw's form.
-      case 'uuid':
-        if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(text))
-          return `${name} is not a valid UUID.`;
-        break;
-    }
-    if (typeof schema.pattern === 'string' && !safePattern(schema.pattern).test(text)) {
-      return `${name} does not match pattern ${schema.pattern}.`;
-    }
-    if (schema.minLength !== undefined && [...text].length < schema.minLength) {
-      return `${name} must be at least ${schema.minLength} character${schema.minLength === 1 ? '' : 's'} long.`;
-    }
-    if (schema.maxLength !== undefined && [...text].length > schema.maxLength) {
-      return `${name} must be at most ${schema.maxLength} character${schema.maxLength === 1 ? '' : 's'} long.`;
-    }
+  return isString && !formatFirst ? formatFailure(value as string, schema, name, words) : null;
+}
+
+/** An array's items, then its counts. */
+function checkArray(
+  value: unknown,
+  schema: JsonSchema,
+  itemSchema: JsonSchema,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
+  const items = parseList(value);
+  for (let i = 0; i < items.length; i++) {
+    const failure = checkValue(items[i], itemSchema, `${name}[${i}]`, words);
+    if (failure) return failure;
   }
-  if ((type === 'integer' || type === 'number') && (schema.minimum !== undefined || schema.maximum !== undefined)) {
-    const n = Number(value);
-    const belowMin =
-      schema.minimum !== undefined && (schema.exclusiveMinimum ? n <= schema.minimum : n < schema.minimum);
-    const aboveMax =
-      schema.maximum !== undefined && (schema.exclusiveMaximum ? n >= schema.maximum : n > schema.maximum);
-    if (belowMin || aboveMax) return rangeMessage(name, schema);
+  if (schema.minItems !== undefined && items.length < schema.minItems)
+    return fail(words, 'minItems', { param: name, limit: schema.minItems });
+  if (schema.maxItems !== undefined && items.length > schema.maxItems)
+    return fail(words, 'maxItems', { param: name, limit: schema.maxItems });
+  return null;
+}
+
+/** An object's declared properties that are set (neither missing nor null). */
+function checkProperties(
+  value: Record<string, unknown>,
+  properties: Record<string, JsonSchema>,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
+  for (const key in properties) {
+    const v = value[key];
+    if (v === undefined || v === null) continue;
+    const failure = checkValue(v, properties[key], `${name}[${key}]`, words);
+    if (failure) return failure;
   }
+  return null;
+}
+
+/** A string's `format` (`uri` is not validated, as in the reference and WordPress: sanitizing gives esc_url_raw's). */
+function formatFailure(
+  text: string,
+  schema: JsonSchema,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
+  switch (schema.format) {
+    case 'date-time':
+      return parseDateTime(text) === null ? fail(words, 'dateTime', { param: name, value: text }) : null;
+    case 'email':
+      // WordPress's is_email(): at least 6 characters, a dotted domain of valid labels.
+      return isEmail(text) ? null : fail(words, 'email', { param: name, value: text });
+    case 'ip':
+    case 'ipv4':
+      return IPV4_RE.test(text) || isIpv6(text) ? null : fail(words, 'ip', { param: name, value: text });
+    case 'uuid':
+      return UUID_RE.test(text) ? null : fail(words, 'uuid', { param: name, value: text });
+    default:
+      return null;
+  }
+}
+
+/** A string's `pattern` then its lengths (the spec's), or its lengths then its `pattern` (WordPress's). */
+function patternOrLengthFailure(
+  text: string,
+  schema: JsonSchema,
+  name: string,
+  words: ValidationWords,
+  patternFirst: boolean,
+): ValidationFailure | null {
+  const pattern = schema.pattern;
+  const checksPattern = typeof pattern === 'string';
+  if (patternFirst && checksPattern && !safePattern(pattern).test(text))
+    return fail(words, 'pattern', { param: name, pattern });
+  if (schema.minLength !== undefined || schema.maxLength !== undefined) {
+    const length = [...text].length;
+    if (schema.minLength !== undefined && length < schema.minLength)
+      return fail(words, 'minLength', { param: name, limit: schema.minLength });
+    if (schema.maxLength !== undefined && length > schema.maxLength)
+      return fail(words, 'maxLength', { param: name, limit: schema.maxLength });
+  }
+  if (!patternFirst && checksPattern && !safePattern(pattern).test(text))
+    return fail(words, 'pattern', { param: name, pattern });
   return null;
 }
 
@@ -243,14 +320,32 @@ export function sanitizeValue(value: unknown, schema: JsonSchema): unknown {
   }
 }
 
-/** Validates with the argument's own callback if it has one, else with its schema. */
-export function validateArg(value: unknown, arg: RouteArg, name: string): string | null {
+/** Validates with the argument's own callback if it has one, else with its schema; the message, or `null`. */
+export function validateArg(
+  value: unknown,
+  arg: RouteArg,
+  name: string,
+  words: ValidationWords = SEED_VALIDATION_WORDS,
+): string | null {
+  const failure = checkArg(value, arg, name, words);
+  return failure === null ? null : failure.message;
+}
+
+/** Validates with the argument's own callback if it has one, else with its schema; the failure, or `null`. */
+export function checkArg(
+  value: unknown,
+  arg: RouteArg,
+  name: string,
+  words: ValidationWords,
+): ValidationFailure | null {
   if (arg.validate) {
     const result = arg.validate(value, name);
     if (result === true) return null;
-    return result === false ? 'Invalid parameter.' : result;
+    return result === false
+      ? fail(words, 'invalid', { param: name })
+      : fail(words, 'callback', { param: name, message: result });
   }
-  return validateValue(value, arg, name);
+  return checkValue(value, arg, name, words);
 }
 
 /** Sanitises with the argument's own callback if it has one, else coerces by its schema. */

@@ -2,12 +2,19 @@ import { RestException } from '../errors/rest.exception';
 import type { RestRequest } from './rest-request';
 import type { RouteEndpoint } from './route-types';
 import type { RouteArg } from '../json-schema/json-schema';
-import { sanitizeArg, validateArg } from '../json-schema/validate';
+import { checkArg, sanitizeArg, validateArg, type ValidationFailure } from '../json-schema/validate';
+import {
+  WORDPRESS_61_VALIDATION_CODES,
+  wordpress61DetailData,
+  type ValidationDetail,
+  type ValidationWords,
+} from '../dialect/wordpress-61-validation';
 import { textBytes } from '../text/text-limits';
 
 /*
  * A request's arguments against its endpoint's declarations (the reference's WP_REST_Request::has_valid_params and
  * sanitize_params): required ones present, sent values valid, every value coerced; defaults checked once per endpoint.
+ * Failures are worded, ordered and (with `invalidParamDetails`) detailed as the request's dialect says.
  */
 
 /** Validates the request's parameters; a default in `checked` was validated once, and only a sent value is. */
@@ -22,22 +29,45 @@ export function validateArgs(
       params: missing,
     });
   }
-  const invalid: Record<string, string> = {};
+  const dialect = req.ctx.wire.dialect;
+  const words = dialect.validation;
+  let invalid: Record<string, string> | null = null;
+  // WordPress's `data.details`: each failed parameter's own error (not every failure has one); made on failure only.
+  let details: Record<string, ValidationDetail> | null = null;
   for (const [name, arg] of args) {
     if (checked.has(name) ? !req.sent(name) : !req.has(name)) continue;
     const value = req.get(name);
-    if (arg.maxBytes !== undefined && textBytes(value, arg.maxBytes) > arg.maxBytes) {
-      invalid[name] = `${name} must be at most ${arg.maxBytes} bytes long.`;
-      continue;
-    }
-    const message = validateArg(value, arg, name);
-    if (message) invalid[name] = message;
+    const failure =
+      arg.maxBytes !== undefined && textBytes(value, arg.maxBytes) > arg.maxBytes
+        ? tooManyBytes(name, arg.maxBytes, words)
+        : checkArg(value, arg, name, words);
+    if (failure === null) continue;
+    (invalid ??= {})[name] = failure.message;
+    const code = dialect.invalidParamDetails ? WORDPRESS_61_VALIDATION_CODES[failure.kind] : null;
+    if (code !== null)
+      (details ??= {})[name] = {
+        code,
+        message: failure.message,
+        data: wordpress61DetailData(failure.kind, failure.input),
+      };
   }
-  if (Object.keys(invalid).length) {
-    throw new RestException('rest_invalid_param', `Invalid parameter(s): ${Object.keys(invalid).join(', ')}`, 400, {
-      params: invalid,
-    });
+  if (invalid !== null) {
+    const data: Record<string, unknown> = { params: invalid };
+    // PHP sends an empty array as `[]`.
+    if (dialect.invalidParamDetails) data.details = details ?? [];
+    throw new RestException(
+      'rest_invalid_param',
+      `Invalid parameter(s): ${Object.keys(invalid).join(', ')}`,
+      400,
+      data,
+    );
   }
+}
+
+/** The failure of a text longer than the bytes its column holds (cms-api's own check, before any other). */
+function tooManyBytes(name: string, limit: number, words: ValidationWords): ValidationFailure {
+  const input = { param: name, limit };
+  return { kind: 'maxBytes', input, message: words.messages.maxBytes(input) };
 }
 
 /** Sanitizes the request's parameters; a default in `checked` is sanitized already, and only a sent value is. */

@@ -186,6 +186,8 @@ export class MenusService {
       );
     }
     const total = await qb.getCount();
+    // A page past the last row is empty (and an offset past 2^53 is no integer the database takes).
+    if (!Number.isSafeInteger(q.offset) || q.offset >= total) return { rows: [], total };
     qb.orderBy(ORDER_COLUMNS[q.orderby] ?? 'p.menuOrder', q.order).addOrderBy('p.id', q.order);
     const posts = await qb.skip(q.offset).take(q.limit).getMany();
     return { rows: await this.withMetaAndMenus(posts), total };
