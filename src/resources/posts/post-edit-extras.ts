@@ -33,6 +33,9 @@ export function sampleSlugWanted(post: PostEntity, type: PostTypeObject): SlugWa
   return { slug: sanitizeTitle(post.title, String(post.id)), post: asPublished as PostEntity, type };
 }
 
+/** Statuses whose sample permalink is the plain one (neither viewable, private nor protected). */
+const PLAIN_SAMPLE_STATUSES = ['trash', 'auto-draft', 'inherit'];
+
 /** The permalink template of a post: its address with its own slug replaced by `%postname%` or `%pagename%`. */
 export function permalinkTemplate(
   post: PostEntity,
@@ -41,7 +44,9 @@ export function permalinkTemplate(
   parents: ReadonlyMap<number, PostEntity>,
 ): string {
   const token = type.name === 'post' ? '%postname%' : '%pagename%';
-  return permalink({ ...post, name: token, status: 'publish' } as PostEntity, type, home, parents, true);
+  // wp_force_plain_post_permalink(): statuses neither viewable, private nor protected keep the plain address.
+  const pretty = !PLAIN_SAMPLE_STATUSES.includes(post.status);
+  return permalink({ ...post, name: token, status: 'publish' } as PostEntity, type, home, parents, pretty);
 }
 
 /** The relations (without their base) of the actions the caller may take on posts of the type (get_available_actions). */
