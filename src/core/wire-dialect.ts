@@ -17,6 +17,13 @@ export interface WireDialect {
   readonly name: 'seed' | 'wordpress-6.1';
   /** Route descriptions (index, `OPTIONS`) show `allow_batch` on the endpoints a batch may call. */
   readonly describesAllowBatch: boolean;
+  /** Route descriptions show an argument's `null` default (WordPress's; the spec's leave it out). */
+  readonly describesNullDefaults: boolean;
+  /**
+   * The index, the namespace indexes and `settings` declare `context`, so that an invalid one is refused (the
+   * spec's); WordPress's settings route takes none and its indexes ignore an invalid one.
+   */
+  readonly indexesTakeContext: boolean;
   /** `rest_invalid_param` errors carry `data.details` (each parameter's own error: code, message, data). */
   readonly invalidParamDetails: boolean;
   /** Types, taxonomies and statuses registered with `addedIn` (added to WordPress after the seed) are listed. */
@@ -87,6 +94,8 @@ export interface PostsDialect {
   readonly collectionPasswordAndFilter: boolean;
   /** Media items have `template` as other posts do (WordPress's; the spec's have none). */
   readonly mediaTemplate: boolean;
+  /** Reading a media item takes `password` (the spec's; WordPress's media schema has no password, nor the route). */
+  readonly mediaReadPassword: boolean;
   /**
    * The edit context adds `permalink_template`, `generated_slug`, `content.block_version` and the `action-*` links,
    * and the item schema has `links` (WordPress 5.0+'s; the spec's have none of them).
@@ -97,6 +106,8 @@ export interface PostsDialect {
 const SEED: WireDialect = {
   name: 'seed',
   describesAllowBatch: false,
+  describesNullDefaults: false,
+  indexesTakeContext: true,
   invalidParamDetails: false,
   listsLaterContentTypes: false,
   deleteAnswer: 'item',
@@ -110,7 +121,13 @@ const SEED: WireDialect = {
     embeddableChildren: false,
     createNeedsPost: false,
   },
-  posts: { parentOn: 'every-type', collectionPasswordAndFilter: true, mediaTemplate: false, editExtras: false },
+  posts: {
+    parentOn: 'every-type',
+    collectionPasswordAndFilter: true,
+    mediaTemplate: false,
+    mediaReadPassword: true,
+    editExtras: false,
+  },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
 };
@@ -118,6 +135,8 @@ const SEED: WireDialect = {
 const WORDPRESS_61: WireDialect = {
   name: 'wordpress-6.1',
   describesAllowBatch: true,
+  describesNullDefaults: true,
+  indexesTakeContext: false,
   invalidParamDetails: true,
   listsLaterContentTypes: true,
   deleteAnswer: 'deleted-previous',
@@ -131,7 +150,13 @@ const WORDPRESS_61: WireDialect = {
     embeddableChildren: true,
     createNeedsPost: true,
   },
-  posts: { parentOn: 'hierarchical', collectionPasswordAndFilter: false, mediaTemplate: true, editExtras: true },
+  posts: {
+    parentOn: 'hierarchical',
+    collectionPasswordAndFilter: false,
+    mediaTemplate: true,
+    mediaReadPassword: false,
+    editExtras: true,
+  },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,
 };

@@ -38,6 +38,8 @@ const PUBLIC_ARG_KEYWORDS = [
 export class SchemaRegistry implements RouteDescriber {
   /** The wire dialect's wording of the descriptions. */
   private readonly texts: DialectTexts;
+  /** Whether arguments show a `null` default (the dialect's `describesNullDefaults`). */
+  private readonly nullDefaults: boolean;
 
   constructor(
     private readonly routes: RouteRegistry,
@@ -45,6 +47,7 @@ export class SchemaRegistry implements RouteDescriber {
     content: ContentRegistry,
   ) {
     this.texts = DialectTexts.of(options.wire.dialect, content);
+    this.nullDefaults = options.wire.dialect.describesNullDefaults;
   }
 
   /** The description of a route, as in the index: methods, endpoints with public args, self link, schema. */
@@ -59,7 +62,7 @@ export class SchemaRegistry implements RouteDescriber {
           methods: e.methods,
           // An endpoint without arguments shows `[]`, as in the reference.
           args: Object.keys(e.args).length
-            ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg)]))
+            ? Object.fromEntries(Object.entries(e.args).map(([name, arg]) => [name, publicArg(arg, this.nullDefaults)]))
             : [],
         })),
         route,
@@ -87,8 +90,10 @@ export class SchemaRegistry implements RouteDescriber {
   }
 }
 
-function publicArg(arg: RouteArg): Record<string, unknown> {
-  const out = pickKeywords(arg, PUBLIC_ARG_KEYWORDS);
+function publicArg(arg: RouteArg, nullDefaults: boolean): Record<string, unknown> {
+  let out = pickKeywords(arg, PUBLIC_ARG_KEYWORDS);
+  // WordPress shows a `null` default as it is; the spec's descriptions leave it out.
+  if (nullDefaults && arg.default === null) out = { default: null, ...out };
   // PHP encodes an empty property map (`meta` without registered keys) as an empty JSON array, as in the schema.
   if (
     out.properties &&

@@ -116,11 +116,16 @@ export function attachmentCollectionArgs(
     items: { enum: ['inherit', 'private', 'trash'], type: 'string' },
   };
   args.media_type = {
+    default: null,
     description: 'Limit result set to attachments of a particular media type.',
     type: 'string',
     enum: mediaTypes(allowedTypes),
   };
-  args.mime_type = { description: 'Limit result set to attachments of a particular MIME type.', type: 'string' };
+  args.mime_type = {
+    default: null,
+    description: 'Limit result set to attachments of a particular MIME type.',
+    type: 'string',
+  };
   args.parent = {
     description: 'Limit result set to items with particular parent IDs.',
     type: 'array',

@@ -53,6 +53,10 @@ export class AttachmentResource extends PostTypeResource {
 
   // --- schema and arguments ---
 
+  protected override readsPassword(): boolean {
+    return this.server.options.wire.dialect.posts.mediaReadPassword;
+  }
+
   protected override baseSchema(): ItemSchema {
     return attachmentSchema(super.baseSchema(), this.server.options.wire.dialect.posts);
   }

@@ -101,9 +101,17 @@ export class PostTypeResource extends RestResource {
   }
 
   readonly readArgs = () =>
-    this.itemReadArgs(POST_ID, {
-      password: { description: 'The password for the post if it is password protected.', type: 'string' },
-    });
+    this.itemReadArgs(
+      POST_ID,
+      this.readsPassword()
+        ? { password: { description: 'The password for the post if it is password protected.', type: 'string' } }
+        : {},
+    );
+
+  /** Whether reading one item takes `password` (media: as the dialect says). */
+  protected readsPassword(): boolean {
+    return true;
+  }
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
   readonly updateArgs = () => this.itemUpdateArgs(POST_ID);
   readonly deleteArgs = () => this.itemDeleteArgs(POST_ID, 'Whether to bypass trash and force deletion.');

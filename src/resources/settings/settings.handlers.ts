@@ -11,19 +11,7 @@ const schema = (h: SettingsHandlers) => h.settings.getPublicItemSchema();
 export class SettingsHandlers {
   constructor(readonly settings: SettingsResource) {}
 
-  // The spec: a GET with an invalid `context` is refused (WordPress's settings route takes none).
-  @RestRoute('/settings', {
-    methods: Methods.READABLE,
-    args: {
-      context: {
-        description: 'Scope under which the request is made; determines fields present in response.',
-        type: 'string',
-        enum: ['view', 'embed', 'edit'],
-        default: 'view',
-      },
-    },
-    schema,
-  })
+  @RestRoute('/settings', { methods: Methods.READABLE, args: (h: SettingsHandlers) => h.settings.readArgs(), schema })
   @Allow.cap('manage_options')
   get(req: RestRequest) {
     return this.settings.getItem(req);

@@ -10,7 +10,7 @@ import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
-import { ItemSchema, JSON_SCHEMA_DRAFT, JsonSchema } from '../../core/json-schema/json-schema';
+import { ItemSchema, JSON_SCHEMA_DRAFT, JsonSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { sanitizeValue, validateValue } from '../../core/json-schema/validate';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import type { SettingDefinition } from '../../extensions/extension.types';
@@ -63,6 +63,19 @@ export class SettingsResource extends RestResource {
   }
 
   readonly updateArgs = () => this.getEndpointArgsForItemSchema(Methods.EDITABLE);
+
+  /** The spec: a GET with an invalid `context` is refused; WordPress's settings route takes none (the dialect). */
+  readonly readArgs = (): Record<string, RouteArg> =>
+    this.server.options.wire.dialect.indexesTakeContext
+      ? {
+          context: {
+            description: 'Scope under which the request is made; determines fields present in response.',
+            type: 'string',
+            enum: ['view', 'embed', 'edit'],
+            default: 'view',
+          },
+        }
+      : {};
 
   /**
    * The exposed settings, in registration order: WordPress's, then the extensions'. A registration of an option
