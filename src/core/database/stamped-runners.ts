@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
 import type { DataSource, ObjectType, QueryRunner } from 'typeorm';
 import { CommentMetaEntity } from './entities/comment-meta.entity';
@@ -58,6 +59,24 @@ type Instrumented = QueryRunner & {
   transactionDepth?: number;
   databaseConnection?: object;
 };
+
+/**
+ * The moves of the versions that writes made while they were held back ({@link StampedRunners.hold}): the groups
+ * their commits would have moved, and the posts narrowed commits wrote in place (see `VersionStamps.narrow`).
+ */
+export class HeldMoves {
+  readonly groups = new Set<StampGroup>();
+  readonly narrowed = new Set<number>();
+  /** Whether writes are held still; a write after the holding work ended moves the versions itself. */
+  open = true;
+
+  get empty(): boolean {
+    return !this.groups.size && !this.narrowed.size;
+  }
+}
+
+/** The moves held for the writes of the work under way, if any. */
+const HELD = new AsyncLocalStorage<HeldMoves>();
 
 /** The MySQL connections that set {@link API_SESSION_FLAG}. */
 const FLAGGED = new WeakSet<object>();
@@ -127,6 +146,32 @@ export class StampedRunners {
     if (!state || !runner?.isTransactionActive) return;
     state.narrow ??= new Set();
     for (const id of postIds) state.narrow.add(id);
+  }
+
+  /**
+   * Runs `work` with the moves of the versions its writes make held in `moves` instead of made: each write still
+   * commits on its own and clears this process's caches at once (later writes of the work read what earlier ones
+   * wrote), but the versions, what other nodes and the response cache see, move only when `moves` are carried by a
+   * transaction ({@link carry}). Writes made once `work` has ended move the versions themselves.
+   */
+  async hold<T>(moves: HeldMoves, work: () => Promise<T>): Promise<T> {
+    try {
+      return await HELD.run(moves, work);
+    } finally {
+      moves.open = false;
+    }
+  }
+
+  /** Makes held moves part of the transaction open on `runner`: its commit moves them, once (see {@link hold}). */
+  carry(runner: QueryRunner | undefined, moves: HeldMoves): void {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the compiler needs it (a symbol key)
+    const state = (runner as Instrumented | undefined)?.[RUNNER_STATE];
+    if (!state || !runner?.isTransactionActive) return;
+    for (const group of moves.groups) state.dirty.add(group);
+    if (!moves.narrowed.size) return;
+    state.postRows = true;
+    state.narrow ??= new Set();
+    for (const id of moves.narrowed) state.narrow.add(id);
   }
 
   /**
@@ -213,7 +258,9 @@ export class StampedRunners {
           if (write.postRows) state.postRows = true;
           else for (const g of write.groups) state.dirty.add(g);
         } else {
-          await bump(write.groups);
+          const held = heldMoves();
+          if (held) for (const g of write.groups) held.groups.add(g);
+          else await bump(write.groups);
           await this.changedHere(write.groups);
         }
       }
@@ -227,8 +274,14 @@ export class StampedRunners {
         if (state.postRows && !narrowed.length) state.dirty.add('posts');
         const groups = [...state.dirty];
         reset();
-        if (groups.length) await bump(groups);
-        if (narrowed.length) await this.bumpContent(query, narrowed);
+        const held = heldMoves();
+        if (held) {
+          for (const g of groups) held.groups.add(g);
+          for (const id of narrowed) held.narrowed.add(id);
+        } else {
+          if (groups.length) await bump(groups);
+          if (narrowed.length) await this.bumpContent(query, narrowed);
+        }
         await commit();
         await this.changedHere(groups, narrowed);
         return;
@@ -243,4 +296,10 @@ export class StampedRunners {
     };
     return runner;
   }
+}
+
+/** The moves held for the work under way, while they are held. */
+function heldMoves(): HeldMoves | undefined {
+  const held = HELD.getStore();
+  return held?.open ? held : undefined;
 }

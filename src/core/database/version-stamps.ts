@@ -5,7 +5,7 @@ import { CMS_DATA_SOURCE } from './cms-data-source';
 import { rawQuery, sqliteChanges } from './raw-query';
 import { committedRead } from './sqlite-writing';
 import { isMySql, quotedName } from './query-helpers';
-import { StampedRunners } from './stamped-runners';
+import { HeldMoves, StampedRunners } from './stamped-runners';
 import {
   CONTENT_CHANGES_KEPT,
   CONTENT_SEQUENCE,
@@ -215,6 +215,26 @@ export class VersionStamps implements OnApplicationBootstrap {
   narrow(runner: QueryRunner | undefined, postIds: readonly number[]): void {
     if (!this.postsFlag) return;
     this.runners.narrow(runner, postIds);
+  }
+
+  /**
+   * Runs `work` — writes each committed on its own, such as the requests of a batch — so that the versions move once
+   * for all of them, when it has ended (successfully or not): in the transaction `transaction` opens, whose work must
+   * call `carry` with its query runner (`writeTransaction(ds, (em) => carry(em.queryRunner))`, so that on SQLite it
+   * takes its turn). Meanwhile this process's caches are cleared at each commit, as usual: a later write of the work
+   * reads what an earlier one wrote. Other nodes, and answers cached under the versions, see the writes once they move.
+   */
+  async moveOnce<T>(
+    work: () => Promise<T>,
+    transaction: (carry: (runner: QueryRunner | undefined) => void) => Promise<unknown>,
+  ): Promise<T> {
+    if (!this.enabledFlag) return work();
+    const moves = new HeldMoves();
+    try {
+      return await this.runners.hold(moves, work);
+    } finally {
+      if (!moves.empty) await transaction((runner) => this.runners.carry(runner, moves));
+    }
   }
 
   /** The versions of `postIds`, in one statement (0 for a post no narrowed commit wrote). */

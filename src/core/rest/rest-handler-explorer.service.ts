@@ -110,6 +110,7 @@ export class RestHandlerExplorer implements OnModuleInit {
       acceptsFiles: options.acceptsFiles,
       readsPostContent: options.readsPostContent,
       returns: options.returns,
+      allowBatch: options.allowBatch,
     };
     const schema = options.schema;
     this.registry.register(

@@ -46,6 +46,8 @@ export interface RestRouteOptions<H = any> {
   readsPostContent?: boolean | ((query: Record<string, unknown>) => boolean);
   /** What a successful answer holds, for the OpenAPI document (see `EndpointDefinition.returns`). */
   returns?: 'item' | 'list' | 'map';
+  /** A `batch/v1` request may call the endpoint (WordPress's `allow_batch: { v1: true }`; see `EndpointDefinition`). */
+  allowBatch?: boolean;
 }
 
 /** One declared route: a method of a handlers class with its pattern and options. */

@@ -9,7 +9,7 @@ import { compactLinks } from './links';
 import { argList, checkedDefaults, copyOf, sanitizeArgs, validateArgs } from './request-args';
 import { RestRequest } from './rest-request';
 import { RestResponse } from './rest-response';
-import { RouteDescriber } from './route-describer';
+import { describeAllowBatch, RouteDescriber } from './route-describer';
 import { RouteRegistry } from './route-registry.service';
 import { RouteDefinition, RouteEndpoint } from './route-types';
 
@@ -65,25 +65,9 @@ export class RestServer implements OnApplicationBootstrap {
       if (req.method === 'OPTIONS') return this.handleOptions(req);
       const match = this.match(req);
       if (!match) throw makeError(CoreErrors.noRoute);
-      const { route, endpoint, params } = match;
+      const { route, endpoint } = match;
       matched = route;
-      req.urlParams = params;
-      req.restrictTo(null);
-      req.endpoint = endpoint;
-      req.matchedRoute = route.route;
-      if (req.method === 'GET' || req.method === 'HEAD') req.sources.noteEndpoint(endpoint, req.query);
-      const args = argList(endpoint);
-      const defaults = checkedDefaults(endpoint.args, args);
-      req.defaults = {};
-      for (const name in defaults.values) {
-        const value = defaults.values[name];
-        // Handlers may change what they get: objects and arrays are copied, other values are immutable.
-        req.defaults[name] = typeof value === 'object' && value !== null ? copyOf(value) : value;
-      }
-      validateArgs(req, args, defaults.checked);
-      sanitizeArgs(req, args, defaults.checked);
-      // From here on, only what the endpoint declares (and so validated) is readable.
-      req.restrictTo(endpoint.argNames);
+      this.prepare(req, match);
       if (endpoint.permission) {
         const allowed = await endpoint.permission(req);
         if (allowed instanceof RestException) throw allowed;
@@ -96,11 +80,61 @@ export class RestServer implements OnApplicationBootstrap {
       response.matchedRoute = route.route;
       return response;
     } catch (error) {
-      const response = this.errorToResponse(error);
-      response.matchedRoute = matched?.route;
-      this.texts.translateErrorBody(response.data, matched);
-      return response;
+      return this.failed(error, matched);
     }
+  }
+
+  /**
+   * What dispatch checks before the permission check, alone: the route match, `admit`'s check of the endpoint
+   * matched (an error refuses it), the arguments' validation and sanitization — how `batch/v1` checks each request
+   * of a batch before it runs any. The error response dispatch would answer, or `null` when the request passes.
+   */
+  check(req: RestRequest, admit?: (endpoint: RouteEndpoint) => RestException | null): RestResponse | null {
+    let matched: RouteDefinition | undefined;
+    try {
+      const match = this.match(req);
+      if (!match) throw makeError(CoreErrors.noRoute);
+      matched = match.route;
+      this.prepare(req, match, admit);
+      return null;
+    } catch (error) {
+      return this.failed(error, matched);
+    }
+  }
+
+  /** Sets the request's match, and validates, coerces and defaults its arguments (after `admit`'s check); throws. */
+  private prepare(
+    req: RestRequest,
+    { route, endpoint, params }: { route: RouteDefinition; endpoint: RouteEndpoint; params: Record<string, string> },
+    admit?: (endpoint: RouteEndpoint) => RestException | null,
+  ): void {
+    req.urlParams = params;
+    req.restrictTo(null);
+    req.endpoint = endpoint;
+    req.matchedRoute = route.route;
+    const refused = admit?.(endpoint);
+    if (refused) throw refused;
+    if (req.method === 'GET' || req.method === 'HEAD') req.sources.noteEndpoint(endpoint, req.query);
+    const args = argList(endpoint);
+    const defaults = checkedDefaults(endpoint.args, args);
+    req.defaults = {};
+    for (const name in defaults.values) {
+      const value = defaults.values[name];
+      // Handlers may change what they get: objects and arrays are copied, other values are immutable.
+      req.defaults[name] = typeof value === 'object' && value !== null ? copyOf(value) : value;
+    }
+    validateArgs(req, args, defaults.checked);
+    sanitizeArgs(req, args, defaults.checked);
+    // From here on, only what the endpoint declares (and so validated) is readable.
+    req.restrictTo(endpoint.argNames);
+  }
+
+  /** The error response of a request that failed, in the dialect's words. */
+  private failed(error: unknown, matched: RouteDefinition | undefined): RestResponse {
+    const response = this.errorToResponse(error);
+    response.matchedRoute = matched?.route;
+    this.texts.translateErrorBody(response.data, matched);
+    return response;
   }
 
   /** Turns anything thrown into an error response; unexpected errors become a 500 without internals. */
@@ -162,7 +196,9 @@ export class RestServer implements OnApplicationBootstrap {
       req.urlParams = { ...(m.groups ?? {}) };
       // Nothing was validated: the Allow header's permission checks see the path parameters only.
       req.restrictTo(NOTHING_DECLARED);
-      const response = new RestResponse(this.schemas.describe(route, 'help', req.ctx));
+      const response = new RestResponse(
+        describeAllowBatch(route, this.schemas.describe(route, 'help', req.ctx), req.ctx),
+      );
       response.matchedRoute = route.route;
       return response;
     }

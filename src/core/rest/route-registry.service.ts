@@ -100,6 +100,7 @@ export class RouteRegistry {
       readsPostContent: e.readsPostContent ?? true,
       cacheable: e.cacheable ?? true,
       returns: e.returns,
+      allowBatch: e.allowBatch ?? false,
       argNames: null,
     };
   }

@@ -62,6 +62,11 @@ export interface EndpointDefinition {
    * `per_page`, else one item.
    */
   returns?: 'item' | 'list' | 'map';
+  /**
+   * Whether a `batch/v1` request may call this endpoint: WordPress's `allow_batch: { v1: true }` (posts of every
+   * type but attachments, terms). Default `false`.
+   */
+  allowBatch?: boolean;
 }
 
 /** A normalised endpoint, as stored in the registry. */

@@ -6,6 +6,7 @@ import { RestException } from '../errors/rest.exception';
 import { RestRequest } from '../rest/rest-request';
 import { linkMap, RestResponse } from '../rest/rest-response';
 import { RestServer } from '../rest/rest-server.service';
+import { describeAllowBatch } from '../rest/route-describer';
 
 const CONTEXT_ARG = { type: 'string' as const, default: 'view', enum: ['view', 'help'] };
 
@@ -50,10 +51,21 @@ export class IndexRoutes {
       timezone_string: o.timezone_string ?? '',
       namespaces: this.server.registry.namespaces(),
       authentication: [],
-      routes: this.schemas.describeAll(req.ctx, req.context),
+      routes: this.routes(req),
     });
     response.addLinks(linkMap({ help: { href: 'https://developer.wordpress.org/rest-api/' } }));
     return response;
+  }
+
+  /** The descriptions of the routes (of one namespace), with `allow_batch` where the dialect shows it. */
+  private routes(req: RestRequest, namespace?: string): Record<string, unknown> {
+    const described = this.schemas.describeAll(req.ctx, req.context, namespace);
+    if (!req.ctx.wire.dialect.describesAllowBatch) return described;
+    for (const key of Object.keys(described)) {
+      const route = this.server.registry.get(key);
+      if (route) described[key] = describeAllowBatch(route, described[key] as Record<string, unknown>, req.ctx);
+    }
+    return described;
   }
 
   private namespaceIndex(req: RestRequest, namespace: string): RestResponse {
@@ -63,7 +75,7 @@ export class IndexRoutes {
     }
     const response = new RestResponse({
       namespace: asked,
-      routes: this.schemas.describeAll(req.ctx, req.context, asked),
+      routes: this.routes(req, asked),
       namespaces: this.server.registry.namespaces(),
     });
     response.addLinks(linkMap({ up: { href: req.ctx.restUrl('') } }));

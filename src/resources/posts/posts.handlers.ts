@@ -9,8 +9,10 @@ import { PostTypeResources } from './post-type-resources.service';
 import { postTypeRoutes } from './post-type-routes';
 
 type H = PostsHandlers;
-/** A route of every post type the posts routes serve (attachments have their own). */
-const route = postTypeRoutes<PostTypeResource>((type: PostTypeObject) => PostTypeResources.serves(type));
+/** The routes of every post type the posts routes serve (attachments have their own). */
+const typeRoute = postTypeRoutes<PostTypeResource>((type: PostTypeObject) => PostTypeResources.serves(type));
+/** A route of every post type the posts routes serve, which `batch/v1` may call (WordPress's `allow_batch`). */
+const route: typeof typeRoute = (...declared) => ({ ...typeRoute(...declared), allowBatch: true });
 /** The route of one post. */
 const POST = '{base}/(?P<id>[\\d]+)';
 

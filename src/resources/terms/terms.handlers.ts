@@ -10,7 +10,8 @@ const schema = (h: H, t: RouteTarget) => h.of(t).getPublicItemSchema();
 
 /**
  * Routes of the terms of every REST taxonomy (mirrors WP_REST_Terms_Controller::register_routes), declared once:
- * `{base}` is the taxonomy's `rest_base`, and the route target names the taxonomy.
+ * `{base}` is the taxonomy's `rest_base`, and the route target names the taxonomy. `batch/v1` may call them all
+ * (WordPress's `allow_batch`).
  */
 @Injectable()
 export class TermsHandlers {
@@ -23,6 +24,7 @@ export class TermsHandlers {
   @RestRoute('{base}', {
     methods: Methods.READABLE,
     perTaxonomy: true,
+    allowBatch: true,
     args: (h: H, t) => h.of(t).collectionArgs(),
     schema,
     readsPostContent: false,
@@ -35,6 +37,7 @@ export class TermsHandlers {
   @RestRoute('{base}', {
     methods: Methods.CREATABLE,
     perTaxonomy: true,
+    allowBatch: true,
     args: (h: H, t) => h.of(t).createArgs(),
     schema,
   })
@@ -46,6 +49,7 @@ export class TermsHandlers {
   @RestRoute('{base}/(?P<id>[\\d]+)', {
     methods: Methods.READABLE,
     perTaxonomy: true,
+    allowBatch: true,
     args: (h: H, t) => h.of(t).readArgs(),
     schema,
     readsPostContent: false,
@@ -58,6 +62,7 @@ export class TermsHandlers {
   @RestRoute('{base}/(?P<id>[\\d]+)', {
     methods: Methods.EDITABLE,
     perTaxonomy: true,
+    allowBatch: true,
     args: (h: H, t) => h.of(t).updateArgs(),
     schema,
   })
@@ -69,6 +74,7 @@ export class TermsHandlers {
   @RestRoute('{base}/(?P<id>[\\d]+)', {
     methods: Methods.DELETABLE,
     perTaxonomy: true,
+    allowBatch: true,
     args: (h: H, t) => h.of(t).deleteArgs(),
     schema,
   })
