@@ -33,6 +33,8 @@ export interface WireDialect {
    * (`deleted-previous`, WordPress's).
    */
   readonly deleteAnswer: 'item' | 'deleted-previous';
+  /** What trashing answers: the item as it was before (`before`, the spec's) or as trashed (`trashed`, WordPress's). */
+  readonly trashAnswer: 'before' | 'trashed';
   /** Error messages worded otherwise than the spec's: code → the spec's message → this dialect's (none: the spec's). */
   readonly messages: Readonly<Record<string, Readonly<Record<string, MessageTranslation>>>> | null;
   /** Descriptions of arguments and schema properties worded otherwise than the spec's (none: the spec's). */
@@ -111,6 +113,7 @@ const SEED: WireDialect = {
   invalidParamDetails: false,
   listsLaterContentTypes: false,
   deleteAnswer: 'item',
+  trashAnswer: 'before',
   messages: null,
   descriptions: null,
   readChecksFindTheItem: false,
@@ -140,6 +143,7 @@ const WORDPRESS_61: WireDialect = {
   invalidParamDetails: true,
   listsLaterContentTypes: true,
   deleteAnswer: 'deleted-previous',
+  trashAnswer: 'trashed',
   messages: WORDPRESS_61_MESSAGES,
   descriptions: WORDPRESS_61_DESCRIPTIONS,
   readChecksFindTheItem: true,

@@ -268,6 +268,15 @@ export abstract class RestResource implements OnModuleInit {
   }
 
   /**
+   * What a permanent delete answers, as the wire dialect says (`deleteAnswer`): the item as it was (`previous`, the
+   * spec's), or `{ deleted: true, previous }` with the item's data (WordPress's).
+   */
+  protected deleted(req: RestRequest, previous: RestResponse): RestResponse {
+    if (req.ctx.wire.dialect.deleteAnswer === 'item') return previous;
+    return new RestResponse({ deleted: true, previous: previous.data });
+  }
+
+  /**
    * Sets `X-CMS-Total`, `X-CMS-TotalPages` (by their wire names: `X-WP-Total`, …) and the `Link` next/prev headers of a collection response. The page size
    * is the request's `per_page` unless the query used another one (`perPage`).
    */

@@ -177,16 +177,20 @@ export class CommentResource extends RestResource {
     const trashable = await this.hooks.applyFilters('rest_comment_trashable', true, comment);
     req.set('context', 'edit');
     const previous = await this.presenter.prepareOne(comment, req);
-    if (force) await this.comments.delete(comment);
-    else {
-      if (!trashable)
-        throw new RestException('rest_trash_not_supported', 'The comment does not support trashing.', 501);
-      if (comment.approved === 'trash')
-        throw new RestException('rest_already_trashed', 'The comment has already been trashed.', 410);
-      await this.comments.trash(comment);
+    if (force) {
+      await this.comments.delete(comment);
+      await this.hooks.doAction('rest_delete_comment', comment, previous, req);
+      return this.deleted(req, previous);
     }
+    if (!trashable) throw new RestException('rest_trash_not_supported', 'The comment does not support trashing.', 501);
+    if (comment.approved === 'trash')
+      throw new RestException('rest_already_trashed', 'The comment has already been trashed.', 410);
+    await this.comments.trash(comment);
     await this.hooks.doAction('rest_delete_comment', comment, previous, req);
-    return previous;
+    if (req.ctx.wire.dialect.trashAnswer === 'before') return previous;
+    // WordPress answers the comment as trashed.
+    const [trashed] = await this.comments.findByIds([comment.id]);
+    return this.presenter.prepareOne(trashed ?? comment, req);
   }
 
   private async clock(): Promise<SiteClock> {

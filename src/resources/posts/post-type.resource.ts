@@ -330,14 +330,18 @@ export class PostTypeResource extends RestResource {
     const previous = (await this.presenter.prepareMany([post], req, await this.presenter.siteFacts(req)))[0];
     if (force) {
       await this.writer.delete(this.type, post);
-    } else {
-      if (!trashable) throw new RestException('rest_trash_not_supported', 'The post does not support trashing.', 501);
-      if (post.status === 'trash')
-        throw new RestException('rest_already_trashed', 'The post has already been deleted.', 410);
-      await this.writer.trash(this.type, post, await this.input.writeContext(req, post));
+      await this.hooks.doAction(`rest_delete_${this.type.name}`, post, previous, req);
+      return this.deleted(req, previous);
     }
+    if (!trashable) throw new RestException('rest_trash_not_supported', 'The post does not support trashing.', 501);
+    if (post.status === 'trash')
+      throw new RestException('rest_already_trashed', 'The post has already been deleted.', 410);
+    await this.writer.trash(this.type, post, await this.input.writeContext(req, post));
     await this.hooks.doAction(`rest_delete_${this.type.name}`, post, previous, req);
-    return previous;
+    if (req.ctx.wire.dialect.trashAnswer === 'before') return previous;
+    // WordPress answers the post as trashed.
+    const trashed = (await this.posts.findById(post.id)) ?? post;
+    return (await this.presenter.prepareMany([trashed], req, await this.presenter.siteFacts(req)))[0];
   }
 
   // --- preparation ---

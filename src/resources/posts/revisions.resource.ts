@@ -240,7 +240,7 @@ export class RevisionsResource extends RestResource {
     const previous = await this.prepare(revision, req, await this.clock());
     await this.writer.deleteRevision(revision);
     await this.hooks.doAction('rest_delete_revision', revision, req);
-    return answer === 'item' ? previous : new RestResponse({ deleted: true, previous: previous.data });
+    return this.deleted(req, previous);
   }
 
   // --- preparation ---

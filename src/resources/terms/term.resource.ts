@@ -222,7 +222,7 @@ export class TermResource extends RestResource {
     const previous = await this.prepareOne(term, req);
     await this.terms.delete(term, Number(await this.options.get('default_category', 0)));
     await this.hooks.doAction(`rest_delete_${this.taxonomy.name}`, term, previous, req);
-    return previous;
+    return this.deleted(req, previous);
   }
 
   private async plannedMeta(req: RestRequest, term: { termId: number; taxonomy: string }) {

@@ -292,7 +292,7 @@ export class UsersResource extends RestResource {
     const previous = await this.presenter.prepareOne(user, withContext(req, 'edit'));
     await this.writer.delete(user, reassign);
     await this.hooks.doAction('rest_delete_user', user, previous, req);
-    return previous;
+    return this.deleted(req, previous);
   }
 }
 
