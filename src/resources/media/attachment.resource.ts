@@ -212,7 +212,7 @@ export class AttachmentResource extends PostTypeResource {
     // The row, then the files; a crash between them leaves the files to the journal.
     await this.files.remove(facts, () => this.writer.delete(this.type, post));
     await this.hooks.doAction('rest_delete_attachment', post, previous, req);
-    return previous;
+    return this.deleted(req, previous);
   }
 }
 
