@@ -799,6 +799,18 @@ function scenarios(seed: SeedResult): Scenario[] {
       path: `${API}/posts?search=${encodeURIComponent(seed.searchWord)}`,
     },
     {
+      name: 'posts?search=<word>&orderby=relevance',
+      description: `search "${seed.searchWord}", ordered by WP_Query's relevance (title, then texts, then date)`,
+      method: 'GET',
+      path: `${API}/posts?search=${encodeURIComponent(seed.searchWord)}&orderby=relevance`,
+    },
+    {
+      name: 'search?search=<word>',
+      description: `the search route: "${seed.searchWord}" in published posts and pages, by relevance`,
+      method: 'GET',
+      path: `${API}/search?search=${encodeURIComponent(seed.searchWord)}`,
+    },
+    {
       name: 'posts?categories=<id>',
       description: `posts of the most used category (term ${seed.sampleCategoryId})`,
       method: 'GET',

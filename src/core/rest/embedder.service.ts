@@ -60,7 +60,8 @@ export class Embedder {
     asText: boolean,
   ): Promise<unknown[]> {
     const pending = new Map<string, Promise<unknown>>();
-    const wanted = (rel: string) => rel !== 'self' && (embed === true || embed.includes(rel));
+    // As WordPress's embed_links: any embeddable link, `self` included (search results embed what they found).
+    const wanted = (rel: string) => embed === true || embed.includes(rel);
     for (const item of items) {
       const links = linksOf(item);
       if (!links) continue;

@@ -4,6 +4,8 @@ import { limitClause, placeholders, Where } from '../../core/database/raw-query'
 /** Filters of a posts collection, validated and coerced. */
 export interface PostQuery {
   type: string;
+  /** Posts of any of these types instead of `type` alone (the `search` route's post types). */
+  types?: string[];
   statuses: string[];
   /** Statuses readable only by their author (private posts of the caller, when it lacks read_private_posts). */
   ownStatuses?: { statuses: string[]; author: number };
@@ -156,7 +158,8 @@ const termsClause: Clause = (w, q, { tables, denseTerms }) => {
  */
 const CLAUSES: Clause[] = [
   (w, q) => {
-    w.add('p.post_type = ?', q.type);
+    if (q.types?.length) w.in('p.post_type', q.types);
+    else w.add('p.post_type = ?', q.type);
   },
   statusClause,
   inList('include', 'p.ID'),
@@ -207,13 +210,93 @@ export function postsOrder(q: PostQuery): string {
   if (q.orderby === 'include' && q.include.length) {
     return orderByPosition('p.ID', q.include.length);
   }
-  if (q.orderby === 'relevance' && q.search) return 'p.post_date DESC, p.ID DESC';
+  if (q.orderby === 'relevance' && q.search) {
+    // WP_Query: the search order first, then `post_date` in the query's order (`relevance` is no column of its own).
+    const relevance = relevanceOrder(q.search);
+    const byDate = `p.post_date ${q.order}, p.ID ${q.order}`;
+    return relevance ? `${relevance.sql}, ${byDate}` : byDate;
+  }
   const column = ORDER_COLUMNS[q.orderby] ?? 'p.post_date';
   return q.orderby === 'id' ? `${column} ${q.order}` : `${column} ${q.order}, p.ID ${q.order}`;
 }
 
 export function postsOrderParams(q: PostQuery): unknown[] {
-  return q.orderby === 'include' && q.include.length ? [...q.include] : [];
+  if (q.orderby === 'include' && q.include.length) return [...q.include];
+  if (q.orderby === 'relevance' && q.search) return relevanceOrder(q.search)?.params ?? [];
+  return [];
+}
+
+/** WordPress's search stopwords (`get_search_stopwords()`, en_US). */
+const STOPWORDS = new Set(
+  'about,an,are,as,at,be,by,com,for,from,how,in,is,it,of,on,or,that,the,this,to,was,what,when,where,who,will,with,www'.split(
+    ',',
+  ),
+);
+
+/** PHP's `trim($text, $chars)`. */
+function trimChars(text: string, chars: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && chars.includes(text[start])) start++;
+  while (end > start && chars.includes(text[end - 1])) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * The terms of a search as `WP_Query::parse_search` reads them: `count` (`search_terms_count`, the words and quoted
+ * phrases found) and `terms` (`search_terms`: those left by `parse_search_terms` — quotes trimmed, single letters,
+ * single dashes and stopwords dropped —, or the whole search when none is left or more than 9 are).
+ */
+function searchTerms(search: string): { count: number; terms: string[] } {
+  const s = search.replace(/[\r\n]/g, '');
+  const found = s.match(/".*?("|$)|((?<=[\t ",+])|^)[^\t ",+]+/g);
+  if (!found) return { count: 1, terms: [s] };
+  const checked: string[] = [];
+  for (const match of found) {
+    const term = /^".+"$/.test(match) ? trimChars(match, `"'`) : trimChars(match, `"' `);
+    // PHP's `! $term` is true for '' and '0'.
+    if (!term || term === '0' || (term.length === 1 && /^[a-z-]$/i.test(term))) continue;
+    if (STOPWORDS.has(term.toLowerCase())) continue;
+    checked.push(term);
+  }
+  return { count: found.length, terms: checked.length && checked.length <= 9 ? checked : [s] };
+}
+
+const TITLE_LIKE = "p.post_title LIKE ? ESCAPE '!'";
+
+/**
+ * The relevance order of a search (`WP_Query::parse_search_order`), over the rows the search's WHERE kept: with
+ * several words, the whole search in the title (1), every word in the title (2), any word in the title (3), the whole
+ * search in the excerpt (4), in the content (5), the rest (6) — no whole-search ranks when a word is excluded
+ * (`-word`), no word ranks past 6 words; with one word or phrase, the posts with it in their title first. `null`
+ * where WordPress has no order to add (its SQL would be invalid: every word excluded).
+ */
+function relevanceOrder(search: string): { sql: string; params: string[] } | null {
+  const { count, terms } = searchTerms(search);
+  // `search_orderby_title`: the terms not excluded by the `-` prefix.
+  const titles = terms.filter((t) => !t.startsWith('-')).map((t) => containsPattern(t));
+  if (count <= 1) return titles.length ? { sql: `(${TITLE_LIKE}) DESC`, params: [titles[0]] } : null;
+  const s = search.replace(/[\r\n]/g, '');
+  const like = /(?:\s|^)-/.test(s) ? null : containsPattern(s);
+  const whens: string[] = [];
+  const params: string[] = [];
+  if (like) {
+    whens.push(`WHEN ${TITLE_LIKE} THEN 1`);
+    params.push(like);
+  }
+  if (titles.length && titles.length < 7) {
+    whens.push(`WHEN ${titles.map(() => TITLE_LIKE).join(' AND ')} THEN 2`);
+    params.push(...titles);
+    if (titles.length > 1) {
+      whens.push(`WHEN ${titles.map(() => TITLE_LIKE).join(' OR ')} THEN 3`);
+      params.push(...titles);
+    }
+  }
+  if (like) {
+    whens.push("WHEN p.post_excerpt LIKE ? ESCAPE '!' THEN 4", "WHEN p.post_content LIKE ? ESCAPE '!' THEN 5");
+    params.push(like, like);
+  }
+  return whens.length ? { sql: `(CASE ${whens.join(' ')} ELSE 6 END)`, params } : null;
 }
 
 /** The orders a key gives within one type and status (see {@link mergedStatusesPage}): the column. */
@@ -273,6 +356,13 @@ export function mergedStatusesPage(q: PostQuery, tables: PostTables): { sql: str
  * whole rows, so those pages go through the derived table.
  */
 export function dateIndexOrders(q: PostQuery): boolean {
-  const dateOrder = q.orderby === 'date' || (q.orderby === 'relevance' && Boolean(q.search));
-  return dateOrder && q.statuses.length === 1 && !q.ownStatuses?.statuses.length && !q.terms.length;
+  const dateOrder =
+    q.orderby === 'date' || (q.orderby === 'relevance' && Boolean(q.search) && !relevanceOrder(q.search!));
+  return (
+    dateOrder &&
+    q.statuses.length === 1 &&
+    (q.types ?? []).length <= 1 &&
+    !q.ownStatuses?.statuses.length &&
+    !q.terms.length
+  );
 }
