@@ -24,6 +24,12 @@ export interface WireDialect {
    * spec's); WordPress's settings route takes none and its indexes ignore an invalid one.
    */
   readonly indexesTakeContext: boolean;
+  /**
+   * The index shows WordPress 5.6+'s `authentication` (the application-passwords authorization endpoint) and 5.8+'s
+   * `site_logo`, `site_icon` and `site_icon_url`, and namespace indexes do not list the namespaces (WordPress's);
+   * the spec's index has `authentication: []` and every index lists the namespaces.
+   */
+  readonly laterIndexFields: boolean;
   /** `rest_invalid_param` errors carry `data.details` (each parameter's own error: code, message, data). */
   readonly invalidParamDetails: boolean;
   /** Types, taxonomies and statuses registered with `addedIn` (added to WordPress after the seed) are listed. */
@@ -110,6 +116,7 @@ const SEED: WireDialect = {
   describesAllowBatch: false,
   describesNullDefaults: false,
   indexesTakeContext: true,
+  laterIndexFields: false,
   invalidParamDetails: false,
   listsLaterContentTypes: false,
   deleteAnswer: 'item',
@@ -140,6 +147,7 @@ const WORDPRESS_61: WireDialect = {
   describesAllowBatch: true,
   describesNullDefaults: true,
   indexesTakeContext: false,
+  laterIndexFields: true,
   invalidParamDetails: true,
   listsLaterContentTypes: true,
   deleteAnswer: 'deleted-previous',
