@@ -104,6 +104,8 @@ export interface PostsDialect {
   readonly mediaTemplate: boolean;
   /** Reading a media item takes `password` (the spec's; WordPress's media schema has no password, nor the route). */
   readonly mediaReadPassword: boolean;
+  /** A page past the last one is refused (`400 rest_post_invalid_page_number`, WordPress's); the spec's is empty. */
+  readonly pastLastPageRefused: boolean;
   /**
    * The edit context adds `permalink_template`, `generated_slug`, `content.block_version` and the `action-*` links,
    * and the item schema has `links` (WordPress 5.0+'s; the spec's have none of them).
@@ -136,6 +138,7 @@ const SEED: WireDialect = {
     collectionPasswordAndFilter: true,
     mediaTemplate: false,
     mediaReadPassword: true,
+    pastLastPageRefused: false,
     editExtras: false,
   },
   revisionDelete: 'post',
@@ -167,6 +170,7 @@ const WORDPRESS_61: WireDialect = {
     collectionPasswordAndFilter: false,
     mediaTemplate: true,
     mediaReadPassword: false,
+    pastLastPageRefused: true,
     editExtras: true,
   },
   revisionDelete: 'post-and-revision',

@@ -70,6 +70,22 @@ function tooManyBytes(name: string, limit: number, words: ValidationWords): Vali
   return { kind: 'maxBytes', input, message: words.messages.maxBytes(input) };
 }
 
+/**
+ * A `400 rest_invalid_param` for one parameter a handler found invalid (as WP_REST_Request::has_valid_params words
+ * it), with WordPress's `details` where the dialect has them: the parameter's own error (`code`, and its `data`).
+ */
+export function invalidParam(
+  req: RestRequest,
+  name: string,
+  message: string,
+  own: { code: string; data?: unknown },
+): RestException {
+  const data: Record<string, unknown> = { params: { [name]: message } };
+  if (req.ctx.wire.dialect.invalidParamDetails)
+    data.details = { [name]: { code: own.code, message, data: own.data ?? null } };
+  return new RestException('rest_invalid_param', `Invalid parameter(s): ${name}`, 400, data);
+}
+
 /** Sanitizes the request's parameters; a default in `checked` is sanitized already, and only a sent value is. */
 export function sanitizeArgs(
   req: RestRequest,

@@ -1,3 +1,4 @@
+import { invalidParam } from '../../core/rest/request-args';
 import { PostTypeResource } from '../posts';
 import type { PostPolicies, PostPolicyView, PostQuery, PostReads, PostTypeDependencies } from '../posts';
 import { PostEntity } from '../../core/database/entities/post.entity';
@@ -72,8 +73,9 @@ export class AttachmentResource extends PostTypeResource {
     for (const status of asked) {
       if (status === 'inherit') continue;
       if (!(await req.ctx.can(this.type.cap.edit_posts))) {
-        throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, {
-          params: { status: 'Status is forbidden.' },
+        throw invalidParam(req, 'status', 'Status is forbidden.', {
+          code: 'rest_forbidden_status',
+          data: { status: req.ctx.authorizationRequiredCode },
         });
       }
     }

@@ -1,3 +1,4 @@
+import { invalidParam } from '../../core/rest/request-args';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
 import { SiteClock } from '../../core/options/site-clock';
@@ -217,6 +218,13 @@ export class PostTypeResource extends RestResource {
     if (filtered.search && filtered.protectedSearch === undefined)
       filtered.protectedSearch = await this.policies.protectedSearch(req);
     const { posts, total, extras } = await this.posts.list(filtered, this.presenter.extrasWanted());
+    // WordPress refuses a page past the last one (the spec answers it empty, with the totals).
+    if (req.ctx.wire.dialect.posts.pastLastPageRefused && total > 0 && q.page > Math.ceil(total / filtered.limit))
+      throw new RestException(
+        'rest_post_invalid_page_number',
+        'The page number requested is larger than the number of pages available.',
+        400,
+      );
     const readable: PostEntity[] = [];
     for (const post of posts) if (await this.canReadPost(post, req)) readable.push(post);
     await this.preload(readable, req);
@@ -244,8 +252,9 @@ export class PostTypeResource extends RestResource {
         (await req.ctx.can(this.type.cap.edit_posts)) ||
         (status === 'private' && (await req.ctx.can(this.type.cap.read_private_posts)));
       if (!allowed)
-        throw new RestException('rest_invalid_param', 'Invalid parameter(s): status', 400, {
-          params: { status: 'Status is forbidden.' },
+        throw invalidParam(req, 'status', 'Status is forbidden.', {
+          code: 'rest_forbidden_status',
+          data: { status: req.ctx.authorizationRequiredCode },
         });
     }
     if (asked.includes('any')) {
