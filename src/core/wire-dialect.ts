@@ -30,6 +30,8 @@ export interface WireDialect {
    * the spec's index has `authentication: []` and every index lists the namespaces.
    */
   readonly laterIndexFields: boolean;
+  /** `Link` headers write a false argument bare (`sticky`, WordPress 6.1's urlencode_deep); the spec's `sticky=0`. */
+  readonly bareFalseInLinks: boolean;
   /** `rest_invalid_param` errors carry `data.details` (each parameter's own error: code, message, data). */
   readonly invalidParamDetails: boolean;
   /** Types, taxonomies and statuses registered with `addedIn` (added to WordPress after the seed) are listed. */
@@ -119,6 +121,7 @@ const SEED: WireDialect = {
   describesNullDefaults: false,
   indexesTakeContext: true,
   laterIndexFields: false,
+  bareFalseInLinks: false,
   invalidParamDetails: false,
   listsLaterContentTypes: false,
   deleteAnswer: 'item',
@@ -151,6 +154,7 @@ const WORDPRESS_61: WireDialect = {
   describesNullDefaults: true,
   indexesTakeContext: false,
   laterIndexFields: true,
+  bareFalseInLinks: true,
   invalidParamDetails: true,
   listsLaterContentTypes: true,
   deleteAnswer: 'deleted-previous',

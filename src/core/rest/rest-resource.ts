@@ -303,7 +303,7 @@ export abstract class RestResource implements OnModuleInit {
         continue;
       }
       if (value === undefined) continue;
-      appendQuery(pairs, key, value, used.omit);
+      appendQuery(pairs, key, value, used.omit, req.ctx.wire.dialect.bareFalseInLinks);
     }
     if (pageAt < 0) pageAt = pairs.length;
     const base = req.ctx.restUrl(collectionPath);
@@ -328,13 +328,20 @@ export interface PageUsed {
   omit?: ReadonlySet<string>;
 }
 
-function appendQuery(pairs: string[], key: string, value: unknown, omit?: ReadonlySet<string>): void {
+function appendQuery(
+  pairs: string[],
+  key: string,
+  value: unknown,
+  omit: ReadonlySet<string> | undefined,
+  bareFalse: boolean,
+): void {
   if (omit?.has(key)) return;
-  if (Array.isArray(value)) value.forEach((v, i) => appendQuery(pairs, `${key}[${i}]`, v, omit));
+  if (Array.isArray(value)) value.forEach((v, i) => appendQuery(pairs, `${key}[${i}]`, v, omit, bareFalse));
   else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v, omit);
-  } else if (value === '') pairs.push(encodeURIComponent(key));
-  // http_build_query writes booleans as 1 and 0 (the reference's links: `sticky=0`).
+    for (const [k, v] of Object.entries(value)) appendQuery(pairs, `${key}[${k}]`, v, omit, bareFalse);
+  } else if (value === '' || (value === false && bareFalse)) pairs.push(encodeURIComponent(key));
+  // http_build_query writes booleans as 1 and 0 (the reference's links: `sticky=0`); WordPress 6.1 urlencodes them
+  // first (urlencode_deep), false becoming '' (a bare `sticky`).
   else if (typeof value === 'boolean') pairs.push(`${encodeURIComponent(key)}=${value ? 1 : 0}`);
   else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
 }
