@@ -48,6 +48,14 @@ export class AttachmentPresenter {
     data.source_url = facts.file ? await this.deps.fileUrl(facts.file, req) : post.guid;
     data.missing_image_sizes = [];
     data.link = await this.attachmentLink(post, req);
+    // The edit context's permalink template (WordPress 5.0+, with the dialect's `editExtras`; the generated slug is
+    // the posts presenter's): the attachment page under its parent's address, else the plain form.
+    if ('generated_slug' in data) {
+      data.permalink_template = await this.attachmentLink({ ...post, name: '%postname%' } as PostEntity, req, true);
+      const slug = data.generated_slug;
+      delete data.generated_slug;
+      data.generated_slug = slug;
+    }
   }
 
   /** Drops the links of a post an attachment has no use for: revisions, and attachments of an attachment. */
@@ -62,12 +70,13 @@ export class AttachmentPresenter {
    * `get_attachment_link()` with `/%postname%/` permalinks (WordPress 6.1, attachment pages on): under its published
    * parent's address, at the site's root when unattached, else the plain `?attachment_id=` form.
    */
-  private async attachmentLink(post: PostEntity, req: RestRequest): Promise<string> {
+  private async attachmentLink(post: PostEntity, req: RestRequest, leaveName = false): Promise<string> {
     const home = String((await this.deps.options.get('home', req.ctx.baseUrl)) ?? req.ctx.baseUrl).replace(/\/+$/, '');
     const parent = post.parent > 0 ? await this.deps.reads.loader(req).load(post.parent) : null;
     const parentType = parent ? this.deps.content.postType(parent.type) : undefined;
     if (post.name && post.status === 'inherit') {
-      if (!post.parent) return `${home}/${post.name}/`;
+      // With the name left as `%postname%` (a template), an unattached file has the plain form.
+      if (!post.parent && !leaveName) return `${home}/${post.name}/`;
       if (parent && parentType && parent.status === 'publish' && parent.name) {
         return `${permalink(parent, parentType, home, new Map(), true).replace(/\/?$/, '/')}${post.name}/`;
       }

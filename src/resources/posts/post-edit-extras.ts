@@ -19,9 +19,12 @@ export interface EditExtras {
   actions: string[];
 }
 
-/** `is_post_type_viewable() && public`: the types whose posts get a permalink template and a generated slug. */
+/**
+ * `is_post_type_viewable() && public`: the types whose posts get a permalink template and a generated slug
+ * (attachments' template is their attachment page's, which the media presenter writes).
+ */
 export function hasSamplePermalink(type: PostTypeObject): boolean {
-  return type.name !== 'attachment' && type.public && (type.publicly_queryable || type._builtin);
+  return type.public && (type.publicly_queryable || type._builtin);
 }
 
 /**

@@ -352,7 +352,8 @@ export class PostPresenter {
       (data.content as Record<string, unknown>).block_version = hasBlocks(post.content) ? 1 : 0;
     const sample = edit.samples.get(post.id);
     if (sample !== undefined) {
-      data.permalink_template = permalinkTemplate(post, this.type, site.home, batch.parents);
+      if (this.type.name !== 'attachment')
+        data.permalink_template = permalinkTemplate(post, this.type, site.home, batch.parents);
       data.generated_slug = sample;
     }
     const self = links.get('self')?.[0]?.href;
