@@ -113,6 +113,12 @@ export interface PostsDialect {
    * and the item schema has `links` (WordPress 5.0+'s; the spec's have none of them).
    */
   readonly editExtras: boolean;
+  /**
+   * The taxonomy arguments of collections (`<rest_base>`, `<rest_base>_exclude`) take a list of term ids or WordPress
+   * 5.6+'s object (`terms`, `include_children`, `operator`), declared with `oneOf` (WordPress's); the spec's take a
+   * list of term ids only.
+   */
+  readonly taxonomyQueryObjects: boolean;
 }
 
 const SEED: WireDialect = {
@@ -143,6 +149,7 @@ const SEED: WireDialect = {
     mediaReadPassword: true,
     pastLastPageRefused: false,
     editExtras: false,
+    taxonomyQueryObjects: false,
   },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
@@ -176,6 +183,7 @@ const WORDPRESS_61: WireDialect = {
     mediaReadPassword: false,
     pastLastPageRefused: true,
     editExtras: true,
+    taxonomyQueryObjects: true,
   },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,

@@ -1,6 +1,7 @@
 import { escUrlRaw } from '../formatting/esc-url';
 import { isEmail } from '../formatting/is-email';
 import { JsonSchema, JsonSchemaType, RouteArg } from './json-schema';
+import { checkOneOf } from './one-of';
 import {
   SEED_VALIDATION_WORDS,
   type ValidationMessageInputs,
@@ -115,6 +116,10 @@ export function checkValue(
   name: string,
   words: ValidationWords,
 ): ValidationFailure | null {
+  if (Array.isArray(schema.oneOf)) {
+    const failure = checkOneOf(value, schema, name, words, checkValue);
+    if (failure) return failure;
+  }
   const type = schema.type;
   if (!Array.isArray(type)) return checkTyped(value, schema, type, name, words);
   if (type.length < 2) return checkTyped(value, schema, type[0], name, words);
@@ -171,6 +176,10 @@ function checkTyped(
     failure = checkArray(value, schema, schema.items, name, words);
   } else if (type === 'object' && schema.properties && typeof value === 'object' && value !== null) {
     failure = checkProperties(value as Record<string, unknown>, schema.properties, name, words);
+    // rest_validate_object_value_from_schema(): a property not declared, where `additionalProperties` is false.
+    const extra = Object.keys(value).find((key) => !(key in schema.properties!));
+    if (!failure && extra !== undefined && schema.additionalProperties === false)
+      failure = fail(words, 'additionalProperties', { param: name, property: extra });
   }
   if (failure) return failure;
   const isString = type === 'string' || (!type && typeof value === 'string');

@@ -3,6 +3,8 @@ import { RestException } from '../../core/errors/rest.exception';
 import { RouteArg } from '../../core/json-schema/json-schema';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { CollectionArgs, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
+import { parseList, toBoolean } from '../../core/json-schema/validate';
+import type { PostQuery } from './post-query';
 
 /** The `id` path argument of a post's routes. */
 export const POST_ID: RouteArg = { description: 'Unique identifier for the post.', type: 'integer' };
@@ -111,15 +113,99 @@ export function postCollectionArgs(
     };
     for (const tax of taxonomies) {
       const base = tax.rest_base || tax.name;
-      args[base] = idListArg(`Limit result set to items with specific terms assigned in the ${base} taxonomy.`);
-      args[`${base}_exclude`] = idListArg(
-        `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`,
-      );
+      const include = `Limit result set to items with specific terms assigned in the ${base} taxonomy.`;
+      const exclude = `Limit result set to items except those with specific terms assigned in the ${base} taxonomy.`;
+      args[base] = dialect.taxonomyQueryObjects ? termLimitArg(include, tax, true) : idListArg(include);
+      args[`${base}_exclude`] = dialect.taxonomyQueryObjects ? termLimitArg(exclude, tax, false) : idListArg(exclude);
     }
   }
   if (type.name === 'post')
     args.sticky = { description: 'Limit result set to items that are sticky.', type: 'boolean' };
   return args;
+}
+
+/** A taxonomy argument as sanitized by {@link termLimitArg}: term ids, or WordPress's object form. */
+export type TermLimit = number[] | { terms: number[]; include_children: boolean; operator: 'AND' | 'OR' };
+
+/** Term ids as the `Term ID List` items sanitize them (integers). */
+const termIds = (value: unknown): number[] => parseList(value).map((v) => Math.trunc(Number(v)) || 0);
+
+/**
+ * A taxonomy argument as WordPress 5.7+ declares it (`prepare_taxonomy_limit_schema`): a list of term ids, or an
+ * object of `terms`, `include_children` (hierarchical taxonomies) and `operator` (`include` only), sanitized to a
+ * {@link TermLimit}.
+ */
+function termLimitArg(description: string, tax: TaxonomyObject, include: boolean): RouteArg {
+  const properties: Record<string, RouteArg> = {
+    terms: { description: 'Term IDs.', type: 'array', items: { type: 'integer' }, default: [] },
+  };
+  if (tax.hierarchical) {
+    properties.include_children = {
+      description: 'Whether to include child terms in the terms limiting the result set.',
+      type: 'boolean',
+      default: false,
+    };
+  }
+  if (include) {
+    properties.operator = {
+      description: 'Whether items must be assigned all or any of the specified terms.',
+      type: 'string',
+      enum: ['AND', 'OR'],
+      default: 'OR',
+    };
+  }
+  return {
+    description,
+    type: ['object', 'array'],
+    oneOf: [
+      {
+        title: 'Term ID List',
+        description: 'Match terms with the listed IDs.',
+        type: 'array',
+        items: { type: 'integer' },
+      },
+      {
+        title: 'Term ID Taxonomy Query',
+        description: 'Perform an advanced term query.',
+        type: 'object',
+        properties,
+        additionalProperties: false,
+      },
+    ],
+    sanitize: (value): TermLimit => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return termIds(value);
+      const o = value as Record<string, unknown>;
+      return {
+        terms: termIds(o.terms),
+        include_children: o.include_children !== undefined && toBoolean(o.include_children),
+        operator: o.operator === 'AND' ? 'AND' : 'OR',
+      };
+    },
+  };
+}
+
+/**
+ * The term filters of a collection's taxonomy arguments (`prepare_tax_query`): a list of ids, or the object form's
+ * terms with `include_children` (hierarchical taxonomies only, as WP_Tax_Query) and `operator`; none without terms.
+ */
+export function taxonomyFilters(taxonomies: TaxonomyObject[], args: PostListArgs): PostQuery['terms'] {
+  const out: PostQuery['terms'] = [];
+  for (const tax of taxonomies) {
+    const base = tax.rest_base || tax.name;
+    for (const exclude of [false, true]) {
+      const limit = args[exclude ? `${base}_exclude` : base] as TermLimit | undefined;
+      if (!limit) continue;
+      const ids = Array.isArray(limit) ? limit : limit.terms;
+      if (!ids.length) continue;
+      const filter: PostQuery['terms'][number] = { taxonomy: tax.name, termIds: ids, exclude };
+      if (!Array.isArray(limit)) {
+        if (limit.include_children && tax.hierarchical) filter.includeChildren = true;
+        if (limit.operator === 'AND' && !exclude) filter.all = true;
+      }
+      out.push(filter);
+    }
+  }
+  return out;
 }
 
 /** The reference's refusals of an order it cannot apply: by relevance without a search, by include without ids. */

@@ -13,7 +13,7 @@ import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { applyFilterQueryVars, filterPage } from './filter-query-vars';
 import { canReadPost, postLoader } from './post-access';
-import { checkOrderby, POST_ID, postCollectionArgs, PostListArgs } from './post-collection-args';
+import { checkOrderby, POST_ID, postCollectionArgs, PostListArgs, taxonomyFilters } from './post-collection-args';
 import { FuturePosts } from './future-posts.service';
 import { PostInput } from './post-input';
 import { PostPolicies, PostPolicyView } from './post-policies';
@@ -190,15 +190,7 @@ export class PostTypeResource extends RestResource {
       modifiedAfter: toMysql(q.args.modified_after),
       modifiedBefore: toMysql(q.args.modified_before),
       menuOrder: q.args.menu_order,
-      terms: this.taxonomies().flatMap((tax) => {
-        const base = tax.rest_base || tax.name;
-        const out: PostQuery['terms'] = [];
-        const inc = (q.args[base] as number[] | undefined) ?? [];
-        const exc = (q.args[`${base}_exclude`] as number[] | undefined) ?? [];
-        if (inc.length) out.push({ taxonomy: tax.name, termIds: inc, exclude: false });
-        if (exc.length) out.push({ taxonomy: tax.name, termIds: exc, exclude: true });
-        return out;
-      }),
+      terms: taxonomyFilters(this.taxonomies(), q.args),
       taxRelation: q.args.tax_relation === 'OR' ? 'OR' : 'AND',
       sticky: q.args.sticky !== undefined ? { ids: site.sticky, only: q.args.sticky === true } : undefined,
       orderby,

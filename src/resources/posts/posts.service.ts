@@ -101,6 +101,7 @@ export class PostsService {
     q: PostQuery,
     wanted?: ExtrasWanted,
   ): Promise<{ posts: PostEntity[]; total: number; extras?: Map<number, PostExtras> }> {
+    if (q.terms.some((t) => t.includeChildren)) q = { ...q, terms: await this.withChildTerms(q.terms) };
     const page = await this.page(q, wanted);
     return q.stickyFirst?.length ? this.floatSticky(page, q.stickyFirst, q, wanted) : page;
   }
@@ -248,6 +249,39 @@ export class PostsService {
       if (Number(rows[0]?.n ?? 0) > DENSE_TERM_POSTS) dense.add(i);
     }
     return dense;
+  }
+
+  /**
+   * The term filters with `includeChildren` given their terms' descendants too (WP_Tax_Query's `include_children`,
+   * get_term_children()): one recursive query for every such filter.
+   */
+  private async withChildTerms(terms: PostQuery['terms']): Promise<PostQuery['terms']> {
+    const roots: string[] = [];
+    const params: unknown[] = [];
+    for (const [i, t] of terms.entries()) {
+      const ids = t.termIds.filter((id) => Number.isInteger(id) && id > 0);
+      if (!t.includeChildren || !ids.length) continue;
+      roots.push(
+        `SELECT ? AS f, term_id, taxonomy FROM ${this.table(TermTaxonomyEntity)} WHERE taxonomy = ? AND term_id IN (${placeholders(ids.length)})`,
+      );
+      params.push(i, t.taxonomy, ...ids);
+    }
+    if (!roots.length) return terms;
+    const tt = this.table(TermTaxonomyEntity);
+    const rows = await rawQuery<{ f: number | string; term_id: number | string }>(
+      this.dataSource,
+      `WITH RECURSIVE d (f, term_id, taxonomy) AS (SELECT f, term_id, taxonomy FROM (${roots.join(' UNION ALL ')}) r
+       UNION SELECT d.f, c.term_id, c.taxonomy FROM ${tt} c INNER JOIN d ON c.taxonomy = d.taxonomy AND c.parent = d.term_id)
+       SELECT f, term_id FROM d`,
+      params,
+    );
+    const found = new Map<number, number[]>();
+    for (const row of rows) {
+      const list = found.get(Number(row.f)) ?? [];
+      list.push(Number(row.term_id));
+      found.set(Number(row.f), list);
+    }
+    return terms.map((t, i) => (found.has(i) ? { ...t, termIds: [...new Set([...t.termIds, ...found.get(i)!])] } : t));
   }
 
   /** Forgets cached totals (after writes). */
