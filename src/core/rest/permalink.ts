@@ -14,7 +14,9 @@ export function permalink(
   pretty: boolean,
 ): string {
   if (pretty && post.name) {
-    if (type.name === 'post') return `${home}/${post.name}/`;
+    // get_permalink(): built-in types other than pages and attachments take the posts' structure (`wp_block`).
+    if (type.name === 'post' || (type._builtin && !type.hierarchical && type.name !== 'attachment'))
+      return `${home}/${post.name}/`;
     if (type.hierarchical) {
       const path: string[] = [post.name];
       let parent = post.parent ? parents.get(post.parent) : undefined;

@@ -11,6 +11,7 @@ import { ItemMemo } from '../../core/rest/json-text';
 import { RestResponse } from '../../core/rest/rest-response';
 import { permalink } from '../../core/rest/permalink';
 import { isLocked, isSealed, renderedTexts } from './post-content';
+import { BLOCKS_CONTROLLER } from './post-access';
 import { postLinks, PostRoutes } from './post-links';
 import { typeSupports } from './post-schema';
 import { stickyIds } from './post-relations';
@@ -321,6 +322,9 @@ export class PostPresenter {
       link: this.link(p),
     });
     Object.assign(data, await renderedTexts(post, supports, locked, sealed));
+    // WP_REST_Blocks_Controller::filter_response_by_context: no rendered texts.
+    if (this.type.rest_controller_class === BLOCKS_CONTROLLER)
+      for (const name of ['title', 'content']) delete (data[name] as Record<string, unknown> | undefined)?.rendered;
     if (supports('author')) data.author = post.author;
     if (supports('thumbnail')) data.featured_media = Number(extras.thumbnail ?? 0) || 0;
     if (this.hasParent) data.parent = post.parent;

@@ -1,4 +1,5 @@
 import type { PostsDialect } from '../../core/wire-dialect';
+import { BLOCKS_CONTROLLER } from './post-access';
 import { EDIT_EXTRA_PROPERTIES, hasSamplePermalink } from './post-edit-extras';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { ItemSchema, JsonSchema } from '../../core/json-schema/json-schema';
@@ -130,6 +131,15 @@ export function buildPostSchema(
   if (supports('custom-fields')) take('meta');
   if (type.name === 'post') take('sticky');
   take('template');
+  // WP_REST_Blocks_Controller::get_item_schema: `raw` in every context, no `rendered`.
+  if (type.rest_controller_class === BLOCKS_CONTROLLER) {
+    for (const name of ['title', 'content']) {
+      const own = props[name]?.properties;
+      if (!own) continue;
+      delete own.rendered;
+      if (own.raw && Array.isArray(own.raw.context) && !own.raw.context.includes('view')) own.raw.context.push('view');
+    }
+  }
   if (dialect.editExtras) {
     if (props.content?.properties) props.content.properties.block_version = { ...EDIT_EXTRA_PROPERTIES.block_version };
     if (hasSamplePermalink(type)) {
