@@ -1,3 +1,4 @@
+import type { MetaKeyDefinition } from './registry/field-types';
 import { WORDPRESS_61_DESCRIPTIONS, type TextTable } from './dialect/wordpress-61-descriptions';
 import { WORDPRESS_61_MESSAGES, type MessageTranslation } from './dialect/wordpress-61-messages';
 import {
@@ -66,6 +67,8 @@ export interface WireDialect {
   readonly revisionDelete: 'post' | 'post-and-revision';
   /** Validation's messages and the order of its checks: the spec's, or WordPress 6.1's (rest-api.php). */
   readonly validation: ValidationWords;
+  /** The shape and rules of users. */
+  readonly users: UsersDialect;
 }
 
 /** How terms differ by dialect. */
@@ -121,6 +124,60 @@ export interface PostsDialect {
   readonly taxonomyQueryObjects: boolean;
 }
 
+/** How users differ by dialect. */
+export interface UsersDialect {
+  /**
+   * `roles` lists the site's roles as its items' `enum`, an unknown one refused as an argument (`rest_invalid_param`,
+   * the spec's); WordPress's has no enum, and its handler refuses an unknown role (`rest_user_invalid_role`, 400).
+   */
+  readonly rolesEnum: boolean;
+  /**
+   * The post types whose published posts make an author (`has_published_posts`, `who=authors`, the public-user
+   * rule): those the posts routes serve, the enum a JSON list (`served`, the spec's), or every `show_in_rest` type,
+   * the enum a PHP associative array (a JSON object `{ name: name }`) (`listed`, WordPress's).
+   */
+  readonly authorPostTypes: 'served' | 'listed';
+  /** User meta the software registers itself (WordPress 6.1's `<prefix>persisted_preferences`). */
+  readonly builtInUserMeta: readonly BuiltInMetaKey[];
+}
+
+/** A meta key registered by the software itself, as an extension would register it. */
+export interface BuiltInMetaKey {
+  /** The stored key, after the table prefix when `prefixed` (WordPress's `$wpdb->get_blog_prefix()`). */
+  readonly key: string;
+  readonly prefixed: boolean;
+  readonly definition: MetaKeyDefinition;
+}
+
+/** WordPress 6.1's `wp_register_persisted_preferences_meta()` (wp-includes/user.php). */
+const PERSISTED_PREFERENCES: BuiltInMetaKey = {
+  key: 'persisted_preferences',
+  prefixed: true,
+  definition: {
+    type: 'object',
+    single: true,
+    description: '',
+    // WP_REST_Meta_Fields: a null default is the empty value of the type (an empty PHP array).
+    default: [],
+    showInRest: {
+      name: 'persisted_preferences',
+      schema: {
+        type: 'object',
+        context: ['edit'],
+        properties: {
+          _modified: {
+            description: 'The date and time the preferences were updated.',
+            type: 'string',
+            format: 'date-time',
+            readonly: false,
+          },
+        },
+        additionalProperties: true,
+      },
+    },
+  },
+};
+
 const SEED: WireDialect = {
   name: 'seed',
   describesAllowBatch: false,
@@ -153,6 +210,7 @@ const SEED: WireDialect = {
   },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
+  users: { rolesEnum: true, authorPostTypes: 'served', builtInUserMeta: [] },
 };
 
 const WORDPRESS_61: WireDialect = {
@@ -187,6 +245,7 @@ const WORDPRESS_61: WireDialect = {
   },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,
+  users: { rolesEnum: false, authorPostTypes: 'listed', builtInUserMeta: [PERSISTED_PREFERENCES] },
 };
 
 /** The dialect of each wire-names mode. */

@@ -2,7 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { RestException } from '../../core/errors/rest.exception';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { RestRequest } from '../../core/rest/rest-request';
+import type { PostTypeObject } from '../../core/registry/post-types';
 import { loadUser } from './user-loader';
+import { authorPostTypes } from './user-query';
 import { UsersService } from './users.service';
 import type { UserCheckArgs } from './users.schema';
 
@@ -18,8 +20,9 @@ export class UserPolicies {
     private readonly content: ContentRegistry,
   ) {}
 
-  private restTypeNames(): string[] {
-    return this.content.restPostTypes().map((t) => t.name);
+  /** The post types whose published posts make an author, as the request's dialect counts them. */
+  private authorTypes(req: RestRequest): PostTypeObject[] {
+    return authorPostTypes(this.content, req.ctx.wire.dialect.users);
   }
 
   async canList(req: RestRequest): Promise<true | RestException> {
@@ -42,7 +45,7 @@ export class UserPolicies {
       return new RestException('rest_forbidden_orderby', 'Sorry, you cannot order by this parameter.', code);
     }
     if (args.who === 'authors') {
-      for (const type of this.content.restPostTypes()) if (await req.ctx.can(type.cap.edit_posts)) return true;
+      for (const type of this.authorTypes(req)) if (await req.ctx.can(type.cap.edit_posts)) return true;
       return new RestException(
         'rest_forbidden_who',
         'Sorry, you are not allowed to query users by this parameter.',
@@ -67,7 +70,8 @@ export class UserPolicies {
     if (!listUsers && !(await req.ctx.can('edit_user', user.id))) {
       const published = await req.ctx
         .loader<number, boolean>('users-published', async (ids) => {
-          const found = await this.users.withPublishedPosts([...ids], this.restTypeNames());
+          const names = this.authorTypes(req).map((t) => t.name);
+          const found = await this.users.withPublishedPosts([...ids], names);
           return ids.map((id) => found.has(id));
         })
         .load(user.id);

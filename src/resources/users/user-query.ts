@@ -1,5 +1,8 @@
 import { containsPattern, escapeLike, orderByPosition } from '../../core/database/query-helpers';
 import { Where } from '../../core/database/raw-query';
+import type { ContentRegistry } from '../../core/registry/content-registry.service';
+import type { PostTypeObject } from '../../core/registry/post-types';
+import type { UsersDialect } from '../../core/wire-dialect';
 
 /** Filters of the users collection, already validated and coerced. */
 export interface UserQuery {
@@ -100,4 +103,12 @@ export function userOrder(q: UserQuery, sqlite: boolean): { sql: string; params:
   // order (by id), as MySQL gives them to WordPress.
   const key = column !== 'u.user_registered' && sqlite ? `LOWER(${column})` : column;
   return { sql: `${key} ${direction}, u.ID ASC`, params: [] };
+}
+
+/**
+ * The post types whose published posts make an author, as the dialect counts them: those the posts routes serve
+ * (the spec's) or every `show_in_rest` type (WordPress's `get_post_types( array( 'show_in_rest' => true ) )`).
+ */
+export function authorPostTypes(content: ContentRegistry, dialect: UsersDialect): PostTypeObject[] {
+  return dialect.authorPostTypes === 'listed' ? content.listedPostTypes() : content.restPostTypes();
 }

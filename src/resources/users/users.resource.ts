@@ -18,6 +18,9 @@ import { RestRequest } from '../../core/rest/rest-request';
 import { RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
+import { validateArgs } from '../../core/rest/request-args';
+import { isBooleanLike, parseList, toBoolean } from '../../core/json-schema/schema-values';
+import type { UsersDialect } from '../../core/wire-dialect';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
 import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
@@ -26,7 +29,7 @@ import { DEFAULT_ROLES } from '../../core/database/site-install';
 import { loadUser } from './user-loader';
 import { UserPresenter } from './user-presenter';
 import { UserWriter } from './user-writer.service';
-import { UserQuery } from './user-query';
+import { authorPostTypes, UserQuery } from './user-query';
 import { UsersService } from './users.service';
 
 /** The arguments of `GET /users`, as {@link UsersResource.collectionArgs} declares them. */
@@ -51,23 +54,38 @@ export class UsersResource extends RestResource {
 
   constructor(
     server: RestServer,
-    extensions: CmsExtensionRegistry,
+    private readonly extensionRegistry: CmsExtensionRegistry,
     hooks: HookRegistry,
     private readonly users: UsersService,
     private readonly roles: RolesService,
     options: OptionsService,
     private readonly content: ContentRegistry,
-    prefix: TablePrefix,
+    private readonly prefix: TablePrefix,
     private readonly writer: UserWriter,
   ) {
-    super(server, extensions, hooks);
+    super(server, extensionRegistry, hooks);
     this.presenter = new UserPresenter(
-      { users, roles, options, prefix, extensions },
+      { users, roles, options, prefix, extensions: extensionRegistry },
       {
         namespace: this.namespace,
         ...this.responseBuilders<UserEntity>('user'),
       },
     );
+  }
+
+  /** The dialect's own user meta (WordPress 6.1's `persisted_preferences`), registered as an extension's would be. */
+  override onModuleInit(): void {
+    super.onModuleInit();
+    for (const { key, prefixed, definition } of this.dialect.builtInUserMeta) {
+      const stored = prefixed ? `${this.prefix.value}${key}` : key;
+      // A key an extension registered first keeps its registration.
+      if (!this.extensions.metaKeys('user').some(([registered]) => registered === stored))
+        this.extensionRegistry.registerMeta('user', stored, definition);
+    }
+  }
+
+  private get dialect(): UsersDialect {
+    return this.server.options.wire.dialect.users;
   }
 
   protected baseSchema(): ItemSchema {
@@ -105,7 +123,8 @@ export class UsersResource extends RestResource {
     p.email.arg_options = { ...p.email.arg_options, maxBytes: TEXT_COLUMN_BYTES };
     schema.properties.meta.properties = metaSchemaProperties(exposedMetaKeys(this.extensions, 'user'));
     // The spec: the allowed `roles` are the schema's enum, the site's roles (extensions' included), checked as
-    // arguments are (rest_invalid_param).
+    // arguments are (rest_invalid_param). WordPress's have no enum: UserWriter refuses an unknown role.
+    if (!this.dialect.rolesEnum) return schema;
     p.roles.items = { type: 'string', enum: this.roleNames() };
     p.roles.arg_options = { validate: (v, name) => this.validRoles(v, name) };
     return schema;
@@ -142,7 +161,7 @@ export class UsersResource extends RestResource {
   override getPublicItemSchema(): ItemSchema {
     const schema = super.getPublicItemSchema();
     const roles = schema.properties.roles;
-    if (!roles) return schema;
+    if (!roles || !this.dialect.rolesEnum) return schema;
     return {
       ...schema,
       properties: { ...schema.properties, roles: { ...roles, items: { type: 'string', enum: this.roleNames() } } },
@@ -213,18 +232,39 @@ export class UsersResource extends RestResource {
       has_published_posts: {
         description: 'Limit result set to users who have published posts.',
         type: ['boolean', 'array'],
-        items: { type: 'string', enum: this.restTypeNames() },
+        items: { type: 'string', enum: this.publishedEnum() },
+        // As rest_sanitize_value_from_schema() with the value's best type: a boolean when it is one, else a list.
+        sanitize: (v) => (isBooleanLike(v) ? toBoolean(v) : parseList(v).map(String)),
       },
     };
   }
 
   // --- handlers ---
 
-  private restTypeNames(): string[] {
-    return this.content.restPostTypes().map((t) => t.name);
+  private authorTypeNames(): string[] {
+    return authorPostTypes(this.content, this.dialect).map((t) => t.name);
+  }
+
+  /**
+   * `has_published_posts`' enum: a list (the spec's), or WordPress's PHP associative array (`name => name`, a JSON
+   * object), which the validation does not read as an enum: {@link checkPublishedTypes} checks it.
+   */
+  private publishedEnum(): readonly unknown[] {
+    const names = this.authorTypeNames();
+    if (this.dialect.authorPostTypes !== 'listed') return names;
+    return Object.fromEntries(names.map((n) => [n, n])) as unknown as readonly unknown[];
+  }
+
+  /** `has_published_posts` against the listed types, where its enum is an object; the argument's own 400. */
+  private checkPublishedTypes(req: RestRequest): void {
+    const sent = req.get('has_published_posts');
+    if (this.dialect.authorPostTypes !== 'listed' || !Array.isArray(sent)) return;
+    const arg: RouteArg = { type: ['boolean', 'array'], items: { type: 'string', enum: this.authorTypeNames() } };
+    validateArgs(req, [['has_published_posts', arg]], new Set());
   }
 
   async getItems(req: RestRequest): Promise<RestResponse> {
+    this.checkPublishedTypes(req);
     // As the reference: a non-empty offset wins over page, and the page shown in links follows it.
     const q = CollectionQuery.of<UserListArgs>(req);
     const query: UserQuery = {
@@ -252,10 +292,10 @@ export class UsersResource extends RestResource {
 
   /** Callers without `list_users` only see authors of published posts; `has_published_posts` asks for it too. */
   private async publishedFilter(req: RestRequest, args: UserListArgs): Promise<string[] | undefined> {
-    if (!(await req.ctx.can('list_users')) && args.who !== 'authors') return this.restTypeNames();
+    if (!(await req.ctx.can('list_users')) && args.who !== 'authors') return this.authorTypeNames();
     const asked: unknown = args.has_published_posts;
-    if (asked === true || asked === 'true' || asked === '1') return this.restTypeNames();
-    if (Array.isArray(asked)) return asked.map(String);
+    if (asked === true || asked === 'true' || asked === '1') return this.authorTypeNames();
+    if (Array.isArray(asked) && asked.length) return asked.map(String);
     return undefined;
   }
 
