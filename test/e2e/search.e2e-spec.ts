@@ -244,6 +244,8 @@ describe('GET search (cms names)', () => {
     expect(posts.body).toEqual([]);
     expect(posts.headers['x-cms-total']).toBe('0');
     expect(posts.headers['x-cms-totalpages']).toBe('0');
+    // WP_REST_Search_Controller links the page before the asked one, past the last page too.
+    expect(posts.headers.link).toBe(`<${HOME}${API}/search?search=alpha&page=4>; rel="prev"`);
     // A page number past what an integer holds: no 500.
     const huge = await t.http.get(`${API}/search?search=alpha&page=99999999999999999999`).expect(200);
     expect(huge.body).toEqual([]);

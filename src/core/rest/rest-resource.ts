@@ -309,7 +309,7 @@ export abstract class RestResource implements OnModuleInit {
     const base = req.ctx.restUrl(collectionPath);
     const withPage = (n: number) =>
       `${base}?${[...pairs.slice(0, pageAt), `page=${n}`, ...pairs.slice(pageAt)].join('&')}`;
-    const prev = page > 1 ? withPage(Math.min(page - 1, Math.max(totalPages, 1))) : '';
+    const prev = page > 1 ? withPage(used.prevUnclamped ? page - 1 : Math.min(page - 1, Math.max(totalPages, 1))) : '';
     const next = totalPages > page ? withPage(page + 1) : '';
     // Links that would make the header longer than clients and proxies read (a query of thousands of parameters
     // repeated twice) are left out; the total headers still say how many pages there are.
@@ -326,6 +326,8 @@ export interface PageUsed {
   perPage?: number;
   /** Keys as written in the query (`filter[paged]`), left out of the links. */
   omit?: ReadonlySet<string>;
+  /** `prev` is the page before the asked one even past the last page (WP_REST_Search_Controller's). */
+  prevUnclamped?: boolean;
 }
 
 function appendQuery(

@@ -26,6 +26,7 @@ export class MenusHandlers {
   ) {}
 
   @RestRoute('/menus', {
+    allowBatch: true,
     methods: Methods.READABLE,
     args: (h: H) => h.menus.collectionArgs(),
     schema: menuSchema,
@@ -36,13 +37,19 @@ export class MenusHandlers {
     return this.menus.getItems(req);
   }
 
-  @RestRoute('/menus', { methods: Methods.CREATABLE, args: (h: H) => h.menus.createArgs(), schema: menuSchema })
+  @RestRoute('/menus', {
+    allowBatch: true,
+    methods: Methods.CREATABLE,
+    args: (h: H) => h.menus.createArgs(),
+    schema: menuSchema,
+  })
   @Allow((req, h: H) => h.menus.canCreate(req))
   createMenu(req: RestRequest) {
     return this.menus.createItem(req);
   }
 
   @RestRoute(MENU, {
+    allowBatch: true,
     methods: Methods.READABLE,
     args: (h: H) => h.menus.readArgs(),
     schema: menuSchema,
@@ -53,19 +60,30 @@ export class MenusHandlers {
     return this.menus.getItem(req);
   }
 
-  @RestRoute(MENU, { methods: Methods.EDITABLE, args: (h: H) => h.menus.updateArgs(), schema: menuSchema })
+  @RestRoute(MENU, {
+    allowBatch: true,
+    methods: Methods.EDITABLE,
+    args: (h: H) => h.menus.updateArgs(),
+    schema: menuSchema,
+  })
   @Allow((req, h: H) => h.menus.canUpdate(req))
   updateMenu(req: RestRequest) {
     return this.menus.updateItem(req);
   }
 
-  @RestRoute(MENU, { methods: Methods.DELETABLE, args: (h: H) => h.menus.deleteArgs(), schema: menuSchema })
+  @RestRoute(MENU, {
+    allowBatch: true,
+    methods: Methods.DELETABLE,
+    args: (h: H) => h.menus.deleteArgs(),
+    schema: menuSchema,
+  })
   @Allow((req, h: H) => h.menus.canDelete(req))
   deleteMenu(req: RestRequest) {
     return this.menus.deleteItem(req);
   }
 
   @RestRoute('/menu-items', {
+    allowBatch: true,
     methods: Methods.READABLE,
     args: (h: H) => h.items.collectionArgs(),
     schema: itemSchema,
@@ -76,13 +94,19 @@ export class MenusHandlers {
     return this.items.getItems(req);
   }
 
-  @RestRoute('/menu-items', { methods: Methods.CREATABLE, args: (h: H) => h.items.createArgs(), schema: itemSchema })
+  @RestRoute('/menu-items', {
+    allowBatch: true,
+    methods: Methods.CREATABLE,
+    args: (h: H) => h.items.createArgs(),
+    schema: itemSchema,
+  })
   @Allow((req, h: H) => h.items.canCreate(req))
   createItem(req: RestRequest) {
     return this.items.createItem(req);
   }
 
   @RestRoute(ITEM, {
+    allowBatch: true,
     methods: Methods.READABLE,
     args: (h: H) => h.items.readArgs(),
     schema: itemSchema,
@@ -93,13 +117,23 @@ export class MenusHandlers {
     return this.items.getItem(req);
   }
 
-  @RestRoute(ITEM, { methods: Methods.EDITABLE, args: (h: H) => h.items.updateArgs(), schema: itemSchema })
+  @RestRoute(ITEM, {
+    allowBatch: true,
+    methods: Methods.EDITABLE,
+    args: (h: H) => h.items.updateArgs(),
+    schema: itemSchema,
+  })
   @Allow((req, h: H) => h.items.canUpdate(req))
   updateItem(req: RestRequest) {
     return this.items.updateItem(req);
   }
 
-  @RestRoute(ITEM, { methods: Methods.DELETABLE, args: (h: H) => h.items.deleteArgs(), schema: itemSchema })
+  @RestRoute(ITEM, {
+    allowBatch: true,
+    methods: Methods.DELETABLE,
+    args: (h: H) => h.items.deleteArgs(),
+    schema: itemSchema,
+  })
   @Allow((req, h: H) => h.items.canDelete(req))
   deleteItem(req: RestRequest) {
     return this.items.deleteItem(req);

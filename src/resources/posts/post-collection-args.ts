@@ -1,3 +1,4 @@
+import { typeSupports } from './post-schema';
 import type { PostsDialect } from '../../core/wire-dialect';
 import { RestException } from '../../core/errors/rest.exception';
 import { RouteArg } from '../../core/json-schema/json-schema';
@@ -56,8 +57,13 @@ export function postCollectionArgs(
     ...collectionParams,
     after: dateArg('Limit response to posts published after a given ISO8601 compliant date.'),
     modified_after: dateArg('Limit response to posts modified after a given ISO8601 compliant date.'),
-    author: idListArg('Limit result set to posts assigned to specific authors.'),
-    author_exclude: idListArg('Ensure result set excludes posts assigned to specific authors.'),
+    // The reference's table: types that support `author` (reusable blocks do not).
+    ...(typeSupports(type, 'author')
+      ? {
+          author: idListArg('Limit result set to posts assigned to specific authors.'),
+          author_exclude: idListArg('Ensure result set excludes posts assigned to specific authors.'),
+        }
+      : {}),
     before: dateArg('Limit response to posts published before a given ISO8601 compliant date.'),
     modified_before: dateArg('Limit response to posts modified before a given ISO8601 compliant date.'),
     exclude: idListArg('Ensure result set excludes specific IDs.'),

@@ -137,7 +137,8 @@ export function buildPostSchema(
       const own = props[name]?.properties;
       if (!own) continue;
       delete own.rendered;
-      if (own.raw && Array.isArray(own.raw.context) && !own.raw.context.includes('view')) own.raw.context.push('view');
+      if (own.raw && Array.isArray(own.raw.context) && !own.raw.context.includes('view'))
+        own.raw.context.unshift('view');
     }
   }
   if (dialect.editExtras) {

@@ -100,6 +100,8 @@ export class SearchResource extends RestResource {
         400,
       );
     }
-    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`);
+    return this.paginate(new RestResponse(items), req, total, `${this.namespace}/${this.restBase}`, {
+      prevUnclamped: true,
+    });
   }
 }
