@@ -24,9 +24,9 @@ import { BUILTIN_POST_STATUSES, LATER_POST_STATUSES } from './builtin-post-statu
 import { BUILTIN_POST_TYPES, LATER_POST_TYPES } from './builtin-post-types';
 import { BUILTIN_TAXONOMIES, LATER_TAXONOMIES } from './builtin-taxonomies';
 
-export { BUILTIN_POST_STATUSES, LATER_POST_STATUSES } from './builtin-post-statuses';
-export { BUILTIN_POST_TYPES, LATER_POST_TYPES } from './builtin-post-types';
-export { BUILTIN_TAXONOMIES, LATER_TAXONOMIES } from './builtin-taxonomies';
+export { BUILTIN_POST_STATUSES } from './builtin-post-statuses';
+export { BUILTIN_POST_TYPES } from './builtin-post-types';
+export { BUILTIN_TAXONOMIES } from './builtin-taxonomies';
 
 /** The built-in post types, taxonomies and statuses, built and keyed by name (registration order kept). */
 export interface BuiltinRegistry {

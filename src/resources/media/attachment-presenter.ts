@@ -51,7 +51,7 @@ export class AttachmentPresenter {
     // The edit context's permalink template (WordPress 5.0+, with the dialect's `editExtras`; the generated slug is
     // the posts presenter's): the attachment page under its parent's address, else the plain form.
     if ('generated_slug' in data) {
-      data.permalink_template = await this.attachmentLink({ ...post, name: '%postname%' } as PostEntity, req, true);
+      data.permalink_template = await this.attachmentLink({ ...post, name: '%postname%' }, req, true);
       const slug = data.generated_slug;
       delete data.generated_slug;
       data.generated_slug = slug;

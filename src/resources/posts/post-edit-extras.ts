@@ -33,7 +33,7 @@ export function hasSamplePermalink(type: PostTypeObject): boolean {
  */
 export function sampleSlugWanted(post: PostEntity, type: PostTypeObject): SlugWanted {
   const asPublished = ['draft', 'pending', 'future'].includes(post.status) ? { ...post, status: 'publish' } : post;
-  return { slug: sanitizeTitle(post.title, String(post.id)), post: asPublished as PostEntity, type };
+  return { slug: sanitizeTitle(post.title, String(post.id)), post: asPublished, type };
 }
 
 /** Statuses whose sample permalink is the plain one (neither viewable, private nor protected). */
@@ -49,7 +49,7 @@ export function permalinkTemplate(
   const token = type.name === 'post' ? '%postname%' : '%pagename%';
   // wp_force_plain_post_permalink(): statuses neither viewable, private nor protected keep the plain address.
   const pretty = !PLAIN_SAMPLE_STATUSES.includes(post.status);
-  return permalink({ ...post, name: token, status: 'publish' } as PostEntity, type, home, parents, pretty);
+  return permalink({ ...post, name: token, status: 'publish' }, type, home, parents, pretty);
 }
 
 /** The relations (without their base) of the actions the caller may take on posts of the type (get_available_actions). */

@@ -350,7 +350,7 @@ export class PostPresenter {
     links: LinkMap,
     post: PostEntity,
     edit: EditExtras,
-    { req, site, batch }: Preparing,
+    { site, batch }: Preparing,
   ): void {
     if (data.content && typeof data.content === 'object')
       (data.content as Record<string, unknown>).block_version = hasBlocks(post.content) ? 1 : 0;
