@@ -5,6 +5,8 @@ import type { ItemSchema, JsonSchema, RouteArg } from '../../core/json-schema/js
 import { validateValue } from '../../core/json-schema/validate';
 import { offsetArg, orderArg, orderbyArg } from '../../core/rest/collection-query';
 import { TEXT_COLUMN_BYTES } from '../../core/text/text-limits';
+import { POST_ORDERBY } from '../posts';
+import { TERM_ORDERBY } from '../terms';
 
 const ALL: Array<'view' | 'embed' | 'edit'> = ['view', 'edit', 'embed'];
 const SCHEMA = 'http://json-schema.org/draft-04/schema#';
@@ -118,16 +120,7 @@ export function menuCollectionArgs(
     include: idList('Limit result set to specific IDs.'),
     offset: offsetArg(),
     order: orderArg('asc'),
-    orderby: orderbyArg('Sort collection by term attribute.', 'name', [
-      'id',
-      'include',
-      'name',
-      'slug',
-      'include_slugs',
-      'term_group',
-      'description',
-      'count',
-    ]),
+    orderby: orderbyArg('Sort collection by term attribute.', 'name', [...TERM_ORDERBY]),
     hide_empty: { description: 'Whether to hide terms not assigned to any posts.', type: 'boolean', default: false },
     post: { description: 'Limit result set to terms assigned to a specific post.', type: 'integer', default: null },
     slug: {
@@ -272,19 +265,7 @@ export function menuItemCollectionArgs(
     include: idList('Limit result set to specific IDs.'),
     offset: offsetArg(),
     order: orderArg('asc'),
-    orderby: orderbyArg('Sort collection by object attribute.', 'menu_order', [
-      'author',
-      'date',
-      'id',
-      'include',
-      'modified',
-      'parent',
-      'relevance',
-      'slug',
-      'include_slugs',
-      'title',
-      'menu_order',
-    ]),
+    orderby: orderbyArg('Sort collection by object attribute.', 'menu_order', [...POST_ORDERBY, 'menu_order']),
     status: {
       default: 'publish',
       description: 'Limit result set to posts assigned one or more statuses.',

@@ -11,4 +11,5 @@ export { PostTypeResource } from './post-type.resource';
 export { PostPolicies } from './post-policies';
 export type { PostPolicyView } from './post-policies';
 export type { PostListArgs } from './post-collection-args';
+export { POST_ORDERBY } from './post-collection-args';
 export type { PostWriteArgs } from './post-schema';

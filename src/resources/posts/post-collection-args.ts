@@ -48,6 +48,20 @@ export interface PostCollectionBasis {
   dialect: PostsDialect;
 }
 
+/** What every post collection orders by (`menu_order` too for types with page attributes). */
+export const POST_ORDERBY: readonly string[] = [
+  'author',
+  'date',
+  'id',
+  'include',
+  'modified',
+  'parent',
+  'relevance',
+  'slug',
+  'include_slugs',
+  'title',
+];
+
 /** The arguments of a post type's `GET` collection, as the reference declares them for the type. */
 export function postCollectionArgs(
   type: PostTypeObject,
@@ -71,16 +85,7 @@ export function postCollectionArgs(
     offset: offsetArg(),
     order: orderArg('desc'),
     orderby: orderbyArg('Sort collection by post attribute.', 'date', [
-      'author',
-      'date',
-      'id',
-      'include',
-      'modified',
-      'parent',
-      'relevance',
-      'slug',
-      'include_slugs',
-      'title',
+      ...POST_ORDERBY,
       ...(type.hierarchical || type.supports['page-attributes'] ? ['menu_order'] : []),
     ]),
     slug: {

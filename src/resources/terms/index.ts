@@ -3,3 +3,4 @@ export { recountTerms } from './term-counts';
 export { TermsService } from './terms.service';
 export type { TermRow } from './terms.service';
 export { TermsModule } from './terms.module';
+export { TERM_ORDERBY } from './term-schema';

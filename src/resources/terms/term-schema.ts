@@ -91,6 +91,18 @@ export function termSchema(
   return { $schema: 'http://json-schema.org/draft-04/schema#', title, type: 'object', properties: props };
 }
 
+/** What every terms collection orders by. */
+export const TERM_ORDERBY: readonly string[] = [
+  'id',
+  'include',
+  'name',
+  'slug',
+  'include_slugs',
+  'term_group',
+  'description',
+  'count',
+];
+
 /**
  * The collection arguments of a taxonomy's `GET`: the shared ones (`shared`), and the reference's terms filters,
  * `parent` for a hierarchical taxonomy.
@@ -106,16 +118,7 @@ export function termCollectionArgs(
     exclude: idList('Ensure result set excludes specific ids.'),
     include: idList('Limit result set to specific ids.'),
     order: orderArg('asc'),
-    orderby: orderbyArg('Sort collection by resource attribute.', 'name', [
-      'id',
-      'include',
-      'name',
-      'slug',
-      'include_slugs',
-      'term_group',
-      'description',
-      'count',
-    ]),
+    orderby: orderbyArg('Sort collection by resource attribute.', 'name', [...TERM_ORDERBY]),
     hide_empty: {
       description: 'Whether to hide resources not assigned to any posts.',
       type: 'boolean',
