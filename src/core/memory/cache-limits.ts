@@ -43,6 +43,9 @@ export const VERIFIED_CALLERS_CACHE = { bytes: 1 * MiB, entries: 10_000 } as con
 /** Collection totals and similar values kept for a moment (`ShortCache`), per cache (posts, terms, users). */
 export const SHORT_CACHE = { bytes: 2 * MiB, entries: 500 } as const;
 
+/** The totals of term and post-format searches (`search?type=term|post-format`): small numbers by search text. */
+export const SEARCH_COUNTS_CACHE = { bytes: 256 * KiB, entries: 500 } as const;
+
 /**
  * Autoloaded site options kept in memory between reloads (`OptionsService`), per service: values (with their
  * unserialized form, estimated at twice the text) up to `bytes`, the smallest first, no one option over `bytes` ×

@@ -1,3 +1,4 @@
+import { SEARCH_COUNTS_CACHE } from '../../core/memory/cache-limits';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
@@ -38,7 +39,7 @@ const SELECT =
 /** The SQL of the `search` route's term and post format handlers (post searches go through the posts' query). */
 @Injectable()
 export class SearchService {
-  private readonly counts = new ShortCache<number>();
+  private readonly counts = new ShortCache<number>(undefined, SEARCH_COUNTS_CACHE.entries, SEARCH_COUNTS_CACHE.bytes);
 
   constructor(
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
