@@ -14,9 +14,13 @@ export class TermPolicies {
     private readonly loadTerm: (req: RestRequest) => Promise<TermRow>,
   ) {}
 
+  /** Reading one term: WordPress's check answers the 404 of a missing term itself (the dialect's). */
+  async canReadItem(req: RestRequest): Promise<true | RestException> {
+    if (req.ctx.wire.dialect.readChecksFindTheItem) await this.loadTerm(req);
+    return this.canRead(req);
+  }
+
   async canRead(req: RestRequest): Promise<true | RestException> {
-    // The item route (a term named by its path): WordPress's check answers the 404 of a missing term itself.
-    if (req.ctx.wire.dialect.readChecksFindTheItem && req.urlParams.id !== undefined) await this.loadTerm(req);
     if (req.context === 'edit' && !(await req.ctx.can(this.taxonomy.cap.edit_terms))) {
       return new RestException(
         'rest_forbidden_context',

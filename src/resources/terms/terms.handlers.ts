@@ -54,7 +54,7 @@ export class TermsHandlers {
     schema,
     readsPostContent: false,
   })
-  @Allow((req, h: H, t) => h.of(t).policies.canRead(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canReadItem(req))
   get(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItem(req);
   }
