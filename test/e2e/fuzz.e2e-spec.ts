@@ -112,10 +112,14 @@ describe(`fuzzing every route (seed ${SEED}, ${REQUESTS} requests)`, () => {
 
   describe('what the fuzzer found', () => {
     it.each(['page=99999999999999999999', 'offset=18446744073709552000'])(
-      'answers an empty page to %s on every collection, as an administrator and anonymously (or a 401 where anonymous callers may not read it; was 500: a float in OFFSET)',
+      'answers an empty page to %s on every collection that takes it, as an administrator and anonymously (or a 401 where anonymous callers may not read it; was 500: a float in OFFSET)',
       async (query) => {
+        // A collection without the argument (search has no offset, as WordPress's) ignores it.
+        const arg = query.split('=')[0];
         const collections = routes.filter(
-          (r) => !r.route.includes('(?P<') && r.endpoints.some((e) => e.methods.includes('GET') && 'page' in e.args),
+          (r) =>
+            !r.route.includes('(?P<') &&
+            r.endpoints.some((e) => e.methods.includes('GET') && 'page' in e.args && arg in e.args),
         );
         expect(collections.length).toBeGreaterThanOrEqual(7);
         for (const who of [admin, undefined]) {

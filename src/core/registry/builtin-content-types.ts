@@ -5,7 +5,8 @@
  * Two views: the seed's (the default), where only post, page, attachment, category and post_tag are exposed over
  * REST; and WordPress 6.1's (`later`), which adds what WordPress added since (each marked `addedIn`): the REST
  * exposure of nav_menu_item and nav_menu, the wp_block, wp_template, wp_template_part and wp_navigation post types,
- * and the request-* statuses. Not registered in either: wp_global_styles, custom_css, customize_changeset,
+ * and the request-* statuses. The seed's view registers wp_block too, unlisted (its routes are served in every
+ * dialect; `types` does not list it). Not registered in either: wp_global_styles, custom_css, customize_changeset,
  * oembed_cache, user_request, and the wp_theme and wp_template_part_area taxonomies.
  *
  * The registrations are data (builtin-post-types.ts, builtin-taxonomies.ts, builtin-post-statuses.ts); this module
@@ -17,11 +18,12 @@ import {
   buildTaxonomy,
   registerTaxonomyForObjectType,
   type PostStatusObject,
+  type PostTypeArgs,
   type PostTypeObject,
   type TaxonomyObject,
 } from './content-types';
 import { BUILTIN_POST_STATUSES, LATER_POST_STATUSES } from './builtin-post-statuses';
-import { BUILTIN_POST_TYPES, LATER_POST_TYPES } from './builtin-post-types';
+import { BUILTIN_POST_TYPES, EVERY_DIALECT_POST_TYPES, LATER_POST_TYPES } from './builtin-post-types';
 import { BUILTIN_TAXONOMIES, LATER_TAXONOMIES } from './builtin-taxonomies';
 
 export { BUILTIN_POST_STATUSES } from './builtin-post-statuses';
@@ -67,7 +69,14 @@ export function buildBuiltinRegistry(options: BuiltinRegistryOptions = {}): Buil
     taxonomies.set(name, buildTaxonomy(name, objectTypes, args));
   }
   const postTypes = new Map<string, PostTypeObject>();
-  for (const [name, args] of pick(BUILTIN_POST_TYPES, LATER_POST_TYPES, 1)) {
+  // The seed's view still serves the later types every dialect serves, unlisted.
+  const everyDialect = LATER_POST_TYPES.filter(([name]) => EVERY_DIALECT_POST_TYPES.includes(name)).map(
+    ([name, args]): readonly [string, PostTypeArgs] => [name, { ...args, unlisted: true }],
+  );
+  const postTypeList = options.later
+    ? withLater(BUILTIN_POST_TYPES, LATER_POST_TYPES, 1)
+    : [...BUILTIN_POST_TYPES, ...everyDialect];
+  for (const [name, args] of postTypeList) {
     const postType = buildPostType(name, args);
     postTypes.set(postType.name, postType);
     for (const taxonomyName of postType.taxonomies) {

@@ -137,6 +137,12 @@ export const BUILTIN_POST_TYPES: ReadonlyArray<readonly [string, PostTypeArgs]> 
   ],
 ];
 
+/**
+ * The later types served with the seed's names too (new routes break nothing), registered there unlisted
+ * (`unlisted`): `types` stays the seed's. Reusable blocks.
+ */
+export const EVERY_DIALECT_POST_TYPES: readonly string[] = ['wp_block'];
+
 /** The capabilities of the types only `edit_theme_options` may write (templates, template parts, navigation). */
 const THEME_OPTIONS_CAPS = {
   create_posts: 'edit_theme_options',

@@ -98,9 +98,12 @@ export class ContentRegistry {
     return this.allPostTypes().filter(servedByGenericRoutes);
   }
 
-  /** Every post type `show_in_rest` (what `types` lists, as WordPress's `get_post_types( show_in_rest )`). */
+  /**
+   * Every post type `show_in_rest` (what `types` lists, as WordPress's `get_post_types( show_in_rest )`), except
+   * those served `unlisted` (the seed's view of reusable blocks).
+   */
   listedPostTypes(): PostTypeObject[] {
-    return this.allPostTypes().filter((t) => t.show_in_rest);
+    return this.allPostTypes().filter((t) => t.show_in_rest && !t.unlisted);
   }
 
   taxonomy(name: string): TaxonomyObject | undefined {

@@ -33,12 +33,21 @@ export interface RestArgs {
    * the seed: listed only where the wire dialect says so (`listsLaterContentTypes`).
    */
   addedIn?: string;
+  /**
+   * Served by its routes but not listed (`types` neither lists nor reads it): a later type served with the seed's
+   * names too, whose `types` stays the seed's (reusable blocks).
+   */
+  unlisted?: boolean;
 }
 
-/** The registry's own marks of an object ({@link RestArgs.restRoutes}, {@link RestArgs.addedIn}), when given. */
+/**
+ * The registry's own marks of an object ({@link RestArgs.restRoutes}, {@link RestArgs.addedIn},
+ * {@link RestArgs.unlisted}), when given.
+ */
 export interface RegistryMarks {
   restRoutes?: RestRoutesOwner;
   addedIn?: string;
+  unlisted?: boolean;
 }
 
 /** The REST settings of an object named `name`: shown or not, its base (the name) and namespace by default. */
@@ -66,6 +75,7 @@ export function withControllerClass<T extends { rest_controller_class?: string }
   }
   if (args.restRoutes) object.restRoutes = args.restRoutes;
   if (args.addedIn) object.addedIn = args.addedIn;
+  if (args.unlisted) object.unlisted = true;
   return object;
 }
 

@@ -46,7 +46,15 @@ describe('content registry vs WordPress 6.1', () => {
 
   describe('builtins', () => {
     it('registers the WordPress core types, taxonomies and statuses in core order', () => {
-      expect([...registry.postTypes.keys()]).toEqual(['post', 'page', 'attachment', 'revision', 'nav_menu_item']);
+      // wp_block comes from WordPress 6.1's list: the seed's view serves it unlisted (see the test below).
+      expect([...registry.postTypes.keys()]).toEqual([
+        'post',
+        'page',
+        'attachment',
+        'revision',
+        'nav_menu_item',
+        'wp_block',
+      ]);
       expect([...registry.taxonomies.keys()]).toEqual([
         'category',
         'post_tag',
@@ -60,8 +68,15 @@ describe('content registry vs WordPress 6.1', () => {
       expect(BUILTIN_POST_STATUSES).toHaveLength(8);
     });
 
-    it('exposes only post, page, attachment, category and post_tag over REST', () => {
-      const restTypes = [...registry.postTypes.values()].filter((pt) => pt.show_in_rest).map((pt) => pt.name);
+    it('serves reusable blocks unlisted: show_in_rest at blocks, marked so that types neither lists nor reads it', () => {
+      const block = registry.postTypes.get('wp_block');
+      expect(block).toMatchObject({ show_in_rest: true, rest_base: 'blocks', unlisted: true, addedIn: '5.0' });
+    });
+
+    it('exposes only post, page, attachment, category and post_tag over REST (listed)', () => {
+      const restTypes = [...registry.postTypes.values()]
+        .filter((pt) => pt.show_in_rest && !pt.unlisted)
+        .map((pt) => pt.name);
       const restTaxonomies = taxonomies.filter((tax) => tax.show_in_rest).map((tax) => tax.name);
       expect(restTypes).toEqual(OUR_REST_POST_TYPES);
       expect(restTaxonomies).toEqual(OUR_REST_TAXONOMIES);
@@ -90,7 +105,9 @@ describe('content registry vs WordPress 6.1', () => {
 
     it('lists our REST types in the same order as WordPress', () => {
       const wpOrder = Object.keys(collection).filter((name) => OUR_REST_POST_TYPES.includes(name));
-      const ours = [...registry.postTypes.values()].filter((pt) => pt.show_in_rest).map((pt) => pt.name);
+      const ours = [...registry.postTypes.values()]
+        .filter((pt) => pt.show_in_rest && !pt.unlisted)
+        .map((pt) => pt.name);
       expect(ours).toEqual(wpOrder);
     });
 

@@ -49,7 +49,8 @@ export class TypesResource extends ContentRegistryResource {
    */
   async getItem(req: RestRequest) {
     const type = this.content.postType(req.args<PostTypeItemArgs>().type);
-    if (!type) throw new RestException('rest_type_invalid', 'Invalid resource.', 404);
+    // An unlisted type (the seed's view of reusable blocks) is unknown here, as to the seed.
+    if (!type || type.unlisted) throw new RestException('rest_type_invalid', 'Invalid resource.', 404);
     const code = req.ctx.authorizationRequiredCode;
     if (!type.show_in_rest) throw new RestException('rest_cannot_read_type', 'Cannot view resource.', code);
     if (req.context === 'edit' && !(await req.ctx.can(type.cap.edit_posts))) {

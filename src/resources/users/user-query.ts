@@ -107,8 +107,10 @@ export function userOrder(q: UserQuery, sqlite: boolean): { sql: string; params:
 
 /**
  * The post types whose published posts make an author, as the dialect counts them: those the posts routes serve
- * (the spec's) or every `show_in_rest` type (WordPress's `get_post_types( array( 'show_in_rest' => true ) )`).
+ * (the spec's, without those served unlisted) or every `show_in_rest` type (WordPress's
+ * `get_post_types( array( 'show_in_rest' => true ) )`).
  */
 export function authorPostTypes(content: ContentRegistry, dialect: UsersDialect): PostTypeObject[] {
-  return dialect.authorPostTypes === 'listed' ? content.listedPostTypes() : content.restPostTypes();
+  if (dialect.authorPostTypes === 'listed') return content.listedPostTypes();
+  return content.restPostTypes().filter((t) => !t.unlisted);
 }
