@@ -247,11 +247,83 @@ describe.each(MODES)('menus, menu items and menu locations ($name)', ({ db, cms,
       expect(await count()).toBe(before);
     });
 
+    it('filters as the posts collections do: slug, dates, menus_exclude, tax_relation, orderby and a page', async () => {
+      const other = (await admin().post('/menus', { name: 'Filters elsewhere' })).body.id;
+      const a = (await admin().post('/menu-items', { title: 'Alpha', url: 'https://x.test/a', menus: other })).body;
+      const b = (await admin().post('/menu-items', { title: 'Beta', url: 'https://x.test/b', menus: other })).body;
+      const ids = async (query: string) =>
+        (await admin().get(`/menu-items?${query}`).expect(200)).body.map((i: { id: number }) => i.id);
+      expect(await ids(`menus=${other}`)).toEqual([a.id, b.id]);
+      expect(await ids(`menus=${other}&order=desc`)).toEqual([b.id, a.id]);
+      expect(await ids(`menus=${other}&orderby=title&order=desc`)).toEqual([b.id, a.id]);
+      expect(await ids(`menus=${other}&orderby=include&include=${b.id},${a.id}`)).toEqual([b.id, a.id]);
+      expect(await ids(`menus=${other}&slug=${b.id}`)).toEqual([b.id]);
+      expect(await ids(`menus=${other}&after=2000-01-01T00:00:00&before=2999-01-01T00:00:00`)).toEqual([a.id, b.id]);
+      expect(await ids(`menus=${other}&after=2999-01-01T00:00:00`)).toEqual([]);
+      expect(await ids(`menus=${other}&modified_before=2000-01-01T00:00:00`)).toEqual([]);
+      const excluded = await ids(`menus_exclude=${other}&per_page=100`);
+      expect(excluded).not.toContain(a.id);
+      expect(excluded.length).toBeGreaterThan(0);
+      expect(await ids(`menus=${other}&menus_exclude=${other}&tax_relation=OR`)).toEqual(
+        expect.arrayContaining([a.id, b.id]),
+      );
+      expect(await ids(`menus=${other}&per_page=1&page=2`)).toEqual([b.id]);
+      expectRestError(await admin().get('/menu-items?orderby=relevance'), 'rest_no_search_term_defined', 400);
+      expectRestError(await admin().get('/menu-items?after=yesterday'), 'rest_invalid_param', 400);
+    });
+
     it('answers OPTIONS with the menu items schema', async () => {
       const res = await t.http.options(`${base}/menu-items`).expect(200);
       expect(res.body.schema.title).toBe('nav_menu_item');
       expect(res.body.endpoints[0].args.per_page.default).toBe(100);
       expect(res.body.schema.properties.menus).toMatchObject({ type: 'integer' });
+      const args = res.body.endpoints[0].args;
+      for (const name of ['after', 'before', 'modified_after', 'modified_before', 'slug', 'tax_relation'])
+        expect(args[name]).toBeDefined();
+      expect(args.orderby).toMatchObject({ default: 'menu_order' });
+      expect(args.order).toMatchObject({ default: 'asc' });
+      expect(args.password).toBeUndefined();
+      expect(args.filter).toBeUndefined();
+      if (curie === 'wp') {
+        // WordPress 5.7+: a taxonomy argument takes a list of term ids or { terms, operator }.
+        expect(args.menus.type).toEqual(['object', 'array']);
+        expect(res.body.schema.links.map((l: { rel: string }) => l.rel)).toEqual([
+          'https://api.w.org/action-publish',
+          'https://api.w.org/action-unfiltered-html',
+          'https://api.w.org/action-assign-menus',
+          'https://api.w.org/action-create-menus',
+          'https://api.w.org/menu-item-object',
+        ]);
+      } else {
+        expect(args.menus.type).toBe('array');
+        expect(res.body.schema.links).toBeUndefined();
+      }
+    });
+
+    it('adds the caller’s action links in the edit context with WordPress names only', async () => {
+      const item = (await admin().post('/menu-items', { title: 'Acts', url: 'https://x.test/', menus: menuId })).body;
+      const edit = await admin().get(`/menu-items/${item.id}?context=edit`).expect(200);
+      const actions = Object.keys(edit.body._links).filter((rel) => rel.includes('action-'));
+      if (curie === 'wp')
+        expect(actions).toEqual([
+          'wp:action-publish',
+          'wp:action-unfiltered-html',
+          'wp:action-create-menus',
+          'wp:action-assign-menus',
+        ]);
+      else expect(actions).toEqual([]);
+      const view = await admin().get(`/menu-items/${item.id}`).expect(200);
+      expect(Object.keys(view.body._links).filter((rel) => rel.includes('action-'))).toEqual([]);
+      if (curie === 'wp') {
+        const list = await admin().get(`/menu-items?menus=${menuId}&context=edit&include=${item.id}`).expect(200);
+        expect(list.body[0]._links['wp:action-assign-menus']).toEqual([
+          { href: `http://example.org${base}/menu-items/${item.id}` },
+        ]);
+        const objectForm = await admin()
+          .get(`/menu-items?menus[terms]=${menuId}&menus[operator]=AND&include=${item.id}`)
+          .expect(200);
+        expect(objectForm.body.map((i: { id: number }) => i.id)).toEqual([item.id]);
+      }
     });
   });
 

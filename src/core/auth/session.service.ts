@@ -100,9 +100,9 @@ export class SessionService {
     });
   }
 
-  /** The reference's `wp_create_nonce('wp_rest')` for a user and session. */
-  async createNonce(userId: number, token: string, now = Date.now()): Promise<string> {
-    return this.nonceFor(nonceTick(now), userId, token);
+  /** The reference's `wp_create_nonce( $action )` (`wp_rest` unless told) for a user and session. */
+  async createNonce(userId: number, token: string, now = Date.now(), action = 'wp_rest'): Promise<string> {
+    return this.nonceFor(nonceTick(now), userId, token, action);
   }
 
   /** `true` when the nonce was made for this user and session within the last 24 hours. */
@@ -112,8 +112,8 @@ export class SessionService {
     return false;
   }
 
-  private async nonceFor(tick: number, userId: number, token: string): Promise<string> {
-    const hash = await this.hmac(`${tick}|wp_rest|${userId}|${token}`);
+  private async nonceFor(tick: number, userId: number, token: string, action = 'wp_rest'): Promise<string> {
+    const hash = await this.hmac(`${tick}|${action}|${userId}|${token}`);
     return hash.slice(-12, -2);
   }
 

@@ -6,23 +6,20 @@ import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { sanitizeKey } from '../../core/registry/content-types';
-import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
+import { CollectionQuery } from '../../core/rest/collection-query';
 import { RestResource } from '../../core/rest/rest-resource';
 import { RestRequest } from '../../core/rest/rest-request';
 import { RestResponse } from '../../core/rest/rest-response';
 import { RestServer } from '../../core/rest/rest-server.service';
 import { Methods } from '../../core/rest/route-types';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
+import { SiteClock } from '../../core/options/site-clock';
+import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
+import { availableActions, postCollectionArgs, PostListArgs, postListQuery, PostsService, schemaLinks } from '../posts';
 import { TermsService } from '../terms';
 import { MenuItemPresenter, NavMenuItem } from './menu-item-presenter';
 import { MenuPolicies, routeId } from './menu-policies';
-import {
-  MENU_ITEM_ID,
-  menuItemCollectionArgs,
-  MenuItemListArgs,
-  menuItemSchema,
-  MenuItemWriteArgs,
-} from './menu-schema';
+import { MENU_ITEM_ID, menuItemCollectionArgs, menuItemSchema, MenuItemWriteArgs } from './menu-schema';
 import { MenuItemRow, MenusService } from './menus.service';
 
 const READ_REFUSED = 'Sorry, you are not allowed to view menu items.';
@@ -45,6 +42,7 @@ export class MenuItemsResource extends RestResource {
     private readonly terms: TermsService,
     private readonly menus: MenusService,
     private readonly options: OptionsService,
+    private readonly posts: PostsService,
   ) {
     super(server, extensions, hooks);
     this.policies = new MenuPolicies(content);
@@ -59,15 +57,46 @@ export class MenuItemsResource extends RestResource {
       .map((s) => s.name);
   }
 
+  /** The `nav_menu_item` post type (registered in every dialect; listed by `types` with WordPress's names only). */
+  private get type(): PostTypeObject {
+    const type = this.content.postType('nav_menu_item');
+    if (!type) throw new Error('The nav_menu_item post type is not registered.');
+    return type;
+  }
+
+  /** The item's taxonomy, `nav_menu` (the `menus` argument and field). */
+  private taxonomies(): TaxonomyObject[] {
+    const menus = this.content.taxonomy('nav_menu');
+    return menus ? [menus] : [];
+  }
+
   protected baseSchema(): ItemSchema {
-    return menuItemSchema(this.statuses());
+    const schema = menuItemSchema(this.statuses());
+    // WordPress's posts controller describes the edit context's action links (get_schema_links).
+    if (this.server.options.wire.dialect.posts.editExtras) {
+      const item = `${this.namespace}/${this.restBase}/{id}`;
+      const relBase = this.server.options.linkRelBase;
+      schema.links = schemaLinks(this.type, this.taxonomies(), false, item, relBase);
+      // The menu items controller's own (WP_REST_Menu_Items_Controller::get_schema_links()).
+      schema.links.push({
+        rel: `${relBase}menu-item-object`,
+        title: 'Get linked object.',
+        href: item,
+        targetSchema: { type: 'object', properties: { object: { type: 'integer' } } },
+      });
+    }
+    return schema;
   }
 
   readonly collectionArgs = (): Record<string, RouteArg> =>
     menuItemCollectionArgs(
-      this.getCollectionParams(),
-      (d) => this.idListArg(d),
-      this.content.allStatuses().map((s) => s.name),
+      postCollectionArgs(this.type, {
+        collectionParams: this.getCollectionParams(),
+        idListArg: (description) => this.idListArg(description),
+        statuses: this.content.allStatuses().map((s) => s.name),
+        taxonomies: this.taxonomies(),
+        dialect: this.server.options.wire.dialect.posts,
+      }),
     );
   readonly readArgs = () => this.itemReadArgs(MENU_ITEM_ID);
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
@@ -121,7 +150,7 @@ export class MenuItemsResource extends RestResource {
   // --- handlers ---
 
   async getItems(req: RestRequest): Promise<RestResponse> {
-    const q = CollectionQuery.of<CollectionArgs & MenuItemListArgs>(req);
+    const q = CollectionQuery.of<PostListArgs>(req);
     let statuses = q.args.status ?? ['publish'];
     // sanitize_post_statuses(): statuses other than publish need edit_posts of the type.
     if (statuses.some((s) => s !== 'publish') && !(await req.ctx.can('edit_theme_options')))
@@ -133,19 +162,18 @@ export class MenuItemsResource extends RestResource {
         .allStatuses()
         .filter((s) => !s.exclude_from_search && s.name !== 'trash' && s.name !== 'auto-draft')
         .map((s) => s.name);
-    const { rows, total } = await this.menus.listItems({
+    const clock = SiteClock.fromOptions(await this.options.getMany(['timezone_string', 'gmt_offset']));
+    const query = postListQuery(q, {
+      type: this.type,
+      taxonomies: this.taxonomies(),
       statuses,
-      menus: q.args.menus ?? [],
-      menusExclude: q.args.menus_exclude ?? [],
-      include: q.include,
-      exclude: q.exclude,
-      search: q.search,
-      menuOrder: q.args.menu_order,
-      orderby: q.orderby('menu_order'),
-      order: q.order('ASC'),
-      limit: q.perPage,
-      offset: q.offset,
+      clock,
+      sticky: [],
+      orderby: 'menu_order',
+      order: 'ASC',
     });
+    const { posts, total } = await this.posts.list(query);
+    const rows = await this.menus.withMetaAndMenus(posts);
     const batch = await this.presenter.batchOf(rows, req);
     const items: unknown[] = [];
     for (const row of rows)
@@ -321,8 +349,15 @@ export class MenuItemsResource extends RestResource {
     return this.presenter.setup(row, await this.presenter.batchOf([row], req));
   }
 
-  private prepareItem(item: NavMenuItem, req: RestRequest) {
-    const links = this.presenter.links(item, req, this.server.options.linkRelBase);
+  private async prepareItem(item: NavMenuItem, req: RestRequest) {
+    const relBase = this.server.options.linkRelBase;
+    const links = this.presenter.links(item, req, relBase);
+    // WordPress's posts controller: the caller's actions (get_available_actions), in the edit context.
+    if (req.context === 'edit' && req.ctx.wire.dialect.posts.editExtras) {
+      const self = links.get('self');
+      for (const rel of await availableActions(this.type, this.taxonomies(), false, req))
+        links.set(`${relBase}${rel}`, [{ href: self?.[0]?.href ?? '', attributes: {} }]);
+    }
     return this.prepareResponse(this.presenter.data(item), req, links, 'nav_menu_item', item);
   }
 }

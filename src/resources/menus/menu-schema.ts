@@ -52,14 +52,6 @@ export interface MenuItemWriteArgs {
   menus?: number;
 }
 
-/** `GET menu-items`, validated. */
-export interface MenuItemListArgs {
-  status?: string[];
-  menus?: number[];
-  menus_exclude?: number[];
-  menu_order?: number;
-}
-
 /** WP_REST_Menus_Controller::get_item_schema(): the terms schema without count, link, taxonomy; with locations, auto_add. */
 export function menuSchema(validLocation: (name: string) => boolean): ItemSchema {
   const props: Record<string, JsonSchema> = {
@@ -252,29 +244,19 @@ export function menuItemSchema(statuses: string[]): ItemSchema {
   return { $schema: SCHEMA, title: 'nav_menu_item', type: 'object', properties: props };
 }
 
-/** The collection arguments of `GET menu-items` (those of the posts controller this API serves for it). */
-export function menuItemCollectionArgs(
-  shared: Record<string, RouteArg>,
-  idList: (description: string) => RouteArg,
-  statuses: string[],
-): Record<string, RouteArg> {
+/**
+ * The collection arguments of `GET menu-items`: the posts controller's for `nav_menu_item` (`posts`, made by the
+ * posts resource, without the spec's `password` and `filter`), with WordPress's changes: `menu_order`, ascending by
+ * `menu_order`, 100 a page.
+ */
+export function menuItemCollectionArgs(posts: Record<string, RouteArg>): Record<string, RouteArg> {
+  const { password: _password, filter: _filter, ...args } = posts;
   return {
-    ...shared,
-    per_page: { ...shared.per_page, default: 100 },
-    exclude: idList('Ensure result set excludes specific IDs.'),
-    include: idList('Limit result set to specific IDs.'),
-    offset: offsetArg(),
+    ...args,
+    per_page: { ...args.per_page, default: 100 },
+    menu_order: { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' },
     order: orderArg('asc'),
     orderby: orderbyArg('Sort collection by object attribute.', 'menu_order', [...POST_ORDERBY, 'menu_order']),
-    status: {
-      default: 'publish',
-      description: 'Limit result set to posts assigned one or more statuses.',
-      type: 'array',
-      items: { enum: [...statuses, 'any'], type: 'string' },
-    },
-    menus: idList('Limit result set to items with specific terms assigned in the menus taxonomy.'),
-    menus_exclude: idList('Limit result set to items except those with specific terms assigned in the menus taxonomy.'),
-    menu_order: { description: 'Limit result set to posts with a specific menu_order value.', type: 'integer' },
   };
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CmsInternalsModule } from '../../core/internals/cms-internals.module';
+import { PostsModule } from '../posts';
 import { TermsModule } from '../terms';
 import { MenuItemsResource } from './menu-items.resource';
 import { MenuLocations } from './menu-locations';
@@ -10,7 +11,7 @@ import { MenusService } from './menus.service';
 
 /** Navigation menus: `menus` (the `nav_menu` taxonomy), `menu-items` (`nav_menu_item` posts) and `menu-locations`. */
 @Module({
-  imports: [CmsInternalsModule, TermsModule],
+  imports: [CmsInternalsModule, PostsModule, TermsModule],
   providers: [MenuLocations, MenusService, MenusResource, MenuItemsResource, MenuLocationsResource, MenusHandlers],
   exports: [MenuLocations],
 })

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Brackets, DataSource, EntityManager, In } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
@@ -31,20 +31,6 @@ export interface MenuItemRow {
 }
 
 /** Filters of a menu items collection. */
-export interface MenuItemQuery {
-  statuses: string[];
-  menus: number[];
-  menusExclude: number[];
-  include: number[];
-  exclude: number[];
-  search?: string;
-  menuOrder?: number;
-  orderby: string;
-  order: 'ASC' | 'DESC';
-  limit: number;
-  offset: number;
-}
-
 /** What `wp_update_nav_menu_item()` stores. */
 export interface MenuItemWrite {
   menuId: number;
@@ -56,20 +42,6 @@ export interface MenuItemWrite {
   parent: number;
   meta: Record<(typeof MENU_ITEM_META)[number], unknown>;
 }
-
-const ORDER_COLUMNS: Record<string, string> = {
-  id: 'p.id',
-  include: 'p.id',
-  date: 'p.date',
-  modified: 'p.modified',
-  parent: 'p.parent',
-  slug: 'p.name',
-  include_slugs: 'p.name',
-  title: 'p.title',
-  author: 'p.author',
-  relevance: 'p.title',
-  menu_order: 'p.menuOrder',
-};
 
 /**
  * The database side of navigation menus: the menu locations (the theme mod `nav_menu_locations`), the menus that
@@ -154,45 +126,6 @@ export class MenusService {
   }
 
   /** One page of menu items and the total. */
-  async listItems(q: MenuItemQuery): Promise<{ rows: MenuItemRow[]; total: number }> {
-    const qb = this.dataSource
-      .getRepository(PostEntity)
-      .createQueryBuilder('p')
-      .where("p.type = 'nav_menu_item'")
-      .andWhere('p.status IN (:...statuses)', { statuses: q.statuses.length ? q.statuses : [''] });
-    const inMenus = (param: string) =>
-      this.dataSource
-        .getRepository(TermRelationshipEntity)
-        .createQueryBuilder('r')
-        .innerJoin(TermTaxonomyEntity, 'tt', 'tt.id = r.termTaxonomyId')
-        .select('r.objectId')
-        .where("tt.taxonomy = 'nav_menu'")
-        .andWhere(`tt.termId IN (:...${param})`)
-        .getQuery();
-    if (q.menus.length) qb.andWhere(`p.id IN (${inMenus('menusIn')})`, { menusIn: q.menus });
-    if (q.menusExclude.length) qb.andWhere(`p.id NOT IN (${inMenus('menusOut')})`, { menusOut: q.menusExclude });
-    if (q.include.length) qb.andWhere('p.id IN (:...include)', { include: q.include });
-    if (q.exclude.length) qb.andWhere('p.id NOT IN (:...exclude)', { exclude: q.exclude });
-    if (q.menuOrder !== undefined) qb.andWhere('p.menuOrder = :menuOrder', { menuOrder: q.menuOrder });
-    if (q.search) {
-      const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      qb.andWhere(
-        new Brackets((w) =>
-          w
-            .where('p.title LIKE :like', { like })
-            .orWhere('p.excerpt LIKE :like', { like })
-            .orWhere('p.content LIKE :like', { like }),
-        ),
-      );
-    }
-    const total = await qb.getCount();
-    // A page past the last row is empty (and an offset past 2^53 is no integer the database takes).
-    if (!Number.isSafeInteger(q.offset) || q.offset >= total) return { rows: [], total };
-    qb.orderBy(ORDER_COLUMNS[q.orderby] ?? 'p.menuOrder', q.order).addOrderBy('p.id', q.order);
-    const posts = await qb.skip(q.offset).take(q.limit).getMany();
-    return { rows: await this.withMetaAndMenus(posts), total };
-  }
-
   /** Menu items by id (others are left out). */
   async findItems(ids: number[]): Promise<MenuItemRow[]> {
     if (!ids.length) return [];
@@ -220,8 +153,8 @@ export class MenusService {
     return new Map(rows.map((r) => [Number(r.termId), r.taxonomy]));
   }
 
-  /** Meta and menus of posts: two queries for all of them. */
-  private async withMetaAndMenus(posts: PostEntity[]): Promise<MenuItemRow[]> {
+  /** Meta and menus of menu item posts (in their order): two queries for all of them. */
+  async withMetaAndMenus(posts: PostEntity[]): Promise<MenuItemRow[]> {
     if (!posts.length) return [];
     const ids = posts.map((p) => p.id);
     const meta = await this.dataSource

@@ -45,11 +45,12 @@ export class AutosavePreviews {
   }
 
   /**
-   * The caller's preview nonce of a post: like the API's `wp_rest` nonces (the half-day tick, the user, the site's
-   * secret), for the action `post_preview_<post>`.
+   * The caller's preview nonce of a post: `wp_create_nonce( 'post_preview_<post>' )`, made like the API's `wp_rest`
+   * nonces (the half-day tick, the user, the site's secret) without a session token, as WordPress makes it for a
+   * caller without a login cookie.
    */
   private nonce(req: RestRequest, postId: number): Promise<string> {
-    return this.sessions.createNonce(req.ctx.user.id, `post_preview_${postId}`);
+    return this.sessions.createNonce(req.ctx.user.id, '', Date.now(), `post_preview_${postId}`);
   }
 
   /** The post's address, as the posts' `link` shows it. */

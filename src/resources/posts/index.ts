@@ -11,5 +11,6 @@ export { PostTypeResource } from './post-type.resource';
 export { PostPolicies } from './post-policies';
 export type { PostPolicyView } from './post-policies';
 export type { PostListArgs } from './post-collection-args';
-export { POST_ORDERBY } from './post-collection-args';
+export { POST_ORDERBY, postCollectionArgs, postListQuery } from './post-collection-args';
+export { availableActions, schemaLinks } from './post-edit-extras';
 export type { PostWriteArgs } from './post-schema';

@@ -3,7 +3,8 @@ import type { PostsDialect } from '../../core/wire-dialect';
 import { RestException } from '../../core/errors/rest.exception';
 import { RouteArg } from '../../core/json-schema/json-schema';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
-import { CollectionArgs, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
+import { CollectionArgs, CollectionQuery, orderArg, orderbyArg, offsetArg } from '../../core/rest/collection-query';
+import type { SiteClock } from '../../core/options/site-clock';
 import { parseList, toBoolean } from '../../core/json-schema/validate';
 import type { PostQuery } from './post-query';
 
@@ -235,4 +236,55 @@ export function checkOrderby(orderby: string, search: unknown, include: number[]
       400,
     );
   }
+}
+
+/** What a collection's posts query is made from besides its arguments. */
+export interface PostListBasis {
+  type: PostTypeObject;
+  taxonomies: TaxonomyObject[];
+  /** The statuses asked for, each already allowed to the caller. */
+  statuses: string[];
+  /** The site's clock: request dates are compared with the local `post_date`. */
+  clock: SiteClock;
+  /** The sticky posts' ids (the `sticky` argument). */
+  sticky: number[];
+  /** The order when none is asked for: the posts' `date DESC`, the menu items' `menu_order ASC`. */
+  orderby: string;
+  order: 'ASC' | 'DESC';
+}
+
+/**
+ * The posts query of a collection request (`q`), as every post-based collection builds it (the posts routes, the
+ * menu items): the reference's refusals of an order it cannot apply first.
+ */
+export function postListQuery(q: CollectionQuery<PostListArgs>, basis: PostListBasis): PostQuery {
+  const orderby = q.orderby(basis.orderby);
+  const include = q.include;
+  checkOrderby(orderby, q.search, include);
+  // An RFC 3339 request date as a local MySQL datetime (compared with `post_date`, as WordPress's date queries do).
+  const date = (value: string | undefined) => (value ? basis.clock.restDateWithGmt(value)?.[0] : undefined);
+  return {
+    type: basis.type.name,
+    statuses: basis.statuses,
+    include,
+    exclude: q.exclude,
+    authors: q.args.author ?? [],
+    authorsExclude: q.args.author_exclude ?? [],
+    parents: q.args.parent ?? [],
+    parentsExclude: q.args.parent_exclude ?? [],
+    slugs: q.slugs,
+    search: q.search,
+    after: date(q.args.after),
+    before: date(q.args.before),
+    modifiedAfter: date(q.args.modified_after),
+    modifiedBefore: date(q.args.modified_before),
+    menuOrder: q.args.menu_order,
+    terms: taxonomyFilters(basis.taxonomies, q.args),
+    taxRelation: q.args.tax_relation === 'OR' ? 'OR' : 'AND',
+    sticky: q.args.sticky !== undefined ? { ids: basis.sticky, only: q.args.sticky === true } : undefined,
+    orderby,
+    order: q.order(basis.order),
+    limit: q.limit,
+    offset: q.offset,
+  };
 }

@@ -1,7 +1,6 @@
 import { invalidParam } from '../../core/rest/request-args';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
-import { SiteClock } from '../../core/options/site-clock';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { PostTypeObject, TaxonomyObject } from '../../core/registry/content-types';
 import { exposedMetaKeys, metaSchemaProperties } from '../../core/rest/meta-fields';
@@ -13,7 +12,7 @@ import { LinkMap, RestResponse } from '../../core/rest/rest-response';
 import { ItemSchema, RouteArg } from '../../core/json-schema/json-schema';
 import { applyFilterQueryVars, filterPage } from './filter-query-vars';
 import { canReadPost, postLoader } from './post-access';
-import { checkOrderby, POST_ID, postCollectionArgs, PostListArgs, taxonomyFilters } from './post-collection-args';
+import { POST_ID, postCollectionArgs, PostListArgs, postListQuery } from './post-collection-args';
 import { FuturePosts } from './future-posts.service';
 import { PostInput } from './post-input';
 import { PostPolicies, PostPolicyView } from './post-policies';
@@ -168,36 +167,17 @@ export class PostTypeResource extends RestResource {
   async getItems(req: RestRequest): Promise<RestResponse> {
     await this.future.catchUp();
     const q = CollectionQuery.of<PostListArgs>(req);
-    const orderby = q.orderby('date');
-    const include = q.include;
-    checkOrderby(orderby, q.search, include);
     const statuses = await this.statusesFor(req, q.args.status);
     const site = await this.presenter.siteFacts(req);
-    const toMysql = (value: string | undefined) => requestDate(value, site.clock);
-    const query: PostQuery = {
-      type: this.type.name,
+    const query = postListQuery(q, {
+      type: this.type,
+      taxonomies: this.taxonomies(),
       statuses,
-      include,
-      exclude: q.exclude,
-      authors: q.args.author ?? [],
-      authorsExclude: q.args.author_exclude ?? [],
-      parents: q.args.parent ?? [],
-      parentsExclude: q.args.parent_exclude ?? [],
-      slugs: q.slugs,
-      search: q.search,
-      after: toMysql(q.args.after),
-      before: toMysql(q.args.before),
-      modifiedAfter: toMysql(q.args.modified_after),
-      modifiedBefore: toMysql(q.args.modified_before),
-      menuOrder: q.args.menu_order,
-      terms: taxonomyFilters(this.taxonomies(), q.args),
-      taxRelation: q.args.tax_relation === 'OR' ? 'OR' : 'AND',
-      sticky: q.args.sticky !== undefined ? { ids: site.sticky, only: q.args.sticky === true } : undefined,
-      orderby,
-      order: q.order('DESC'),
-      limit: q.limit,
-      offset: q.offset,
-    };
+      clock: site.clock,
+      sticky: site.sticky,
+      orderby: 'date',
+      order: 'DESC',
+    });
     const withVars = await applyFilterQueryVars(
       await this.shapeQuery(query, q.args),
       req,
@@ -346,12 +326,6 @@ export class PostTypeResource extends RestResource {
   }
 
   // --- preparation ---
-}
-
-/** An RFC 3339 request date as a local MySQL datetime (compared with `post_date`, as WordPress's date queries do). */
-function requestDate(value: string | undefined, clock: SiteClock): string | undefined {
-  if (!value) return undefined;
-  return clock.restDateWithGmt(value)?.[0];
 }
 
 /** `Last-Modified` of a single post: its `modified_gmt` (none while it is the zero date). */
