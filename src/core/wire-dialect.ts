@@ -69,6 +69,11 @@ export interface WireDialect {
   readonly validation: ValidationWords;
   /** The shape and rules of users. */
   readonly users: UsersDialect;
+  /**
+   * Who gets the no-cache headers (`Cache-Control: no-cache, …`, `Expires`): every caller (the spec's), or logged-in
+   * ones only (WordPress's `rest_send_nocache_headers`, `is_user_logged_in()`).
+   */
+  readonly noCacheHeadersFor: 'everyone' | 'logged-in';
 }
 
 /** How terms differ by dialect. */
@@ -79,6 +84,11 @@ export interface TermsDialect {
   readonly taxonomyEnum: 'every-taxonomy' | 'own';
   /** `parent` sent to a flat taxonomy's collection is refused (the spec's, 400) or ignored (WordPress's). */
   readonly flatParentRefused: boolean;
+  /**
+   * What creating a term needs: the taxonomy's `manage_terms` (the spec's), or `edit_terms` in a hierarchical
+   * taxonomy and `assign_terms` in a flat one (`edit-or-assign`, WordPress 6.1's: authors create tags).
+   */
+  readonly createNeeds: 'manage_terms' | 'edit-or-assign';
 }
 
 /** How comments differ by dialect. */
@@ -122,6 +132,11 @@ export interface PostsDialect {
    * list of term ids only.
    */
   readonly taxonomyQueryObjects: boolean;
+  /**
+   * What making a post sticky needs: the type's `edit_others_posts` (the spec's), or that or `publish_posts`
+   * (`edit-others-or-publish`, WordPress 6.1's: authors make their posts sticky).
+   */
+  readonly stickyNeeds: 'edit_others_posts' | 'edit-others-or-publish';
 }
 
 /** How users differ by dialect. */
@@ -139,6 +154,11 @@ export interface UsersDialect {
   readonly authorPostTypes: 'served' | 'listed';
   /** User meta the software registers itself (WordPress 6.1's `<prefix>persisted_preferences`). */
   readonly builtInUserMeta: readonly BuiltInMetaKey[];
+  /**
+   * The status of `rest_cannot_create_user`: `401` for every caller (the spec's error table), or the usual 401
+   * anonymous / 403 logged in (`authorization-code`, WordPress's).
+   */
+  readonly createRefusalStatus: 401 | 'authorization-code';
 }
 
 /** A meta key registered by the software itself, as an extension would register it. */
@@ -192,7 +212,12 @@ const SEED: WireDialect = {
   messages: null,
   descriptions: null,
   readChecksFindTheItem: false,
-  terms: { offsetOn: 'every-taxonomy', taxonomyEnum: 'every-taxonomy', flatParentRefused: true },
+  terms: {
+    offsetOn: 'every-taxonomy',
+    taxonomyEnum: 'every-taxonomy',
+    flatParentRefused: true,
+    createNeeds: 'manage_terms',
+  },
   comments: {
     karma: true,
     writableType: true,
@@ -207,10 +232,12 @@ const SEED: WireDialect = {
     pastLastPageRefused: false,
     editExtras: false,
     taxonomyQueryObjects: false,
+    stickyNeeds: 'edit_others_posts',
   },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
-  users: { rolesEnum: true, authorPostTypes: 'served', builtInUserMeta: [] },
+  users: { rolesEnum: true, authorPostTypes: 'served', builtInUserMeta: [], createRefusalStatus: 401 },
+  noCacheHeadersFor: 'everyone',
 };
 
 const WORDPRESS_61: WireDialect = {
@@ -227,7 +254,7 @@ const WORDPRESS_61: WireDialect = {
   messages: WORDPRESS_61_MESSAGES,
   descriptions: WORDPRESS_61_DESCRIPTIONS,
   readChecksFindTheItem: true,
-  terms: { offsetOn: 'flat', taxonomyEnum: 'own', flatParentRefused: false },
+  terms: { offsetOn: 'flat', taxonomyEnum: 'own', flatParentRefused: false, createNeeds: 'edit-or-assign' },
   comments: {
     karma: false,
     writableType: false,
@@ -242,10 +269,17 @@ const WORDPRESS_61: WireDialect = {
     pastLastPageRefused: true,
     editExtras: true,
     taxonomyQueryObjects: true,
+    stickyNeeds: 'edit-others-or-publish',
   },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,
-  users: { rolesEnum: false, authorPostTypes: 'listed', builtInUserMeta: [PERSISTED_PREFERENCES] },
+  users: {
+    rolesEnum: false,
+    authorPostTypes: 'listed',
+    builtInUserMeta: [PERSISTED_PREFERENCES],
+    createRefusalStatus: 'authorization-code',
+  },
+  noCacheHeadersFor: 'logged-in',
 };
 
 /** The dialect of each wire-names mode. */

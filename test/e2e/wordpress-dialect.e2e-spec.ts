@@ -222,4 +222,62 @@ describe('WordPress 6.1 behaviour with WordPress names, the spec with cms names 
     expect(specMedia.endpoints[0].args).toHaveProperty('password');
     expect(specMedia.schema.properties).not.toHaveProperty('template');
   });
+
+  it("applies WordPress 6.1's rules: authors make posts sticky and create tags, refusals of user creation 403", async () => {
+    const author = wp.users.author.authorization;
+    const sticky = await wp.http
+      .post(`${WP}/posts`)
+      .set('Authorization', author)
+      .send({ title: 'Pinned', status: 'publish', sticky: true })
+      .expect(201);
+    expect(sticky.body.sticky).toBe(true);
+    expectRestError(
+      await cms.http
+        .post(`${CMS}/posts`)
+        .set('Authorization', author)
+        .send({ title: 'Pinned', status: 'publish', sticky: true }),
+      'rest_cannot_assign_sticky',
+      403,
+    );
+    expectRestError(
+      await wp.http.post(`${WP}/posts`).set('Authorization', wp.users.contributor.authorization).send({ sticky: true }),
+      'rest_cannot_assign_sticky',
+      403,
+    );
+    // Flat taxonomies: assign_terms (edit_posts); hierarchical ones: edit_terms (manage_categories).
+    await wp.http.post(`${WP}/tags`).set('Authorization', author).send({ name: 'Author tag' }).expect(201);
+    expectRestError(
+      await wp.http.post(`${WP}/categories`).set('Authorization', author).send({ name: 'No' }),
+      'rest_cannot_create',
+      403,
+    );
+    expectRestError(
+      await cms.http.post(`${CMS}/tags`).set('Authorization', author).send({ name: 'Spec tag' }),
+      'rest_cannot_create',
+      403,
+    );
+    const newUser = { username: 'dialect-new', email: 'dialect-new@example.org', password: 'x-Dialect-1' };
+    expectRestError(
+      await wp.http.post(`${WP}/users`).set('Authorization', author).send(newUser),
+      'rest_cannot_create_user',
+      403,
+    );
+    expectRestError(await wp.http.post(`${WP}/users`).send(newUser), 'rest_cannot_create_user', 401);
+    expectRestError(
+      await cms.http.post(`${CMS}/users`).set('Authorization', author).send(newUser),
+      'rest_cannot_create_user',
+      401,
+    );
+  });
+
+  it('sends the no-cache headers to logged-in callers only with WordPress names, to everyone with cms names', async () => {
+    const anonymous = await wp.http.get(`${WP}/posts`).expect(200);
+    expect(anonymous.headers['cache-control']).toBeUndefined();
+    expect(anonymous.headers.expires).toBeUndefined();
+    const loggedIn = await wp.http.get(`${WP}/posts`).set('Authorization', admin()).expect(200);
+    expect(loggedIn.headers['cache-control']).toBe('no-cache, must-revalidate, max-age=0');
+    expect(loggedIn.headers.expires).toBe('Wed, 11 Jan 1984 05:00:00 GMT');
+    const spec = await cms.http.get(`${CMS}/posts`).expect(200);
+    expect(spec.headers['cache-control']).toBe('no-cache, must-revalidate, max-age=0');
+  });
 });

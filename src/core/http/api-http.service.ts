@@ -233,6 +233,7 @@ export class ApiHttpService {
       });
       const { parsed, user } = admitted;
       temporary = admitted.temporary;
+      exchange.loggedIn = user.id > 0;
       const ticket = this.gate.ticket(exchange, stamps, {
         method: req.method ?? 'GET',
         route,

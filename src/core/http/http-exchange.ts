@@ -10,6 +10,8 @@ export interface HttpExchange {
   mount: string;
   /** The browser's `Origin`, for CORS. */
   origin: string | undefined;
+  /** Whether the caller was logged in (known once authenticated): WordPress sends no-cache headers to those only. */
+  loggedIn?: boolean;
 }
 
 /**

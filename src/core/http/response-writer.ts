@@ -100,8 +100,11 @@ export class ResponseWriter {
     for (const name in headers) if (!res.headersSent) res.setHeader(name, headers[name]);
   }
 
-  /** The headers every API response carries: JSON, no-cache, nosniff, discovery, CORS for a browser origin. */
-  private apiHeaders({ baseUrl, mount, origin }: HttpExchange): Record<string, string> {
+  /**
+   * The headers every API response carries: JSON, nosniff, discovery, CORS for a browser origin, and no-cache (to
+   * every caller, or, as the dialect says, to logged-in callers only, as WordPress sends them).
+   */
+  private apiHeaders({ baseUrl, mount, origin, loggedIn }: HttpExchange): Record<string, string> {
     const headers: Record<string, string> = {
       'Content-Type': 'application/json; charset=UTF-8',
       'X-Robots-Tag': 'noindex',
@@ -109,9 +112,11 @@ export class ResponseWriter {
       'X-Content-Type-Options': 'nosniff',
       'Access-Control-Expose-Headers': this.options.wire.corsExposeHeaders,
       'Access-Control-Allow-Headers': this.options.wire.corsAllowHeaders,
-      Expires: 'Wed, 11 Jan 1984 05:00:00 GMT',
-      'Cache-Control': 'no-cache, must-revalidate, max-age=0',
     };
+    if (loggedIn || this.options.wire.dialect.noCacheHeadersFor === 'everyone') {
+      headers.Expires = 'Wed, 11 Jan 1984 05:00:00 GMT';
+      headers['Cache-Control'] = 'no-cache, must-revalidate, max-age=0';
+    }
     if (origin) {
       headers['Access-Control-Allow-Origin'] = origin;
       headers['Access-Control-Allow-Methods'] = 'OPTIONS, GET, POST, PUT, PATCH, DELETE';

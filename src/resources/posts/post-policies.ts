@@ -64,10 +64,17 @@ export class PostPolicies {
     if (author && author !== req.ctx.user.id && !(await req.ctx.can(this.view.type.cap.edit_others_posts))) {
       return new RestException('rest_cannot_edit_others', `You are not allowed to ${verb} posts as this user.`, code);
     }
-    if (args.sticky === true && !(await req.ctx.can(this.view.type.cap.edit_others_posts))) {
+    if (args.sticky === true && !(await this.canMakeSticky(req))) {
       return new RestException('rest_cannot_assign_sticky', 'You do not have permission to make posts sticky.', code);
     }
     return true;
+  }
+
+  /** Whether the caller may make a post of the type sticky, as the dialect says (the dialect's `posts.stickyNeeds`). */
+  private async canMakeSticky(req: RestRequest): Promise<boolean> {
+    const cap = this.view.type.cap;
+    if (await req.ctx.can(cap.edit_others_posts)) return true;
+    return req.ctx.wire.dialect.posts.stickyNeeds === 'edit-others-or-publish' && req.ctx.can(cap.publish_posts);
   }
 
   /** Every term sent must be one the caller may assign. */

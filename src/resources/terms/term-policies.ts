@@ -31,8 +31,18 @@ export class TermPolicies {
     return true;
   }
 
+  /**
+   * What creating a term needs (the dialect's `terms.createNeeds`): `manage_terms`, or WordPress 6.1's `edit_terms` in
+   * a hierarchical taxonomy and `assign_terms` in a flat one.
+   */
+  private createCapability(req: RestRequest): string {
+    const cap = this.taxonomy.cap;
+    if (req.ctx.wire.dialect.terms.createNeeds === 'manage_terms') return cap.manage_terms;
+    return this.taxonomy.hierarchical ? cap.edit_terms : cap.assign_terms;
+  }
+
   async canCreate(req: RestRequest): Promise<true | RestException> {
-    if (await req.ctx.can(this.taxonomy.cap.manage_terms)) return true;
+    if (await req.ctx.can(this.createCapability(req))) return true;
     return new RestException(
       'rest_cannot_create',
       'Sorry, you cannot create new resource.',

@@ -82,9 +82,10 @@ export class UserPolicies {
 
   async canCreate(req: RestRequest): Promise<true | RestException> {
     if (await req.ctx.can('create_users')) return true;
-    // 401 for every caller, logged in or not: the spec's error table gives this code 401 (WordPress answers 403 to
-    // a logged-in caller). The one refusal that does not follow the 401/403 rule; docs/differences.md lists it.
-    return new RestException('rest_cannot_create_user', 'Sorry, you are not allowed to create resource.', 401);
+    // The spec's error table gives this code 401 for every caller, logged in or not: the one refusal that does not
+    // follow the 401/403 rule (docs/differences.md lists it). WordPress answers 403 to a logged-in caller.
+    const status = req.ctx.wire.dialect.users.createRefusalStatus === 401 ? 401 : req.ctx.authorizationRequiredCode;
+    return new RestException('rest_cannot_create_user', 'Sorry, you are not allowed to create resource.', status);
   }
 
   async canUpdate(req: RestRequest): Promise<true | RestException> {
