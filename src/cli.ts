@@ -13,6 +13,8 @@ import { CliError, Invocation, parseInvocation, table } from './admin-cli/comman
 import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
 import { runImport } from './admin-cli/import-command';
+import { runSearchReplace, tablesOption } from './admin-cli/search-replace';
+import { runSiteUrlGet, runSiteUrlSet } from './admin-cli/site-url';
 import { RolesService } from './core/auth/roles.service';
 import { StampTriggersService } from './core/database/stamp-triggers';
 import { ApplicationPasswords } from './core/auth/application-passwords.service';
@@ -123,6 +125,30 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
     case 'option get':
     case 'option set':
       await runOptionCommand(app, inv, output);
+      return 0;
+    case 'site-url get':
+      await runSiteUrlGet(app, output);
+      return 0;
+    case 'site-url set':
+      await runSiteUrlSet(
+        app,
+        String(inv.values.url),
+        {
+          searchReplace: inv.flags.has('search-replace'),
+          dryRun: inv.flags.has('dry-run'),
+          tables: tablesOption(inv.options.tables),
+        },
+        output,
+      );
+      return 0;
+    case 'search-replace':
+      await runSearchReplace(
+        app,
+        String(inv.values.old),
+        String(inv.values.new),
+        { dryRun: inv.flags.has('dry-run'), tables: tablesOption(inv.options.tables) },
+        (text) => output.out(text),
+      );
       return 0;
     case 'import':
       return (await runImport(app, String(inv.values.file), output)) ? 0 : 1;

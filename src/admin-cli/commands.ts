@@ -105,6 +105,43 @@ export const COMMANDS: CommandSpec[] = [
     summary: 'Create or change an option.',
   },
   {
+    name: 'site-url get',
+    args: '',
+    required: [],
+    summary:
+      "Print the site's address: the home and siteurl options, which links, GUIDs and media URLs are written with.",
+  },
+  {
+    name: 'site-url set',
+    args: '<url>',
+    required: ['url'],
+    flags: {
+      'search-replace': 'Then replace the old address with the new one in content and meta (see search-replace).',
+      'dry-run': 'Write nothing: say what would change.',
+    },
+    options: { tables: 'With --search-replace: only these tables, comma-separated.' },
+    summary: "Change the site's address (home and siteurl) and print each change, old → new.",
+    details:
+      'The address is an http(s) URL, with a path or not (https://example.com, https://example.com/blog). Post links\n' +
+      'follow at once; GUIDs and links stored in content keep the old address unless --search-replace is given.\n' +
+      'Run it when the server starts with a CMS_BASE_URL other than the stored address (the log says so).',
+  },
+  {
+    name: 'search-replace',
+    args: '<old> <new>',
+    required: ['old', 'new'],
+    flags: { 'dry-run': 'Write nothing: count what would change.' },
+    options: {
+      tables:
+        'Only these tables, comma-separated (default: posts, postmeta, options, comments, commentmeta, termmeta, usermeta).',
+    },
+    summary: 'Replace a text in content and meta, PHP-serialized values included; prints the counts per table.',
+    details:
+      "Like wp search-replace: posts' content, excerpt and GUID, comments' content and author URL, and the values of\n" +
+      'options and post, comment, term and user meta. Serialized values are rewritten with their string lengths\n' +
+      'recomputed; malformed ones are left alone and counted. Case-sensitive; 200 rows per transaction.',
+  },
+  {
     name: 'import',
     args: '<file.xml>',
     required: ['file'],

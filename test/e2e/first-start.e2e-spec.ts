@@ -211,6 +211,31 @@ describe('initial administrator from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD', () =>
   });
 });
 
+describe('with no users, the log says how to create an administrator', () => {
+  const hint = (output: string) =>
+    output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string })
+      .filter((line) => line.msg.startsWith('No users yet'));
+
+  it('names the CLI command and the first-start variables, once', async () => {
+    const url = await freshDatabase('first_start_hint');
+    const lines = hint(await runOnce(url, {}));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].msg).toContain('npm run cms -- user create <login> <email> --role administrator');
+    expect(lines[0].msg).toContain('CMS_ADMIN_USER and CMS_ADMIN_PASSWORD');
+    // Still no users on the next start: said again.
+    expect(hint(await runOnce(url, {}))).toHaveLength(1);
+  });
+
+  it('is not logged once there is a user (created at that start, or before)', async () => {
+    const url = await freshDatabase('first_start_no_hint');
+    expect(hint(await runOnce(url, { CMS_ADMIN_USER: 'boss', CMS_ADMIN_PASSWORD: PASSWORD }))).toHaveLength(0);
+    expect(hint(await runOnce(url, {}))).toHaveLength(0);
+  });
+});
+
 describe('bad combinations refuse to start, naming the variable', () => {
   it.each([
     [{ CMS_ADMIN_USER: 'boss' }, 'CMS_ADMIN_PASSWORD must be set when CMS_ADMIN_USER or CMS_ADMIN_EMAIL is set'],

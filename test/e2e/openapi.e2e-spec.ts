@@ -76,6 +76,33 @@ describe('OpenAPI document (/cms-json/openapi.json)', () => {
     expect(query.body.paths).toEqual(res.body.paths);
   });
 
+  it('gives every operation a summary and a description', () => {
+    const operations = Object.entries(doc.paths as Record<string, Doc>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => ({ at: `${method.toUpperCase()} ${path}`, op: op as Doc })),
+    );
+    expect(operations.length).toBeGreaterThan(80);
+    const missing = operations.filter(
+      ({ op }) =>
+        typeof op.summary !== 'string' ||
+        !op.summary.trim() ||
+        typeof op.description !== 'string' ||
+        !op.description.trim(),
+    );
+    expect(missing.map((m) => m.at)).toEqual([]);
+    const summary = (method: string, path: string) => (doc.paths[path] as Doc)[method].summary as string;
+    // Derived from the resource and the method.
+    expect(summary('get', '/cms/v2/posts')).toBe('List posts');
+    expect(summary('post', '/cms/v2/posts')).toBe('Create a post');
+    expect(summary('get', '/cms/v2/posts/{id}')).toBe('Retrieve a post');
+    expect(summary('patch', '/cms/v2/posts/{id}')).toBe('Update a post');
+    expect(summary('delete', '/cms/v2/posts/{id}')).toBe('Delete a post');
+    expect(summary('get', '/cms/v2/categories')).toBe('List categories');
+    expect(summary('post', '/cms/v2/users')).toBe('Create a user');
+    expect(summary('get', '/cms/v2/posts/{parent}/revisions')).toBe('List revisions of a post');
+    expect(summary('get', '/cms/v2/users/me')).toBe('Retrieve the current user');
+    expect((doc.paths['/cms/v2/posts'] as Doc).get.description).toContain('per_page');
+  });
+
   it('is not listed in the index, and other methods are refused', async () => {
     const index = await t.http.get('/cms-json/').expect(200);
     expect(Object.keys(index.body.routes).filter((r) => r.includes('openapi'))).toEqual([]);

@@ -11,6 +11,7 @@ import { retryLostReads } from '../database/read-retry';
 import { installSite } from '../database/site-install';
 import { TablePrefix } from '../database/table-prefix';
 import { isMySql } from '../database/query-helpers';
+import { hasNoUsers, NO_USERS_HINT, siteUrlWarning } from './start-up-checks';
 
 /** What {@link SiteBootstrapService.bootstrap} did. */
 export interface BootstrapReport {
@@ -47,6 +48,22 @@ export class SiteBootstrapService implements OnModuleInit {
     retryLostReads(this.dataSource);
     if (!this.options.runMigrations) return;
     this.lastReport = await this.bootstrap();
+    await this.checkSite();
+  }
+
+  /**
+   * The start-up checks, once the site is set up: a warning when the stored site address (`home`, `siteurl`) is not
+   * `baseUrl`, naming the command that changes it, and with no users, the ways to create an administrator. A check
+   * that fails (a table an outside writer dropped) is logged and does not stop the start.
+   */
+  private async checkSite(): Promise<void> {
+    try {
+      const warning = await siteUrlWarning(this.dataSource, this.options.baseUrl);
+      if (warning) this.logger.warn(warning);
+      if (await hasNoUsers(this.dataSource)) this.logger.log(NO_USERS_HINT);
+    } catch (error) {
+      this.logger.warn(`Could not check the site address and users: ${(error as Error).message}`);
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import { RouteRegistry } from '../rest/route-registry.service';
 import { WireNames } from '../wire-names';
 import type { RouteDefinition, RouteEndpoint } from '../rest/route-types';
 import type { RouteArg } from '../json-schema/json-schema';
+import { operationText } from './openapi-operation-text';
 import { OpenApiSchema, pathParamSchema, toOpenApiProperties, toOpenApiSchema, toPathTemplate } from './openapi-schema';
 
 /** The API's names on the wire that the document repeats: one place to change them. */
@@ -181,8 +182,23 @@ export class OpenApiDocument {
       if (WRITE_METHODS.has(method)) bodyArgs[name] = arg;
       else parameters.push(queryParameter(name, arg));
     }
+    const item = route.schema?.();
+    const text = operationText({
+      route,
+      endpoint,
+      method,
+      returns: method === 'GET' ? returnsOf(endpoint) : 'item',
+      creates,
+      onCollection: method !== 'GET' && listed && !creates,
+      schema: item ? { title: item.title, description: item.description } : undefined,
+      ownNamespace: this.names.namespace,
+      totalHeader: this.names.totalHeader,
+      totalPagesHeader: this.names.totalPagesHeader,
+    });
     const operation: Record<string, unknown> = {
       operationId: uniqueId(operationIdOf(method, route.route), operationIds),
+      summary: text.summary,
+      description: text.description,
       tags: [tag],
     };
     if (WRITE_METHODS.has(method)) {
