@@ -104,6 +104,11 @@ export interface CommentsDialect {
   readonly embeddableChildren: boolean;
   /** Creating a comment needs `post` for every caller (WordPress's); the spec lets moderators omit it. */
   readonly createNeedsPost: boolean;
+  /**
+   * What the `rest_allow_anonymous_comments` filter starts from: anonymous visitors may comment (the spec's), or not
+   * unless an extension's filter says so (WordPress's).
+   */
+  readonly anonymousByDefault: boolean;
 }
 
 /** How posts of every type differ by dialect. */
@@ -223,6 +228,7 @@ const SEED: WireDialect = {
     writableType: true,
     embeddableChildren: false,
     createNeedsPost: false,
+    anonymousByDefault: true,
   },
   posts: {
     parentOn: 'every-type',
@@ -260,6 +266,7 @@ const WORDPRESS_61: WireDialect = {
     writableType: false,
     embeddableChildren: true,
     createNeedsPost: true,
+    anonymousByDefault: false,
   },
   posts: {
     parentOn: 'hierarchical',

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { insertComment } from '../factories/comment.factory';
 import { createPost, createTerm } from '../factories/post.factory';
+import { CommentEntity } from '../../src/core/database/entities/comment.entity';
+import { HookRegistry } from '../../src/core/hooks/hook-registry.service';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
 import { testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
 
@@ -279,5 +281,33 @@ describe('WordPress 6.1 behaviour with WordPress names, the spec with cms names 
     expect(loggedIn.headers.expires).toBe('Wed, 11 Jan 1984 05:00:00 GMT');
     const spec = await cms.http.get(`${CMS}/posts`).expect(200);
     expect(spec.headers['cache-control']).toBe('no-cache, must-revalidate, max-age=0');
+  });
+
+  it('lets anonymous visitors comment only through rest_allow_anonymous_comments with WordPress names', async () => {
+    const comment = { post: postId, content: 'Hi there', author_name: 'Ann', author_email: 'ann@example.org' };
+    expectRestError(await wp.http.post(`${WP}/comments`).send(comment), 'rest_comment_login_required', 401);
+    const hooks = wp.app.get(HookRegistry);
+    const remove = hooks.addFilter('rest_allow_anonymous_comments', () => true);
+    let allowed: number;
+    try {
+      allowed = (
+        await wp.http
+          .post(`${WP}/comments`)
+          .send({ ...comment, content: 'Allowed by a filter' })
+          .expect(201)
+      ).body.id;
+    } finally {
+      remove();
+    }
+    // Older than the flood interval, so that the next comment from this address is taken.
+    const comments = cms.dataSource.getMetadata(CommentEntity).tableName;
+    await cms.dataSource.query(
+      `UPDATE ${comments} SET comment_date = '2001-01-01 00:00:00', comment_date_gmt = '2001-01-01 00:00:00' WHERE comment_ID = ?`,
+      [allowed],
+    );
+    await cms.http
+      .post(`${CMS}/comments`)
+      .send({ ...comment, content: 'The spec lets me' })
+      .expect(201);
   });
 });

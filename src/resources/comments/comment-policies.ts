@@ -4,6 +4,7 @@ import { CommentEntity } from '../../core/database/entities/comment.entity';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
 import { parseIdList } from '../../core/json-schema/validate';
+import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
 import { RestRequest } from '../../core/rest/rest-request';
@@ -24,6 +25,7 @@ export class CommentPolicies {
     private readonly comments: CommentsService,
     private readonly posts: PostReads,
     private readonly options: OptionsService,
+    private readonly hooks: HookRegistry,
   ) {}
 
   private can(req: RestRequest, cap: string, ...args: unknown[]): Promise<boolean> {
@@ -131,8 +133,14 @@ export class CommentPolicies {
 
   async canCreate(req: RestRequest): Promise<true | RestException> {
     const code = req.ctx.authorizationRequiredCode;
-    if (!req.ctx.isLoggedIn && truthyOption(await this.options.get('comment_registration', 0))) {
-      return new RestException('rest_comment_login_required', 'Sorry, you must be logged in to comment.', 401);
+    if (!req.ctx.isLoggedIn) {
+      const loginRequired = () =>
+        new RestException('rest_comment_login_required', 'Sorry, you must be logged in to comment.', 401);
+      if (truthyOption(await this.options.get('comment_registration', 0))) return loginRequired();
+      // `rest_allow_anonymous_comments`: WordPress 4.7.2+ lets anonymous visitors comment only when an extension
+      // says so; the spec lets them by default (the dialect's `comments.anonymousByDefault`).
+      const byDefault = req.ctx.wire.dialect.comments.anonymousByDefault;
+      if (!(await this.hooks.applyFilters('rest_allow_anonymous_comments', byDefault, req))) return loginRequired();
     }
     const moderator = await this.can(req, 'moderate_comments');
     const args = req.args<CommentCheckArgs>();
