@@ -12,6 +12,11 @@ export class RestException extends Error {
     readonly data: Record<string, unknown> = {},
     /** Further errors reported after the first one (`additional_errors`). */
     readonly additional: RestException[] = [],
+    /**
+     * Data the error was given before its last (`additional_data`: WP_Error keeps every `add_data()` of a code, and
+     * WordPress 5.6+ answers the earlier ones here).
+     */
+    readonly additionalData: unknown[] = [],
   ) {
     // An expected answer, not a fault: no stack trace is captured (errors of `_embed` sub-requests are frequent).
     const limit = Error.stackTraceLimit;
@@ -28,6 +33,7 @@ export class RestException extends Error {
       message: this.message,
       data: { status: this.status, ...this.data },
     };
+    if (this.additionalData.length) body.additional_data = this.additionalData;
     if (this.additional.length) body.additional_errors = this.additional.map((e) => e.toBody());
     return body;
   }

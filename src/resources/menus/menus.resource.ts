@@ -206,6 +206,9 @@ export class MenusResource extends RestResource {
         `The menu name <strong>${escHtml(name)}</strong> conflicts with another menu name. Please try another.`,
         400,
         { term_id: taken },
+        [],
+        // wp_update_nav_menu_object() adds the term id, then the REST controller the status.
+        [taken],
       );
   }
 
