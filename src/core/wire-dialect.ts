@@ -67,6 +67,12 @@ export interface WireDialect {
   readonly revisionDelete: 'post' | 'post-and-revision';
   /** Validation's messages and the order of its checks: the spec's, or WordPress 6.1's (rest-api.php). */
   readonly validation: ValidationWords;
+  /**
+   * How a request's arguments are checked: all in one pass, in the route's order (`one`, the spec's), or in
+   * WordPress's two (`validate-then-sanitize`: those `checkedFirst` in the route's order, then the others in the
+   * request's order, the second only when the first found nothing).
+   */
+  readonly validationPasses: 'one' | 'validate-then-sanitize';
   /** The shape and rules of users. */
   readonly users: UsersDialect;
   /**
@@ -242,6 +248,7 @@ const SEED: WireDialect = {
   },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
+  validationPasses: 'one',
   users: { rolesEnum: true, authorPostTypes: 'served', builtInUserMeta: [], createRefusalStatus: 401 },
   noCacheHeadersFor: 'everyone',
 };
@@ -280,6 +287,7 @@ const WORDPRESS_61: WireDialect = {
   },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,
+  validationPasses: 'validate-then-sanitize',
   users: {
     rolesEnum: false,
     authorPostTypes: 'listed',

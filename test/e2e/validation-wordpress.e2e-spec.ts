@@ -203,14 +203,39 @@ describe('argument validation in the wire dialect', () => {
       const res = await wp.http.get('/wp-json/checks/v1/own?flag=no');
       expect([res.status, res.body]).toEqual([400, wordpressBody([['flag', 'Invalid parameter.', null, null]])]);
       expect(res.body.data.details).toEqual([]);
+      // Two passes: `flag` has a validate callback (the first pass), `count` is checked while sanitizing (the
+      // second, reached only when the first found nothing).
       const both = await wp.http.get('/wp-json/checks/v1/own?flag=no&count=0');
-      expect(both.body).toEqual(
+      expect(both.body).toEqual(wordpressBody([['flag', 'Invalid parameter.', null, null]]));
+      const second = await wp.http.get('/wp-json/checks/v1/own?flag=ok&count=0');
+      expect(second.body).toEqual(
         wordpressBody([
-          ['flag', 'Invalid parameter.', null, null],
           ['count', 'count must be between 1 (inclusive) and 100 (inclusive)', 'rest_out_of_bounds', null],
         ]),
       );
       await wp.http.get('/wp-json/checks/v1/own?flag=ok&count=3').expect(200);
+    });
+
+    it("checks in WordPress's two passes: validate callbacks in the route's order, then the rest in the request's", async () => {
+      // per_page has a validate callback, hide_empty is checked while sanitizing: WordPress names per_page only.
+      const tags = await wp.http.get('/wp-json/wp/v2/tags?hide_empty=perhaps&per_page=-1');
+      expect(tags.body).toEqual(wordpressBody([['per_page', PER_PAGE_RANGE, 'rest_out_of_bounds', null]]));
+      // Neither has one: both, in the order the request sent them (the route declares order first).
+      const posts = await wp.http.get('/wp-json/wp/v2/posts?orderby=bogus&order=up');
+      expect(posts.body.message).toBe('Invalid parameter(s): orderby, order');
+      const swapped = await wp.http.get('/wp-json/wp/v2/posts?order=up&orderby=bogus');
+      expect(swapped.body.message).toBe('Invalid parameter(s): order, orderby');
+      // The users controller checks username and password while sanitizing: an invalid email alone is named.
+      const user = await wp.http
+        .post('/wp-json/wp/v2/users')
+        .set('Authorization', asAdmin(wp))
+        .send({ username: '', email: 'x', password: '' });
+      expect(user.body).toEqual(wordpressBody([['email', 'Invalid email address.', 'rest_invalid_email', null]]));
+      // With the spec's names every invalid argument is named, in the route's order.
+      const spec = await cms.http.get('/cms-json/cms/v2/tags?hide_empty=perhaps&per_page=-1');
+      expect(Object.keys(spec.body.data.params)).toEqual(['per_page', 'hide_empty']);
+      const specPosts = await cms.http.get('/cms-json/cms/v2/posts?orderby=bogus&order=up');
+      expect(specPosts.body.message).toBe('Invalid parameter(s): order, orderby');
     });
   });
 

@@ -44,6 +44,14 @@ export interface RouteArg extends JsonSchema {
    * before any other validation; not published in the schema. Bounds the work of the filters the value goes through.
    */
   maxBytes?: number;
+  /**
+   * Checked in WordPress's first pass: the argument has a validate callback there (the item schema's arguments,
+   * `context`, `page`, `per_page`, `search`, and by default any with its own `validate`), checked in the route's
+   * order before the others; the others are
+   * checked while sanitizing, in the order the request sent them (`WP_REST_Request::has_valid_params()`, then
+   * `sanitize_params()`). Only a dialect with two validation passes reads it; not published in the schema.
+   */
+  checkedFirst?: boolean;
 }
 
 /** The item schema of a route, as answered by OPTIONS. */

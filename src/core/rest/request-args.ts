@@ -29,6 +29,38 @@ export function validateArgs(
       params: missing,
     });
   }
+  if (req.ctx.wire.dialect.validationPasses === 'one') return checkArgs(req, args, checked);
+  // WordPress's two passes: the arguments with a validate callback, in the route's order; then the others, in the
+  // order the request sent them. The second runs only when the first found nothing.
+  const first: Array<[string, RouteArg]> = [];
+  const later = new Map<string, RouteArg>();
+  for (const entry of args) {
+    // A validate callback of its own is one too (an extension's `validate`, WordPress's `validate_callback`).
+    if (entry[1].checkedFirst ?? entry[1].validate !== undefined) first.push(entry);
+    else later.set(entry[0], entry[1]);
+  }
+  checkArgs(req, first, checked);
+  checkArgs(req, inRequestOrder(req, later), checked);
+}
+
+/** The arguments in the order the request gives them: the JSON body's, the form body's, the query's, then the rest. */
+function inRequestOrder(req: RestRequest, args: ReadonlyMap<string, RouteArg>): Array<[string, RouteArg]> {
+  const ordered: Array<[string, RouteArg]> = [];
+  const seen = new Set<string>();
+  const take = (name: string) => {
+    const arg = args.get(name);
+    if (arg !== undefined && !seen.has(name)) {
+      seen.add(name);
+      ordered.push([name, arg]);
+    }
+  };
+  for (const bucket of req.sentBuckets()) for (const name in bucket) take(name);
+  for (const name of args.keys()) take(name);
+  return ordered;
+}
+
+/** Checks the arguments in the order given: every failure of them in one `400 rest_invalid_param`. */
+function checkArgs(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>, checked: ReadonlySet<string>): void {
   const dialect = req.ctx.wire.dialect;
   const words = dialect.validation;
   let invalid: Record<string, string> | null = null;

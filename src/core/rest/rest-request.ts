@@ -111,6 +111,15 @@ export class RestRequest {
     );
   }
 
+  /** The buckets the client sent, in the order a parameter is looked up (the JSON body, the form body, the query). */
+  sentBuckets(): Bucket[] {
+    const order: Bucket[] = [];
+    if (this.json) order.push(this.json);
+    if (['POST', 'PUT', 'PATCH'].includes(this.method)) order.push(this.body);
+    order.push(this.query);
+    return order;
+  }
+
   /** The value of a parameter, or `undefined`. A `null` value counts as absent. */
   get<T = unknown>(name: string): T | undefined {
     if (this.readable !== null && !this.readableName(name)) return undefined;

@@ -125,6 +125,7 @@ export abstract class RestResource implements OnModuleInit {
       description: 'Scope under which the request is made; determines fields present in response.',
       type: 'string',
       enum: contextsOfSchema(this.getItemSchema().properties),
+      checkedFirst: true,
       ...extra,
     };
   }
@@ -133,15 +134,22 @@ export abstract class RestResource implements OnModuleInit {
   getCollectionParams(): Record<string, RouteArg> {
     return {
       context: this.getContextParam({ default: 'view' }),
-      page: { description: 'Current page of the collection.', type: 'integer', default: 1, minimum: 1 },
+      page: {
+        description: 'Current page of the collection.',
+        type: 'integer',
+        default: 1,
+        minimum: 1,
+        checkedFirst: true,
+      },
       per_page: {
         description: 'Maximum number of items to be returned in result set.',
         type: 'integer',
         default: 10,
         minimum: 1,
         maximum: 100,
+        checkedFirst: true,
       },
-      search: { description: 'Limit results to those matching a string.', type: 'string' },
+      search: { description: 'Limit results to those matching a string.', type: 'string', checkedFirst: true },
     };
   }
 
@@ -157,7 +165,8 @@ export abstract class RestResource implements OnModuleInit {
     for (const [name, prop] of Object.entries(this.getItemSchema().properties)) {
       if (prop.readonly) continue;
       const { context: _c, readonly: _r, arg_options, default: def, required, ...rest } = prop;
-      const arg: RouteArg = { ...rest };
+      // WordPress gives each a validate callback (rest_validate_request_arg) unless its arg_options say otherwise.
+      const arg: RouteArg = { ...rest, checkedFirst: true };
       if (creating && def !== undefined) arg.default = def;
       if (creating && required === true) arg.required = true;
       const options = { ...(arg_options ?? {}) };

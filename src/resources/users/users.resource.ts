@@ -92,12 +92,15 @@ export class UsersResource extends RestResource {
     const schema = structuredClone(USER_SCHEMA);
     // The reference's argument options: username and password checks, text and slug sanitising.
     const p = schema.properties;
+    // WordPress checks both with their sanitize callbacks (check_username, check_user_password): in its second pass.
     p.username.arg_options = {
+      checkedFirst: false,
       validate: (v) =>
         (typeof v === 'string' && v !== '' && sanitizeUserLogin(v) === v) ||
         'This username is invalid because it uses illegal characters. Please enter only alphanumeric, _, space, ., -, *, and @.',
     };
     p.password.arg_options = {
+      checkedFirst: false,
       // phpass's bound (MAX_PASSWORD_BYTES): a longer password is never hashed.
       maxBytes: MAX_PASSWORD_BYTES,
       validate: (v) =>
