@@ -13,6 +13,7 @@ import { CliError, Invocation, parseInvocation, table } from './admin-cli/comman
 import { COMMANDS, USAGE } from './admin-cli/commands';
 import { runExport } from './admin-cli/wxr-export';
 import { runImport } from './admin-cli/import-command';
+import { runWebhookCommand } from './admin-cli/webhook-commands';
 import { runSearchReplace, tablesOption } from './admin-cli/search-replace';
 import { runSiteUrlGet, runSiteUrlSet } from './admin-cli/site-url';
 import { RolesService } from './core/auth/roles.service';
@@ -121,6 +122,11 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
     case 'app-password list':
     case 'app-password revoke':
       await runAppPasswordCommand(app, inv, output);
+      return 0;
+    case 'webhook create':
+    case 'webhook list':
+    case 'webhook delete':
+      await runWebhookCommand(app, inv, output);
       return 0;
     case 'option get':
     case 'option set':

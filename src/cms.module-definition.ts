@@ -31,6 +31,7 @@ import { SearchModule } from './resources/search/search.module';
 import { SettingsModule } from './resources/settings/settings.module';
 import { TermsModule } from './resources/terms/terms.module';
 import { UsersModule } from './resources/users/users.module';
+import { WebhooksModule } from './resources/webhooks/webhooks.module';
 
 /**
  * The options of `CmsModule` that are structure, not values: needed when the module is defined, so given to
@@ -123,6 +124,7 @@ function assemble(definition: DynamicModule, extras: CmsModuleExtras): DynamicMo
       MediaModule,
       SearchModule,
       MenusModule,
+      WebhooksModule,
       BatchModule,
       ...extensions,
     ],

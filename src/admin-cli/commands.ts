@@ -1,4 +1,5 @@
 import { CommandSpec, usageOf } from './command-line';
+import { WEBHOOK_COMMANDS } from './webhook-commands';
 
 /** Every command of the CLI, in the order of the help. */
 export const COMMANDS: CommandSpec[] = [
@@ -56,6 +57,7 @@ export const COMMANDS: CommandSpec[] = [
     flags: { all: "Revoke all the user's application passwords." },
     summary: 'Revoke one application password by UUID, or all of them with --all.',
   },
+  ...WEBHOOK_COMMANDS,
   {
     name: 'migrate',
     args: '',

@@ -8,6 +8,7 @@ import {
   CmsEnvironment,
   initialAdminFromEnvironment,
   objectStorageFromEnvironment,
+  webhooksFromEnvironment,
   parseSize,
   replicaUrlsFromEnvironment,
 } from './env';
@@ -61,6 +62,7 @@ export class AppModule {
           memos: env.CMS_MEMOS === undefined ? undefined : env.CMS_MEMOS === 'on',
           stampTriggers: env.CMS_STAMP_TRIGGERS,
           compression: env.CMS_COMPRESSION === 'on' && { threshold: parseSize(env.CMS_COMPRESSION_THRESHOLD) },
+          webhooks: webhooksFromEnvironment(env),
         }),
       ],
     };

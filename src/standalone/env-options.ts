@@ -1,4 +1,5 @@
 import type { ObjectStorageOptions } from '../core/config/cms-options';
+import type { WebhookOptions } from '../core/config/webhook-options';
 import type { CmsEnvironment } from './env';
 
 /** The administrator to create on first start, from CMS_ADMIN_USER / CMS_ADMIN_PASSWORD / CMS_ADMIN_EMAIL. */
@@ -40,4 +41,15 @@ export function parseSize(value: string): number {
   const unit = (m[2] ?? 'b').toLowerCase();
   const factor = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[unit as 'b'];
   return Math.floor(Number(m[1]) * factor);
+}
+
+/** The webhook options of CMS_WEBHOOKS_* (see docs/webhooks.md). */
+export function webhooksFromEnvironment(env: CmsEnvironment): WebhookOptions {
+  return {
+    worker: env.CMS_WEBHOOKS_WORKER === undefined ? undefined : env.CMS_WEBHOOKS_WORKER === 'on',
+    allowPrivate: env.CMS_WEBHOOKS_ALLOW_PRIVATE === 'true',
+    maxAttempts: env.CMS_WEBHOOKS_MAX_ATTEMPTS === undefined ? undefined : Number(env.CMS_WEBHOOKS_MAX_ATTEMPTS),
+    backoffMs: env.CMS_WEBHOOKS_BACKOFF_MS === undefined ? undefined : Number(env.CMS_WEBHOOKS_BACKOFF_MS),
+    pollMs: env.CMS_WEBHOOKS_POLL_MS === undefined ? undefined : Number(env.CMS_WEBHOOKS_POLL_MS),
+  };
 }

@@ -18,6 +18,7 @@ export {
   objectStorageFromEnvironment,
   parseSize,
   replicaUrlsFromEnvironment,
+  webhooksFromEnvironment,
 } from './env-options';
 
 /** The administrator variables are validated together: any of them needs CMS_ADMIN_USER and CMS_ADMIN_PASSWORD. */
@@ -284,6 +285,31 @@ export class CmsEnvironment {
     message: 'CMS_COMPRESSION_THRESHOLD must be a size such as 1kb or 2048',
   })
   CMS_COMPRESSION_THRESHOLD = '1kb';
+
+  /** `off`: this process does not deliver webhooks (events are still recorded; another node delivers them). */
+  @IsOptional()
+  @IsIn(['on', 'off'], { message: 'CMS_WEBHOOKS_WORKER must be on or off' })
+  CMS_WEBHOOKS_WORKER?: 'on' | 'off';
+
+  /** `true`: webhooks may target private, loopback and link-local addresses (default refused: SSRF guard). */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'CMS_WEBHOOKS_ALLOW_PRIVATE must be true or false' })
+  CMS_WEBHOOKS_ALLOW_PRIVATE?: 'true' | 'false';
+
+  /** Attempts of one webhook event before its subscription is marked failing (default 8). */
+  @IsOptional()
+  @IsIntegerWithin('CMS_WEBHOOKS_MAX_ATTEMPTS must be an integer between 1 and 100', 1, 100)
+  CMS_WEBHOOKS_MAX_ATTEMPTS?: number;
+
+  /** Milliseconds before the first webhook retry, doubled at each attempt, with jitter (default 10000). */
+  @IsOptional()
+  @IsIntegerWithin('CMS_WEBHOOKS_BACKOFF_MS must be an integer between 0 and 3600000', 0, 3_600_000)
+  CMS_WEBHOOKS_BACKOFF_MS?: number;
+
+  /** Milliseconds between two looks at the webhooks' outbox (default 1000). */
+  @IsOptional()
+  @IsIntegerWithin('CMS_WEBHOOKS_POLL_MS must be an integer between 10 and 60000', 10, 60_000)
+  CMS_WEBHOOKS_POLL_MS?: number;
 }
 
 /** Reads and validates the environment; throws one Error listing every bad variable. */
@@ -303,6 +329,9 @@ export function loadEnvironment(source: NodeJS.ProcessEnv = process.env): CmsEnv
     'CMS_DB_TIMEOUT',
     'CMS_REPLICA_MAX_LAG',
     'CMS_READ_AFTER_WRITE',
+    'CMS_WEBHOOKS_MAX_ATTEMPTS',
+    'CMS_WEBHOOKS_BACKOFF_MS',
+    'CMS_WEBHOOKS_POLL_MS',
   ] as const) {
     const text = defined[name];
     if (typeof text === 'string')

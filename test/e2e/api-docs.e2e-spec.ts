@@ -116,6 +116,12 @@ describe('API docs page (/cms-json/docs)', () => {
       expect(page.url()).toBe(`${origin}/cms-json/docs/`);
       expect(response?.status()).toBe(200);
       const operation = page.locator('#operations-posts-getCmsV2Posts');
+      // The page lists every route and renders further down as it scrolls: scroll until the operation is there.
+      await page.locator('#operations-tag-index').waitFor();
+      for (let i = 0; i < 40 && !(await operation.count()); i++) {
+        await page.mouse.wheel(0, 1500);
+        await page.waitForTimeout(100);
+      }
       await operation.locator('.opblock-summary-control').click();
       await operation.locator('button.try-out__btn').click();
       await operation.locator('button.execute').click();

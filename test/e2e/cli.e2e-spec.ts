@@ -183,7 +183,7 @@ describe('commands on one database', () => {
     const first = cli(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.stdout).toContain(
-      'Applied 10 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000',
+      'Applied 11 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000, Webhooks1765411200000',
     );
     expect(first.stdout).toContain('Installed the default site');
     const again = cli(['migrate']);
@@ -583,7 +583,7 @@ describe('commands on one database', () => {
         .split('\n')
         .map((line) => line.split(/\s{2,}/));
       expect(lines[0]).toEqual(['MIGRATION', 'STATUS']);
-      expect(lines.slice(1, 11)).toEqual(
+      expect(lines.slice(1, 12)).toEqual(
         [
           'InitialSchema1732147200000',
           'SqliteCoveringKeys1763683200000',
@@ -595,9 +595,10 @@ describe('commands on one database', () => {
           'ClusterLocks1765152000000',
           'UploadJournal1765238400000',
           'PostListKeys1765324800000',
+          'Webhooks1765411200000',
         ].map((m) => [m, 'applied']),
       );
-      expect(lines[11]).toEqual(['Schema up to date.']);
+      expect(lines[12]).toEqual(['Schema up to date.']);
     });
 
     it('lists them as pending on an empty database, and writes nothing there', async () => {
@@ -607,7 +608,7 @@ describe('commands on one database', () => {
         const run = cli(['migrate:status'], { DATABASE_URL: url });
         expect(run).toMatchObject({ code: 0, stderr: '' });
         expect(run.stdout).toMatch(/\nInitialSchema1732147200000 +pending\n/);
-        expect(run.stdout).toContain('10 pending: run "npm run cms -- migrate".');
+        expect(run.stdout).toContain('11 pending: run "npm run cms -- migrate".');
         const ds = new DataSource(buildDataSourceOptions({ databaseUrl: url, tablePrefix: PREFIX }));
         await ds.initialize();
         try {

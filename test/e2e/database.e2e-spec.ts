@@ -192,6 +192,9 @@ describe(`WordPress database layer (${kind})`, () => {
           'cms_cms_post_versions',
           'cms_cms_upload_journal',
           'cms_cms_versions',
+          'cms_cms_webhook_deliveries',
+          'cms_cms_webhook_events',
+          'cms_cms_webhooks',
         ].sort(),
       );
     });
@@ -407,6 +410,9 @@ describe(`WordPress database layer (${kind})`, () => {
       // The locks table, the posts' versions' key, the revisions' key, the posts' versions, the version stamps' table and
       // the comment keys are dropped, SQLite's keys have nothing to undo; the one that creates the tables refuses.
       await ds.undoLastMigration();
+      for (const table of ['cms_cms_webhooks', 'cms_cms_webhook_events', 'cms_cms_webhook_deliveries'])
+        expect(await tableNames(ds)).not.toContain(table);
+      await ds.undoLastMigration();
       for (const [key] of POST_LIST_KEYS)
         expect((await indexesOf(ds, 'cms_posts'))[kind === 'mysql' ? key : `cms_posts__${key}`]).toBeUndefined();
       expect(
@@ -444,6 +450,7 @@ describe(`WordPress database layer (${kind})`, () => {
         'ClusterLocks1765152000000',
         'UploadJournal1765238400000',
         'PostListKeys1765324800000',
+        'Webhooks1765411200000',
       ]);
     });
 

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { WireNames, WireNamesMode } from '../wire-names';
 import type { MediaStorage } from './media-storage';
+import { resolveWebhookOptions, type ResolvedWebhookOptions, type WebhookOptions } from './webhook-options';
 
 /** Smallest body compressed by default: below about a kilobyte, headers and framing cost more than gzip saves. */
 export const DEFAULT_COMPRESSION_THRESHOLD = 1024;
@@ -117,6 +118,8 @@ export interface CmsModuleOptions {
   compression?: boolean | { threshold?: number };
   /** Nest modules of extensions (custom routes, fields, meta, hooks) loaded with the API. */
   extensions?: Type<unknown>[];
+  /** Webhook delivery: the worker, retries, bounds and the SSRF guard (see docs/webhooks.md). */
+  webhooks?: WebhookOptions;
 }
 
 /** Options that stay unset when not given (no default). */
@@ -135,7 +138,9 @@ type UnsetOptions =
   | 'stampTriggers';
 
 /** The options after defaults are applied. */
-export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache' | 'compression' | UnsetOptions>> &
+export type ResolvedCmsOptions = Required<
+  Omit<CmsModuleOptions, 'responseCache' | 'compression' | 'webhooks' | UnsetOptions>
+> &
   Pick<CmsModuleOptions, UnsetOptions> & {
     /** `false` when off. */
     responseCache: false | { maxBytes: number };
@@ -143,6 +148,7 @@ export type ResolvedCmsOptions = Required<Omit<CmsModuleOptions, 'responseCache'
     wire: WireNames;
     /** `false` when off. */
     compression: false | { threshold: number };
+    webhooks: ResolvedWebhookOptions;
   };
 
 /** An S3-compatible bucket for media (see {@link CmsModuleOptions.objectStorage}). */
@@ -217,6 +223,7 @@ export function resolveCmsOptions(options: CmsModuleOptions): ResolvedCmsOptions
               DEFAULT_RESPONSE_CACHE_BYTES,
           },
     compression: resolveCompression(options.compression),
+    webhooks: resolveWebhookOptions(options.webhooks),
     uploadsUrl: options.uploadsUrl?.replace(/\/+$/, ''),
     baseUrl: options.baseUrl?.replace(/\/+$/, ''),
   };

@@ -9,6 +9,9 @@ import { TermTaxonomyEntity } from './entities/term-taxonomy.entity';
 import { TermEntity } from './entities/term.entity';
 import { UserMetaEntity } from './entities/user-meta.entity';
 import { UserEntity } from './entities/user.entity';
+import { WebhookDeliveryEntity } from './entities/webhook-delivery.entity';
+import { WebhookEventEntity } from './entities/webhook-event.entity';
+import { WebhookEntity } from './entities/webhook.entity';
 
 export {
   CommentEntity,
@@ -22,10 +25,13 @@ export {
   TermTaxonomyEntity,
   UserEntity,
   UserMetaEntity,
+  WebhookDeliveryEntity,
+  WebhookEntity,
+  WebhookEventEntity,
 };
 
 /**
- * The entities of the WordPress tables, for `TypeOrmModule.forFeature(CMS_ENTITIES)` or a host's DataSource
+ * The entities of the WordPress tables (and of the webhooks' own tables, `cms_webhook*`), for `TypeOrmModule.forFeature(CMS_ENTITIES)` or a host's DataSource
  * `entities`. Table names get the DataSource's `entityPrefix` (the WordPress table prefix, e.g. `wp_`).
  */
 export const CMS_ENTITIES = [
@@ -40,4 +46,7 @@ export const CMS_ENTITIES = [
   CommentEntity,
   CommentMetaEntity,
   OptionEntity,
+  WebhookEntity,
+  WebhookEventEntity,
+  WebhookDeliveryEntity,
 ];

@@ -1,3 +1,5 @@
+import { recordEvent } from '../../core/webhooks/outbox';
+import { commentStatusEvent, type WebhookEvent } from '../../core/webhooks/webhook-events';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
@@ -239,6 +241,7 @@ export class CommentsService {
       if (status !== undefined) await this.changeStatus(em, comment, status);
       await applyMetaWrites(em, CommentMetaEntity, 'commentId', id, meta);
       await this.recount(em, [fields.postId]);
+      await recordEvent(em, { event: 'comment.created', objectType: 'comment', id });
       return id;
     });
   }
@@ -261,6 +264,12 @@ export class CommentsService {
       if (status !== undefined) changed = await this.changeStatus(em, comment, status);
       await applyMetaWrites(em, CommentMetaEntity, 'commentId', current.id, meta);
       await this.recount(em, [current.postId, comment.postId]);
+      const events: WebhookEvent[] = [];
+      if (Object.keys(fields).length || meta.length)
+        events.push({ event: 'comment.updated', objectType: 'comment', id: current.id });
+      const statusEvent = status !== undefined && changed ? commentStatusEvent(comment.approved) : null;
+      if (statusEvent) events.push({ event: statusEvent, objectType: 'comment', id: current.id });
+      await recordEvent(em, ...events);
       return changed;
     });
   }
@@ -270,6 +279,7 @@ export class CommentsService {
     await writeTransaction(this.dataSource, async (em) => {
       await this.changeStatus(em, { ...comment }, 'trash');
       await this.recount(em, [comment.postId]);
+      await recordEvent(em, { event: 'comment.trash', objectType: 'comment', id: comment.id });
     });
   }
 
@@ -280,6 +290,7 @@ export class CommentsService {
       await em.getRepository(CommentMetaEntity).delete({ commentId: comment.id });
       await em.getRepository(CommentEntity).delete({ id: comment.id });
       await this.recount(em, [comment.postId]);
+      await recordEvent(em, { event: 'comment.deleted', objectType: 'comment', id: comment.id });
     });
   }
 

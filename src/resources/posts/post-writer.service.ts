@@ -21,6 +21,27 @@ import { deletePost, deletePostRows, trashPost } from './post-trash';
 import { keepsPlace, NeedsTurn, samePlace, staysInPlace } from './post-write-turn';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 import { insertRow, isMySql, updateRow } from '../../core/database/query-helpers';
+import { recordEvent } from '../../core/webhooks/outbox';
+import { postStatusEvents, type WebhookEvent } from '../../core/webhooks/webhook-events';
+
+/** The webhook events of a post write (attachments are `media.*`, and have no status events). */
+function postEvents(
+  type: string,
+  id: number,
+  kind: 'created' | 'updated' | 'deleted',
+  status?: [string | null, string],
+) {
+  const media = type === 'attachment';
+  const events: WebhookEvent[] = [
+    media
+      ? { event: `media.${kind}`, objectType: 'media', id, subtype: type }
+      : { event: `post.${kind}`, objectType: 'post', id, subtype: type },
+  ];
+  if (!media && status)
+    for (const event of postStatusEvents(status[0], status[1]))
+      events.push({ event, objectType: 'post', id, subtype: type });
+  return events;
+}
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
@@ -114,7 +135,7 @@ export class PostWriter {
     const created = await writeTransaction(this.dataSource, async (em) => {
       await this.takeTurn(em);
       const row = await postRow(em, type, null, fields, ctx);
-      const postId = await insertRow(em, PostEntity, { ...EMPTY_COLUMNS, ...row });
+const postId = await insertRow(em, PostEntity, { ...EMPTY_COLUMNS, ...row });
       const post = await postWithin(em, postId);
       // The slug of a published post without one comes from its title, once the id is known.
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
@@ -142,6 +163,7 @@ export class PostWriter {
         { ...relations, sticky: relations.sticky ?? false, terms },
         ctx,
       );
+      await recordEvent(em, ...postEvents(type.name, postId, 'created', [null, post.status]));
       return post;
     });
     this.optionsWritten();
@@ -203,6 +225,7 @@ export class PostWriter {
         await recordOldSlug(em, type, current, post);
         await applyRelations(em, this.services, post, current, { ...relations, terms }, ctx, turn);
         await saveRevision(em, type, post, ctx, locked.latestRevision);
+        await recordEvent(em, ...postEvents(type.name, post.id, 'updated', [current.status, post.status]));
         return post;
       });
     let post: PostEntity;
@@ -238,6 +261,7 @@ export class PostWriter {
       // Its terms are recounted: counts are read after the turn (see takeTurn).
       await this.takeTurn(em);
       await trashPost(em, this.services, type, post, ctx);
+      await recordEvent(em, { event: 'post.trashed', objectType: 'post', id: post.id, subtype: type.name });
     });
     this.optionsWritten();
   }
@@ -247,6 +271,7 @@ export class PostWriter {
     await writeTransaction(this.dataSource, async (em) => {
       await this.takeTurn(em);
       await deletePost(em, this.services, type, post);
+      await recordEvent(em, ...postEvents(type.name, post.id, 'deleted'));
     });
     this.optionsWritten();
   }
@@ -259,6 +284,7 @@ export class PostWriter {
         .update({ id: post.id, status: 'future' }, { status: 'publish' });
       if (!result.affected) return false;
       await recountTerms(em, this.content, await postTermTaxonomyIds(em, post.id));
+      await recordEvent(em, { event: 'post.published', objectType: 'post', id: post.id, subtype: post.type });
       return true;
     });
   }

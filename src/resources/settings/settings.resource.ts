@@ -1,3 +1,4 @@
+import { recordEvent } from '../../core/webhooks/outbox';
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
@@ -173,6 +174,7 @@ export class SettingsResource extends RestResource {
           if (!row) await repo.insert({ name: write.option, value, autoload: 'yes' });
           else if (row.value !== value) await repo.update({ id: row.id }, { value });
         }
+        await recordEvent(manager, { event: 'settings.updated', objectType: 'settings', id: 0 });
       });
     } finally {
       this.options.invalidate();

@@ -1,3 +1,4 @@
+import { recordEvent } from '../../core/webhooks/outbox';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
@@ -177,6 +178,7 @@ export class TermsService {
         .getRepository(TermTaxonomyEntity)
         .insert({ termId, taxonomy, description: input.description, parent: input.parent, count: 0 });
       await applyMetaWrites(em, TermMetaEntity, 'termId', termId, meta);
+      await recordEvent(em, { event: 'term.created', objectType: 'term', id: termId, subtype: taxonomy });
       return termId;
     });
   }
@@ -220,6 +222,12 @@ export class TermsService {
         .getRepository(TermTaxonomyEntity)
         .update({ id: current.termTaxonomyId }, { description: input.description ?? current.description, parent });
       await applyMetaWrites(em, TermMetaEntity, 'termId', current.termId, meta);
+      await recordEvent(em, {
+        event: 'term.updated',
+        objectType: 'term',
+        id: current.termId,
+        subtype: current.taxonomy,
+      });
     });
   }
 
@@ -229,6 +237,7 @@ export class TermsService {
    */
   async delete(term: TermRow, defaultCategory: number): Promise<void> {
     await writeTransaction(this.dataSource, async (em) => {
+      await recordEvent(em, { event: 'term.deleted', objectType: 'term', id: term.termId, subtype: term.taxonomy });
       // Its posts' relationships and the default category's count change: in the writers' turn, as post writes.
       await takeWriteTurn(em);
       const tts = em.getRepository(TermTaxonomyEntity);

@@ -1,3 +1,4 @@
+import { recordEvent } from '../../core/webhooks/outbox';
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { RolesService } from '../../core/auth/roles.service';
@@ -53,6 +54,8 @@ export class UserWriter {
       locale: args.locale,
     });
     await this.writeMeta(user.id, args);
+    // The account is created by UserAccountsService in its own transaction: the event follows it in another.
+    await this.users.transaction((em) => recordEvent(em, { event: 'user.created', objectType: 'user', id: user.id }));
     return user;
   }
 
@@ -87,6 +90,7 @@ export class UserWriter {
       };
       // A change of roles (or of the capabilities, through meta) is refused when it leaves nobody who can manage
       // users: it takes its turn first, and all of the update is undone.
+      await recordEvent(em, { event: 'user.updated', objectType: 'user', id: user.id });
       return roles || this.writesCapabilities(meta) ? this.accounts.keepingUserManager(em, user.id, write) : write();
     });
     if (args.password !== undefined) await this.accounts.setPassword(user.id, args.password);
@@ -119,11 +123,12 @@ export class UserWriter {
       .filter((t) => t.delete_with_user === true || (t.delete_with_user == null && t.supports.author !== undefined))
       .map((t) => t.name);
     // Refused when it would leave nobody who can manage users (WordPress lets the last administrator go).
-    await this.users.transaction((em) =>
-      this.accounts.keepingUserManager(em, user.id, () =>
+    await this.users.transaction(async (em) => {
+      await recordEvent(em, { event: 'user.deleted', objectType: 'user', id: user.id });
+      await this.accounts.keepingUserManager(em, user.id, () =>
         this.users.deleteWithin(em, user.id, reassign, deleteWithUser),
-      ),
-    );
+      );
+    });
   }
 
   /** Writes the sent columns of the user's row and their profile meta. */
