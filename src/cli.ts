@@ -157,7 +157,7 @@ async function execute(app: INestApplicationContext, inv: Invocation, output: Cl
       );
       return 0;
     case 'import':
-      return (await runImport(app, String(inv.values.file), output)) ? 0 : 1;
+      return (await runImport(app, String(inv.values.file), output, inv)) ? 0 : 1;
     case 'export':
       await runExport(app, { output: inv.options.output, postTypes: inv.options['post-type'] }, output);
       return 0;

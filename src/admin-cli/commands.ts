@@ -147,10 +147,22 @@ export const COMMANDS: CommandSpec[] = [
     name: 'import',
     args: '<file.xml>',
     required: ['file'],
-    summary: 'Import a WordPress export (WXR 1.1/1.2): authors, terms, posts, pages, attachments, meta and comments.',
+    options: {
+      authors:
+        'The file\'s authors: create (default) the ones missing, admin (give everything to the first administrator), or map:<file.json> ({ "fileLogin": "existingLogin" }; the others are created).',
+      report: 'Also write the report (every item, its outcome and reason, and the counts) to this JSON file.',
+    },
+    flags: {
+      'fetch-attachments': 'Download the attachments and store them with their image sizes (else kept by reference).',
+      'allow-private-urls': 'With --fetch-attachments: allow private and loopback hosts (refused by default).',
+      'dry-run': 'Report what would be created and skipped, and write nothing.',
+    },
+    summary:
+      'Import a WordPress export (WXR 1.0-1.2): authors, terms, posts of every type, attachments, menus and comments.',
     details:
-      'Items already imported (same post GUID, term slug, comment author and date) are skipped, so running it again\n' +
-      'creates nothing. Prints a summary of what was created, skipped and failed; exit code 1 if anything failed.',
+      "Posts already there (same title, date and type, as WordPress's importer matches them) are skipped, so running it\n" +
+      "again creates nothing; the file's post ids are kept where free. Prints every item created, skipped (and why) or\n" +
+      'failed (and why), then the counts per type; exit code 1 if anything failed. See docs/import.md.',
   },
   {
     name: 'export',

@@ -1,16 +1,24 @@
 import { CommentEntity } from '../core/database/entities/comment.entity';
 import { CommentsService } from '../resources/comments/comments.service';
 import { WxrAuthors } from './wxr-authors';
-import { message, metaOps, Tally, WxrImportContext } from './wxr-import-support';
+import { message, metaOps, WxrImportContext } from './wxr-import-support';
 import { WxrComment } from './wxr-reader';
 
-/** The comments of an imported post: matched by post, author and date, created when missing, threads remapped. */
+/** The kind a comment is reported as: its type (`pingback`, `trackback`), or `comment`. */
+export const commentKind = (c: Pick<WxrComment, 'type'>) => (c.type && c.type !== 'comment' ? c.type : 'comment');
+
+/**
+ * The comments of an imported post, of any type (pingbacks, trackbacks, notes), with their meta: matched by post,
+ * author and date (WordPress's `comment_exists()`), created when missing, each in its own transaction, threads
+ * remapped to the new parent ids.
+ */
 export class WxrComments {
   private readonly commentsService: CommentsService;
+  /** In a dry run, the comments that would be created: `post author date`. */
+  private readonly planned = new Set<string>();
 
   constructor(
     private readonly ctx: WxrImportContext,
-    private readonly tally: Tally,
     private readonly authors: WxrAuthors,
   ) {
     this.commentsService = ctx.get(CommentsService);
@@ -36,41 +44,63 @@ export class WxrComments {
     }
   }
 
+  /** Reports every comment of a post that could not be imported as failed. */
+  failAll(comments: WxrComment[], reason: string): void {
+    for (const c of comments)
+      this.ctx.report.failed(commentKind(c), this.label(c), reason, { fileId: c.id || undefined });
+  }
+
+  private label(c: WxrComment): string {
+    return `by "${c.author}" on ${c.date}`;
+  }
+
   private async importComment(postId: number, c: WxrComment, ids: Map<number, number>): Promise<void> {
+    const kind = commentKind(c);
+    const fileId = c.id || undefined;
     try {
-      const existing = await this.ctx.dataSource
-        .getRepository(CommentEntity)
-        .findOne({ select: { id: true }, where: { postId, author: c.author, date: c.date } });
-      if (existing) {
-        ids.set(c.id, Number(existing.id));
-        this.tally.skipped++;
+      const existing =
+        postId > 0
+          ? await this.ctx.dataSource
+              .getRepository(CommentEntity)
+              .findOne({ select: { id: true }, where: { postId, author: c.author, date: c.date } })
+          : null;
+      const key = `${postId} ${c.author} ${c.date}`;
+      if (existing || this.planned.has(key)) {
+        const id = existing ? Number(existing.id) : undefined;
+        if (id) ids.set(c.id, id);
+        this.ctx.report.skipped(kind, this.label(c), 'already there (same post, author and date)', { fileId, id });
         return;
       }
-      const id = await this.commentsService.create(
-        {
-          postId,
-          author: c.author,
-          authorEmail: c.authorEmail,
-          authorUrl: c.authorUrl,
-          authorIp: c.authorIp,
-          date: c.date,
-          dateGmt: c.dateGmt || c.date,
-          content: c.content,
-          karma: 0,
-          approved: c.approved || '1',
-          agent: '',
-          type: c.type || 'comment',
-          parent: (c.parent && ids.get(c.parent)) || 0,
-          userId: (c.userId && this.authors.userOf(c.userId)) || 0,
-        },
-        undefined,
-        metaOps(c.meta),
-      );
+      let id: number;
+      if (this.ctx.dryRun) {
+        id = this.ctx.fakeId();
+        this.planned.add(key);
+      } else {
+        id = await this.commentsService.create(
+          {
+            postId,
+            author: c.author,
+            authorEmail: c.authorEmail,
+            authorUrl: c.authorUrl,
+            authorIp: c.authorIp,
+            date: c.date,
+            dateGmt: c.dateGmt || c.date,
+            content: c.content,
+            karma: 0,
+            approved: c.approved || '1',
+            agent: '',
+            type: c.type || 'comment',
+            parent: (c.parent && ids.get(c.parent)) || 0,
+            userId: (c.userId && this.authors.userOf(c.userId)) || 0,
+          },
+          undefined,
+          metaOps(c.meta),
+        );
+      }
       ids.set(c.id, id);
-      this.tally.created++;
+      this.ctx.report.created(kind, this.label(c), { fileId, id });
     } catch (error) {
-      this.tally.failed++;
-      this.ctx.report(`Failed: comment ${c.id} by "${c.author}": ${message(error)}`);
+      this.ctx.report.failed(kind, this.label(c), message(error), { fileId });
     }
   }
 }

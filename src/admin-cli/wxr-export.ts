@@ -67,6 +67,7 @@ export class WxrExporter {
       'WPLANG',
       'sticky_posts',
       'permalink_structure',
+      'stylesheet',
     ]);
     const home = textOf(o.home).replace(/\/+$/, '');
     const siteUrl = textOf(o.siteurl ?? home).replace(/\/+$/, '');
@@ -104,6 +105,18 @@ export class WxrExporter {
       await sink.write(termXml(t, slugOf(t), metaXml(t.termId)));
     }
     this.counts.terms = terms.length;
+    // The menus' theme locations (not in WordPress's export, see docs/import.md), for the menus exported.
+    const mods = await this.options.get<unknown>(`theme_mods_${textOf(o.stylesheet)}`, {});
+    const assigned = (mods as { nav_menu_locations?: unknown } | null)?.nav_menu_locations;
+    if (assigned && typeof assigned === 'object') {
+      for (const [location, menu] of Object.entries(assigned as Record<string, unknown>)) {
+        const slug = terms.find((t) => t.taxonomy === 'nav_menu' && Number(t.termId) === Number(menu))?.slug;
+        if (slug)
+          await sink.write(
+            `\t<wp:nav_menu_location><wp:location>${cdata(location)}</wp:location><wp:menu_slug>${cdata(slug)}</wp:menu_slug></wp:nav_menu_location>\n`,
+          );
+      }
+    }
     await sink.write(`\n\t<generator>cms-api</generator>\n\n`);
 
     const logins = new Map<number, string>();

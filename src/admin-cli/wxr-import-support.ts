@@ -3,23 +3,12 @@ import { DataSource } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../core/database/cms-data-source';
 import { MetaOp } from '../core/rest/meta-fields';
 import { WxrMeta } from './wxr-reader';
+import { ImportReport } from './wxr-report';
 
-/** Created / skipped / failed counts of one kind of record. */
-export class Tally {
-  created = 0;
-  skipped = 0;
-  failed = 0;
-  line(label: string): string {
-    return `${label}: ${this.created} created, ${this.skipped} skipped, ${this.failed} failed`;
-  }
-}
-
-/** Where the importer's failures and notes go, a line each. */
-export type ImportReport = (line: string) => void;
-
-/** What the parts of an import share: the application, its database, and where failures and notes go. */
+/** What the parts of an import share: the application, its database, the report, and whether it is a dry run. */
 export class WxrImportContext {
   readonly dataSource: DataSource;
+  private lastFakeId = 0;
 
   constructor(
     private readonly app: INestApplicationContext,
@@ -28,9 +17,19 @@ export class WxrImportContext {
     this.dataSource = this.get(CMS_DATA_SOURCE);
   }
 
+  /** A dry run reads the site and decides, but writes nothing. */
+  get dryRun(): boolean {
+    return this.report.dryRun;
+  }
+
   /** A provider of the application, looked up anywhere in its modules. */
   get<T>(token: unknown): T {
     return this.app.get<T>(token as never, { strict: false });
+  }
+
+  /** In a dry run, the id of a record that would be created: negative, so never one of the site's. */
+  fakeId(): number {
+    return --this.lastFakeId;
   }
 }
 

@@ -74,7 +74,9 @@ export type WxrRecord =
   | { kind: 'site'; version: string; baseSiteUrl: string; baseBlogUrl: string }
   | { kind: 'author'; author: WxrAuthor }
   | { kind: 'term'; term: WxrTerm }
-  | { kind: 'item'; item: WxrItem };
+  | { kind: 'item'; item: WxrItem }
+  /** `<wp:nav_menu_location>`: a theme location and the slug of the menu in it (an extension of WXR, see docs/import.md). */
+  | { kind: 'menuLocation'; location: string; menu: string };
 
 /** Element names (without the `wp:` prefix) of each record's fields. */
 const TERM_FIELDS: Record<string, keyof WxrTerm> = {
@@ -216,6 +218,7 @@ export async function* readWxr(file: string, onBytes?: (bytes: number) => void):
   let comment: WxrComment | null = null;
   let meta: WxrMeta | null = null;
   let category: { taxonomy: string; slug: string } | null = null;
+  let location: { location: string; menu: string } | null = null;
 
   const flushSite = () => {
     if (siteSent) return;
@@ -229,6 +232,7 @@ export async function* readWxr(file: string, onBytes?: (bytes: number) => void):
     text = '';
     const parent = stack[stack.length - 2];
     if (name === 'channel') sawChannel = true;
+    else if (name === 'wp:nav_menu_location' && parent === 'channel') location = { location: '', menu: '' };
     else if (name === 'wp:author' && parent === 'channel')
       author = { id: 0, login: '', email: '', displayName: '', firstName: '', lastName: '' };
     else if (name === 'wp:category' && parent === 'channel') term = newTerm('category');
@@ -250,7 +254,13 @@ export async function* readWxr(file: string, onBytes?: (bytes: number) => void):
   parser.onclosetag = (name) => {
     stack.pop();
     const local = name.startsWith('wp:') ? name.slice(3) : name;
-    if (meta) {
+    if (location) {
+      if (name === 'wp:nav_menu_location') {
+        if (location.location) ready.push({ kind: 'menuLocation', ...location });
+        location = null;
+      } else if (name === 'wp:location') location.location = text.trim();
+      else if (name === 'wp:menu_slug') location.menu = text.trim();
+    } else if (meta) {
       if (local === 'meta_key') meta.key = text;
       else if (local === 'meta_value') meta.value = text;
       else if (name === 'wp:postmeta' && item && !comment) {

@@ -5,6 +5,9 @@ import { CliError, parseArgs, parseInvocation } from './command-line';
 import { COMMANDS, USAGE } from './commands';
 import { cdata, rfc822, xmlText } from './wxr-xml';
 import { readWxr, WxrRecord } from './wxr-reader';
+import { parseAuthorMode } from './wxr-authors';
+import { UrlRemap } from './wxr-url-remap';
+import { ImportReport } from './wxr-report';
 
 let dir: string;
 beforeAll(() => (dir = mkdtempSync(join(tmpdir(), 'cms-wxr-unit-'))));
@@ -119,5 +122,101 @@ describe('command line', () => {
     expect(parseInvocation(['export', '--help', '--output', 'x'], COMMANDS, USAGE)).toMatchObject({ kind: 'help' });
     expect(() => parseInvocation(['option', 'get'], COMMANDS, USAGE)).toThrow(CliError);
     expect(() => parseInvocation(['option', 'get', 'a', 'b'], COMMANDS, USAGE)).toThrow('Unexpected argument "b"');
+  });
+});
+
+describe('readWxr menu locations', () => {
+  it('reads <wp:nav_menu_location> of the channel (this server adds it to its export)', async () => {
+    const records = await read(
+      wrap(
+        '<wp:nav_menu_location><wp:location><![CDATA[primary]]></wp:location><wp:menu_slug><![CDATA[main]]></wp:menu_slug></wp:nav_menu_location>' +
+          '<wp:nav_menu_location><wp:menu_slug>no-location</wp:menu_slug></wp:nav_menu_location>',
+      ),
+      'locations.xml',
+    );
+    expect(records.filter((r) => r.kind === 'menuLocation')).toEqual([
+      { kind: 'menuLocation', location: 'primary', menu: 'main' },
+    ]);
+  });
+});
+
+describe('UrlRemap', () => {
+  it('rewrites old attachment URLs and their size variants once, the longest first', () => {
+    const urls = new UrlRemap();
+    urls.remember('http://old.example/up/2024/01/photo.png', 'http://new.example/up/2024/01/photo-1.png');
+    urls.remember('http://old.example/up/2024/01/a.jpg', 'http://old.example/up/2024/01/a.jpg');
+    expect(
+      urls.rewrite(
+        '<a href="http://old.example/up/2024/01/photo.png"><img src="http://old.example/up/2024/01/photo-150x150.png"></a> http://old.example/up/2024/01/a.jpg',
+      ),
+    ).toBe(
+      '<a href="http://new.example/up/2024/01/photo-1.png"><img src="http://new.example/up/2024/01/photo-1-150x150.png"></a> http://old.example/up/2024/01/a.jpg',
+    );
+    // A new URL that contains an old one is not rewritten again.
+    const same = new UrlRemap();
+    same.remember('http://s.example/photo.png', 'http://s.example/photo-1.png');
+    expect(same.rewrite('http://s.example/photo.png http://s.example/photo-150x150.png')).toBe(
+      'http://s.example/photo-1.png http://s.example/photo-1-150x150.png',
+    );
+    expect(new UrlRemap().rewrite('a (b) [c]')).toBe('a (b) [c]');
+  });
+});
+
+describe('ImportReport', () => {
+  it('lists every record with its outcome and reason, and counts per kind in a fixed order', () => {
+    const failures: string[] = [];
+    const report = new ImportReport((line) => failures.push(line));
+    report.created('post', '"A"', { fileId: 5, id: 7 }, 'the id 5 was taken: created as 7');
+    report.skipped('comment', 'by "x" on 2024-01-01 00:00:00', 'already there', { id: 3 });
+    report.failed('attachment', '"b"', 'cannot download', { fileId: 9 });
+    report.created('author', '"alice"', { fileId: 1, id: 2 });
+    report.skipped('term', 'category "news"', 'a term with this slug is already there', { fileId: 2, id: -4 });
+    expect(report.ok).toBe(false);
+    expect(failures).toEqual(['Failed: attachment "b" (file id 9): cannot download']);
+    expect(report.itemLines()).toEqual([
+      'created  post "A" (file id 5, id 7): the id 5 was taken: created as 7',
+      'skipped  comment by "x" on 2024-01-01 00:00:00 (id 3): already there',
+      'failed   attachment "b" (file id 9): cannot download',
+      'created  author "alice" (file id 1, id 2)',
+      'skipped  term category "news" (file id 2): a term with this slug is already there',
+    ]);
+    expect(report.countLines()).toEqual([
+      'author: 1 created, 0 skipped, 0 failed',
+      'term: 0 created, 1 skipped, 0 failed',
+      'post: 1 created, 0 skipped, 0 failed',
+      'attachment: 0 created, 0 skipped, 1 failed',
+      'comment: 0 created, 1 skipped, 0 failed',
+    ]);
+    expect(report.toJSON('f.xml')).toMatchObject({ file: 'f.xml', dryRun: false, ok: false });
+    const dry = new ImportReport(undefined, true);
+    dry.created('post', '"A"', { id: -1 });
+    expect(dry.countLines()).toEqual(['post: 1 to create, 0 skipped, 0 failed']);
+    expect(dry.toJSON('f.xml').items).toEqual([{ kind: 'post', label: '"A"', outcome: 'created' }]);
+  });
+});
+
+describe('parseAuthorMode', () => {
+  it('reads create, admin and map:<file.json>, and refuses anything else with a clear message', () => {
+    expect(parseAuthorMode(undefined)).toEqual({ kind: 'create' });
+    expect(parseAuthorMode('create')).toEqual({ kind: 'create' });
+    expect(parseAuthorMode('admin')).toEqual({ kind: 'admin' });
+    const file = join(dir, 'map.json');
+    writeFileSync(file, '{"alice":"admin","bob":"carol"}');
+    expect(parseAuthorMode(`map:${file}`)).toEqual({
+      kind: 'map',
+      map: new Map([
+        ['alice', 'admin'],
+        ['bob', 'carol'],
+      ]),
+    });
+    expect(() => parseAuthorMode('everyone')).toThrow(
+      'Invalid --authors "everyone": create, admin or map:<file.json>.',
+    );
+    expect(() => parseAuthorMode('map:')).toThrow(CliError);
+    expect(() => parseAuthorMode(`map:${join(dir, 'none.json')}`)).toThrow(/Cannot read the author map/);
+    writeFileSync(file, '["alice"]');
+    expect(() => parseAuthorMode(`map:${file}`)).toThrow('must be a JSON object');
+    writeFileSync(file, '{"alice": 3}');
+    expect(() => parseAuthorMode(`map:${file}`)).toThrow('sends "alice" to 3: a login is needed');
   });
 });

@@ -62,6 +62,8 @@ export interface PostFields {
   mimeType?: string;
   /** The `guid` to store instead of the permalink (an attachment's file URL). */
   guid?: string;
+  /** The id to create the post with when no post has it (`wp_insert_post()`'s `import_id`); else a new one. */
+  importId?: number;
 }
 
 /** What else a write changes besides the row (`undefined`: leave as it is). */
@@ -135,7 +137,12 @@ export class PostWriter {
     const created = await writeTransaction(this.dataSource, async (em) => {
       await this.takeTurn(em);
       const row = await postRow(em, type, null, fields, ctx);
-const postId = await insertRow(em, PostEntity, { ...EMPTY_COLUMNS, ...row });
+      // `import_id`: the id asked for, when it is free.
+      const id =
+        fields.importId && !(await em.getRepository(PostEntity).existsBy({ id: fields.importId }))
+          ? { id: fields.importId }
+          : {};
+      const postId = await insertRow(em, PostEntity, { ...EMPTY_COLUMNS, ...row, ...id });
       const post = await postWithin(em, postId);
       // The slug of a published post without one comes from its title, once the id is known.
       if (!post.name && !FLOATING.includes(post.status) && post.title) {
