@@ -221,6 +221,25 @@ describe('webhooks', () => {
     await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin());
   });
 
+  it('records user.created in the account’s own transaction: a refused account sends nothing', async () => {
+    const hook = await subscribe(['user.created', 'term.created']);
+    const start = receiver.got.length;
+    const user = { username: 'hooked_user', email: 'hooked@example.org', password: 'x-Hooked-123' };
+    const created = await t.http.post(`${BASE}/users`).set(admin()).send(user).expect(201);
+    expect((await t.http.post(`${BASE}/users`).set(admin()).send(user)).status).toBe(400);
+    await t.http.post(`${BASE}/tags`).set(admin()).send({ name: 'After the users' });
+    await until(() => receiver.got.length >= start + 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Two objects: delivered in either order (the order holds per object).
+    const events = receiver.events().slice(start);
+    expect(events.map((e) => e.type).sort()).toEqual(['term.created', 'user.created']);
+    const userEvent = events.find((e) => e.type === 'user.created');
+    expect(userEvent).toMatchObject({ data: { id: created.body.id } });
+    // No e-mail leaves the server.
+    expect(JSON.stringify(userEvent)).not.toContain('hooked@example.org');
+    await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin());
+  });
+
   it('two app instances on one database deliver each event once', async () => {
     // SQLite in memory cannot be shared by two apps: a file database is.
     const dir = testDatabaseKind() === 'sqlite' ? mkdtempSync(join(tmpdir(), 'hooks-')) : '';

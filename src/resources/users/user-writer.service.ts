@@ -39,23 +39,30 @@ export class UserWriter {
     const args = req.args<UserCreateArgs>();
     const roles = args.roles;
     if (roles) await this.checkRoleUpdate(req, 0, roles);
-    const user = await this.accounts.createUser({
-      login: args.username,
-      email: args.email,
-      password: args.password,
-      roles,
-      displayName: args.name,
-      nicename: args.slug,
-      firstName: args.first_name,
-      lastName: args.last_name,
-      nickname: args.nickname,
-      url: args.url,
-      description: args.description,
-      locale: args.locale,
+    let created: UserEntity | undefined;
+    // The account and its `user.created` event in one transaction: a rolled-back account sends nothing.
+    await this.users.transaction(async (em) => {
+      created = await this.accounts.createUser(
+        {
+          login: args.username,
+          email: args.email,
+          password: args.password,
+          roles,
+          displayName: args.name,
+          nicename: args.slug,
+          firstName: args.first_name,
+          lastName: args.last_name,
+          nickname: args.nickname,
+          url: args.url,
+          description: args.description,
+          locale: args.locale,
+        },
+        em,
+      );
+      await recordEvent(em, { event: 'user.created', objectType: 'user', id: created.id });
     });
+    const user = created as UserEntity;
     await this.writeMeta(user.id, args);
-    // The account is created by UserAccountsService in its own transaction: the event follows it in another.
-    await this.users.transaction((em) => recordEvent(em, { event: 'user.created', objectType: 'user', id: user.id }));
     return user;
   }
 
