@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { Webhook } from 'standardwebhooks';
 import { testDatabaseKind, testDatabaseName } from '../utils/test-db';
 import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
@@ -218,6 +219,67 @@ describe('webhooks', () => {
         .slice(start)
         .map((e) => e.type),
     ).toEqual(['term.created']);
+    await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin());
+  });
+
+  it('records an event for every kind of write: posts, terms, comments, media, users and settings', async () => {
+    const hook = await subscribe(['*']);
+    const start = receiver.got.length;
+    const api = (method: 'post' | 'delete', path: string, body?: object) =>
+      t.http[method](`${BASE}${path}`)
+        .set(admin())
+        .send(body ?? {});
+    const post = (await api('post', '/posts', { title: 'Every event', status: 'draft' }).expect(201)).body.id;
+    await api('post', `/posts/${post}`, { status: 'publish' }).expect(200);
+    const comment = (await api('post', '/comments', { post, content: 'First!' }).expect(201)).body.id;
+    await api('post', `/comments/${comment}`, { status: 'hold' }).expect(200);
+    await api('delete', `/comments/${comment}?force=true`).expect(200);
+    await api('post', `/posts/${post}`, { status: 'draft' }).expect(200);
+    await api('delete', `/posts/${post}`).expect(200);
+    await api('delete', `/posts/${post}?force=true`).expect(200);
+    const tag = (await api('post', '/tags', { name: 'Every tag' }).expect(201)).body.id;
+    await api('post', `/tags/${tag}`, { description: 'Described' }).expect(200);
+    await api('delete', `/tags/${tag}?force=true`).expect(200);
+    const image = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const media = (await t.http.post(`${BASE}/media`).set(admin()).attach('file', image, 'every.png').expect(201)).body
+      .id;
+    await api('post', `/media/${media}`, { alt_text: 'Blue' }).expect(200);
+    await api('delete', `/media/${media}?force=true`).expect(200);
+    await api('post', '/users/me', { first_name: 'Every' }).expect(200);
+    await api('post', '/settings', { description: 'Every event' }).expect(200);
+    const expected = {
+      post: [
+        'post.created',
+        'post.updated',
+        'post.published',
+        'post.updated',
+        'post.unpublished',
+        'post.trashed',
+        'post.deleted',
+      ],
+      term: ['term.created', 'term.updated', 'term.deleted'],
+      // A status change is its own event (comment.updated is for edits of its fields).
+      comment: ['comment.created', 'comment.unapproved', 'comment.deleted'],
+      media: ['media.created', 'media.updated', 'media.deleted'],
+      user: ['user.updated'],
+      settings: ['settings.updated'],
+    };
+    const total = Object.values(expected).flat().length;
+    await until(() => receiver.got.length >= start + total, 15000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const got = receiver.events().slice(start);
+    // In order per object; objects may interleave.
+    const of = (id: number, prefix: string) =>
+      got.filter((e) => e.data.id === id && e.type.startsWith(prefix)).map((e) => e.type);
+    expect(of(post, 'post.')).toEqual(expected.post);
+    expect(of(tag, 'term.')).toEqual(expected.term);
+    expect(of(comment, 'comment.')).toEqual(expected.comment);
+    expect(of(media, 'media.')).toEqual(expected.media);
+    expect(of(t.users.administrator.id, 'user.')).toEqual(expected.user);
+    expect(got.filter((e) => e.type === 'settings.updated')).toHaveLength(1);
+    expect(got).toHaveLength(total);
     await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin());
   });
 
