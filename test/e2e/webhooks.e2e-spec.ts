@@ -55,7 +55,15 @@ async function until(check: () => boolean | Promise<boolean>, ms = 8000): Promis
   }
 }
 
-const FAST = { allowPrivate: true, pollMs: 100, backoffMs: 50, maxBackoffMs: 200, maxAttempts: 3, timeoutMs: 2000 };
+const FAST = {
+  allowPrivate: true,
+  pollMs: 100,
+  backoffMs: 50,
+  maxBackoffMs: 200,
+  maxAttempts: 3,
+  timeoutMs: 2000,
+  logsKept: 5,
+};
 
 describe('webhooks', () => {
   let t: TestApp;
@@ -200,6 +208,41 @@ describe('webhooks', () => {
     expect(item.failure_reason).toContain('503');
     receiver.failures = 0;
     await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin());
+  });
+
+  it('bounds each delivery: a receiver that never answers times out, and the log keeps the newest lines only', async () => {
+    // A receiver that takes the request and never answers.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
+    try {
+      const hook = await subscribe(['term.created'], url);
+      await t.http.post(`${BASE}/tags`).set(admin()).send({ name: 'Never answered' }).expect(201);
+      let log: Array<{ status: string; error: string; duration_ms: number }> = [];
+      await until(async () => {
+        log = (await t.http.get(`${BASE}/webhooks/${hook.id}/deliveries`).set(admin())).body;
+        return log.length >= 1;
+      }, 10000);
+      expect(log[log.length - 1].status).not.toBe('success');
+      expect(log[log.length - 1].duration_ms).toBeGreaterThanOrEqual(1900);
+      expect(log[log.length - 1].duration_ms).toBeLessThan(10000);
+      await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin());
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+    const kept = await subscribe(['term.created']);
+    const start = receiver.got.length;
+    for (let i = 0; i < 7; i++)
+      await t.http
+        .post(`${BASE}/tags`)
+        .set(admin())
+        .send({ name: `Logged ${i}` });
+    await until(() => receiver.got.length >= start + 7);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const lines = (await t.http.get(`${BASE}/webhooks/${kept.id}/deliveries?per_page=100`).set(admin())).body;
+    expect(lines).toHaveLength(5);
+    await t.http.delete(`${BASE}/webhooks/${kept.id}?force=true`).set(admin());
   });
 
   it('records nothing for a write rolled back after its event was recorded', async () => {
