@@ -117,7 +117,12 @@ describe('webhooks', () => {
     // Served in the index and by OPTIONS.
     expect((await t.http.options(`${BASE}/webhooks`)).status).toBe(200);
     expect(Object.keys((await t.http.get('/cms-json/')).body.routes)).toContain('/cms/v2/webhooks');
-    expect((await t.http.delete(`${BASE}/webhooks/${hook.id}?force=true`).set(admin())).status).toBe(200);
+    // No trash: DELETE deletes (force is not needed); a missing one is a 404.
+    const deleted = await t.http.delete(`${BASE}/webhooks/${hook.id}`).set(admin());
+    expect(deleted.status).toBe(200);
+    expect(deleted.body.id).toBe(hook.id);
+    expectRestError(await t.http.get(`${BASE}/webhooks/${hook.id}`).set(admin()), 'rest_webhook_invalid_id', 404);
+    expectRestError(await t.http.delete(`${BASE}/webhooks/${hook.id}`).set(admin()), 'rest_webhook_invalid_id', 404);
   });
 
   it('delivers a published post, signed per Standard Webhooks, with its public view', async () => {

@@ -95,6 +95,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   /** Claims and delivers due rows until none is left (bounded to `concurrency` in flight). */
   private async drain(): Promise<void> {
     for (let round = 0; round < 100 && !this.stopped; round++) {
+      // A plain read first: a claim is a write transaction, which an idle outbox must not cost every poll (it
+      // would take SQLite's write lock and move what caches watch).
+      if (!(await this.anyDue())) break;
       const rows = await this.claim(this.config.concurrency);
       if (!rows.length) break;
       await Promise.all(rows.map((row) => this.deliver(row)));
@@ -103,6 +106,17 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       this.lastPrune = Date.now();
       await this.pruneFinished();
     }
+  }
+
+  /** Whether a row is due (pending, its time come, not leased): one indexed read, outside any transaction. */
+  private async anyDue(): Promise<boolean> {
+    const now = Date.now();
+    const rows = await this.dataSource.query<unknown[]>(
+      `SELECT 1 AS due FROM ${this.table(WebhookEventEntity)} WHERE state = 'pending' AND next_attempt_at <= ? ` +
+        `AND claimed_until <= ? LIMIT 1`,
+      [now, now],
+    );
+    return rows.length > 0;
   }
 
   /** Claims up to `limit` due rows for this process: leased for the delivery's deadline and a margin. */
@@ -252,8 +266,15 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   private async pruneFinished(): Promise<void> {
     const table = this.table(WebhookEventEntity);
     const before = Date.now() - FINISHED_KEPT_MS;
-    for (const state of ['delivered', 'failed', 'skipped'])
-      await this.dataSource.query(`DELETE FROM ${table} WHERE state = ? AND created_at < ?`, [state, before]);
+    for (const state of ['delivered', 'failed', 'skipped']) {
+      // Read first: a DELETE is a write even when it finds nothing.
+      const found = await this.dataSource.query<unknown[]>(
+        `SELECT 1 AS old FROM ${table} WHERE state = ? AND created_at < ? LIMIT 1`,
+        [state, before],
+      );
+      if (found.length)
+        await this.dataSource.query(`DELETE FROM ${table} WHERE state = ? AND created_at < ?`, [state, before]);
+    }
   }
 
   private table(entity: typeof WebhookEventEntity | typeof WebhookDeliveryEntity): string {

@@ -41,7 +41,8 @@ export class WebhooksResource extends RestResource {
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
   readonly readArgs = () => this.itemReadArgs(ID);
   readonly updateArgs = () => this.itemUpdateArgs(ID);
-  readonly deleteArgs = () => this.itemDeleteArgs(ID, 'Required to be true, as subscriptions do not support trashing.');
+  readonly deleteArgs = () =>
+    this.itemDeleteArgs(ID, 'Accepted for clients that send it: a subscription has no trash and is deleted at once.');
   readonly deliveriesArgs = () => ({
     id: ID,
     page: { description: 'Current page of the collection.', type: 'integer' as const, default: 1, minimum: 1 },
@@ -91,13 +92,8 @@ export class WebhooksResource extends RestResource {
     return this.prepare(hook, req);
   }
 
+  /** Deletes at once: a subscription has no trash (`force` is taken, and not needed). */
   async deleteItem(req: RestRequest): Promise<RestResponse> {
-    if (req.args<{ force?: boolean }>().force !== true)
-      throw new RestException(
-        'rest_trash_not_supported',
-        "Webhooks do not support trashing. Set 'force=true' to delete.",
-        501,
-      );
     const hook = await this.webhooks.delete(this.id(req));
     req.set('context', 'edit');
     return this.deleted(req, await this.prepare(hook, req));
