@@ -47,7 +47,7 @@ class Receiver {
 }
 
 /** Polls until `check` holds, for `ms` at most. */
-async function until(check: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+async function until(check: () => boolean | Promise<boolean>, ms = 20000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -78,6 +78,13 @@ describe('webhooks', () => {
   afterAll(async () => {
     await t?.close();
     await receiver.stop();
+  });
+
+  // Each test starts with no subscription and a receiver that answers (a failed test leaves none behind).
+  afterEach(async () => {
+    receiver.failures = 0;
+    const hooks = (await t.http.get(`${BASE}/webhooks?per_page=100`).set(admin())).body as Array<{ id: number }>;
+    for (const hook of hooks) await t.http.delete(`${BASE}/webhooks/${hook.id}`).set(admin());
   });
 
   async function subscribe(events: string[], url = receiver.url): Promise<{ id: number; secret: string }> {
@@ -227,7 +234,7 @@ describe('webhooks', () => {
       await until(async () => {
         log = (await t.http.get(`${BASE}/webhooks/${hook.id}/deliveries`).set(admin())).body;
         return log.length >= 1;
-      }, 10000);
+      });
       expect(log[log.length - 1].status).not.toBe('success');
       expect(log[log.length - 1].duration_ms).toBeGreaterThanOrEqual(1900);
       expect(log[log.length - 1].duration_ms).toBeLessThan(10000);
@@ -315,7 +322,7 @@ describe('webhooks', () => {
       settings: ['settings.updated'],
     };
     const total = Object.values(expected).flat().length;
-    await until(() => receiver.got.length >= start + total, 15000);
+    await until(() => receiver.got.length >= start + total);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const got = receiver.events().slice(start);
     // In order per object; objects may interleave.
