@@ -52,6 +52,9 @@ export async function createTestApp(
       CmsModule.forRoot({
         baseUrl: TEST_BASE_URL,
         restRouteQuery: true,
+        // No webhook delivery worker polling the outbox in the background (its reads would land in the query
+        // counts of requests), unless a test asks for webhooks.
+        webhooks: { worker: false },
         ...options.cms,
         extensions: options.extensions,
       }),
