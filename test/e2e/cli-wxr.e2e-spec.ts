@@ -11,8 +11,7 @@ import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { readWxr, WxrItem } from '../../src/admin-cli/wxr-reader';
 import { maybeUnserialize } from '../../src/core/formatting/php-serialize';
-import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
-import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { dropTestDatabase, testDatabaseKind, testDatabaseUrl, withTestDataSource } from '../utils/test-db';
 import { freePort } from '../utils/standalone-server';
 
 /** `import` and `export` of WXR files through the built CLI (`node dist/cli.js`), on SQLite and MariaDB. */
@@ -68,15 +67,8 @@ async function cliAsync(databaseUrl: string, args: string[], extra: Record<strin
   return { code, stdout, stderr };
 }
 
-async function withDataSource<T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = new DataSource(buildDataSourceOptions({ databaseUrl, tablePrefix: PREFIX }));
-  await ds.initialize();
-  try {
-    return await work(ds);
-  } finally {
-    await ds.destroy();
-  }
-}
+const withDataSource = <T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>) =>
+  withTestDataSource(databaseUrl, PREFIX, work);
 
 type Row = Record<string, unknown>;
 const rows = (ds: DataSource, sql: string, params: unknown[] = []) => ds.query<Row[]>(sql, params);

@@ -9,7 +9,7 @@ import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
 import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
-import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { dropTestDatabase, testDatabaseKind, testDatabaseUrl, withTestDataSource } from '../utils/test-db';
 import { createPost } from '../factories/post.factory';
 import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
@@ -50,15 +50,7 @@ function cli(args: string[], extra: Record<string, string> = {}): Run {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-async function withDataSource<T>(work: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = new DataSource(buildDataSourceOptions({ databaseUrl, tablePrefix: PREFIX }));
-  await ds.initialize();
-  try {
-    return await work(ds);
-  } finally {
-    await ds.destroy();
-  }
-}
+const withDataSource = <T>(work: (ds: DataSource) => Promise<T>) => withTestDataSource(databaseUrl, PREFIX, work);
 
 function startServer(port: number): { child: ChildProcess; output: () => string } {
   let output = '';

@@ -6,11 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { verifyWordPressPassword } from '../../src/core/auth/password-hash';
-import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
 import { UserMetaEntity } from '../../src/core/database/entities/user-meta.entity';
 import { UserEntity } from '../../src/core/database/entities/user.entity';
 import { initialAdminFromEnvironment, loadEnvironment } from '../../src/standalone/env';
-import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { dropTestDatabase, testDatabaseKind, testDatabaseUrl, withTestDataSource } from '../utils/test-db';
 import { freePort } from '../utils/standalone-server';
 
 /**
@@ -75,15 +74,8 @@ async function runOnce(databaseUrl: string, env: Record<string, string>): Promis
   return server.output();
 }
 
-async function withDataSource<T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = new DataSource(buildDataSourceOptions({ databaseUrl, tablePrefix: PREFIX }));
-  await ds.initialize();
-  try {
-    return await work(ds);
-  } finally {
-    await ds.destroy();
-  }
-}
+const withDataSource = <T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>) =>
+  withTestDataSource(databaseUrl, PREFIX, work);
 
 beforeAll(() => {
   if (!existsSync(MAIN))

@@ -3,13 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { PostMetaEntity } from '../../src/core/database/entities/post-meta.entity';
 import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { phpSerialize, phpUnserialize } from '../../src/core/formatting/php-serialize';
 import { createPost } from '../factories/post.factory';
-import { dropTestDatabase } from '../utils/test-db';
+import { dropTestDatabase, withTestDataSource } from '../utils/test-db';
 import { serverDatabase, startServer, stopServer, StandaloneServer } from '../utils/standalone-server';
 
 /**
@@ -38,15 +37,7 @@ function cli(args: string[], extra: Record<string, string> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-async function withDataSource<T>(work: (ds: DataSource) => Promise<T>): Promise<T> {
-  const ds = new DataSource(buildDataSourceOptions({ databaseUrl, tablePrefix: PREFIX }));
-  await ds.initialize();
-  try {
-    return await work(ds);
-  } finally {
-    await ds.destroy();
-  }
-}
+const withDataSource = <T>(work: (ds: DataSource) => Promise<T>) => withTestDataSource(databaseUrl, PREFIX, work);
 
 /** Starts the server with a CMS_BASE_URL, reads `path`, stops it; its answer and log lines. */
 async function serve(baseUrl: string, path: string) {

@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { buildDataSourceOptions } from '../../src/core/database/data-source-options';
 import * as mysql from 'mysql2/promise';
 
 /** Which database the tests run on: `process.env.DB` (`sqlite`, the default, or `mysql`). */
@@ -56,4 +58,19 @@ export async function testDatabaseUrl(name: string): Promise<string> {
 export async function dropTestDatabase(name: string): Promise<void> {
   if (testDatabaseKind() === 'sqlite') return;
   await withServer((connection) => connection.query(`DROP DATABASE IF EXISTS \`${testDatabaseName(name)}\``));
+}
+
+/** Runs `work` with a data source of its own on a database (the CLI and start-up tests read what a process wrote). */
+export async function withTestDataSource<T>(
+  databaseUrl: string,
+  tablePrefix: string,
+  work: (ds: DataSource) => Promise<T>,
+): Promise<T> {
+  const ds = new DataSource(buildDataSourceOptions({ databaseUrl, tablePrefix }));
+  await ds.initialize();
+  try {
+    return await work(ds);
+  } finally {
+    await ds.destroy();
+  }
 }
