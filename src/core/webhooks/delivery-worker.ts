@@ -101,6 +101,9 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       const rows = await this.claim(this.config.concurrency);
       if (!rows.length) break;
       await Promise.all(rows.map((row) => this.deliver(row)));
+      // After the round's records committed: concurrent record transactions cannot see each other's lines
+      // (MySQL's repeatable read), so a prune inside each would keep more than the bound.
+      for (const webhookId of new Set(rows.map((row) => row.webhookId))) await this.pruneLog(webhookId);
     }
     if (Date.now() - this.lastPrune > 60_000) {
       this.lastPrune = Date.now();
@@ -206,7 +209,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
     }
   }
 
-  /** Records an attempt: the row's state, the log line (pruned to `logsKept`), the subscription's health. */
+  /** Records an attempt: the row's state, the log line, the subscription's health. */
   private async record(em: EntityManager, hook: WebhookEntity, row: WebhookEventEntity, attempt: Attempt) {
     const attempts = row.attempts + 1;
     const exhausted = !attempt.ok && (attempt.permanent || attempts >= this.config.maxAttempts);
@@ -233,7 +236,6 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       error: attempt.error.slice(0, 1000),
       createdAt: now,
     });
-    await this.pruneLog(em, hook.id);
     if (exhausted) {
       const reason = `${row.event} (${row.messageId}) failed after ${attempts} attempt(s): ${attempt.error}`;
       await em
@@ -251,14 +253,14 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
   }
 
   /** Keeps the newest `logsKept` log lines of a subscription. */
-  private async pruneLog(em: EntityManager, webhookId: number): Promise<void> {
+  private async pruneLog(webhookId: number): Promise<void> {
     const table = this.table(WebhookDeliveryEntity);
-    const edge = await em.query<Array<{ id: number | string }>>(
+    const edge = await this.dataSource.query<Array<{ id: number | string }>>(
       `SELECT id FROM ${table} WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ${this.config.logsKept - 1}`,
       [webhookId],
     );
     if (edge.length) {
-      await em.query(`DELETE FROM ${table} WHERE webhook_id = ? AND id < ?`, [webhookId, Number(edge[0].id)]);
+      await this.dataSource.query(`DELETE FROM ${table} WHERE webhook_id = ? AND id < ?`, [webhookId, Number(edge[0].id)]);
     }
   }
 
