@@ -260,7 +260,10 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, OnApplicat
       [webhookId],
     );
     if (edge.length) {
-      await this.dataSource.query(`DELETE FROM ${table} WHERE webhook_id = ? AND id < ?`, [webhookId, Number(edge[0].id)]);
+      await this.dataSource.query(`DELETE FROM ${table} WHERE webhook_id = ? AND id < ?`, [
+        webhookId,
+        Number(edge[0].id),
+      ]);
     }
   }
 
