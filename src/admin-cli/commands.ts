@@ -1,5 +1,20 @@
 import { CommandSpec, usageOf } from './command-line';
-import { WEBHOOK_COMMANDS } from './webhook-commands';
+
+/** The `webhook` commands, for the CLI's command list. */
+const WEBHOOK_COMMANDS: CommandSpec[] = [
+  {
+    name: 'webhook create',
+    args: '<url>',
+    required: ['url'],
+    options: {
+      events: 'Comma-separated events (post.published, term.created, ...) or * (default *).',
+      secret: 'The signing secret, whsec_ followed by base64 (default: a generated one, printed once).',
+    },
+    summary: 'Subscribe a URL to events; prints its ID and signing secret (shown only now).',
+  },
+  { name: 'webhook list', args: '', required: [], summary: 'List webhook subscriptions: ID, URL, events, state.' },
+  { name: 'webhook delete', args: '<id>', required: ['id'], summary: 'Delete a webhook subscription and its log.' },
+];
 
 /** Every command of the CLI, in the order of the help. */
 export const COMMANDS: CommandSpec[] = [

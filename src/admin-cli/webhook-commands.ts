@@ -3,23 +3,7 @@ import { RestException } from '../core/errors/rest.exception';
 import { WEBHOOK_EVENTS } from '../core/webhooks/webhook-events';
 import { WebhooksService } from '../resources/webhooks/webhooks.service';
 import type { CliOutput } from './admin-commands';
-import { CliError, CommandSpec, Invocation, table } from './command-line';
-
-/** The `webhook` commands, for the CLI's command list. */
-export const WEBHOOK_COMMANDS: CommandSpec[] = [
-  {
-    name: 'webhook create',
-    args: '<url>',
-    required: ['url'],
-    options: {
-      events: 'Comma-separated events (post.published, term.created, ...) or * (default *).',
-      secret: 'The signing secret, whsec_ followed by base64 (default: a generated one, printed once).',
-    },
-    summary: 'Subscribe a URL to events; prints its ID and signing secret (shown only now).',
-  },
-  { name: 'webhook list', args: '', required: [], summary: 'List webhook subscriptions: ID, URL, events, state.' },
-  { name: 'webhook delete', args: '<id>', required: ['id'], summary: 'Delete a webhook subscription and its log.' },
-];
+import { CliError, Invocation, table } from './command-line';
 
 /** Runs a `webhook` command. */
 export async function runWebhookCommand(

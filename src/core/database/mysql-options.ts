@@ -1,4 +1,4 @@
-import * as mysql2 from 'mysql2';
+import type * as mysql2 from 'mysql2';
 import type { DataSource } from 'typeorm';
 import { parseDatabaseUrl, redactUrl } from './database-url';
 import { boundCommands } from './mysql-timeouts';
@@ -121,6 +121,9 @@ export function wordpressMysql2Driver(
   timeoutMs?: number,
   replicas?: { urls: string[]; router: ReplicaRouter },
 ): typeof mysql2 {
+  // Loaded here, not at the top: a SQLite server never needs it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mysql2Module = require('mysql2') as typeof import('mysql2');
   const settings: SessionSettings = { galera: false };
   const settled = (pool: mysql2.Pool): mysql2.Pool => {
     applyWpSqlModeToPool(pool, warn, settings);
@@ -128,12 +131,12 @@ export function wordpressMysql2Driver(
     return pool;
   };
   const driver = {
-    ...mysql2,
+    ...mysql2Module,
     createPool(config: mysql2.PoolOptions | string): mysql2.Pool {
-      const pool = settled(mysql2.createPool(config as mysql2.PoolOptions));
+      const pool = settled(mysql2Module.createPool(config as mysql2.PoolOptions));
       if (!replicas || typeof config !== 'object') return pool;
       replicas.urls.forEach((url, index) =>
-        replicas.router.add(`replica ${index}`, settled(mysql2.createPool(replicaPoolOptions(config, url)))),
+        replicas.router.add(`replica ${index}`, settled(mysql2Module.createPool(replicaPoolOptions(config, url)))),
       );
       replicas.router.start();
       return routedPool(pool, replicas.router);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { CMS_OPTIONS, ResolvedCmsOptions } from '../config/cms-options';
 
 /** How long a command may take before the caller falls back to what its process knows. */
@@ -40,7 +40,10 @@ export class CmsRedis implements OnApplicationShutdown {
       return;
     }
     const where = redactRedisUrl(options.redisUrl);
-    this.client = new Redis(options.redisUrl, {
+    // Loaded only where a Redis URL is set.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { default: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.client = new RedisClient(options.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,

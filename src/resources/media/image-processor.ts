@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import exifr, { Exifr } from 'exifr';
-import sharp from 'sharp';
+import type { default as SharpConstructor, Sharp } from 'sharp';
 import { textOf } from '../../core/formatting/php-serialize';
 
 /**
@@ -22,19 +22,23 @@ export const DEFAULT_DECODE_LIMITS: Readonly<DecodeLimits> = { maxPixels: 50_000
 /** Seconds reading an audio or video file's metadata may take (the whole file is read for its duration). */
 export const AUDIO_VIDEO_META_SECONDS = 10;
 
-let sharpConfigured = false;
+let sharpModule: typeof SharpConstructor | undefined;
 
 /**
- * Sets sharp (libvips) up for a server, once per process: no operation cache (its default keeps up to 50 MB of
- * decoded images and 20 open files, among them the temporary files of uploads), and one libvips thread per image,
- * the uploads running side by side on libuv's pool instead (`VIPS_CONCURRENCY` set in the environment wins).
- * Both are process-wide: they apply to a host application's own use of sharp too.
+ * sharp (libvips), loaded on the first image (it takes a while to load, and most CLI commands never need it) and set
+ * up then, once per process: no operation cache (its default keeps up to 50 MB of decoded images and 20 open files,
+ * among them the temporary files of uploads), and one libvips thread per image, the uploads running side by side on
+ * libuv's pool instead (`VIPS_CONCURRENCY` set in the environment wins). Both are process-wide: they apply to a host
+ * application's own use of sharp too.
  */
-export function configureSharp(): void {
-  if (sharpConfigured) return;
-  sharpConfigured = true;
-  sharp.cache(false);
-  if (!process.env.VIPS_CONCURRENCY) sharp.concurrency(1);
+function sharp(...args: Parameters<typeof SharpConstructor>): Sharp {
+  if (!sharpModule) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    sharpModule = require('sharp') as typeof SharpConstructor;
+    sharpModule.cache(false);
+    if (!process.env.VIPS_CONCURRENCY) sharpModule.concurrency(1);
+  }
+  return sharpModule(...args);
 }
 
 /** A registered image size (`add_image_size()`): a bounding box (0: unbounded) and whether it is cropped to it. */
@@ -124,7 +128,7 @@ export interface GeneratedSizes {
   problem: string | null;
 }
 
-type Pipeline = ReturnType<typeof sharp>;
+type Pipeline = Sharp;
 
 /** sharp's output format of each image type sizes are made for. */
 const OUTPUT_FORMATS: Readonly<Record<string, Parameters<Pipeline['toFormat']>[0]>> = {

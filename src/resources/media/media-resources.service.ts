@@ -8,7 +8,7 @@ import { ALLOWED_MIME_TYPES, SCRIPTABLE_MIME_TYPES } from './file-names';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
 import { MEDIA_STORAGE, MediaStorage } from '../../core/config/media-storage';
-import { configureSharp, DEFAULT_DECODE_LIMITS } from './image-processor';
+import { DEFAULT_DECODE_LIMITS } from './image-processor';
 import { UploadJournal } from './upload-journal';
 
 /** How often every node settles what crashed processes left in the upload journal. */
@@ -30,7 +30,6 @@ export class MediaResources implements OnApplicationBootstrap, OnApplicationShut
     @Inject(CMS_DATA_SOURCE) private readonly dataSource: DataSource,
   ) {
     this.journal = new UploadJournal(dataSource, storage);
-    configureSharp();
   }
 
   /**
