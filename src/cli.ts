@@ -17,9 +17,12 @@ export { CliError, USAGE };
 export type { CliOutput };
 export { parseArgs } from './admin-cli/command-line';
 
+const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
+
 const processOutput: CliOutput = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  progress: process.stderr.isTTY && !ci ? process.stderr : undefined,
 };
 
 /** Runs one CLI invocation and returns the exit code (see admin-cli/run-command.ts). */

@@ -18,6 +18,8 @@ import { CliError, Invocation, table } from './command-line';
 export interface CliOutput {
   out(text: string): void;
   err(text: string): void;
+  /** The terminal progress bars are drawn on (stderr on a terminal, outside CI); without it, plain lines. */
+  progress?: NodeJS.WriteStream;
 }
 
 const get = <T>(app: INestApplicationContext, token: unknown): T => app.get<T>(token as never, { strict: false });

@@ -43,12 +43,10 @@ export async function runImport(
   } catch {
     throw new CliError(`Cannot read "${file}": no such file.`);
   }
-  const ci = Boolean(process.env.CI) && process.env.CI !== 'false';
-  const tty = Boolean(process.stderr.isTTY) && !ci;
-  const bar = tty
+  const bar = output.progress
     ? new SingleBar({
         format: 'Importing [{bar}] {percentage}% | {value}/{total} bytes',
-        stream: process.stderr,
+        stream: output.progress,
         hideCursor: true,
       })
     : null;

@@ -13,8 +13,12 @@ import { readWxr, WxrItem } from '../../src/admin-cli/wxr-reader';
 import { maybeUnserialize } from '../../src/core/formatting/php-serialize';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl, withTestDataSource } from '../utils/test-db';
 import { freePort } from '../utils/standalone-server';
+import { CliRun, runCliInProcess } from '../utils/cli-in-process';
 
-/** `import` and `export` of WXR files through the built CLI (`node dist/cli.js`), on SQLite and MariaDB. */
+/**
+ * `import` and `export` of WXR files through the CLI, on SQLite and MariaDB: the commands run in this process, the
+ * progress bar through the built CLI (`node dist/cli.js`) on a terminal, the server as `node dist/main.js`.
+ */
 
 const ROOT = join(__dirname, '..', '..');
 const DIST = process.env.CMS_TEST_DIST ?? join(ROOT, 'dist');
@@ -29,42 +33,15 @@ let dir: string;
 let first: string;
 let second: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(databaseUrl: string, args: string[], extra: Record<string, string> = {}): Run {
-  const env = {
+/** Runs a CLI command (`npm run cms -- <args>`) on a database, in this process (see runCliInProcess). */
+function cli(databaseUrl: string, args: string[], extra: Record<string, string> = {}): Promise<CliRun> {
+  return runCliInProcess(args, {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? dir,
     DATABASE_URL: databaseUrl,
     CMS_TABLE_PREFIX: PREFIX,
     ...extra,
-  };
-  const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 120000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/**
- * The CLI run without blocking this process (spawnSync would): the file server of the test answers its downloads.
- */
-async function cliAsync(databaseUrl: string, args: string[], extra: Record<string, string> = {}): Promise<Run> {
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
-    DATABASE_URL: databaseUrl,
-    CMS_TABLE_PREFIX: PREFIX,
-    ...extra,
-  };
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += String(d)));
-  child.stderr.on('data', (d) => (stderr += String(d)));
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
+  });
 }
 
 const withDataSource = <T>(databaseUrl: string, work: (ds: DataSource) => Promise<T>) =>
@@ -270,18 +247,20 @@ beforeAll(async () => {
   const sqlite = testDatabaseKind() === 'sqlite';
   first = sqlite ? `sqlite:${join(dir, 'first.sqlite')}` : await testDatabaseUrl('cli_wxr');
   second = sqlite ? `sqlite:${join(dir, 'second.sqlite')}` : await testDatabaseUrl('cli_wxr_copy');
-  for (const url of [first, second]) expect(cli(url, ['migrate']).code).toBe(0);
+  for (const url of [first, second]) expect((await cli(url, ['migrate'])).code).toBe(0);
   expect(
-    cli(first, [
-      'user',
-      'create',
-      'admin',
-      'admin@example.com',
-      '--role',
-      'administrator',
-      '--password',
-      'admin-pass-1',
-    ]).code,
+    (
+      await cli(first, [
+        'user',
+        'create',
+        'admin',
+        'admin@example.com',
+        '--role',
+        'administrator',
+        '--password',
+        'admin-pass-1',
+      ])
+    ).code,
   ).toBe(0);
   // Ids here must differ from the file's, or a missing remap would go unnoticed: burn a few (ids are not reused).
   await withDataSource(first, async (ds) => {
@@ -320,8 +299,7 @@ describe('import of a WordPress export', () => {
       // Asked twice: the second answer comes from the response cache.
       expect((await fetch(`${server.base}/posts`)).headers.get('x-cms-total')).toBe('0');
 
-      // Not spawnSync: this process would stop reading the server's idle sockets, which it closes meanwhile.
-      const run = await cliAsync(first, ['import', FIXTURE]);
+      const run = await cli(first, ['import', FIXTURE]);
       expect(tally(run.stdout)).toBe(
         'author: 2 created, 1 skipped, 0 failed\nterm: 7 created, 1 skipped, 0 failed\npost: 3 created, 0 skipped, 0 failed\n' +
           'page: 4 created, 0 skipped, 0 failed\nattachment: 1 created, 0 skipped, 0 failed\nbook: 1 created, 0 skipped, 0 failed\n' +
@@ -494,7 +472,7 @@ describe('import of a WordPress export', () => {
   });
 
   it('a second import creates nothing and changes nothing', async () => {
-    const run = cli(first, ['import', FIXTURE]);
+    const run = await cli(first, ['import', FIXTURE]);
     expect(run).toMatchObject({ code: 0 });
     expect(tally(run.stdout)).toBe(
       'author: 0 created, 3 skipped, 0 failed\nterm: 0 created, 8 skipped, 0 failed\npost: 0 created, 3 skipped, 0 failed\n' +
@@ -511,7 +489,7 @@ describe('import of a WordPress export', () => {
     expect(after).toEqual(before);
   });
 
-  it('draws a progress bar when stderr is a terminal', () => {
+  it('draws a progress bar when stderr is a terminal', async () => {
     // script(1) runs the CLI on a pseudo-terminal; its output is what the terminal showed.
     const env = {
       PATH: process.env.PATH ?? '',
@@ -563,7 +541,7 @@ describe('import of a WordPress export', () => {
         xml.slice(xml.lastIndexOf('</channel>')),
     );
     const countsBefore = await withDataSource(first, counts);
-    const run = cli(first, ['import', file]);
+    const run = await cli(first, ['import', file]);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('author: 0 created, 3 skipped, 1 failed\n');
     expect(run.stdout).toContain('post: 1 created, 0 skipped, 1 failed\n');
@@ -587,18 +565,18 @@ describe('import of a WordPress export', () => {
 
     const broken = join(dir, 'broken.xml');
     writeFileSync(broken, xml.slice(0, xml.indexOf('</wp:author>')) + '<wp:oops></channel>');
-    const failed = cli(first, ['import', broken]);
+    const failed = await cli(first, ['import', broken]);
     expect(failed).toMatchObject({ code: 1, stdout: '' });
     expect(failed.stderr).toMatch(/Error: Cannot import ".*broken\.xml": .*(Unexpected close tag|Unclosed root tag)/);
     writeFileSync(broken, '<?xml version="1.0"?><html><body>not a WXR file</body></html>');
-    expect(cli(first, ['import', broken]).stderr).toContain('This is not a WXR file: no <channel> element.');
+    expect((await cli(first, ['import', broken])).stderr).toContain('This is not a WXR file: no <channel> element.');
     writeFileSync(broken, xml.replace('<wp:wxr_version>1.2</wp:wxr_version>', '<wp:wxr_version>2.0</wp:wxr_version>'));
-    expect(cli(first, ['import', broken])).toMatchObject({
+    expect(await cli(first, ['import', broken])).toMatchObject({
       code: 1,
       stdout: '',
       stderr: expect.stringContaining('Error: Unsupported WXR version 2.0 (1.0 to 1.2 are read).'),
     });
-    expect(cli(first, ['import', join(dir, 'missing.xml')])).toMatchObject({
+    expect(await cli(first, ['import', join(dir, 'missing.xml')])).toMatchObject({
       code: 1,
       stderr: `Error: Cannot read "${join(dir, 'missing.xml')}": no such file.\n`,
     });
@@ -610,7 +588,7 @@ describe('export', () => {
 
   it('writes WXR 1.2 with every element of WordPress own export of the same content', async () => {
     exported = join(dir, 'export.xml');
-    const run = cli(first, ['export', '--output', exported]);
+    const run = await cli(first, ['export', '--output', exported]);
     expect(run).toMatchObject({
       code: 0,
       stderr: '',
@@ -658,7 +636,7 @@ describe('export', () => {
   });
 
   it('writes to stdout (the summary to stderr) and keeps to --post-type', async () => {
-    const run = cli(first, ['export', '--post-type', 'page,book']);
+    const run = await cli(first, ['export', '--post-type', 'page,book']);
     expect(run.code).toBe(0);
     expect(run.stdout.startsWith('<?xml version="1.0" encoding="UTF-8" ?>\n')).toBe(true);
     expect(run.stderr).toBe('Exported 5 post(s), 1 comment(s), 2 term(s) and 3 author(s).\n');
@@ -669,17 +647,17 @@ describe('export', () => {
     // Only the terms these posts use, and their ancestors.
     expect(run.stdout).toContain('<wp:term_slug><![CDATA[fiction]]></wp:term_slug>');
     expect(run.stdout).not.toContain('<wp:category>');
-    expect(cli(first, ['export', '--post-type', 'Bad Type'])).toMatchObject({
+    expect(await cli(first, ['export', '--post-type', 'Bad Type'])).toMatchObject({
       code: 1,
       stderr: 'Error: Invalid post type "Bad Type".\n',
     });
-    expect(cli(first, ['export', '--output', join(dir, 'no', 'such', 'dir.xml')]).stderr).toContain(
+    expect((await cli(first, ['export', '--output', join(dir, 'no', 'such', 'dir.xml')])).stderr).toContain(
       'Error: Cannot write',
     );
   });
 
   it('round-trips: imported into a fresh database, the export gives the same site', async () => {
-    const run = cli(second, ['import', exported]);
+    const run = await cli(second, ['import', exported]);
     expect(tally(run.stdout)).toBe(
       'author: 3 created, 0 skipped, 0 failed\nterm: 7 created, 1 skipped, 0 failed\npost: 4 created, 0 skipped, 0 failed\n' +
         'page: 4 created, 0 skipped, 0 failed\nattachment: 1 created, 0 skipped, 0 failed\nbook: 1 created, 0 skipped, 0 failed\n' +
@@ -712,9 +690,9 @@ describe('import of the cases WordPress importer keeps', () => {
 
   const fetchFlags = ['--fetch-attachments', '--allow-private-urls'];
   /** The theme mod `nav_menu_locations`, read with the CLI. */
-  const menuLocations = (url: string) => {
-    const stylesheet = cli(url, ['option', 'get', 'stylesheet'], uploads).stdout.trim();
-    const mods = cli(url, ['option', 'get', `theme_mods_${stylesheet}`], uploads);
+  const menuLocations = async (url: string) => {
+    const stylesheet = (await cli(url, ['option', 'get', 'stylesheet'], uploads)).stdout.trim();
+    const mods = await cli(url, ['option', 'get', `theme_mods_${stylesheet}`], uploads);
     expect(mods.code).toBe(0);
     return (JSON.parse(mods.stdout) as { nav_menu_locations: Record<string, number> }).nav_menu_locations;
   };
@@ -755,12 +733,12 @@ describe('import of the cases WordPress importer keeps', () => {
     origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
     fixture = join(dir, 'import-cases.xml');
     writeFileSync(fixture, readFileSync(CASES, 'utf8').replaceAll('http://media.invalid', origin));
-    for (const url of [cases, casesCopy]) expect(cli(url, ['migrate'], uploads).code).toBe(0);
+    for (const url of [cases, casesCopy]) expect((await cli(url, ['migrate'], uploads)).code).toBe(0);
     for (const url of [cases, casesCopy])
-      expect(cli(url, ['user', 'create', 'admin', 'admin@example.com', '--role', 'administrator'], uploads).code).toBe(
-        0,
-      );
-    const password = cli(cases, ['app-password', 'create', 'admin'], uploads).stdout.trim();
+      expect(
+        (await cli(url, ['user', 'create', 'admin', 'admin@example.com', '--role', 'administrator'], uploads)).code,
+      ).toBe(0);
+    const password = (await cli(cases, ['app-password', 'create', 'admin'], uploads)).stdout.trim();
     admin = `Basic ${Buffer.from(`admin:${password}`).toString('base64')}`;
     // The id 102 is taken here: the file's attachment 102 gets another id.
     await withDataSource(cases, (ds) =>
@@ -789,7 +767,7 @@ describe('import of the cases WordPress importer keeps', () => {
   it('--dry-run reports what the import would do, with the same counts, and writes and downloads nothing', async () => {
     const before = await withDataSource(cases, counts);
     const report = join(dir, 'dry-run.json');
-    const run = await cliAsync(cases, ['import', fixture, ...fetchFlags, '--dry-run', '--report', report], uploads);
+    const run = await cli(cases, ['import', fixture, ...fetchFlags, '--dry-run', '--report', report], uploads);
     expect(run.stderr).toBe(
       `Importing ${fixture} (${readFileSync(fixture).length} bytes), dry run: nothing is written\n`,
     );
@@ -817,7 +795,7 @@ describe('import of the cases WordPress importer keeps', () => {
 
   it('imports every item of the file, downloading the attachments, and writes the report as JSON', async () => {
     const report = join(dir, 'cases.json');
-    const run = await cliAsync(cases, ['import', fixture, ...fetchFlags, '--report', report], uploads);
+    const run = await cli(cases, ['import', fixture, ...fetchFlags, '--report', report], uploads);
     expect(run.stderr).toBe(`Importing ${fixture} (${readFileSync(fixture).length} bytes)\n`);
     expect(run.code).toBe(0);
     expect(tally(run.stdout)).toBe(counted('created'));
@@ -930,8 +908,7 @@ describe('import of the cases WordPress importer keeps', () => {
     } finally {
       await stopServer(server.child);
     }
-    // (Read with the CLI once the server is stopped: a blocking child process would close the server's idle sockets.)
-    expect(menuLocations(cases)).toEqual(menuIds);
+    expect(await menuLocations(cases)).toEqual(menuIds);
     // Term meta and a custom taxonomy's hierarchy (no code registers `genre` here: read from the tables).
     await withDataSource(cases, async (ds) => {
       const meta = await rows(
@@ -956,7 +933,7 @@ describe('import of the cases WordPress importer keeps', () => {
   it('a second import creates nothing (everything already there) and downloads nothing', async () => {
     const before = await withDataSource(cases, counts);
     fetched.length = 0;
-    const run = await cliAsync(cases, ['import', fixture, ...fetchFlags], uploads);
+    const run = await cli(cases, ['import', fixture, ...fetchFlags], uploads);
     expect(run.code).toBe(0);
     expect(tally(run.stdout)).toBe(
       'author: 0 created, 4 skipped, 0 failed\nterm: 0 created, 9 skipped, 0 failed\n' +
@@ -973,19 +950,19 @@ describe('import of the cases WordPress importer keeps', () => {
     expect(await withDataSource(cases, counts)).toEqual(before);
   });
 
-  it('maps authors to existing users (--authors map:<file>) or gives everything to the administrator', () => {
+  it('maps authors to existing users (--authors map:<file>) or gives everything to the administrator', async () => {
     const map = join(dir, 'authors.json');
     writeFileSync(map, JSON.stringify({ alice: 'admin', bob: 'carol' }));
-    const mapped = cli(cases, ['import', fixture, '--dry-run', '--authors', `map:${map}`], uploads);
+    const mapped = await cli(cases, ['import', fixture, '--dry-run', '--authors', `map:${map}`], uploads);
     expect(mapped.code).toBe(0);
     expect(mapped.stdout).toContain('skipped  author "alice" (file id 11, id 1): mapped to the user "admin"\n');
     expect(mapped.stdout).toMatch(/skipped {2}author "bob" \(file id 12, id \d+\): mapped to the user "carol"\n/);
-    const toAdmin = cli(cases, ['import', fixture, '--dry-run', '--authors', 'admin'], uploads);
+    const toAdmin = await cli(cases, ['import', fixture, '--dry-run', '--authors', 'admin'], uploads);
     expect(toAdmin.stdout).toContain(
       'skipped  author "dave" (file id 14, id 1): their content goes to the first administrator (--authors admin)\n',
     );
     writeFileSync(map, JSON.stringify({ alice: 'nobody' }));
-    expect(cli(cases, ['import', fixture, '--authors', `map:${map}`], uploads)).toMatchObject({
+    expect(await cli(cases, ['import', fixture, '--authors', `map:${map}`], uploads)).toMatchObject({
       code: 1,
       stderr: 'Error: The author map sends "alice" to "nobody", who is not a user here.\n',
     });
@@ -1004,7 +981,7 @@ describe('import of the cases WordPress importer keeps', () => {
     );
     fetched.length = 0;
     const before = await withDataSource(cases, counts);
-    const run = await cliAsync(cases, ['import', file, '--fetch-attachments'], uploads);
+    const run = await cli(cases, ['import', file, '--fetch-attachments'], uploads);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('attachment: 0 created, 0 skipped, 1 failed\n');
     expect(run.stderr).toContain(
@@ -1016,8 +993,8 @@ describe('import of the cases WordPress importer keeps', () => {
 
   it('round-trips: exported, then imported into a fresh database, the same items and titles', async () => {
     const exported = join(dir, 'cases-export.xml');
-    expect(cli(cases, ['export', '--output', exported], uploads).code).toBe(0);
-    const run = cli(casesCopy, ['import', exported], uploads);
+    expect((await cli(cases, ['export', '--output', exported], uploads)).code).toBe(0);
+    const run = await cli(casesCopy, ['import', exported], uploads);
     expect(run.code).toBe(0);
     // The page that took id 102 (no author) comes along as a page of its own.
     expect(tally(run.stdout)).toBe(

@@ -15,8 +15,12 @@ import { PostEntity } from '../../src/core/database/entities/post.entity';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { COMMANDS } from '../../src/admin-cli/commands';
 import { freePort } from '../utils/standalone-server';
+import { CliRun, runCliInProcess } from '../utils/cli-in-process';
 
-/** The administration CLI (`node dist/cli.js`, `npm run cms -- ...`) against a real database. */
+/**
+ * The administration CLI (`node dist/cli.js`, `npm run cms -- ...`) against a real database: arguments, help, exit
+ * codes and `npm run` through the binary (`cli`), the commands' work through `runCli` in this process (`command`).
+ */
 
 const ROOT = join(__dirname, '..', '..');
 /** The build under test: `dist/` (built by `npm test`'s pretest), or `CMS_TEST_DIST` (a private build). */
@@ -28,11 +32,7 @@ const PREFIX = 'cms_';
 let dir: string;
 let databaseUrl: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 function baseEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
@@ -49,6 +49,10 @@ function cli(args: string[], extra: Record<string, string> = {}): Run {
   const result = spawnSync(process.execPath, [CLI, ...args], { env: baseEnv(extra), encoding: 'utf8', timeout: 60000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** The same command run in this process (see runCliInProcess): the commands' own behaviour, without a spawn each. */
+const command = (args: string[], extra: Record<string, string> = {}): Promise<Run> =>
+  runCliInProcess(args, baseEnv(extra));
 
 const withDataSource = <T>(work: (ds: DataSource) => Promise<T>) => withTestDataSource(databaseUrl, PREFIX, work);
 
@@ -171,20 +175,20 @@ describe('commands on one database', () => {
   const passwords: Record<string, string> = {};
   const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'];
 
-  it('migrate creates the schema and the site, then has nothing left to do', () => {
-    const first = cli(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
+  it('migrate creates the schema and the site, then has nothing left to do', async () => {
+    const first = await command(['migrate'], { CMS_MIGRATIONS_RUN: 'false' });
     expect(first).toMatchObject({ code: 0, stderr: '' });
     expect(first.stdout).toContain(
       'Applied 11 migration(s): InitialSchema1732147200000, SqliteCoveringKeys1763683200000, CommentQueryKeys1764028800000, VersionStamps1764633600000, PostVersions1764806400000, RevisionKeys1764892800000, PostVersionKeys1764979200000, ClusterLocks1765152000000, UploadJournal1765238400000, PostListKeys1765324800000, Webhooks1765411200000',
     );
     expect(first.stdout).toContain('Installed the default site');
-    const again = cli(['migrate']);
+    const again = await command(['migrate']);
     expect(again).toMatchObject({ code: 0, stderr: '' });
     expect(again.stdout).toBe('Schema up to date: no migration to run.\nSite already installed.\n');
   });
 
   it('user create makes a user of each role; a password is generated and printed when none is given', async () => {
-    const admin = cli([
+    const admin = await command([
       'user',
       'create',
       'admin',
@@ -198,7 +202,7 @@ describe('commands on one database', () => {
     expect(admin.stdout).toBe('Created user 1 "admin" (administrator).\n');
     passwords.admin = 'admin-pass-1';
     for (const role of ROLES.slice(1)) {
-      const run = cli(['user', 'create', `the-${role}`, `${role}@example.com`, `--role=${role}`]);
+      const run = await command(['user', 'create', `the-${role}`, `${role}@example.com`, `--role=${role}`]);
       expect(run).toMatchObject({ code: 0, stderr: '' });
       const match = /^Created user (\d+) "the-[a-z]+" \(([a-z]+)\)\.\nPassword: ([A-Za-z0-9]{24})\n$/.exec(run.stdout);
       expect(match?.[2]).toBe(role);
@@ -222,8 +226,8 @@ describe('commands on one database', () => {
     });
   });
 
-  it('user create without --role gives the default role (subscriber)', () => {
-    const run = cli(['user', 'create', 'plain', 'plain@example.com', '--password', 'plain-pass']);
+  it('user create without --role gives the default role (subscriber)', async () => {
+    const run = await command(['user', 'create', 'plain', 'plain@example.com', '--password', 'plain-pass']);
     expect(run).toMatchObject({ code: 0, stderr: '', stdout: 'Created user 6 "plain" (subscriber).\n' });
   });
 
@@ -241,15 +245,15 @@ describe('commands on one database', () => {
     [['user', 'create', 'bad/name', 'bad@example.com'], 'illegal characters'],
     [['user', 'create', 'other', 'not-an-email'], 'The email address is not correct.'],
   ])('%j fails with exit code 1 and writes nothing', async (args, message) => {
-    const run = cli(args);
+    const run = await command(args);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim()).toContain(message);
     await withDataSource(async (ds) => expect(await ds.getRepository(UserEntity).count()).toBe(6));
   });
 
-  it('user list shows ID, login, e-mail and roles', () => {
-    const run = cli(['user', 'list']);
+  it('user list shows ID, login, e-mail and roles', async () => {
+    const run = await command(['user', 'list']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     const lines = run.stdout
       .trimEnd()
@@ -272,12 +276,12 @@ describe('commands on one database', () => {
     const created: string[] = [];
 
     it('prints only the new password, with a trailing newline', async () => {
-      const run = cli(['app-password', 'create', 'admin']);
+      const run = await command(['app-password', 'create', 'admin']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
       expect(run.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(run.stdout.trim());
       // By ID as well as by login.
-      const named = cli(['app-password', 'create', '2', 'deploy bot']);
+      const named = await command(['app-password', 'create', '2', 'deploy bot']);
       expect(named.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/);
       created.push(named.stdout.trim());
       await withDataSource(async (ds) => {
@@ -290,7 +294,7 @@ describe('commands on one database', () => {
       });
     });
 
-    it('works through npm: PASS=$(npm run -s cms -- app-password create admin)', () => {
+    it('works through npm: PASS=$(npm run -s cms -- app-password create admin)', async () => {
       // `npm run cms` runs dist/cli.js; with a private build (CMS_TEST_DIST) the same shell capture runs that one.
       const command = process.env.CMS_TEST_DIST ? `node '${CLI}'` : 'npm run -s cms --';
       const stdout = execFileSync(
@@ -315,8 +319,8 @@ describe('commands on one database', () => {
         ['app-password', 'create', 'admin', ' '],
         'Error: An application name is required to create an application password.',
       ],
-    ])('%j fails with exit code 1', (args, message) => {
-      const run = cli(args);
+    ])('%j fails with exit code 1', async (args, message) => {
+      const run = await command(args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr.trim()).toBe(message);
     });
@@ -348,8 +352,8 @@ describe('commands on one database', () => {
   });
 
   describe('app-password list and revoke', () => {
-    it('list shows UUID, name, dates and last IP, never a password or its hash', () => {
-      const run = cli(['app-password', 'list', 'admin']);
+    it('list shows UUID, name, dates and last IP, never a password or its hash', async () => {
+      const run = await command(['app-password', 'list', 'admin']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
       const lines = run.stdout
         .trimEnd()
@@ -363,21 +367,21 @@ describe('commands on one database', () => {
       }
       expect(run.stdout).not.toMatch(/\$P\$|\$wp\$|\$2y\$/);
       // By ID as well as by login.
-      expect(cli(['app-password', 'list', '1']).stdout).toBe(run.stdout);
+      expect((await command(['app-password', 'list', '1'])).stdout).toBe(run.stdout);
     });
 
     it('revoke removes one password by UUID, or all with --all', async () => {
-      const [uuid] = cli(['app-password', 'list', 'admin']).stdout.split('\n')[1].split(/\s+/);
-      const run = cli(['app-password', 'revoke', 'admin', uuid]);
+      const [uuid] = (await command(['app-password', 'list', 'admin'])).stdout.split('\n')[1].split(/\s+/);
+      const run = await command(['app-password', 'revoke', 'admin', uuid]);
       expect(run).toMatchObject({
         code: 0,
         stderr: '',
         stdout: `Revoked the application password ${uuid} of "admin".\n`,
       });
-      const left = cli(['app-password', 'list', 'admin']).stdout;
+      const left = (await command(['app-password', 'list', 'admin'])).stdout;
       expect(left).not.toContain(uuid);
       expect(left).toContain('from npm');
-      expect(cli(['app-password', 'revoke', 'the-editor', '--all'])).toMatchObject({
+      expect(await command(['app-password', 'revoke', 'the-editor', '--all'])).toMatchObject({
         code: 0,
         stdout: 'Revoked 1 application password(s) of "the-editor".\n',
       });
@@ -397,8 +401,8 @@ describe('commands on one database', () => {
       [['app-password', 'revoke', 'admin'], 'Error: Missing <uuid> (or --all).'],
       [['app-password', 'revoke', 'admin', 'x', '--all'], 'Error: Pass either a UUID or --all, not both.'],
       [['app-password', 'list', 'nobody'], 'Error: Unknown user "nobody".'],
-    ])('%j fails with exit code 1', (args, message) => {
-      const run = cli(args);
+    ])('%j fails with exit code 1', async (args, message) => {
+      const run = await command(args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toContain(message);
     });
@@ -406,7 +410,7 @@ describe('commands on one database', () => {
 
   describe('user set-role, reset-password and delete', () => {
     it('set-role replaces the roles and the user level', async () => {
-      const run = cli(['user', 'set-role', 'the-subscriber', 'author']);
+      const run = await command(['user', 'set-role', 'the-subscriber', 'author']);
       expect(run).toMatchObject({ code: 0, stderr: '', stdout: 'User 5 "the-subscriber" now has the role author.\n' });
       await withDataSource(async (ds) => {
         const meta = ds.getRepository(UserMetaEntity);
@@ -415,7 +419,9 @@ describe('commands on one database', () => {
         );
         expect((await meta.findOneByOrFail({ userId: 5, key: `${PREFIX}user_level` })).value).toBe('2');
       });
-      expect(cli(['user', 'list']).stdout).toMatch(/\n5\s+the-subscriber\s+subscriber@example\.com\s+author\n/);
+      expect((await command(['user', 'list'])).stdout).toMatch(
+        /\n5\s+the-subscriber\s+subscriber@example\.com\s+author\n/,
+      );
     });
 
     it.each([
@@ -426,8 +432,8 @@ describe('commands on one database', () => {
       [['user', 'set-role', 'nobody', 'author'], 'Error: Unknown user "nobody".'],
       [['user', 'reset-password', '99'], 'Error: Unknown user "99".'],
       [['user', 'reset-password', 'plain', '--password', ''], 'Error: The password cannot be empty.'],
-    ])('%j fails with exit code 1', (args, message) => {
-      const run = cli(args);
+    ])('%j fails with exit code 1', async (args, message) => {
+      const run = await command(args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr.trim()).toBe(message);
     });
@@ -436,7 +442,7 @@ describe('commands on one database', () => {
       await withDataSource((ds) =>
         ds.getRepository(UserMetaEntity).insert({ userId: 6, key: 'session_tokens', value: 'a:0:{}' }),
       );
-      const run = cli(['user', 'reset-password', 'plain']);
+      const run = await command(['user', 'reset-password', 'plain']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
       const match = /^Reset the password of user 6 "plain"\.\nPassword: ([A-Za-z0-9]{24})\n$/.exec(run.stdout);
       expect(match).not.toBeNull();
@@ -446,7 +452,7 @@ describe('commands on one database', () => {
         expect(verifyWordPressPassword('plain-pass', user.pass)).toBe(false);
         expect(await ds.getRepository(UserMetaEntity).countBy({ userId: 6, key: 'session_tokens' })).toBe(0);
       });
-      const given = cli(['user', 'reset-password', '6', '--password', 'chosen-pass-9']);
+      const given = await command(['user', 'reset-password', '6', '--password', 'chosen-pass-9']);
       expect(given).toMatchObject({ code: 0, stderr: '', stdout: 'Reset the password of user 6 "plain".\n' });
       await withDataSource(async (ds) =>
         expect(
@@ -463,21 +469,21 @@ describe('commands on one database', () => {
         (await createPost(ds, { author: 3 })).id,
         (await createPost(ds, { author: 3, type: 'page' })).id,
       ]);
-      const refused = cli(['user', 'delete', 'the-author']);
+      const refused = await command(['user', 'delete', 'the-author']);
       expect(refused).toMatchObject({ code: 1, stdout: '' });
       expect(refused.stderr.trim()).toBe(
         'Error: User "the-author" has 2 post(s): pass --reassign <user> to give them to another user, or --delete-content to delete them.',
       );
-      expect(cli(['user', 'delete', 'the-author', '--reassign', 'the-author']).stderr.trim()).toBe(
+      expect((await command(['user', 'delete', 'the-author', '--reassign', 'the-author'])).stderr.trim()).toBe(
         'Error: Cannot reassign the posts of "the-author" to the same user.',
       );
-      expect(cli(['user', 'delete', 'the-author', '--reassign', 'nobody']).stderr.trim()).toBe(
+      expect((await command(['user', 'delete', 'the-author', '--reassign', 'nobody'])).stderr.trim()).toBe(
         'Error: Unknown user "nobody".',
       );
-      expect(cli(['user', 'delete', 'the-author', '--reassign', 'admin', '--delete-content']).code).toBe(1);
+      expect((await command(['user', 'delete', 'the-author', '--reassign', 'admin', '--delete-content'])).code).toBe(1);
       await withDataSource(async (ds) => expect(await ds.getRepository(UserEntity).countBy({ id: 3 })).toBe(1));
 
-      const run = cli(['user', 'delete', 'the-author', '--reassign', 'the-editor']);
+      const run = await command(['user', 'delete', 'the-author', '--reassign', 'the-editor']);
       expect(run).toMatchObject({
         code: 0,
         stderr: '',
@@ -493,12 +499,12 @@ describe('commands on one database', () => {
 
     it('delete --delete-content deletes their posts; a user without posts goes at once', async () => {
       const post = await withDataSource((ds) => createPost(ds, { author: 4 }));
-      expect(cli(['user', 'delete', '4', '--delete-content'])).toMatchObject({
+      expect(await command(['user', 'delete', '4', '--delete-content'])).toMatchObject({
         code: 0,
         stderr: '',
         stdout: 'Deleted user 4 "the-contributor"; their posts were deleted.\n',
       });
-      expect(cli(['user', 'delete', 'the-subscriber'])).toMatchObject({
+      expect(await command(['user', 'delete', 'the-subscriber'])).toMatchObject({
         code: 0,
         stderr: '',
         stdout: 'Deleted user 5 "the-subscriber".\n',
@@ -511,7 +517,9 @@ describe('commands on one database', () => {
           'plain',
         ]);
       });
-      expect(cli(['user', 'delete', 'the-subscriber']).stderr.trim()).toBe('Error: Unknown user "the-subscriber".');
+      expect((await command(['user', 'delete', 'the-subscriber'])).stderr.trim()).toBe(
+        'Error: Unknown user "the-subscriber".',
+      );
     });
   });
 
@@ -521,9 +529,13 @@ describe('commands on one database', () => {
         .query(`SELECT version FROM ${PREFIX}cms_versions WHERE name = ?`, [group])
         .then((rows: Array<{ version: number | string }>) => Number(rows[0].version));
 
-    it('get prints text as it is and PHP-serialized values as JSON', () => {
-      expect(cli(['option', 'get', 'blogname'])).toMatchObject({ code: 0, stderr: '', stdout: 'My CMS Site\n' });
-      const roles = cli(['option', 'get', `${PREFIX}user_roles`]);
+    it('get prints text as it is and PHP-serialized values as JSON', async () => {
+      expect(await command(['option', 'get', 'blogname'])).toMatchObject({
+        code: 0,
+        stderr: '',
+        stdout: 'My CMS Site\n',
+      });
+      const roles = await command(['option', 'get', `${PREFIX}user_roles`]);
       expect(roles.code).toBe(0);
       const parsed = JSON.parse(roles.stdout) as Record<
         string,
@@ -535,14 +547,19 @@ describe('commands on one database', () => {
 
     it('set stores text, and --json structured values PHP-serialized; the options version moves', async () => {
       const before = await withDataSource((ds) => versionOf(ds, 'options'));
-      expect(cli(['option', 'set', 'blogname', 'Renamed & <b>bold</b>'])).toMatchObject({
+      expect(await command(['option', 'set', 'blogname', 'Renamed & <b>bold</b>'])).toMatchObject({
         code: 0,
         stderr: '',
         stdout: 'Set option "blogname".\n',
       });
-      expect(cli(['option', 'get', 'blogname']).stdout).toBe('Renamed & <b>bold</b>\n');
-      expect(cli(['option', 'set', 'cms_test_list', '["a",{"b":1,"c":[true,2.5]}]', '--json']).code).toBe(0);
-      expect(JSON.parse(cli(['option', 'get', 'cms_test_list']).stdout)).toEqual(['a', { b: 1, c: [true, 2.5] }]);
+      expect((await command(['option', 'get', 'blogname'])).stdout).toBe('Renamed & <b>bold</b>\n');
+      expect((await command(['option', 'set', 'cms_test_list', '["a",{"b":1,"c":[true,2.5]}]', '--json'])).code).toBe(
+        0,
+      );
+      expect(JSON.parse((await command(['option', 'get', 'cms_test_list'])).stdout)).toEqual([
+        'a',
+        { b: 1, c: [true, 2.5] },
+      ]);
       await withDataSource(async (ds) => {
         const row = await ds.getRepository(OptionEntity).findOneByOrFail({ name: 'cms_test_list' });
         expect(row.value).toBe('a:2:{i:0;s:1:"a";i:1;a:2:{s:1:"b";i:1;s:1:"c";a:2:{i:0;b:1;i:1;d:2.5;}}}');
@@ -557,7 +574,7 @@ describe('commands on one database', () => {
       [['option', 'set', 'cms_bad', 'null', '--json'], 'Error: Invalid value for "cms_bad": null cannot be stored'],
       [['option', 'set', 'x'.repeat(192), '1'], 'Error: Invalid option name'],
     ])('%j fails with exit code 1 and stores nothing', async (args, message) => {
-      const run = cli(args);
+      const run = await command(args);
       expect(run).toMatchObject({ code: 1, stdout: '' });
       expect(run.stderr).toContain(message);
       await withDataSource(async (ds) =>
@@ -567,8 +584,8 @@ describe('commands on one database', () => {
   });
 
   describe('migrate:status', () => {
-    it('lists every migration as applied once migrated', () => {
-      const run = cli(['migrate:status']);
+    it('lists every migration as applied once migrated', async () => {
+      const run = await command(['migrate:status']);
       expect(run).toMatchObject({ code: 0, stderr: '' });
       const lines = run.stdout
         .trimEnd()
@@ -597,7 +614,7 @@ describe('commands on one database', () => {
       const url =
         testDatabaseKind() === 'sqlite' ? `sqlite:${join(dir, 'empty.sqlite')}` : await testDatabaseUrl('cli_status');
       try {
-        const run = cli(['migrate:status'], { DATABASE_URL: url });
+        const run = await command(['migrate:status'], { DATABASE_URL: url });
         expect(run).toMatchObject({ code: 0, stderr: '' });
         expect(run.stdout).toMatch(/\nInitialSchema1732147200000 +pending\n/);
         expect(run.stdout).toContain('11 pending: run "npm run cms -- migrate".');

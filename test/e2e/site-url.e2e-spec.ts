@@ -1,7 +1,4 @@
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { OptionEntity } from '../../src/core/database/entities/option.entity';
 import { PostMetaEntity } from '../../src/core/database/entities/post-meta.entity';
@@ -10,15 +7,14 @@ import { phpSerialize, phpUnserialize } from '../../src/core/formatting/php-seri
 import { createPost } from '../factories/post.factory';
 import { dropTestDatabase, withTestDataSource } from '../utils/test-db';
 import { serverDatabase, startServer, stopServer, StandaloneServer } from '../utils/standalone-server';
+import { runCliInProcess } from '../utils/cli-in-process';
 
 /**
  * The site's address as a setting: `site-url get|set`, the start-up warning when the stored address is not
  * CMS_BASE_URL, and `search-replace` over content and meta (serialized values rewritten with their new lengths),
- * with the CLI (`node dist/cli.js`) and the server (`node dist/main.js`) on one real database.
+ * with the CLI's commands (run in this process) and the server (`node dist/main.js`) on one real database.
  */
 
-const DIST = process.env.CMS_TEST_DIST ?? join(__dirname, '..', '..', 'dist');
-const CLI = join(DIST, 'cli.js');
 const PREFIX = 'cms_';
 const OLD = 'http://old.example';
 const NEW = 'https://new.example';
@@ -27,15 +23,14 @@ const NAME = 'site_url';
 let databaseUrl: string;
 let cleanup: () => void = () => undefined;
 
-/** Runs `node dist/cli.js <args>` on the test database. */
-function cli(args: string[], extra: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, CMS_TABLE_PREFIX: PREFIX, ...extra },
-    encoding: 'utf8',
-    timeout: 60000,
+/** Runs a CLI command (`npm run cms -- <args>`) on the test database, in this process (see runCliInProcess). */
+const cli = (args: string[], extra: Record<string, string> = {}) =>
+  runCliInProcess(args, {
+    PATH: process.env.PATH ?? '',
+    DATABASE_URL: databaseUrl,
+    CMS_TABLE_PREFIX: PREFIX,
+    ...extra,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
 
 const withDataSource = <T>(work: (ds: DataSource) => Promise<T>) => withTestDataSource(databaseUrl, PREFIX, work);
 
@@ -68,10 +63,9 @@ const NESTED = phpSerialize({ inner: phpSerialize([`${OLD}/x`]) });
 const MALFORMED = `a:1:{i:0;s:99:"${OLD}/broken";}`;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: npm test builds it first (pretest)');
   ({ url: databaseUrl, cleanup } = await serverDatabase(NAME));
   // The site installed by the CLI with the old address, as after an import.
-  expect(cli(['migrate'], { CMS_BASE_URL: OLD }).code).toBe(0);
+  expect((await cli(['migrate'], { CMS_BASE_URL: OLD })).code).toBe(0);
   await withDataSource(async (ds) => {
     const post = await createPost(ds, {
       guid: `${OLD}/?p=1`,
@@ -121,8 +115,8 @@ describe('start-up check', () => {
 });
 
 describe('site-url get|set', () => {
-  it('get prints home and siteurl', () => {
-    const run = cli(['site-url', 'get']);
+  it('get prints home and siteurl', async () => {
+    const run = await cli(['site-url', 'get']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toBe(`home: ${OLD}\nsiteurl: ${OLD}\n`);
   });
@@ -133,7 +127,7 @@ describe('site-url get|set', () => {
     ['https://user:pw@new.example', 'no user name or password'],
     ['https://new.example/?a=1', 'no query string or fragment'],
   ])('set refuses %s, naming why, and changes nothing', async (url, message) => {
-    const run = cli(['site-url', 'set', url]);
+    const run = await cli(['site-url', 'set', url]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(message);
     await withDataSource(async (ds) =>
@@ -142,19 +136,19 @@ describe('site-url get|set', () => {
   });
 
   it('set --dry-run prints the change and writes nothing', async () => {
-    const run = cli(['site-url', 'set', NEW, '--dry-run']);
+    const run = await cli(['site-url', 'set', NEW, '--dry-run']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain(`Would set home: ${OLD} → ${NEW}`);
-    expect(cli(['site-url', 'get']).stdout).toBe(`home: ${OLD}\nsiteurl: ${OLD}\n`);
+    expect((await cli(['site-url', 'get'])).stdout).toBe(`home: ${OLD}\nsiteurl: ${OLD}\n`);
   });
 
   it('set stores the address (trailing slash dropped), prints old → new, and the API links follow', async () => {
-    const run = cli(['site-url', 'set', `${NEW}/`]);
+    const run = await cli(['site-url', 'set', `${NEW}/`]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain(`Set home: ${OLD} → ${NEW}\n`);
     expect(run.stdout).toContain(`Set siteurl: ${OLD} → ${NEW}\n`);
     expect(run.stdout).toContain(`npm run cms -- search-replace ${OLD} ${NEW} --dry-run`);
-    expect(cli(['site-url', 'get']).stdout).toBe(`home: ${NEW}\nsiteurl: ${NEW}\n`);
+    expect((await cli(['site-url', 'get'])).stdout).toBe(`home: ${NEW}\nsiteurl: ${NEW}\n`);
     const { body, lines } = await serve(NEW, `/cms-json/cms/v2/posts/${postId}`);
     expect(warnings(lines)).toHaveLength(0);
     expect(body.link).toBe(`${NEW}/${body.slug}/`);
@@ -176,7 +170,7 @@ describe('search-replace', () => {
 
   it('--dry-run counts per table and writes nothing', async () => {
     const before = await snapshot();
-    const run = cli(['search-replace', OLD, NEW, '--dry-run']);
+    const run = await cli(['search-replace', OLD, NEW, '--dry-run']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     // posts: the post (content ×2, excerpt, guid) and the attachment's guid; postmeta: the serialized and nested rows.
     expect(run.stdout).toMatch(/^posts\s+2\s+5\s+0$/m);
@@ -185,8 +179,8 @@ describe('search-replace', () => {
     expect(await snapshot()).toEqual(before);
   });
 
-  it('refuses an unknown table, naming the known ones', () => {
-    const run = cli(['search-replace', OLD, NEW, '--tables', 'posts,wp_secrets']);
+  it('refuses an unknown table, naming the known ones', async () => {
+    const run = await cli(['search-replace', OLD, NEW, '--tables', 'posts,wp_secrets']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('Unknown table(s) "wp_secrets"');
     expect(run.stderr).toContain('postmeta');
@@ -194,7 +188,7 @@ describe('search-replace', () => {
 
   it('rewrites content and serialized meta with their lengths recomputed, and leaves other rows alone', async () => {
     const before = await snapshot();
-    const run = cli(['search-replace', OLD, NEW, '--tables', 'posts,postmeta']);
+    const run = await cli(['search-replace', OLD, NEW, '--tables', 'posts,postmeta']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(/^posts\s+2\s+5\s+0$/m);
     expect(run.stdout).toMatch(/^postmeta\s+2\s+3\s+1$/m);
@@ -225,12 +219,12 @@ describe('search-replace', () => {
     expect(body.guid.rendered).toBe(`${NEW}/?p=1`);
     expect(body.content.rendered).toContain(`href="${NEW}/about/"`);
     // Run again: nothing left to replace.
-    expect(cli(['search-replace', OLD, NEW]).stdout).toContain('Made 0 replacement(s) in 0 row(s).');
+    expect((await cli(['search-replace', OLD, NEW])).stdout).toContain('Made 0 replacement(s) in 0 row(s).');
   });
 
   it('site-url set --search-replace moves the address and rewrites the stored one in one command', async () => {
     const other = 'https://moved.example/blog';
-    const run = cli(['site-url', 'set', other, '--search-replace']);
+    const run = await cli(['site-url', 'set', other, '--search-replace']);
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toContain(`Set home: ${NEW} → ${other}`);
     expect(run.stdout).toContain(`Replacing ${NEW} with ${other}:`);
