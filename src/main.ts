@@ -1,81 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
-import { NestFactory } from '@nestjs/core';
-import { NestExpressApplication } from '@nestjs/platform-express';
-import compression from 'compression';
 import type { Logger as PinoInstance } from 'pino';
-import { serveApiFirst } from './core/http/api-front';
-import { MEDIA_STORAGE, MediaStorage } from './core/config/media-storage';
-import { serveStoredFiles } from './standalone/stored-files';
-import { WireNames } from './core/wire-names';
-import { AppModule } from './standalone/app.module';
-import { CmsEnvironment, loadEnvironment, parseSize } from './standalone/env';
-import {
-  createHttpLogger,
-  createNestLogger,
-  createRootLogger,
-  loggingFromEnvironment,
-  logRequests,
-} from './standalone/logging';
-import { paceRequests } from './standalone/request-pacing';
-import { applyServerLimits, limitsFromEnvironment, LISTEN_BACKLOG } from './standalone/server-limits';
-import { exitOnSignalsWhileStarting, stopGracefullyOnSignals } from './standalone/shutdown';
-
-async function serve(env: CmsEnvironment, logger: PinoInstance): Promise<void> {
-  exitOnSignalsWhileStarting(logger);
-  // The API parses bodies itself (size limits, rest_invalid_json), so Nest's body parser stays off. Nest logs
-  // through pino (nestjs-pino) from its first line.
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.fromEnvironment(env), {
-    bodyParser: false,
-    logger: createNestLogger(logger),
-  });
-  app.set('trust proxy', 'loopback');
-  app.disable('x-powered-by');
-  // Uploaded files, where their URLs point by default: content types, ETag and ranges (serve-static), kept for a year
-  // (a stored file never changes: a new upload gets a new name).
-  if (env.CMS_SERVE_UPLOADS === 'true') {
-    if (env.CMS_COMPRESSION === 'on') {
-      // Text files (CSV, SVG, JSON…) compressed; ranges are served from the identity file.
-      const threshold = parseSize(env.CMS_COMPRESSION_THRESHOLD);
-      app.use(
-        '/wp-content/uploads/',
-        compression({ threshold, filter: (req, res) => !req.headers.range && compression.filter(req, res) }),
-      );
-    }
-    const storage = app.get<MediaStorage>(MEDIA_STORAGE, { strict: false });
-    // Files in a bucket: streamed from it, so that the default URLs work on every node of a fleet.
-    if (storage.open) app.use('/wp-content/uploads/', serveStoredFiles(storage));
-    else
-      app.useStaticAssets(resolve(env.CMS_UPLOAD_DIR), {
-        prefix: '/wp-content/uploads/',
-        index: false,
-        dotfiles: 'deny',
-        maxAge: '365d',
-        immutable: true,
-        fallthrough: true,
-        setHeaders: (res: ServerResponse) => {
-          res.setHeader('X-Content-Type-Options', 'nosniff');
-        },
-      });
-  }
-  await app.init();
-  const server = app.getHttpServer();
-  applyServerLimits(server, limitsFromEnvironment(env));
-  if (env.CMS_SERVE_API_FIRST === 'true') serveApiFirst(app);
-  paceRequests(server, env.CMS_EVENT_LOOP_SLICE);
-  if (env.CMS_REQUEST_LOG === 'on') logRequests(server, createHttpLogger(logger));
-  stopGracefullyOnSignals(app, { timeoutMs: env.CMS_SHUTDOWN_TIMEOUT * 1000, logger });
-  await app.listen(env.PORT, LISTEN_BACKLOG as never);
-  if (cluster.isPrimary) logger.info({ url: apiUrl(env) }, `Serving ${apiUrl(env)}`);
-}
-
-/** The API root the server answers at (`…/cms-json/`, or `…/wp-json/` with WordPress's wire names). */
-function apiUrl(env: CmsEnvironment): string {
-  return `${env.CMS_BASE_URL ?? `http://localhost:${env.PORT}`}/${WireNames.of(env.CMS_WIRE_NAMES).root}/`;
-}
+import { apiUrl } from './standalone/api-url';
+import { CmsEnvironment, loadEnvironment } from './standalone/env';
+import { createRootLogger, loggingFromEnvironment } from './standalone/logging';
 
 /**
  * Several processes sharing the port (Node cluster). The first worker prepares the database (migrations, first
@@ -161,7 +90,12 @@ async function bootstrap(): Promise<void> {
   const logger = createRootLogger(loggingFromEnvironment(env));
   const workers = env.CMS_WORKERS === 0 ? availableParallelism() : env.CMS_WORKERS;
   if (cluster.isPrimary && workers > 1) superviseWorkers(env, workers, logger);
-  else await serve(env, logger);
+  else {
+    // Loaded only here: a refused environment fails at once, and a cluster's primary never loads the app.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { serve } = require('./standalone/serve') as typeof import('./standalone/serve');
+    await serve(env, logger);
+  }
 }
 
 void bootstrap();
