@@ -3,12 +3,12 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as mysql from 'mysql2/promise';
-import { spawnSync } from 'node:child_process';
 import { StampTriggersService } from '../../src/core/database/stamp-triggers';
 import { CONTENT_STAMP, contentSequence } from '../../src/core/database/version-stamps';
 import * as rawQueries from '../../src/core/database/raw-query';
 import { createTestApp, TEST_PREFIX, TestApp } from '../utils/test-app';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
+import { runCliInProcess } from '../utils/cli-in-process';
 
 /**
  * Writes made outside the API — WordPress, SQL by hand, a plugin — on the database it serves (issue 32): the stamp
@@ -79,20 +79,16 @@ async function versions(w: OutsideWriter): Promise<Versions> {
   return Object.fromEntries(rows.map((r) => [r.name, Number(r.version)]));
 }
 
-/** The build under test: `dist/` (built by `npm test`'s pretest), or `CMS_TEST_DIST`. */
-const CLI = join(process.env.CMS_TEST_DIST ?? join(__dirname, '..', '..', 'dist'), 'cli.js');
-
-/** `node dist/cli.js <args>` on the test's database. */
+/** A CLI command (`npm run cms -- <args>`) on the test's database, run in this process (see runCliInProcess). */
 async function cli(databaseUrl: string, ...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const env = {
+  const run = await runCliInProcess(args, {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
     DATABASE_URL: databaseUrl,
     CMS_TABLE_PREFIX: P,
     CMS_MIGRATIONS_RUN: 'false',
-  };
-  const result = spawnSync(process.execPath, [CLI, ...args], { env, encoding: 'utf8', timeout: 60_000 });
-  return { code: result.status, out: result.stdout, err: result.stderr };
+  });
+  return { code: run.code, out: run.stdout, err: run.stderr };
 }
 
 describe('stamp triggers: writes made outside the API', () => {
