@@ -12,6 +12,8 @@ export default tseslint.config(
       '.cluster/**',
       'bench/results/**',
       'test-artifacts/**',
+      // Type-checked by the OpenAPI test against the types it generates (test/e2e/openapi.e2e-spec.ts).
+      'test/fixtures/openapi/**',
       '**/*.js',
       '**/*.mjs',
       '**/*.cjs',

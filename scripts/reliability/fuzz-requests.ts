@@ -546,7 +546,7 @@ function contentTypeBody(
     ['application/json', () => JSON.stringify({ ...fields, big: 'b'.repeat(MiB) })],
   ];
   return fc.constantFrom(...cases).map(([type, body]) => ({
-    headers: type ? { 'content-type': type } : {},
+    headers: (type ? { 'content-type': type } : {}) as Record<string, string>,
     body: Buffer.from(body()),
   }));
 }

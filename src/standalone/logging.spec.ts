@@ -121,7 +121,12 @@ describe('request log', () => {
   });
 
   it('generates a request id when none (or an unusable one) comes, and echoes it', async () => {
-    for (const headers of [{}, { 'X-Request-Id': 'has spaces\tand tabs' }, { 'X-Request-Id': 'x'.repeat(200) }]) {
+    const sent: Array<Record<string, string>> = [
+      {},
+      { 'X-Request-Id': 'has spaces\tand tabs' },
+      { 'X-Request-Id': 'x'.repeat(200) },
+    ];
+    for (const headers of sent) {
       const answer = await get(server, '/cms-json/cms/v2/posts/3', headers);
       const id = answer.headers['x-request-id'] as string;
       expect(id).toMatch(/^[0-9a-f-]{36}$/);

@@ -857,7 +857,7 @@ describe('import of the cases WordPress importer keeps', () => {
       // Every file answers 200 from this server, and so do its sizes; the content links to the new URLs.
       const content = String((image.body.content as Row).raw);
       for (const id of [300, sunsetId]) {
-        const media = (await api(server.base, `/media/${id}`)).body as Row & {
+        const media = (await api(server.base, `/media/${id}`)).body as unknown as Row & {
           source_url: string;
           media_details: { sizes: Record<string, { source_url: string }> };
         };

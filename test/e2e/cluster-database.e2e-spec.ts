@@ -68,7 +68,7 @@ function failLikeANonPrimaryNode(dataSource: DataSource): { failing: boolean; ca
 
 mysqlOnly('a Galera node that cannot serve (1047)', () => {
   let t: TestApp;
-  let node: { failing: boolean };
+  let node: { failing: boolean; causal: boolean };
 
   beforeAll(async () => {
     t = await createTestApp('cluster_1047');

@@ -117,7 +117,7 @@ describe('compression of API answers', () => {
 
   it('gives each coding its own ETag and answers 304 to If-None-Match with any of them, without a body', async () => {
     // Cached anonymous answers (the ETag from the cache key) and built ones (an editor's: the body's SHA-1).
-    for (const headers of [{}, { Authorization: t.users.editor.authorization }]) {
+    for (const headers of [{}, { Authorization: t.users.editor.authorization }] as Array<Record<string, string>>) {
       const path = `${API}/posts?per_page=25`;
       const identity = await raw(server, 'GET', path, headers);
       const gzip = await raw(server, 'GET', path, { ...headers, 'Accept-Encoding': 'gzip' });

@@ -814,7 +814,9 @@ describe(`WordPress database layer (${kind})`, () => {
         database: 'wp',
         socketPath: '/run/mysqld/mysqld.sock',
       });
-      expect(parseDatabaseUrl('mysql://wp@localhost/wp?socket=/tmp/my.sock').socketPath).toBe('/tmp/my.sock');
+      expect(parseDatabaseUrl('mysql://wp@localhost/wp?socket=/tmp/my.sock')).toMatchObject({
+        socketPath: '/tmp/my.sock',
+      });
       expect(parseDatabaseUrl('mysql://wp@localhost/wp')).not.toHaveProperty('socketPath');
       expect(() => parseDatabaseUrl('mysql://wp@localhost/wp?socket=relative.sock')).toThrow(
         /socket must be an absolute path/,

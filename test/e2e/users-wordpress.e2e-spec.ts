@@ -49,7 +49,7 @@ const WORDPRESS_LISTED_TYPES = [
 const wpUrl = (path: string) => `/wp-json/wp/v2${path}`;
 const cmsUrl = (path: string) => `/cms-json/cms/v2${path}`;
 
-async function storedMeta(userId: number, key: string): Promise<string | undefined> {
+async function storedMeta(userId: number, key: string): Promise<string | null | undefined> {
   return (await cms.dataSource.getRepository(UserMetaEntity).findOne({ where: { userId, key } }))?.value;
 }
 

@@ -55,7 +55,7 @@ class HostInterceptor implements NestInterceptor {
 /** Error reporting: sees every exception, then answers as Nest does. */
 @Catch()
 class HostFilter extends BaseExceptionFilter {
-  catch(exception: unknown, host: ArgumentsHost): void {
+  override catch(exception: unknown, host: ArgumentsHost): void {
     seen.filtered.push(exception);
     super.catch(exception, host);
   }
