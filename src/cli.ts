@@ -44,14 +44,12 @@ export async function runCli(
       return 0;
     }
     inv = parsed.invocation;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    env = (require('./standalone/env') as typeof import('./standalone/env')).loadEnvironment(source);
+    env = (await import('./standalone/env')).loadEnvironment(source);
   } catch (error) {
     output.err(`Error: ${(error as Error).message}\n`);
     return 1;
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { runCommand } = require('./admin-cli/run-command') as typeof import('./admin-cli/run-command');
+  const { runCommand } = await import('./admin-cli/run-command');
   return runCommand(inv, env, output);
 }
 

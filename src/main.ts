@@ -92,8 +92,7 @@ async function bootstrap(): Promise<void> {
   if (cluster.isPrimary && workers > 1) superviseWorkers(env, workers, logger);
   else {
     // Loaded only here: a refused environment fails at once, and a cluster's primary never loads the app.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { serve } = require('./standalone/serve') as typeof import('./standalone/serve');
+    const { serve } = await import('./standalone/serve');
     await serve(env, logger);
   }
 }

@@ -545,8 +545,9 @@ function contentTypeBody(
     ['', json],
     ['application/json', () => JSON.stringify({ ...fields, big: 'b'.repeat(MiB) })],
   ];
+  const headersOf = (type: string): Record<string, string> => (type ? { 'content-type': type } : {});
   return fc.constantFrom(...cases).map(([type, body]) => ({
-    headers: (type ? { 'content-type': type } : {}) as Record<string, string>,
+    headers: headersOf(type),
     body: Buffer.from(body()),
   }));
 }
