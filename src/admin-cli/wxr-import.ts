@@ -405,7 +405,11 @@ export class WxrImporter {
     }
   }
 
-  /** Rewrites the old attachment URLs in the content and excerpt of the posts created (`backfill_attachment_urls()`). */
+  /**
+   * Rewrites the old attachment URLs in the content and excerpt of the posts created, and in their `enclosure` meta
+   * (podcast files), as `backfill_attachment_urls()` does (which rewrites every post of the site; here only those of
+   * the import are touched).
+   */
   private async backfillUrls(): Promise<void> {
     const attachments = this.attachments;
     if (!attachments?.urls.size) return;
@@ -421,6 +425,17 @@ export class WxrImporter {
         if (content === row.content && excerpt === row.excerpt) continue;
         await writeTransaction(this.ctx.dataSource, (em) =>
           em.getRepository(PostEntity).update({ id: row.id }, { content, excerpt }),
+        );
+      }
+      const enclosures = await this.ctx.dataSource.getRepository(PostMetaEntity).find({
+        select: { id: true, value: true },
+        where: { postId: In(this.createdIds.slice(at, at + 200)), key: 'enclosure' },
+      });
+      for (const meta of enclosures) {
+        const value = attachments.urls.rewrite(meta.value ?? '');
+        if (value === (meta.value ?? '')) continue;
+        await writeTransaction(this.ctx.dataSource, (em) =>
+          em.getRepository(PostMetaEntity).update({ id: meta.id }, { value }),
         );
       }
     }

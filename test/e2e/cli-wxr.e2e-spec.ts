@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { DataSource } from 'typeorm';
 import { readWxr, WxrItem } from '../../src/admin-cli/wxr-reader';
 import { maybeUnserialize } from '../../src/core/formatting/php-serialize';
+import { PostMetaEntity } from '../../src/core/database/entities/post-meta.entity';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl, withTestDataSource } from '../utils/test-db';
 import { freePort } from '../utils/standalone-server';
 import { CliRun, runCliInProcess } from '../utils/cli-in-process';
@@ -875,6 +876,11 @@ describe('import of the cases WordPress importer keeps', () => {
           expect(content).toContain(`<img src="${media.media_details.sizes.thumbnail.source_url}"`);
           expect(content).toContain(`<p>Full size: ${media.source_url}</p>`);
           expect(media).toMatchObject({ alt_text: 'A photo', post: 100, caption: { rendered: '<p>A caption</p>\n' } });
+          // The enclosure (a podcast's file) follows its file too.
+          const enclosure = await withDataSource(cases, (ds) =>
+            ds.getRepository(PostMetaEntity).findOneByOrFail({ postId: 100, key: 'enclosure' }),
+          );
+          expect(enclosure.value).toBe(`${media.source_url}\n2048\nimage/png\n`);
         }
       }
       expect(content).not.toContain(origin);
