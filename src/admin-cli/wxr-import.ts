@@ -1,11 +1,13 @@
 import { INestApplicationContext } from '@nestjs/common';
-import { In } from 'typeorm';
+import { EntityManager, In } from 'typeorm';
 import { PostEntity } from '../core/database/entities/post.entity';
 import { PostMetaEntity } from '../core/database/entities/post-meta.entity';
 import { TermRelationshipEntity } from '../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../core/database/entities/term.entity';
 import { writeTransaction } from '../core/database/write-transaction';
+import { recordEvent } from '../core/webhooks/outbox';
+import { postEvents } from '../core/webhooks/webhook-events';
 import { textOf } from '../core/formatting/php-serialize';
 import { OptionsService } from '../core/options/options.service';
 import { SiteClock } from '../core/options/site-clock';
@@ -389,16 +391,28 @@ export class WxrImporter {
 
   // --- after the last item: parents, featured images and URLs of files that came later in the file ---
 
+  /**
+   * A change to a post this import created (its parent, featured image or URLs, known only later in the file), with
+   * its `post.updated` (or `media.updated`) webhook event in the same transaction: its `created` event may already
+   * have been delivered with the post as it was.
+   */
+  private async fixUp(id: number, write: (em: EntityManager) => Promise<unknown>): Promise<void> {
+    await writeTransaction(this.ctx.dataSource, async (em) => {
+      await write(em);
+      const post = await em.getRepository(PostEntity).findOne({ select: { id: true, type: true }, where: { id } });
+      if (post) await recordEvent(em, ...postEvents(post.type, id, 'updated'));
+    });
+  }
+
   private async remap(): Promise<void> {
     for (const [id, wxrParent] of this.orphans) {
       const parent = this.postIds.get(wxrParent);
-      if (parent)
-        await writeTransaction(this.ctx.dataSource, (em) => em.getRepository(PostEntity).update({ id }, { parent }));
+      if (parent) await this.fixUp(id, (em) => em.getRepository(PostEntity).update({ id }, { parent }));
     }
     for (const [id, wxrThumbnail] of this.thumbnails) {
       const thumbnail = this.postIds.get(wxrThumbnail);
       if (thumbnail) {
-        await writeTransaction(this.ctx.dataSource, (em) =>
+        await this.fixUp(id, (em) =>
           em.getRepository(PostMetaEntity).update({ postId: id, key: '_thumbnail_id' }, { value: String(thumbnail) }),
         );
       } else this.report.note(`the featured image ${wxrThumbnail} of post ${id} is not in the file.`);
@@ -423,20 +437,16 @@ export class WxrImporter {
         const content = attachments.urls.rewrite(row.content);
         const excerpt = attachments.urls.rewrite(row.excerpt);
         if (content === row.content && excerpt === row.excerpt) continue;
-        await writeTransaction(this.ctx.dataSource, (em) =>
-          em.getRepository(PostEntity).update({ id: row.id }, { content, excerpt }),
-        );
+        await this.fixUp(row.id, (em) => em.getRepository(PostEntity).update({ id: row.id }, { content, excerpt }));
       }
       const enclosures = await this.ctx.dataSource.getRepository(PostMetaEntity).find({
-        select: { id: true, value: true },
+        select: { id: true, postId: true, value: true },
         where: { postId: In(this.createdIds.slice(at, at + 200)), key: 'enclosure' },
       });
       for (const meta of enclosures) {
         const value = attachments.urls.rewrite(meta.value ?? '');
         if (value === (meta.value ?? '')) continue;
-        await writeTransaction(this.ctx.dataSource, (em) =>
-          em.getRepository(PostMetaEntity).update({ id: meta.id }, { value }),
-        );
+        await this.fixUp(meta.postId, (em) => em.getRepository(PostMetaEntity).update({ id: meta.id }, { value }));
       }
     }
   }

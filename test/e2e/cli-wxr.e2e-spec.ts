@@ -12,6 +12,7 @@ import { DataSource } from 'typeorm';
 import { readWxr, WxrItem } from '../../src/admin-cli/wxr-reader';
 import { maybeUnserialize } from '../../src/core/formatting/php-serialize';
 import { PostMetaEntity } from '../../src/core/database/entities/post-meta.entity';
+import { WebhookEventEntity } from '../../src/core/database/entities/webhook-event.entity';
 import { dropTestDatabase, testDatabaseKind, testDatabaseUrl, withTestDataSource } from '../utils/test-db';
 import { freePort } from '../utils/standalone-server';
 import { CliRun, runCliInProcess } from '../utils/cli-in-process';
@@ -795,8 +796,13 @@ describe('import of the cases WordPress importer keeps', () => {
   });
 
   it('imports every item of the file, downloading the attachments, and writes the report as JSON', async () => {
+    // A webhook subscription hears the import (no delivery worker runs: its events stay in the outbox to be read).
+    const quiet = { ...uploads, CMS_WEBHOOKS_WORKER: 'off' };
+    const events = 'post.created,post.published,post.updated,media.created,media.updated';
+    const hook = await cli(cases, ['webhook', 'create', 'https://hooks.invalid/import', '--events', events], quiet);
+    expect(hook.code).toBe(0);
     const report = join(dir, 'cases.json');
-    const run = await cli(cases, ['import', fixture, ...fetchFlags, '--report', report], uploads);
+    const run = await cli(cases, ['import', fixture, ...fetchFlags, '--report', report], quiet);
     expect(run.stderr).toBe(`Importing ${fixture} (${readFileSync(fixture).length} bytes)\n`);
     expect(run.code).toBe(0);
     expect(tally(run.stdout)).toBe(counted('created'));
@@ -821,6 +827,20 @@ describe('import of the cases WordPress importer keeps', () => {
       'pingback',
     ]);
     expect(json.items).toHaveLength(30);
+    // The changes made once later items are in (featured image, URLs of the files, enclosure) send post.updated
+    // after post.created: a front-end that rendered the post as first delivered is told to render it again.
+    const recorded = await withDataSource(cases, (ds) =>
+      ds.getRepository(WebhookEventEntity).find({ where: { objectId: 100 }, order: { id: 'ASC' } }),
+    );
+    expect(recorded.map((e) => e.event)).toEqual([
+      'post.created',
+      'post.published',
+      'post.updated',
+      'post.updated',
+      'post.updated',
+    ]);
+    const id = /^Created webhook (\d+)\./.exec(hook.stdout)![1];
+    expect((await cli(cases, ['webhook', 'delete', id], quiet)).code).toBe(0);
   });
 
   it('serves it: ids kept, authors, formats, sticky, featured images, files with sizes, rewritten content', async () => {

@@ -55,6 +55,25 @@ export function postStatusEvents(before: string | null, after: string): WebhookE
   return [];
 }
 
+/** The webhook events of a post write (attachments are `media.*`, and have no status events). */
+export function postEvents(
+  type: string,
+  id: number,
+  kind: 'created' | 'updated' | 'deleted',
+  status?: [string | null, string],
+): WebhookEvent[] {
+  const media = type === 'attachment';
+  const events: WebhookEvent[] = [
+    media
+      ? { event: `media.${kind}`, objectType: 'media', id, subtype: type }
+      : { event: `post.${kind}`, objectType: 'post', id, subtype: type },
+  ];
+  if (!media && status)
+    for (const event of postStatusEvents(status[0], status[1]))
+      events.push({ event, objectType: 'post', id, subtype: type });
+  return events;
+}
+
 /** The comment event of a comment's stored `comment_approved` value after a status change. */
 export function commentStatusEvent(approved: string): WebhookEventName | null {
   switch (approved) {

@@ -22,26 +22,7 @@ import { keepsPlace, NeedsTurn, samePlace, staysInPlace } from './post-write-tur
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
 import { insertRow, isMySql, updateRow } from '../../core/database/query-helpers';
 import { recordEvent } from '../../core/webhooks/outbox';
-import { postStatusEvents, type WebhookEvent } from '../../core/webhooks/webhook-events';
-
-/** The webhook events of a post write (attachments are `media.*`, and have no status events). */
-function postEvents(
-  type: string,
-  id: number,
-  kind: 'created' | 'updated' | 'deleted',
-  status?: [string | null, string],
-) {
-  const media = type === 'attachment';
-  const events: WebhookEvent[] = [
-    media
-      ? { event: `media.${kind}`, objectType: 'media', id, subtype: type }
-      : { event: `post.${kind}`, objectType: 'post', id, subtype: type },
-  ];
-  if (!media && status)
-    for (const event of postStatusEvents(status[0], status[1]))
-      events.push({ event, objectType: 'post', id, subtype: type });
-  return events;
-}
+import { postEvents } from '../../core/webhooks/webhook-events';
 
 /** Columns of a post a request may set (already validated and sanitised). */
 export interface PostFields {
