@@ -73,8 +73,8 @@ export class WxrImporter {
 
   /** WXR post id → post id here. */
   private readonly postIds = new Map<number, number>();
-  /** Posts created by this run (their content is rewritten once attachments are in). */
-  private readonly createdIds: number[] = [];
+  /** Posts created by this run → their post type (their content is rewritten once attachments are in). */
+  private readonly createdTypes = new Map<number, string>();
   /** In a dry run, the posts that would be created (`post_exists()` keys). */
   private readonly planned = new Set<string>();
   /** Posts whose WXR parent was not imported yet: new id → WXR parent id. */
@@ -296,7 +296,7 @@ export class WxrImporter {
   private created(item: WxrItem, id: number, note?: string): void {
     const fileId = item.id || undefined;
     if (id > 0) {
-      this.createdIds.push(id);
+      this.createdTypes.set(id, item.type);
       if (item.parent && !this.postIds.has(item.parent)) this.orphans.set(id, item.parent);
       const thumbnail = Number(item.meta.find((m) => m.key === '_thumbnail_id')?.value ?? 0);
       if (thumbnail && !this.postIds.has(thumbnail)) this.thumbnails.set(id, thumbnail);
@@ -399,8 +399,7 @@ export class WxrImporter {
   private async fixUp(id: number, write: (em: EntityManager) => Promise<unknown>): Promise<void> {
     await writeTransaction(this.ctx.dataSource, async (em) => {
       await write(em);
-      const post = await em.getRepository(PostEntity).findOne({ select: { id: true, type: true }, where: { id } });
-      if (post) await recordEvent(em, ...postEvents(post.type, id, 'updated'));
+      await recordEvent(em, ...postEvents(this.createdTypes.get(id)!, id, 'updated'));
     });
   }
 
@@ -425,28 +424,35 @@ export class WxrImporter {
    * the import are touched).
    */
   private async backfillUrls(): Promise<void> {
-    const attachments = this.attachments;
-    if (!attachments?.urls.size) return;
-    const repo = this.ctx.dataSource.getRepository(PostEntity);
-    for (let at = 0; at < this.createdIds.length; at += 200) {
-      const rows = await repo.find({
+    const urls = this.attachments?.urls;
+    if (!urls?.size) return;
+    const created = [...this.createdTypes.keys()];
+    for (let at = 0; at < created.length; at += 200) {
+      const ids = created.slice(at, at + 200);
+      const rows = await this.ctx.dataSource.getRepository(PostEntity).find({
         select: { id: true, content: true, excerpt: true },
-        where: { id: In(this.createdIds.slice(at, at + 200)) },
+        where: { id: In(ids) },
       });
-      for (const row of rows) {
-        const content = attachments.urls.rewrite(row.content);
-        const excerpt = attachments.urls.rewrite(row.excerpt);
-        if (content === row.content && excerpt === row.excerpt) continue;
-        await this.fixUp(row.id, (em) => em.getRepository(PostEntity).update({ id: row.id }, { content, excerpt }));
-      }
       const enclosures = await this.ctx.dataSource.getRepository(PostMetaEntity).find({
         select: { id: true, postId: true, value: true },
-        where: { postId: In(this.createdIds.slice(at, at + 200)), key: 'enclosure' },
+        where: { postId: In(ids), key: 'enclosure' },
       });
-      for (const meta of enclosures) {
-        const value = attachments.urls.rewrite(meta.value ?? '');
-        if (value === (meta.value ?? '')) continue;
-        await this.fixUp(meta.postId, (em) => em.getRepository(PostMetaEntity).update({ id: meta.id }, { value }));
+      for (const row of rows) {
+        const content = urls.rewrite(row.content);
+        const excerpt = urls.rewrite(row.excerpt);
+        const metas = enclosures.flatMap((meta) => {
+          if (meta.postId !== row.id) return [];
+          const value = urls.rewrite(meta.value ?? '');
+          return value === (meta.value ?? '') ? [] : [{ id: meta.id, value }];
+        });
+        if (content === row.content && excerpt === row.excerpt && !metas.length) continue;
+        // One transaction and one post.updated per post: its text and its enclosures together.
+        await this.fixUp(row.id, async (em) => {
+          if (content !== row.content || excerpt !== row.excerpt)
+            await em.getRepository(PostEntity).update({ id: row.id }, { content, excerpt });
+          for (const meta of metas)
+            await em.getRepository(PostMetaEntity).update({ id: meta.id }, { value: meta.value });
+        });
       }
     }
   }
