@@ -2,7 +2,9 @@ import { Controller, Get, INestApplication, ServiceUnavailableException } from '
 import { Test } from '@nestjs/testing';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import request from 'supertest';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -243,6 +245,46 @@ describe('the migrations lock row and the writers turn', () => {
     expect(report.migrations).toEqual([]);
     const [row] = await t.dataSource.query(`SELECT holder FROM ${locks} WHERE name = 'migrations'`);
     expect(row.holder).toBe('');
+  });
+
+  describe('a holder on this machine', () => {
+    /** This machine's part of a holder (`scope:pid:nonce`). */
+    const scope = () => new MigrationLock(t.dataSource).holder.replace(/:\d+:[^:]*$/, '');
+    const holdAs = (holder: string) =>
+      t.dataSource.query(`UPDATE ${locks} SET holder = ?, expires_at = ? WHERE name = 'migrations'`, [
+        holder,
+        Date.now() + 60_000,
+      ]);
+    afterEach(() => t.dataSource.query(`UPDATE ${locks} SET holder = '', expires_at = 0 WHERE name = 'migrations'`));
+
+    it('is taken over at once when its process is gone, before its lease ends, and the take-over is told', async () => {
+      const child = spawn(process.execPath, ['-e', '']);
+      await once(child, 'exit');
+      const dead = `${scope()}:${child.pid}:dead`;
+      await holdAs(dead);
+      const told: string[] = [];
+      const lock = new MigrationLock(t.dataSource);
+      expect(await lock.run(async () => 'ran', { pollMs: 50, waitMs: 1000, onTakeOver: (h) => told.push(h) })).toBe(
+        'ran',
+      );
+      expect(told).toEqual([dead]);
+      const [row] = await t.dataSource.query(`SELECT holder FROM ${locks} WHERE name = 'migrations'`);
+      expect(row.holder).toBe('');
+    });
+
+    it('is waited for while its process runs, and so is a gone process of another machine', async () => {
+      const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
+      try {
+        for (const holder of [`${scope()}:${child.pid}:alive`, `other-host:${(child.pid ?? 0) + 1_000_000}:gone`]) {
+          await holdAs(holder);
+          await expect(
+            new MigrationLock(t.dataSource).run(async () => 'ran', { pollMs: 50, waitMs: 300 }),
+          ).rejects.toThrow(`held by ${holder}`);
+        }
+      } finally {
+        child.kill('SIGKILL');
+      }
+    });
   });
 
   it('gives up with a clear message when the lock stays held', async () => {

@@ -78,6 +78,8 @@ export class SiteBootstrapService implements OnModuleInit {
         this.logger.log(
           `Waiting for ${holder} to finish the migrations and the first-start set-up (the migrations lock row)`,
         ),
+      onTakeOver: (holder) =>
+        this.logger.warn(`Took over the migrations lock row from ${holder}, whose process is gone`),
     });
   }
 

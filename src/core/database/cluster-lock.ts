@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource, EntityManager } from 'typeorm';
@@ -61,16 +62,49 @@ export interface MigrationLockOptions {
   pollMs?: number;
   /** Told once when the lock is found held by another node, with its holder. */
   onWait?: (holder: string) => void;
+  /** Told when the lock is taken from a holder on this machine whose process is gone. */
+  onTakeOver?: (holder: string) => void;
+}
+
+/**
+ * Where a process id means one process: the host name, and on Linux the PID namespace (containers given one host
+ * name share no process ids).
+ */
+function processScope(): string {
+  try {
+    const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+    return namespace ? `${hostname()}/${namespace}` : hostname();
+  } catch {
+    return hostname();
+  }
+}
+
+/** Whether `holder` (`scope:pid:nonce`) names a process of this machine that no longer runs. */
+function holderProcessGone(holder: string, scope: string): boolean {
+  const match = /^(.*):(\d+):[^:]*$/.exec(holder);
+  if (!match || match[1] !== scope) return false;
+  const pid = Number(match[2]);
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /**
  * A lock row in `{prefix}cms_locks` that exactly one node of a fleet holds at a time — unlike MySQL's `GET_LOCK`,
  * which each node of a Galera cluster grants on its own. A holder claims the row with a conditional update (free,
  * or its lease ended: the holder died), renews the lease while it works and frees the row at the end; the others
- * look again every `pollMs` until it is free. Used around the migrations and the first-start set-up.
+ * look again every `pollMs` until it is free. A holder on the same machine whose process is gone (a worker killed
+ * while it started) is taken over at once rather than after its lease. Used around the migrations and the
+ * first-start set-up.
  */
 export class MigrationLock {
-  readonly holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  private readonly scope = processScope();
+  readonly holder = `${this.scope}:${process.pid}:${randomBytes(6).toString('hex')}`;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -88,6 +122,10 @@ export class MigrationLock {
     for (;;) {
       const other = await this.claim(leaseMs);
       if (other === null) break;
+      if (holderProcessGone(other, this.scope) && (await this.takeOver(other, leaseMs))) {
+        options.onTakeOver?.(other);
+        break;
+      }
       if (!told) {
         told = true;
         options.onWait?.(other);
@@ -131,6 +169,19 @@ export class MigrationLock {
       }>
     >(`SELECT holder FROM ${table} WHERE name = ?`, [this.name]);
     return row?.holder === this.holder ? null : String(row?.holder ?? '');
+  }
+
+  /** Takes the row from `dead` if it still holds it; answers whether it did. */
+  private async takeOver(dead: string, leaseMs: number): Promise<boolean> {
+    const table = quotedName(this.dataSource, tableOf(this.dataSource));
+    await this.dataSource.query(
+      `${NO_STAMP} UPDATE ${table} SET holder = ?, expires_at = ? WHERE name = ? AND holder = ?`,
+      [this.holder, Date.now() + leaseMs, this.name, dead],
+    );
+    const [row] = await this.dataSource.query<Array<{ holder: string }>>(`SELECT holder FROM ${table} WHERE name = ?`, [
+      this.name,
+    ]);
+    return row?.holder === this.holder;
   }
 
   private async renew(leaseMs: number): Promise<void> {
