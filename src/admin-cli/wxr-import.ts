@@ -163,7 +163,6 @@ export class WxrImporter {
         actor: await this.authorMap.fallbackAuthor(),
         clock: SiteClock.fromOptions(o),
         canPublish: true,
-        templates: {},
         home: textOf(o.home ?? o.siteurl).replace(/\/+$/, ''),
         defaultCategory: Number(o.default_category ?? 0),
         defaultCommentStatus: textOf(o.default_comment_status ?? 'open'),

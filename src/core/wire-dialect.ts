@@ -73,6 +73,13 @@ export interface WireDialect {
    * request's order, the second only when the first found nothing).
    */
   readonly validationPasses: 'one' | 'validate-then-sanitize';
+  /**
+   * How `meta` (posts, terms, comments, users) is checked: as an argument against its schema (`argument`, the spec's:
+   * `rest_invalid_param` naming `meta[<key>]`), or as WordPress 6.1's WP_REST_Meta_Fields does (`when-written`): the
+   * argument only has to be an object or a list (else "Invalid parameter.", check_meta_is_array), and each registered
+   * key's value is checked as it is written, failing with its own code (`rest_invalid_type`…), named `meta.<key>`.
+   */
+  readonly metaChecks: 'argument' | 'when-written';
   /** The shape and rules of users. */
   readonly users: UsersDialect;
   /**
@@ -148,6 +155,12 @@ export interface PostsDialect {
    * (`edit-others-or-publish`, WordPress 6.1's: authors make their posts sticky).
    */
   readonly stickyNeeds: 'edit_others_posts' | 'edit-others-or-publish';
+  /**
+   * How `template` is checked: any string, an unknown one stored as `''` (`clear-unknown`, the spec's), or as WordPress
+   * 6.1's check_template (`refuse-unknown`): empty, one of the type's page templates or the post's current one, else
+   * `400 rest_invalid_param` "template is not one of <templates>.", and stored as given.
+   */
+  readonly templateCheck: 'clear-unknown' | 'refuse-unknown';
 }
 
 /** How users differ by dialect. */
@@ -245,10 +258,12 @@ const SEED: WireDialect = {
     editExtras: false,
     taxonomyQueryObjects: false,
     stickyNeeds: 'edit_others_posts',
+    templateCheck: 'clear-unknown',
   },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
   validationPasses: 'one',
+  metaChecks: 'argument',
   users: { rolesEnum: true, authorPostTypes: 'served', builtInUserMeta: [], createRefusalStatus: 401 },
   noCacheHeadersFor: 'everyone',
 };
@@ -284,10 +299,12 @@ const WORDPRESS_61: WireDialect = {
     editExtras: true,
     taxonomyQueryObjects: true,
     stickyNeeds: 'edit-others-or-publish',
+    templateCheck: 'refuse-unknown',
   },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,
   validationPasses: 'validate-then-sanitize',
+  metaChecks: 'when-written',
   users: {
     rolesEnum: false,
     authorPostTypes: 'listed',

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CmsExtensionRegistry } from '../../src';
-import { createTestApp, expectRestError, TestApp } from '../utils/test-app';
+import { createTestApp, expectRestError, TestApp, TEST_PREFIX } from '../utils/test-app';
 import { testDatabaseKind, testDatabaseUrl } from '../utils/test-db';
 
 /*
@@ -31,6 +31,21 @@ class ChecksExtension implements OnModuleInit {
 
 @Module({ providers: [ChecksExtension] })
 class ChecksExtensionModule {}
+
+/** A page template (as a theme offers one) and a typed meta key on each kind of object (as a plugin registers). */
+@Injectable()
+class TemplateAndMetaExtension implements OnModuleInit {
+  constructor(private readonly cms: CmsExtensionRegistry) {}
+
+  onModuleInit(): void {
+    this.cms.registerPageTemplate('templates/wide.php', 'Wide', ['page', 'post']);
+    for (const type of ['post', 'term', 'comment', 'user'])
+      this.cms.registerMeta(type, 'rating', { type: 'integer', single: true, showInRest: true });
+  }
+}
+
+@Module({ providers: [TemplateAndMetaExtension] })
+class TemplateAndMetaModule {}
 
 /** WordPress 6.1's `rest_invalid_param` body for these failures (`[name, message, code, data]`, in order). */
 function wordpressBody(failures: Array<[string, string, string | null, Record<string, unknown> | null]>) {
@@ -66,7 +81,7 @@ describe('argument validation in the wire dialect', () => {
   const file = join(tmpdir(), `cms-validation-wordpress-${process.pid}.sqlite`);
   let wp: TestApp;
   let cms: TestApp;
-  const extensions = [ChecksExtensionModule];
+  const extensions = [ChecksExtensionModule, TemplateAndMetaModule];
 
   beforeAll(async () => {
     const databaseUrl = testDatabaseKind() === 'sqlite' ? `sqlite:${file}` : await testDatabaseUrl('validation_wp');
@@ -239,6 +254,112 @@ describe('argument validation in the wire dialect', () => {
     });
   });
 
+  describe("with WordPress's names: template and meta as WordPress 6.1 checks them", () => {
+    const WP = '/wp-json/wp/v2';
+    const refusedTemplate = wordpressBody([
+      ['template', 'template is not one of templates/wide.php.', 'rest_invalid_param', null],
+    ]);
+    const post = (path: string, body: Record<string, unknown>) =>
+      wp.http.post(`${WP}/${path}`).set('Authorization', asAdmin(wp)).send(body);
+    const storedTemplate = async (id: number) =>
+      (
+        await wp.dataSource.query(
+          `SELECT meta_value FROM ${TEST_PREFIX}postmeta WHERE post_id = ? AND meta_key = '_wp_page_template'`,
+          [id],
+        )
+      ).map((row: { meta_value: string }) => row.meta_value);
+
+    it('refuses an unknown template on create (check_template: a number too, before its type), keeps an offered one', async () => {
+      for (const template of ['templates/unknown.php', 5, ['x']]) {
+        const res = await post('pages', { title: 'T', template });
+        expect([res.status, res.body]).toEqual([400, refusedTemplate]);
+      }
+      // With the other invalid arguments, in the first pass.
+      const mixed = await post('posts', { author: 'me', template: 'nope.php' });
+      expect(mixed.body).toEqual(
+        wordpressBody([
+          ['author', 'author is not of type integer.', 'rest_invalid_type', { param: 'author' }],
+          ['template', 'template is not one of templates/wide.php.', 'rest_invalid_param', null],
+        ]),
+      );
+      const wide = await post('pages', { title: 'Wide', template: 'templates/wide.php' });
+      expect([wide.status, wide.body.template]).toEqual([201, 'templates/wide.php']);
+      expect(await storedTemplate(wide.body.id)).toEqual(['templates/wide.php']);
+      const none = await post('pages', { title: 'None', template: '' });
+      expect([none.status, none.body.template]).toEqual([201, '']);
+    });
+
+    it("keeps a post's current template on update though no theme offers it, and refuses another", async () => {
+      const page = await post('pages', { title: 'Legacy' });
+      await wp.dataSource.query(
+        `INSERT INTO ${TEST_PREFIX}postmeta (post_id, meta_key, meta_value) VALUES (?, '_wp_page_template', 'legacy.php')`,
+        [page.body.id],
+      );
+      const same = await post(`pages/${page.body.id}`, { title: 'Legacy, again', template: 'legacy.php' });
+      expect([same.status, same.body.template]).toEqual([200, 'legacy.php']);
+      const other = await post(`pages/${page.body.id}`, { title: 'Changed', template: 'other.php' });
+      expect([other.status, other.body]).toEqual([400, refusedTemplate]);
+      // Nothing of the refused update was written.
+      const read = await wp.http.get(`${WP}/pages/${page.body.id}`).set('Authorization', asAdmin(wp));
+      expect([read.body.title.rendered, read.body.template]).toEqual(['Legacy, again', 'legacy.php']);
+      const offered = await post(`pages/${page.body.id}`, { template: 'templates/wide.php' });
+      expect([offered.status, await storedTemplate(page.body.id)]).toEqual([200, ['templates/wide.php']]);
+    });
+
+    it('takes any object or list as meta (check_meta_is_array) and refuses anything else without details', async () => {
+      for (const path of ['posts', 'categories', 'users/me']) {
+        const res = await post(path, { name: 'n', title: 't', meta: 5 });
+        expect([path, res.status, res.body]).toEqual([
+          path,
+          400,
+          wordpressBody([['meta', 'Invalid parameter.', null, null]]),
+        ]);
+        expect(res.body.data.details).toEqual([]);
+      }
+      const list = await post('posts', { title: 'Listed meta', meta: ['a'] });
+      expect([list.status, list.body.meta]).toEqual([201, { rating: null }]);
+    });
+
+    it('checks each registered meta value as it is written: its own code, named meta.<key>, nothing written', async () => {
+      const page = await post('posts', { title: 'Rated', status: 'publish' });
+      const term = await post('categories', { name: 'Rated' });
+      const comment = await post('comments', { post: page.body.id, content: 'Rated' });
+      expect(comment.body).toMatchObject({ post: page.body.id });
+      for (const path of [
+        `posts/${page.body.id}`,
+        `categories/${term.body.id}`,
+        `comments/${comment.body.id}`,
+        'users/me',
+      ]) {
+        const res = await post(path, { meta: { rating: 'high' } });
+        expect([path, res.status, res.body]).toEqual([
+          path,
+          400,
+          {
+            code: 'rest_invalid_type',
+            message: 'meta.rating is not of type integer.',
+            data: { status: 400 },
+            additional_data: [{ param: 'meta.rating' }],
+          },
+        ]);
+        const read = await wp.http.get(`${WP}/${path}?context=edit`).set('Authorization', asAdmin(wp));
+        expect([path, read.body.meta.rating]).toEqual([path, null]);
+        const ok = await post(path, { meta: { rating: '4' } });
+        expect([path, ok.status, ok.body.meta.rating]).toEqual([path, 200, 4]);
+      }
+      // A new user's invalid meta: refused before the user is created.
+      const user = await post('users', {
+        username: 'rated_user',
+        email: 'rated@example.org',
+        password: 'secret-pass',
+        meta: { rating: [1] },
+      });
+      expect([user.status, user.body.code]).toEqual([400, 'rest_invalid_type']);
+      const found = await wp.http.get(`${WP}/users?search=rated_user`).set('Authorization', asAdmin(wp));
+      expect(found.body).toEqual([]);
+    });
+  });
+
   describe("with the spec's names", () => {
     it('answers ?context=bogus&per_page=0 in the spec words, without details', async () => {
       const res = await cms.http.get('/cms-json/cms/v2/posts?context=bogus&per_page=0');
@@ -305,6 +426,22 @@ describe('argument validation in the wire dialect', () => {
         400,
         specBody({ flag: 'Invalid parameter.', count: 'count must be between 1 (inclusive) and 100 (inclusive)' }),
       ]);
+    });
+
+    it('checks meta as an argument and stores an unknown template as ""', async () => {
+      const post = (path: string, body: Record<string, unknown>) =>
+        cms.http.post(`/cms-json/cms/v2/${path}`).set('Authorization', asAdmin(cms)).send(body);
+      const notObject = await post('posts', { title: 't', meta: ['a'] });
+      expect([notObject.status, notObject.body]).toEqual([400, specBody({ meta: 'meta is not of type object' })]);
+      const badValue = await post('users/me', { meta: { rating: 'high' } });
+      expect([badValue.status, badValue.body]).toEqual([
+        400,
+        specBody({ meta: 'meta[rating] is not of type integer' }),
+      ]);
+      const page = await post('pages', { title: 'Unknown template', template: 'templates/unknown.php' });
+      expect([page.status, page.body.template]).toEqual([201, '']);
+      const inherited = await post('pages', { title: 'Prototype key', template: 'constructor' });
+      expect([inherited.status, inherited.body.template]).toEqual([201, '']);
     });
   });
 });

@@ -100,7 +100,7 @@ export interface ValidationMessageInputs {
   /** An argument's own check answered `false`. */
   invalid: { param: string };
   /** An argument's own check answered with its own message (WordPress: a WP_Error of the callback's own code). */
-  callback: { param: string; message: string };
+  callback: { param: string; message: string; code?: string };
   /** (cms-api only, request-args.ts) a text longer than the bytes its column holds. */
   maxBytes: { param: string; limit: number };
 }
@@ -264,7 +264,7 @@ export const WORDPRESS_61_VALIDATION_CODES: { readonly [K in ValidationMessageKi
   oneOfMultipleTitled: 'rest_one_of_multiple_matches',
   oneOfMultiple: 'rest_one_of_multiple_matches',
   invalid: null,
-  // The callback's own code is not known (a RouteArg's validate answers a message only): no entry.
+  // A callback's own code, when it answers one (see wordpress61ValidationCode); a bare message gets no entry.
   callback: null,
   maxBytes: null,
 };
@@ -288,12 +288,21 @@ export function wordpress61DetailData<K extends ValidationMessageKind>(
   return null;
 }
 
+/** The code of WordPress 6.1's error for a failure (a callback's own, if it answered one); `null`: none. */
+export function wordpress61ValidationCode<K extends ValidationMessageKind>(
+  kind: K,
+  input: ValidationMessageInputs[K],
+): string | null {
+  if (kind === 'callback') return (input as ValidationMessageInputs['callback']).code ?? null;
+  return WORDPRESS_61_VALIDATION_CODES[kind];
+}
+
 /** The `details` entry WordPress 6.1 gives a failure of this kind, or `null` when it gives none. */
 export function wordpress61ValidationDetail<K extends ValidationMessageKind>(
   kind: K,
   input: ValidationMessageInputs[K],
 ): ValidationDetail | null {
-  const code = WORDPRESS_61_VALIDATION_CODES[kind];
+  const code = wordpress61ValidationCode(kind, input);
   if (code === null) return null;
   const build = WORDPRESS_61_VALIDATION[kind] as (input: ValidationMessageInputs[K]) => string;
   return { code, message: build(input), data: wordpress61DetailData(kind, input) };

@@ -35,8 +35,11 @@ export type JsonSchemaType = 'string' | 'integer' | 'number' | 'boolean' | 'arra
 
 /** A route argument: a JSON Schema plus the request-handling options of the reference. */
 export interface RouteArg extends JsonSchema {
-  /** Custom validation; return `true`, or an error message / `false`. Runs instead of the schema validation. */
-  validate?: (value: unknown, name: string) => true | false | string;
+  /**
+   * Custom validation; return `true`, or an error message / `false`, or an error of its own code (WordPress: a
+   * validate callback's WP_Error, which `data.details` reports with its code). Runs instead of the schema validation.
+   */
+  validate?: (value: unknown, name: string) => true | false | string | { code: string; message: string };
   /** Custom sanitising; runs after validation instead of the schema coercion. */
   sanitize?: (value: unknown, name: string) => unknown;
   /**

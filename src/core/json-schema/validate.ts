@@ -350,9 +350,10 @@ export function checkArg(
   if (arg.validate) {
     const result = arg.validate(value, name);
     if (result === true) return null;
-    return result === false
-      ? fail(words, 'invalid', { param: name })
-      : fail(words, 'callback', { param: name, message: result });
+    if (result === false) return fail(words, 'invalid', { param: name });
+    return typeof result === 'string'
+      ? fail(words, 'callback', { param: name, message: result })
+      : fail(words, 'callback', { param: name, message: result.message, code: result.code });
   }
   return checkValue(value, arg, name, words);
 }

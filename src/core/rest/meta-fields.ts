@@ -3,7 +3,12 @@ import type { EntityManager, FindOptionsWhere, Repository } from 'typeorm';
 import { maybeSerialize } from '../formatting/php-serialize';
 import { RestException } from '../errors/rest.exception';
 import type { JsonSchema } from '../json-schema/json-schema';
-import { sanitizeValue, validateValue } from '../json-schema/validate';
+import { checkValue, sanitizeValue, validateValue } from '../json-schema/validate';
+import {
+  wordpress61DetailData,
+  wordpress61ValidationCode,
+  type ValidationWords,
+} from '../dialect/wordpress-61-validation';
 
 /** A meta key exposed in a resource's `meta` field: its stored key, its name in the API and its definition. */
 export interface ExposedMetaKey {
@@ -78,16 +83,56 @@ function castMetaValue(value: unknown, schema: JsonSchema): unknown {
   return sanitizeValue(input, schema);
 }
 
-/** The values sent in a request's `meta` object for exposed keys, sanitised, by stored key. Unknown keys are ignored. */
-export function metaInput(keys: ExposedMetaKey[], input: unknown): Record<string, unknown> {
+/**
+ * The values sent in a request's `meta` object for exposed keys, sanitised, by stored key. Unknown keys are ignored.
+ * With `checks` (the dialect's words when it checks meta as it is written) each value is first checked against its
+ * schema (see {@link writtenMetaValue}).
+ */
+export function metaInput(
+  keys: ExposedMetaKey[],
+  input: unknown,
+  checks: ValidationWords | null = null,
+): Record<string, unknown> {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return {};
   const sent = input as Record<string, unknown>;
+  const schemas = checks ? metaSchemaProperties(keys) : null;
   const out: Record<string, unknown> = {};
   for (const { key, name, definition } of keys) {
     if (!(name in sent)) continue;
-    out[key] = definition.sanitize ? definition.sanitize(sent[name]) : sent[name];
+    let value = sent[name];
+    if (schemas && checks && value !== null) value = writtenMetaValue(name, value, schemas[name], checks);
+    out[key] = definition.sanitize ? definition.sanitize(value) : value;
   }
   return out;
+}
+
+/** The words to check meta values with as they are written, when the dialect checks them so; else `null`. */
+export function metaWriteChecks(dialect: {
+  metaChecks: 'argument' | 'when-written';
+  validation: ValidationWords;
+}): ValidationWords | null {
+  return dialect.metaChecks === 'when-written' ? dialect.validation : null;
+}
+
+/**
+ * A meta value checked as WordPress 6.1's WP_REST_Meta_Fields::update_value checks it when it is written: against its
+ * key's schema, named `meta.<name>`; a failure is `400` with its own code (`rest_invalid_type`…) and the failure's
+ * data (`{ param }`) in `additional_data`. Answers the value coerced to its schema.
+ */
+export function writtenMetaValue(name: string, value: unknown, schema: JsonSchema, words: ValidationWords): unknown {
+  const failure = checkValue(value, schema, `meta.${name}`, words);
+  if (failure !== null) {
+    const data = wordpress61DetailData(failure.kind, failure.input);
+    throw new RestException(
+      wordpress61ValidationCode(failure.kind, failure.input) ?? 'rest_invalid_param',
+      failure.message,
+      400,
+      {},
+      [],
+      data ? [data] : [],
+    );
+  }
+  return sanitizeValue(value, schema);
 }
 
 /** One change to the values of a meta key (the reference's `WP_REST_Meta_Fields::update_value` steps). */
@@ -103,7 +148,8 @@ export type MetaCan = (cap: string, key: string) => Promise<boolean>;
  * Plans the writes asked for by a request's `meta` object, checking each key's capability first (so that a refusal
  * leaves everything unwritten): `null` deletes the key (`delete_<type>_meta`), a list replaces the values of a
  * multi-valued key and anything else sets a single value (`edit_<type>_meta`). Values are sanitised and converted
- * to their stored form. Keys that are not exposed are ignored.
+ * to their stored form. Keys that are not exposed are ignored. With `checks` each value is checked against its
+ * schema before its capability (see {@link writtenMetaValue}).
  */
 export async function planMetaWrites(
   keys: ExposedMetaKey[],
@@ -112,13 +158,16 @@ export async function planMetaWrites(
   can: MetaCan,
   /** The status of a refusal: the request's `authorizationRequiredCode` (401 anonymous, 403 logged in). */
   deniedStatus: 401 | 403 = 403,
+  checks: ValidationWords | null = null,
 ): Promise<MetaOp[]> {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return [];
   const sent = input as Record<string, unknown>;
+  const schemas = checks ? metaSchemaProperties(keys) : null;
   const ops: MetaOp[] = [];
   for (const { key, name, definition } of keys) {
     if (!(name in sent)) continue;
-    const value = sent[name];
+    let value = sent[name];
+    if (schemas && checks && value !== null) value = writtenMetaValue(name, value, schemas[name], checks);
     const sanitize = (v: unknown) => storedMetaValue(definition.sanitize ? definition.sanitize(v) : v);
     if (value === null) {
       if (!(await can(`delete_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_delete', name, deniedStatus);

@@ -4,7 +4,7 @@ import type { RouteEndpoint } from './route-types';
 import type { RouteArg } from '../json-schema/json-schema';
 import { checkArg, sanitizeArg, validateArg, type ValidationFailure } from '../json-schema/validate';
 import {
-  WORDPRESS_61_VALIDATION_CODES,
+  wordpress61ValidationCode,
   wordpress61DetailData,
   type ValidationDetail,
   type ValidationWords,
@@ -75,7 +75,7 @@ function checkArgs(req: RestRequest, args: ReadonlyArray<[string, RouteArg]>, ch
         : checkArg(value, arg, name, words);
     if (failure === null) continue;
     (invalid ??= {})[name] = failure.message;
-    const code = dialect.invalidParamDetails ? WORDPRESS_61_VALIDATION_CODES[failure.kind] : null;
+    const code = dialect.invalidParamDetails ? wordpress61ValidationCode(failure.kind, failure.input) : null;
     if (code !== null)
       (details ??= {})[name] = {
         code,

@@ -176,6 +176,10 @@ export abstract class RestResource implements OnModuleInit {
       }
       args[name] = { ...arg, ...options };
     }
+    // WordPress 6.1's `meta` (check_meta_is_array, no sanitize callback): any object or list passes as it is; its
+    // registered keys' values are checked as they are written (meta-fields.ts, writtenMetaValue).
+    if (args.meta && this.server.options.wire.dialect.metaChecks === 'when-written')
+      args.meta = { ...args.meta, validate: isPhpArray, sanitize: (value) => value };
     return args;
   }
 
@@ -355,4 +359,9 @@ function appendQuery(
   // first (urlencode_deep), false becoming '' (a bare `sticky`).
   else if (typeof value === 'boolean') pairs.push(`${encodeURIComponent(key)}=${value ? 1 : 0}`);
   else pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+}
+
+/** Whether a value is what PHP reads as an array: a JSON object or list. */
+function isPhpArray(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
 }

@@ -5,7 +5,7 @@ import { RestException } from '../../core/errors/rest.exception';
 import { HookRegistry } from '../../core/hooks/hook-registry.service';
 import { OptionsService } from '../../core/options/options.service';
 import { SiteClock } from '../../core/options/site-clock';
-import { exposedMetaKeys, planMetaWrites } from '../../core/rest/meta-fields';
+import { exposedMetaKeys, planMetaWrites, metaWriteChecks } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { checkLengths, CommentModeration, truthyOption } from './comment-moderation.service';
@@ -182,6 +182,7 @@ export class CommentWriter {
       'comment',
       (cap, key) => req.ctx.can(cap, comment, key),
       req.ctx.authorizationRequiredCode,
+      metaWriteChecks(req.ctx.wire.dialect),
     );
   }
 

@@ -51,7 +51,7 @@ export async function applyRelations(
     }
   }
   if (r.template !== undefined) {
-    await setSingleMeta(em, post.id, '_wp_page_template', r.template in ctx.templates ? r.template : '');
+    await setSingleMeta(em, post.id, '_wp_page_template', r.template);
   }
   const changed = new Set<number>();
   if (r.format) {

@@ -20,6 +20,7 @@ import { PostPresenter, PostTypeView } from './post-presenter';
 import { buildPostSchema, typeSupports, type PostDeleteArgs } from './post-schema';
 import { schemaLinks } from './post-edit-extras';
 import { PostWriter } from './post-writer.service';
+import { checkTemplateArg } from './post-template';
 import { PostQuery, PostsService } from './posts.service';
 import type { PostExtras } from './post-extras';
 import type { PostTypeDependencies } from './post-type-resources.service';
@@ -40,6 +41,8 @@ export class PostTypeResource extends RestResource {
   protected readonly posts: PostsService;
   protected readonly writer: PostWriter;
   private readonly future: FuturePosts;
+  /** The page templates the type offers (`file → name`), as registered now. */
+  private readonly pageTemplates: () => Record<string, string>;
   /** Who may do what with this type's posts: the `@Allow` policies of its routes. */
   readonly policies: PostPolicies;
 
@@ -53,6 +56,7 @@ export class PostTypeResource extends RestResource {
     this.posts = deps.posts;
     this.writer = deps.writer;
     this.future = deps.future;
+    this.pageTemplates = () => deps.extensions.pageTemplates(type.name);
     ({ namespace: this.namespace, restBase: this.restBase } = restRouteOf(type));
     const view: PostTypeView = {
       type,
@@ -113,6 +117,20 @@ export class PostTypeResource extends RestResource {
     return true;
   }
   readonly createArgs = () => this.getEndpointArgsForItemSchema(Methods.CREATABLE);
+
+  /** With WordPress's template check, `template` is checked as its check_template does (see post-template.ts). */
+  override getEndpointArgsForItemSchema(methods: readonly string[] = Methods.CREATABLE): Record<string, RouteArg> {
+    const args = super.getEndpointArgsForItemSchema(methods);
+    if (args.template && this.server.options.wire.dialect.posts.templateCheck === 'refuse-unknown') {
+      // A new post has no template; an update's current one is known to the handler only.
+      const current = methods.length === 1 && methods[0] === 'POST' ? '' : undefined;
+      args.template = {
+        ...args.template,
+        validate: (value) => checkTemplateArg(value, this.pageTemplates(), current),
+      };
+    }
+    return args;
+  }
   readonly updateArgs = () => this.itemUpdateArgs(POST_ID);
   readonly deleteArgs = () => this.itemDeleteArgs(POST_ID, 'Whether to bypass trash and force deletion.');
 

@@ -68,8 +68,6 @@ export interface WriteContext {
   clock: SiteClock;
   /** Whether the caller may publish (a contributor's pending post gets no slug, as in WordPress). */
   canPublish: boolean;
-  /** Page templates the type offers (`file → name`). */
-  templates: Record<string, string>;
   /** The site's home URL, without a trailing slash. */
   home: string;
   defaultCategory: number;

@@ -1,7 +1,7 @@
 import { RestException } from '../../core/errors/rest.exception';
 import { OptionsService } from '../../core/options/options.service';
 import { TaxonomyObject } from '../../core/registry/content-types';
-import { exposedMetaKeys, planMetaWrites } from '../../core/rest/meta-fields';
+import { exposedMetaKeys, planMetaWrites, metaWriteChecks } from '../../core/rest/meta-fields';
 import { ItemMemo } from '../../core/rest/json-text';
 import { CollectionArgs, CollectionQuery } from '../../core/rest/collection-query';
 import { restRouteOf } from '../../core/rest/rest-base';
@@ -235,6 +235,7 @@ export class TermResource extends RestResource {
       'term',
       (cap, key) => req.ctx.can(cap, term.termId || { termId: 0, taxonomy: term.taxonomy }, key),
       req.ctx.authorizationRequiredCode,
+      metaWriteChecks(req.ctx.wire.dialect),
     );
   }
 

@@ -8,7 +8,7 @@ import { TablePrefix } from '../../core/database/table-prefix';
 import { RestException } from '../../core/errors/rest.exception';
 import { maybeSerialize } from '../../core/formatting/php-serialize';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
-import { exposedMetaKeys, metaInput } from '../../core/rest/meta-fields';
+import { exposedMetaKeys, metaInput, metaWriteChecks } from '../../core/rest/meta-fields';
 import { RestRequest } from '../../core/rest/rest-request';
 import { CmsExtensionRegistry } from '../../extensions/extension-registry.service';
 import { loadUser } from './user-loader';
@@ -39,6 +39,8 @@ export class UserWriter {
     const args = req.args<UserCreateArgs>();
     const roles = args.roles;
     if (roles) await this.checkRoleUpdate(req, 0, roles);
+    // Checked before anything is written.
+    const meta = this.sentMeta(req, args);
     let created: UserEntity | undefined;
     // The account and its `user.created` event in one transaction: a rolled-back account sends nothing.
     await this.users.transaction(async (em) => {
@@ -62,7 +64,7 @@ export class UserWriter {
       await recordEvent(em, { event: 'user.created', objectType: 'user', id: created.id });
     });
     const user = created as UserEntity;
-    await this.writeMeta(user.id, args);
+    await this.writeMeta(user.id, meta);
     return user;
   }
 
@@ -87,7 +89,7 @@ export class UserWriter {
     const roles = args.roles;
     if (roles) await this.checkRoleUpdate(req, user.id, roles);
 
-    const meta = this.sentMeta(args);
+    const meta = this.sentMeta(req, args);
 
     await this.users.transaction(async (em) => {
       const write = async () => {
@@ -176,8 +178,8 @@ export class UserWriter {
   }
 
   /** The registered meta keys sent in `meta`, as stored, or `null` when none is. */
-  private sentMeta(args: UserWriteArgs): Record<string, string> | null {
-    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), args.meta);
+  private sentMeta(req: RestRequest, args: UserWriteArgs): Record<string, string> | null {
+    const sent = metaInput(exposedMetaKeys(this.extensions, 'user'), args.meta, metaWriteChecks(req.ctx.wire.dialect));
     if (!Object.keys(sent).length) return null;
     return Object.fromEntries(Object.entries(sent).map(([key, value]) => [key, maybeSerialize(value)]));
   }
@@ -187,9 +189,8 @@ export class UserWriter {
     return meta !== null && Object.prototype.hasOwnProperty.call(meta, this.capsKey());
   }
 
-  /** Stores the registered meta keys sent in `meta`. */
-  private async writeMeta(userId: number, args: UserWriteArgs): Promise<void> {
-    const meta = this.sentMeta(args);
+  /** Stores the registered meta keys sent in `meta` (see {@link sentMeta}). */
+  private async writeMeta(userId: number, meta: Record<string, string> | null): Promise<void> {
     if (!meta) return;
     await this.users.transaction((em) =>
       this.writesCapabilities(meta)
