@@ -161,6 +161,12 @@ export interface PostsDialect {
    * `400 rest_invalid_param` "template is not one of <templates>.", and stored as given.
    */
   readonly templateCheck: 'clear-unknown' | 'refuse-unknown';
+  /**
+   * A written post's term ids (`categories`, `tags`…) that are no terms of the taxonomy: refused (`refused`, this
+   * server's with the spec's names: `400 rest_invalid_param` naming them), or left out as WordPress's
+   * wp_set_object_terms() leaves them (`ignored`).
+   */
+  readonly unknownTermIds: 'refused' | 'ignored';
 }
 
 /** How users differ by dialect. */
@@ -259,6 +265,7 @@ const SEED: WireDialect = {
     taxonomyQueryObjects: false,
     stickyNeeds: 'edit_others_posts',
     templateCheck: 'clear-unknown',
+    unknownTermIds: 'refused',
   },
   revisionDelete: 'post',
   validation: SEED_VALIDATION_WORDS,
@@ -300,6 +307,7 @@ const WORDPRESS_61: WireDialect = {
     taxonomyQueryObjects: true,
     stickyNeeds: 'edit-others-or-publish',
     templateCheck: 'refuse-unknown',
+    unknownTermIds: 'ignored',
   },
   revisionDelete: 'post-and-revision',
   validation: WORDPRESS_61_VALIDATION_WORDS,

@@ -173,6 +173,20 @@ describe('WordPress 6.1 behaviour with WordPress names, the spec with cms names 
     expect(specDeleted.body).not.toHaveProperty('deleted');
   });
 
+  it("leaves out a written post's unknown term ids as WordPress does, and refuses them with cms names", async () => {
+    const body = { title: 'Tagged', categories: [999999, 1], tags: [tagId, 888888] };
+    const wpPost = await wp.http.post(`${WP}/posts`).set('Authorization', admin()).send(body);
+    expect([wpPost.status, wpPost.body.categories, wpPost.body.tags]).toEqual([201, [1], [tagId]]);
+    const emptied = await wp.http
+      .post(`${WP}/posts/${wpPost.body.id}`)
+      .set('Authorization', admin())
+      .send({ categories: [999999] });
+    expect([emptied.status, emptied.body.categories]).toEqual([200, []]);
+    const cmsPost = await cms.http.post(`${CMS}/posts`).set('Authorization', admin()).send(body);
+    expectRestError(cmsPost, 'rest_invalid_param', 400);
+    expect(cmsPost.body.data.params).toEqual({ categories: '999999 is not a term of the category taxonomy.' });
+  });
+
   it('shapes terms as WordPress 6.1: offset on flat taxonomies only, their own taxonomy, parent ignored on tags', async () => {
     const categories = (await wp.http.options(`${WP}/categories`).expect(200)).body;
     expect(categories.endpoints[0].args).not.toHaveProperty('offset');

@@ -191,17 +191,18 @@ export class PostInput {
       const value = args[base] as number[] | undefined;
       if (value === undefined) continue;
       const ids = [...new Set(value)];
-      // Every id must be a term of this taxonomy: a wrong one is an error rather than silently dropped.
+      // Every id must be a term of this taxonomy: a wrong one is an error rather than silently dropped (WordPress
+      // drops it: the dialect's `unknownTermIds`).
       const known = new Set(await this.posts.termIdsIn(tax.name, ids));
       const unknown = ids.filter((id) => !known.has(id));
-      if (unknown.length) {
+      if (unknown.length && req.ctx.wire.dialect.posts.unknownTermIds === 'refused') {
         throw new RestException('rest_invalid_param', `Invalid parameter(s): ${base}`, 400, {
           params: {
             [base]: `${unknown.join(', ')} ${unknown.length === 1 ? 'is not a term' : 'are not terms'} of the ${tax.name} taxonomy.`,
           },
         });
       }
-      terms.set(tax.name, ids);
+      terms.set(tax.name, unknown.length ? ids.filter((id) => known.has(id)) : ids);
     }
     if (terms.size) r.terms = terms;
     if (props.meta && args.meta !== undefined) {
