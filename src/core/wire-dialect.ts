@@ -189,6 +189,12 @@ export interface UsersDialect {
    * anonymous / 403 logged in (`authorization-code`, WordPress's).
    */
   readonly createRefusalStatus: 401 | 'authorization-code';
+  /**
+   * What reading another user in the edit context needs: `list_users` (the spec's, refused with
+   * `rest_user_cannot_view`), or `edit_user` of that user (WordPress 6.1's, refused with `rest_forbidden_context`
+   * "Sorry, you are not allowed to edit this user.").
+   */
+  readonly editContextNeeds: 'list_users' | 'edit_user';
 }
 
 /** A meta key registered by the software itself, as an extension would register it. */
@@ -271,7 +277,13 @@ const SEED: WireDialect = {
   validation: SEED_VALIDATION_WORDS,
   validationPasses: 'one',
   metaChecks: 'argument',
-  users: { rolesEnum: true, authorPostTypes: 'served', builtInUserMeta: [], createRefusalStatus: 401 },
+  users: {
+    rolesEnum: true,
+    authorPostTypes: 'served',
+    builtInUserMeta: [],
+    createRefusalStatus: 401,
+    editContextNeeds: 'list_users',
+  },
   noCacheHeadersFor: 'everyone',
 };
 
@@ -318,6 +330,7 @@ const WORDPRESS_61: WireDialect = {
     authorPostTypes: 'listed',
     builtInUserMeta: [PERSISTED_PREFERENCES],
     createRefusalStatus: 'authorization-code',
+    editContextNeeds: 'edit_user',
   },
   noCacheHeadersFor: 'logged-in',
 };

@@ -41,6 +41,28 @@ describe('response cache, version stamps and conditional requests', () => {
   afterAll(() => t.close());
 
   describe('what is cached', () => {
+    it("forgets a post's terms (tags?post=<id>) once the post is a draft: they are no longer told", async () => {
+      const post = await t.http
+        .post(`${API}/posts`)
+        .set('Authorization', auth('editor'))
+        .send({ title: 'Tagged and cached', status: 'publish' })
+        .expect(201);
+      const tag = await t.http.post(`${API}/tags`).set('Authorization', auth('editor')).send({ name: 'Cached tag' });
+      await t.http
+        .post(`${API}/posts/${post.body.id}`)
+        .set('Authorization', auth('editor'))
+        .send({ tags: [tag.body.id] })
+        .expect(200);
+      const first = await cached(`tags?post=${post.body.id}`);
+      expect(first.body.map((term: { id: number }) => term.id)).toEqual([tag.body.id]);
+      await t.http
+        .post(`${API}/posts/${post.body.id}`)
+        .set('Authorization', auth('editor'))
+        .send({ status: 'draft' })
+        .expect(200);
+      expectRestError(await t.http.get(`${API}/tags?post=${post.body.id}`), 'rest_forbidden_context', 401);
+    });
+
     it('serves a repeated anonymous read from the cache, with the same body, headers and ETag', async () => {
       await t.http
         .post(`${API}/posts`)

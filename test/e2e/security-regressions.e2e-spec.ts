@@ -1,5 +1,5 @@
 import { RouteRegistry } from '../../src/core/rest/route-registry.service';
-import { createPost, createTerm } from '../factories/post.factory';
+import { assignTerms, createPost, createTerm } from '../factories/post.factory';
 import { createTestApp, expectRestError, TEST_PREFIX, TestApp } from '../utils/test-app';
 
 /**
@@ -399,6 +399,53 @@ describe('security regressions', () => {
         );
       }
       await t.http.get(`${API}/taxonomies?context=edit`).set('Authorization', t.users.editor.authorization).expect(200);
+    });
+  });
+
+  describe('the terms of one post (tags?post=<id>)', () => {
+    const tagsOf = (id: number, who?: keyof TestApp['users']) => {
+      const req = t.http.get(`${API}/tags?post=${id}`);
+      return who ? req.set('Authorization', t.users[who].authorization) : req;
+    };
+
+    beforeAll(async () => {
+      for (const id of [authorPost, draft, privatePost]) await assignTerms(t.dataSource, id, 'post_tag', [tag]);
+    });
+
+    it('are not told for a draft or private post to those who cannot read it (401 anonymous, 403 logged in)', async () => {
+      for (const id of [draft, privatePost, pending, future]) {
+        expectRestError(await tagsOf(id), 'rest_forbidden_context', 401);
+        expectRestError(await tagsOf(id, 'subscriber'), 'rest_forbidden_context', 403);
+      }
+      const anonymous = await tagsOf(draft);
+      expect(anonymous.body.message).toBe('Sorry, you are not allowed to view terms for this post.');
+      expect(JSON.stringify(anonymous.body)).not.toContain('Probe');
+    });
+
+    it('are told to anyone for a published post, and to those who may read the draft or private one', async () => {
+      const open = await tagsOf(authorPost).expect(200);
+      expect(open.body.map((term: { id: number }) => term.id)).toEqual([tag]);
+      for (const who of ['author', 'editor'] as const) {
+        for (const id of [draft, privatePost]) {
+          const res = await tagsOf(id, who).expect(200);
+          expect(res.body.map((term: { id: number }) => term.id)).toEqual([tag]);
+        }
+      }
+    });
+
+    it('are refused for a post of a type outside the taxonomy, and a missing post is 400 rest_post_invalid_id', async () => {
+      expectRestError(await tagsOf(page), 'rest_forbidden_context', 401);
+      expectRestError(await tagsOf(999999), 'rest_post_invalid_id', 400);
+      expectRestError(await tagsOf(999999, 'administrator'), 'rest_post_invalid_id', 400);
+    });
+
+    it("embeds a draft's terms for its author", async () => {
+      const embedded = await t.http
+        .get(`${API}/posts/${draft}?_embed`)
+        .set('Authorization', t.users.author.authorization)
+        .expect(200);
+      const terms = embedded.body._embedded['cms:term'] as Array<Array<{ id: number }>>;
+      expect(terms.flat().map((term) => term.id)).toContain(tag);
     });
   });
 });

@@ -222,6 +222,33 @@ describe('the WordPress names (wordpress)', () => {
     expect(await storedMeta(wp.users.author.id, `${TEST_PREFIX}persisted_preferences`)).toBeUndefined();
   });
 
+  it("refuse another user's edit context without edit_user as WordPress 6.1 (rest_forbidden_context)", async () => {
+    const author = wp.users.author;
+    for (const [who, status] of [
+      [undefined, 401],
+      ['editor', 403],
+      ['subscriber', 403],
+    ] as const) {
+      const req = wp.http.get(wpUrl(`/users/${author.id}?context=edit`));
+      const res = who ? await req.set('Authorization', wp.users[who].authorization) : await req;
+      expect([res.status, res.body]).toEqual([
+        status,
+        {
+          code: 'rest_forbidden_context',
+          message: 'Sorry, you are not allowed to edit this user.',
+          data: { status },
+        },
+      ]);
+    }
+    await wp.http
+      .get(wpUrl(`/users/${author.id}?context=edit`))
+      .set('Authorization', wp.users.administrator.authorization)
+      .expect(200);
+    // The spec's check and words with cms names.
+    const spec = await cms.http.get(cmsUrl(`/users/${author.id}?context=edit`));
+    expectRestError(spec, 'rest_user_cannot_view', 401);
+  });
+
   it('refuse an unknown role in the handler with rest_user_invalid_role, changing nothing', async () => {
     const author = wp.users.author;
     const res = await wp.http

@@ -1,5 +1,9 @@
+import type { PostEntity } from '../../core/database/entities/post.entity';
 import { RestException } from '../../core/errors/rest.exception';
+import type { ContentRegistry } from '../../core/registry/content-registry.service';
 import type { TaxonomyObject } from '../../core/registry/content-types';
+import { isPostStatusViewable } from '../../core/registry/post-statuses';
+import { isPostTypeViewable } from '../../core/registry/post-types';
 import type { RestRequest } from '../../core/rest/rest-request';
 import type { TermRow } from './terms.service';
 
@@ -12,7 +16,41 @@ export class TermPolicies {
     private readonly taxonomy: TaxonomyObject,
     /** The term the request names, or `rest_term_invalid`. */
     private readonly loadTerm: (req: RestRequest) => Promise<TermRow>,
+    /** A post by id, through the request's loader. */
+    private readonly loadPost: (req: RestRequest, id: number) => Promise<PostEntity | null>,
+    private readonly content: ContentRegistry,
   ) {}
+
+  /**
+   * Listing terms: as reading them, and the terms of one post (`post`) only when the post exists (`400
+   * rest_post_invalid_id`) and its terms may be read (WordPress 6.0.3's check_read_terms_permission_for_post: a post
+   * of a type in this taxonomy that is publicly viewable or that the caller may `read_post`), so that the terms of a
+   * draft or private post are not told to those who cannot read it.
+   */
+  async canList(req: RestRequest): Promise<true | RestException> {
+    const read = await this.canRead(req);
+    if (read !== true) return read;
+    const postId = req.args<{ post?: number }>().post;
+    if (!postId) return true;
+    const post = await this.loadPost(req, postId);
+    if (!post) return new RestException('rest_post_invalid_id', 'Invalid post ID.', 400);
+    // Its status and type decide who may read its terms: a cached answer follows its edits.
+    req.sources.notePosts([post]);
+    if (await this.canReadTermsOf(post, req)) return true;
+    return new RestException(
+      'rest_forbidden_context',
+      'Sorry, you are not allowed to view terms for this post.',
+      req.ctx.authorizationRequiredCode,
+    );
+  }
+
+  private async canReadTermsOf(post: PostEntity, req: RestRequest): Promise<boolean> {
+    if (!this.taxonomy.object_type.includes(post.type)) return false;
+    const type = this.content.postType(post.type);
+    const status = this.content.status(post.status);
+    if (type && status && isPostTypeViewable(type) && isPostStatusViewable(status)) return true;
+    return req.ctx.can('read_post', post);
+  }
 
   /** Reading one term: WordPress's check answers the 404 of a missing term itself (the dialect's). */
   async canReadItem(req: RestRequest): Promise<true | RestException> {

@@ -53,7 +53,12 @@ export class TermResource extends RestResource {
     this.terms = deps.terms;
     this.options = deps.options;
     this.allTaxonomies = () => deps.content.allTaxonomies().map((t) => t.name);
-    this.policies = new TermPolicies(taxonomy, (req) => this.loadTerm(req));
+    this.policies = new TermPolicies(
+      taxonomy,
+      (req) => this.loadTerm(req),
+      (req, id) => this.terms.postLoader(req).load(id),
+      deps.content,
+    );
     this.presenter = new TermPresenter(deps, {
       taxonomy,
       namespace: this.namespace,

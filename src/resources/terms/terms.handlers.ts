@@ -29,7 +29,7 @@ export class TermsHandlers {
     schema,
     readsPostContent: false,
   })
-  @Allow((req, h: H, t) => h.of(t).policies.canRead(req))
+  @Allow((req, h: H, t) => h.of(t).policies.canList(req))
   list(req: RestRequest, target: RouteTarget) {
     return this.of(target).getItems(req);
   }

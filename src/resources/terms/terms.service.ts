@@ -7,7 +7,17 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { containsPattern, escapeLike } from '../../core/database/query-helpers';
-import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import {
+  countWithin,
+  limitClause,
+  metaOfObjects,
+  placeholders,
+  rawEntities,
+  rawQuery,
+  Where,
+} from '../../core/database/raw-query';
+import { PostEntity } from '../../core/database/entities/post.entity';
+import type { RestRequest } from '../../core/rest/rest-request';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/database/version-stamps';
 import { takeWriteTurn, writeTransaction } from '../../core/database/write-transaction';
@@ -76,6 +86,22 @@ export class TermsService {
 
   private table<T>(entity: new () => T): string {
     return this.dataSource.getMetadata(entity).tableName;
+  }
+
+  /**
+   * Posts by id, batched across a request and its embedded sub-requests through the request's shared `posts` loader
+   * (the posts resource fills it with the same rows).
+   */
+  postLoader(req: RestRequest) {
+    return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
+      const rows = await rawEntities<PostEntity>(
+        this.dataSource,
+        this.dataSource.getMetadata(PostEntity),
+        `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`,
+        [...ids],
+      );
+      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
+    });
   }
 
   private from(): string {

@@ -60,12 +60,16 @@ export class UserPolicies {
     if (req.ctx.user.id === user.id) return true;
     const code = req.ctx.authorizationRequiredCode;
     const listUsers = await req.ctx.can('list_users');
-    if (req.context === 'edit' && !listUsers) {
-      return new RestException(
-        'rest_user_cannot_view',
-        'Sorry, you cannot view this resource with edit context.',
-        code,
-      );
+    if (req.context === 'edit') {
+      if (req.ctx.wire.dialect.users.editContextNeeds === 'list_users' && !listUsers) {
+        return new RestException(
+          'rest_user_cannot_view',
+          'Sorry, you cannot view this resource with edit context.',
+          code,
+        );
+      }
+      if (req.ctx.wire.dialect.users.editContextNeeds === 'edit_user' && !(await req.ctx.can('edit_user', user.id)))
+        return new RestException('rest_forbidden_context', 'Sorry, you are not allowed to edit this user.', code);
     }
     if (!listUsers && !(await req.ctx.can('edit_user', user.id))) {
       const published = await req.ctx
