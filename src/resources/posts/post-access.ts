@@ -1,17 +1,12 @@
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { ContentRegistry } from '../../core/registry/content-registry.service';
+import { postsLoader } from '../../core/rest/posts-loader';
 import { RestRequest } from '../../core/rest/rest-request';
 import type { PostsService } from './posts.service';
 
-/**
- * Posts by id, batched across a request and its embedded sub-requests: the one `posts` loader every resource that
- * reads posts (posts, comments, media) shares.
- */
+/** The request's shared `posts` loader (see {@link postsLoader}), reading through the posts service. */
 export function postLoader(req: RestRequest, posts: Pick<PostsService, 'findByIds'>) {
-  return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
-    const rows = await posts.findByIds(ids);
-    return ids.map((id) => rows.find((r) => r.id === id) ?? null);
-  });
+  return postsLoader(req, (ids) => posts.findByIds(ids));
 }
 
 /**

@@ -4,6 +4,7 @@ import { DataSource, In } from 'typeorm';
 import { CMS_DATA_SOURCE } from '../../core/database/cms-data-source';
 import { PostEntity } from '../../core/database/entities/post.entity';
 import { PostMetaEntity } from '../../core/database/entities/post-meta.entity';
+import { findPostsByIds } from '../../core/database/post-rows';
 import { TermRelationshipEntity } from '../../core/database/entities/term-relationship.entity';
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { UserEntity } from '../../core/database/entities/user.entity';
@@ -319,14 +320,8 @@ export class PostsService {
     return Number.isInteger(id) && id > 0 ? ((await this.findByIds([id]))[0] ?? null) : null;
   }
 
-  async findByIds(ids: readonly number[]): Promise<PostEntity[]> {
-    if (!ids.length) return [];
-    return rawEntities<PostEntity>(
-      this.dataSource,
-      this.postMeta,
-      `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`,
-      [...ids],
-    );
+  findByIds(ids: readonly number[]): Promise<PostEntity[]> {
+    return findPostsByIds(this.dataSource, ids);
   }
 
   /** The given meta keys of many posts, in one query: postId → key → values. */

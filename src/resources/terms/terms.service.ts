@@ -7,16 +7,9 @@ import { TermRelationshipEntity } from '../../core/database/entities/term-relati
 import { TermTaxonomyEntity } from '../../core/database/entities/term-taxonomy.entity';
 import { TermEntity } from '../../core/database/entities/term.entity';
 import { containsPattern, escapeLike } from '../../core/database/query-helpers';
-import {
-  countWithin,
-  limitClause,
-  metaOfObjects,
-  placeholders,
-  rawEntities,
-  rawQuery,
-  Where,
-} from '../../core/database/raw-query';
-import { PostEntity } from '../../core/database/entities/post.entity';
+import { countWithin, limitClause, metaOfObjects, placeholders, rawQuery, Where } from '../../core/database/raw-query';
+import { findPostsByIds } from '../../core/database/post-rows';
+import { postsLoader } from '../../core/rest/posts-loader';
 import type { RestRequest } from '../../core/rest/rest-request';
 import { clearOnWrites, ShortCache } from '../../core/database/short-cache';
 import { VersionStamps } from '../../core/database/version-stamps';
@@ -93,15 +86,7 @@ export class TermsService {
    * (the posts resource fills it with the same rows).
    */
   postLoader(req: RestRequest) {
-    return req.ctx.loader<number, PostEntity | null>('posts', async (ids) => {
-      const rows = await rawEntities<PostEntity>(
-        this.dataSource,
-        this.dataSource.getMetadata(PostEntity),
-        `SELECT * FROM ${this.table(PostEntity)} WHERE ID IN (${placeholders(ids.length)})`,
-        [...ids],
-      );
-      return ids.map((id) => rows.find((r) => r.id === id) ?? null);
-    });
+    return postsLoader(req, (ids) => findPostsByIds(this.dataSource, ids));
   }
 
   private from(): string {
