@@ -432,15 +432,16 @@ export class WxrImporter {
         select: { id: true, content: true, excerpt: true },
         where: { id: In(ids) },
       });
-      const enclosures = await this.ctx.dataSource.getRepository(PostMetaEntity).find({
+      const enclosures = new Map<number, PostMetaEntity[]>();
+      for (const meta of await this.ctx.dataSource.getRepository(PostMetaEntity).find({
         select: { id: true, postId: true, value: true },
         where: { postId: In(ids), key: 'enclosure' },
-      });
+      }))
+        enclosures.set(meta.postId, [...(enclosures.get(meta.postId) ?? []), meta]);
       for (const row of rows) {
         const content = urls.rewrite(row.content);
         const excerpt = urls.rewrite(row.excerpt);
-        const metas = enclosures.flatMap((meta) => {
-          if (meta.postId !== row.id) return [];
+        const metas = (enclosures.get(row.id) ?? []).flatMap((meta) => {
           const value = urls.rewrite(meta.value ?? '');
           return value === (meta.value ?? '') ? [] : [{ id: meta.id, value }];
         });

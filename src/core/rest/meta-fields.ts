@@ -95,12 +95,11 @@ export function metaInput(
 ): Record<string, unknown> {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return {};
   const sent = input as Record<string, unknown>;
-  const schemas = checks ? metaSchemaProperties(keys) : null;
+  const written = writtenValues(keys, checks);
   const out: Record<string, unknown> = {};
   for (const { key, name, definition } of keys) {
     if (!(name in sent)) continue;
-    let value = sent[name];
-    if (schemas && checks && value !== null) value = writtenMetaValue(name, value, schemas[name], checks);
+    const value = written(name, sent[name]);
     out[key] = definition.sanitize ? definition.sanitize(value) : value;
   }
   return out;
@@ -114,12 +113,22 @@ export function metaWriteChecks(dialect: {
   return dialect.metaChecks === 'when-written' ? dialect.validation : null;
 }
 
+/** A sent value as it is to be written: as sent, or with `checks` checked and coerced (see {@link writtenMetaValue}). */
+function writtenValues(
+  keys: ExposedMetaKey[],
+  checks: ValidationWords | null,
+): (name: string, value: unknown) => unknown {
+  if (!checks) return (_name, value) => value;
+  const schemas = metaSchemaProperties(keys);
+  return (name, value) => (value === null ? null : writtenMetaValue(name, value, schemas[name], checks));
+}
+
 /**
  * A meta value checked as WordPress 6.1's WP_REST_Meta_Fields::update_value checks it when it is written: against its
  * key's schema, named `meta.<name>`; a failure is `400` with its own code (`rest_invalid_type`…) and the failure's
  * data (`{ param }`) in `additional_data`. Answers the value coerced to its schema.
  */
-export function writtenMetaValue(name: string, value: unknown, schema: JsonSchema, words: ValidationWords): unknown {
+function writtenMetaValue(name: string, value: unknown, schema: JsonSchema, words: ValidationWords): unknown {
   const failure = checkValue(value, schema, `meta.${name}`, words);
   if (failure !== null) {
     const data = wordpress61DetailData(failure.kind, failure.input);
@@ -162,12 +171,11 @@ export async function planMetaWrites(
 ): Promise<MetaOp[]> {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return [];
   const sent = input as Record<string, unknown>;
-  const schemas = checks ? metaSchemaProperties(keys) : null;
+  const written = writtenValues(keys, checks);
   const ops: MetaOp[] = [];
   for (const { key, name, definition } of keys) {
     if (!(name in sent)) continue;
-    let value = sent[name];
-    if (schemas && checks && value !== null) value = writtenMetaValue(name, value, schemas[name], checks);
+    const value = written(name, sent[name]);
     const sanitize = (v: unknown) => storedMetaValue(definition.sanitize ? definition.sanitize(v) : v);
     if (value === null) {
       if (!(await can(`delete_${objectType}_meta`, key))) throw metaForbidden('rest_cannot_delete', name, deniedStatus);
